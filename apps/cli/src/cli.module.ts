@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { busCommands } from './commands/bus';
+import { engineCommands } from './commands/engine';
+import { inspectCommands } from './commands/inspect';
+import { serverCommands } from './commands/server';
+
+@Module({ providers: [...busCommands, ...inspectCommands, ...engineCommands, ...serverCommands] })
+export class CliModule {}

@@ -1,0 +1,4 @@
+import type { Provider } from '@nestjs/common';
+
+/** list, validate (owner: storage work) */
+export const inspectCommands: Provider[] = [];

@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+import { versionBanner } from './version';
+
+export type ProgramName = 'run-agent' | 'conductor';
+
+/**
+ * Entry point of both executables. Hot paths that must start fast are answered here
+ * without loading NestJS; everything else boots the nest-commander application.
+ */
+export async function main(argv: string[], programName: ProgramName = 'run-agent'): Promise<void> {
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+    process.stdout.write(versionBanner(programName));
+    return;
+  }
+  // Loaded lazily so that the fast paths above never pay for NestJS start-up.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { runNestCli } = require('./nest-cli') as typeof import('./nest-cli');
+  await runNestCli(argv, programName);
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2));
+}
