@@ -1,4 +1,56 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
+import { ApiContext } from './common/api-context';
+import { CoreModule } from './common/core.module';
+import { HealthController } from './health/health.controller';
+import { MessagesController } from './messages/messages.controller';
+import { MessagesService } from './messages/messages.service';
+import { ProjectMessagesController } from './messages/project-messages.controller';
+import { MetricsModule } from './metrics/metrics.module';
+import { PlannerModule, plannerOptionsFrom } from './planner/planner.module';
+import { ProjectDataService } from './projects/project-data.service';
+import { ProjectTasksController } from './projects/project-tasks.controller';
+import { ProjectsController } from './projects/projects.controller';
+import { RunsController } from './runs/runs.controller';
+import { BusHub } from './sse/bus-hub';
+import { FileStreamService } from './sse/file-stream.service';
+import { RunDiscovery } from './sse/run-discovery.service';
+import { RunLogHub } from './sse/run-log-hub';
+import { RunStreamsService } from './sse/run-streams.service';
+import { LauncherModule } from './tasks/launcher.module';
+import { PlannerBridge } from './tasks/planner-bridge';
+import { TasksController } from './tasks/tasks.controller';
+import { TasksService } from './tasks/tasks.service';
+import { WebhookModule } from './webhook/webhook.module';
 
+export interface ApiModuleOptions {
+  defaultMetrics?: boolean;
+}
+
+/** Composition root of the server. */
 @Module({})
-export class ApiModule {}
+export class ApiModule {
+  static forRoot(ctx: ApiContext, opts: ApiModuleOptions = {}): DynamicModule {
+    return {
+      module: ApiModule,
+      imports: [
+        CoreModule.forRoot(ctx),
+        MetricsModule.forRoot({ defaultMetrics: opts.defaultMetrics }),
+        LauncherModule,
+        PlannerModule.forRoot(plannerOptionsFrom(ctx), [LauncherModule]),
+        WebhookModule.forRoot(ctx.config),
+      ],
+      controllers: [HealthController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController],
+      providers: [
+        PlannerBridge,
+        ProjectDataService,
+        MessagesService,
+        TasksService,
+        RunLogHub,
+        RunDiscovery,
+        RunStreamsService,
+        BusHub,
+        FileStreamService,
+      ],
+    };
+  }
+}

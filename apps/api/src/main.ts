@@ -1,15 +1,23 @@
-import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ApiModule } from './api.module';
+import { startServer } from './server';
 
-export async function startServer(port = 14355, host = '0.0.0.0'): Promise<NestFastifyApplication> {
-  const app = await NestFactory.create<NestFastifyApplication>(ApiModule, new FastifyAdapter(), { logger: ['error', 'warn'] });
-  app.enableShutdownHooks();
-  await app.listen(port, host);
-  return app;
-}
+export * from './server';
 
+/** Direct start of the API (the `conductor` / `run-agent serve` entry points live in apps/cli). */
 if (require.main === module) {
-  void startServer();
+  const root = process.env.CONDUCTOR_ROOT ?? process.env.RUN_AGENT_ROOT;
+  if (!root) {
+    console.error('Error: set CONDUCTOR_ROOT (or use `run-agent serve`)');
+    process.exitCode = 2;
+  } else {
+    startServer({ root, logger: true })
+      .then(({ app }) => {
+        const stop = () => void app.close().then(() => process.exit(0));
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      })
+      .catch((err) => {
+        console.error(`Error: ${(err as Error).message}`);
+        process.exitCode = 1;
+      });
+  }
 }

@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
 import { busCommands } from './commands/bus';
+import { completionCommands } from './commands/completion';
 import { engineCommands } from './commands/engine';
 import { inspectCommands } from './commands/inspect';
 import { serverCommands } from './commands/server';
 
-@Module({ providers: [...busCommands, ...inspectCommands, ...engineCommands, ...serverCommands] })
+@Module({ providers: [...busCommands, ...inspectCommands, ...engineCommands, ...serverCommands, ...completionCommands] })
 export class CliModule {}

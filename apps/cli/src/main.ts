@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { versionBanner } from './version';
+import { conductorArgv } from './commands/server/conductor-dispatch';
+import { runFastPath } from './fast-path';
 
 export type ProgramName = 'run-agent' | 'conductor';
 
@@ -8,10 +9,9 @@ export type ProgramName = 'run-agent' | 'conductor';
  * without loading NestJS; everything else boots the nest-commander application.
  */
 export async function main(argv: string[], programName: ProgramName = 'run-agent'): Promise<void> {
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
-    process.stdout.write(versionBanner(programName));
-    return;
-  }
+  // --version and `bus post` never load NestJS (apps/cli/src/fast-path.ts).
+  if (await runFastPath(argv, programName)) return;
+  if (programName === 'conductor') argv = conductorArgv(argv);
   // Loaded lazily so that the fast paths above never pay for NestJS start-up.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { runNestCli } = require('./nest-cli') as typeof import('./nest-cli');

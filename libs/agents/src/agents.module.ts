@@ -1,4 +1,8 @@
 import { Module } from '@nestjs/common';
+import { AgentRegistry } from './agent-registry';
 
-@Module({})
+@Module({
+  providers: [AgentRegistry],
+  exports: [AgentRegistry],
+})
 export class AgentsModule {}

@@ -1,1 +1,11 @@
 export * from './messagebus.module';
+export * from './errors';
+export * from './types';
+export { BusWriter, archivePath, prepareMessage, type BusWriterOptions } from './writer';
+export { readMessages, BusCursor, type BusCursorOptions } from './reader';
+export { followBus, type FollowOptions } from './follow';
+export { rotateBus } from './rotate';
+export { discoverBus } from './discover';
+export { checkBusPath } from './bus-path';
+export { escapeBody, unescapeBody, serializeEntry } from './format';
+export { parseAll as parseBus } from './parser';

@@ -1,1 +1,33 @@
 export * from './runner.module';
+export { RunnerService } from './runner.service';
+export { RunnerError, isRunnerError, type RunnerErrorCode } from './runner.errors';
+export { formatGoDuration, parseGoDuration } from './go-duration';
+export { buildPrompt, buildPreamble, RESTART_PREFIX, type PromptContext } from './prompt';
+export { LocalAgentExecutor, type AgentExecutor, type AgentHandle, type AgentLaunch, type AgentExit } from './agent-executor';
+export { runJob, runSingleJob, DEFAULT_MAX_DELEGATION_DEPTH, type JobOptions, type JobResult } from './job';
+export {
+  runTask,
+  DEFAULT_MAX_RESTARTS,
+  DEFAULT_RESTART_DELAY_MS,
+  DEFAULT_CHILD_WAIT_TIMEOUT_MS,
+  DEFAULT_CHILD_POLL_MS,
+  DEFAULT_DEPENDENCY_POLL_MS,
+  type TaskOptions,
+  type TaskResult,
+} from './task';
+export {
+  stopRun,
+  stopTask,
+  terminateProcesses,
+  signalExitCode,
+  readStoppedBy,
+  DEFAULT_STOP_GRACE_MS,
+  STOPPED_BY_FILE,
+  type StopOptions,
+  type StopRunResult,
+} from './stop';
+export { deliverWebhook, signBody, webhookWanted, webhookTimeoutMs, WEBHOOK_BACKOFF_MS, type RunStopPayload, type WebhookSettings, type WarnSink, type DeliveryOptions } from './webhook';
+export { LocalTaskDispatcher, type TaskDispatcher, type DispatchedTask } from './task-dispatcher';
+export { acquireRunSlot, queueDir, slotsDir, type RunSlot } from './run-slots';
+export { propagateCompletion, completionKey, PROPAGATION_KIND } from './completion';
+export { collectProcessTree, isProcessRunning } from './process-tree';

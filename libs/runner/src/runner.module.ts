@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { RunnerService } from './runner.service';
 
-@Module({})
+@Module({ providers: [RunnerService], exports: [RunnerService] })
 export class RunnerModule {}

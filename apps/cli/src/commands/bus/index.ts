@@ -1,4 +1,5 @@
 import type { Provider } from '@nestjs/common';
+import { BusCommand, BusDiscoverCommand, BusPostCommand, BusReadCommand } from './bus.command';
 
-/** bus post | read | discover (owner: messagebus work) */
-export const busCommands: Provider[] = [];
+/** bus post | read | discover */
+export const busCommands: Provider[] = [BusCommand, BusPostCommand, BusReadCommand, BusDiscoverCommand];

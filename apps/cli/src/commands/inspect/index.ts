@@ -1,4 +1,6 @@
 import type { Provider } from '@nestjs/common';
+import { ListCommand } from './list.command';
+import { ValidateCommand } from './validate.command';
 
 /** list, validate (owner: storage work) */
-export const inspectCommands: Provider[] = [];
+export const inspectCommands: Provider[] = [ListCommand, ValidateCommand];

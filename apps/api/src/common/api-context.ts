@@ -1,0 +1,40 @@
+import type { AppConfig } from '@app/storage';
+import { RunsLayout, StorageIndex } from '@app/storage';
+
+/** Everything the server was started with, resolved once (injected as API_CONTEXT). */
+export interface ApiContext {
+  root: string;
+  layout: RunsLayout;
+  index: StorageIndex;
+  config?: AppConfig;
+  apiKey?: string;
+  disableTaskStart: boolean;
+  corsOrigins: string[];
+  sse: SseSettings;
+  startedAt: number;
+  version: string;
+  /** Base URL agents get as JRUN_CONDUCTOR_URL; filled in once the server listens. */
+  conductorUrl?: string;
+  /** Grace period of stop actions (D6). */
+  stopGraceMs?: number;
+}
+
+export interface SseSettings {
+  pollIntervalMs: number;
+  discoveryIntervalMs: number;
+  heartbeatIntervalMs: number;
+  maxClientsPerRun: number;
+}
+
+export const API_CONTEXT = Symbol('API_CONTEXT');
+
+export function sseSettings(config?: AppConfig, override?: Partial<SseSettings>): SseSettings {
+  const sse = ((config as any)?.api?.sse ?? {}) as Record<string, number | undefined>;
+  const positive = (v: number | undefined, d: number) => (typeof v === 'number' && v > 0 ? v : d);
+  return {
+    pollIntervalMs: override?.pollIntervalMs ?? positive(sse.poll_interval_ms, 500),
+    discoveryIntervalMs: override?.discoveryIntervalMs ?? positive(sse.discovery_interval_ms, 1000),
+    heartbeatIntervalMs: override?.heartbeatIntervalMs ?? positive(sse.heartbeat_interval_s, 30) * 1000,
+    maxClientsPerRun: override?.maxClientsPerRun ?? positive(sse.max_clients_per_run, 10),
+  };
+}

@@ -1,0 +1,61 @@
+import { Body, Controller, Get, Headers, MessageEvent, Param, Post, Query, Req, Sse } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { Observable } from 'rxjs';
+import { checkId } from '../common/ids';
+import { AuditLogService } from '../security/audit-log.service';
+import { BusHub } from '../sse/bus-hub';
+import { PostMessageDto } from './dto/post-message.dto';
+import { MessagesService, parseMessageLimit } from './messages.service';
+
+/** Project and task message buses: #29–#31 and #37–#39. */
+@Controller('api/projects/:p')
+export class ProjectMessagesController {
+  constructor(
+    private readonly messages: MessagesService,
+    private readonly hub: BusHub,
+    private readonly audit: AuditLogService,
+  ) {}
+
+  @Get('messages')
+  listProject(@Param('p') p: string, @Query('since') since?: string, @Query('limit') limit?: string) {
+    const projectId = checkId(p, 'project_id');
+    return this.messages.list(this.messages.busPath(projectId), since?.trim() || undefined, parseMessageLimit(limit));
+  }
+
+  @Post('messages')
+  async postProject(@Param('p') p: string, @Body() body: PostMessageDto, @Req() req: FastifyRequest) {
+    const projectId = checkId(p, 'project_id');
+    const res = await this.messages.post({ projectId, type: body.type, body: body.body });
+    this.audit.record(req, { endpoint: 'POST /api/projects/{project_id}/messages', project_id: projectId, message_id: res.msg_id, payload: { type: body.type, body: body.body } });
+    return res;
+  }
+
+  @Sse('messages/stream')
+  streamProject(@Param('p') p: string, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
+    const projectId = checkId(p, 'project_id');
+    return this.hub.stream(this.messages.busPath(projectId), lastEventId);
+  }
+
+  @Get('tasks/:t/messages')
+  listTask(@Param('p') p: string, @Param('t') t: string, @Query('since') since?: string, @Query('limit') limit?: string) {
+    const projectId = checkId(p, 'project_id');
+    const taskId = checkId(t, 'task_id');
+    return this.messages.list(this.messages.busPath(projectId, taskId), since?.trim() || undefined, parseMessageLimit(limit));
+  }
+
+  @Post('tasks/:t/messages')
+  async postTask(@Param('p') p: string, @Param('t') t: string, @Body() body: PostMessageDto, @Req() req: FastifyRequest) {
+    const projectId = checkId(p, 'project_id');
+    const taskId = checkId(t, 'task_id');
+    const res = await this.messages.post({ projectId, taskId, type: body.type, body: body.body });
+    this.audit.record(req, { endpoint: 'POST /api/projects/{project_id}/tasks/{task_id}/messages', project_id: projectId, task_id: taskId, message_id: res.msg_id, payload: { type: body.type, body: body.body } });
+    return res;
+  }
+
+  @Sse('tasks/:t/messages/stream')
+  streamTask(@Param('p') p: string, @Param('t') t: string, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
+    const projectId = checkId(p, 'project_id');
+    const taskId = checkId(t, 'task_id');
+    return this.hub.stream(this.messages.busPath(projectId, taskId), lastEventId);
+  }
+}

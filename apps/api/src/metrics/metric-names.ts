@@ -1,0 +1,11 @@
+export const M = {
+  uptime: 'conductor_uptime_seconds',
+  activeRuns: 'conductor_active_runs_total',
+  completedRuns: 'conductor_completed_runs_total',
+  failedRuns: 'conductor_failed_runs_total',
+  busAppends: 'conductor_messagebus_appends_total',
+  queuedRuns: 'conductor_queued_runs_total',
+  apiRequests: 'conductor_api_requests_total',
+  agentRuns: 'conductor_agent_runs_total',
+  agentFallbacks: 'conductor_agent_fallbacks_total',
+} as const;

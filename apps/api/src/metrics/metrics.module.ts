@@ -1,0 +1,39 @@
+import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
+import { makeCounterProvider, makeGaugeProvider, PrometheusModule } from '@willsoto/nestjs-prometheus';
+import { MetricsController } from './metrics.controller';
+import { M } from './metric-names';
+import { MetricsService } from './metrics.service';
+
+let defaultMetricsRegistered = false;
+
+const metricProviders: Provider[] = [
+  makeGaugeProvider({ name: M.uptime, help: 'Seconds since the server started.' }),
+  makeGaugeProvider({ name: M.activeRuns, help: 'Agent runs currently running under the runs root.' }),
+  makeCounterProvider({ name: M.completedRuns, help: 'Agent runs observed finishing with status completed.' }),
+  makeCounterProvider({ name: M.failedRuns, help: 'Agent runs observed finishing with status failed.' }),
+  makeCounterProvider({ name: M.busAppends, help: 'Message bus appends made through the server or observed by its bus tails.' }),
+  makeGaugeProvider({ name: M.queuedRuns, help: 'Root tasks waiting for a free planner slot.' }),
+  makeCounterProvider({ name: M.apiRequests, help: 'HTTP requests answered, by method and status.', labelNames: ['method', 'status'] }),
+  makeCounterProvider({ name: M.agentRuns, help: 'Agent runs started, by agent type.', labelNames: ['agent_type'] }),
+  makeCounterProvider({ name: M.agentFallbacks, help: 'Agent fallbacks after a failed run, by agent types.', labelNames: ['from_type', 'to_type'] }),
+];
+
+/**
+ * Prometheus metrics (api.md §4 + D10). Process metrics are collected unless disabled; they are
+ * always off under NODE_ENV=test because prom-client's registry is per process and a second
+ * registration of the default metrics throws.
+ */
+@Global()
+@Module({})
+export class MetricsModule {
+  static forRoot(opts: { defaultMetrics?: boolean } = {}): DynamicModule {
+    const defaults = !defaultMetricsRegistered && (opts.defaultMetrics ?? process.env.NODE_ENV !== 'test');
+    if (defaults) defaultMetricsRegistered = true;
+    return {
+      module: MetricsModule,
+      imports: [PrometheusModule.register({ controller: MetricsController, path: '/metrics', defaultMetrics: { enabled: defaults } })],
+      providers: [...metricProviders, MetricsService],
+      exports: [MetricsService, ...metricProviders],
+    };
+  }
+}

@@ -1,0 +1,98 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectMetric } from '@willsoto/nestjs-prometheus';
+import type { Counter, Gauge } from 'prom-client';
+import type { RunInfo } from '@app/storage';
+import { API_CONTEXT, ApiContext } from '../common/api-context';
+import { M } from './metric-names';
+
+const DEDUPE_LIMIT = 20000;
+
+/**
+ * Keeps the conductor_* metrics true to the runs root (D10). Run counters come from run-info
+ * transitions observed by scanning the (mtime-cached) storage index at every scrape and whenever a
+ * server-launched task loop ends: a run first seen after server start counts once in
+ * agent_runs_total{agent_type}; a run seen going to completed/failed (or first seen already
+ * finished, after start) counts once in completed/failed. Runs already on disk at start are the
+ * baseline. A fallback is a run whose previous run (previous_run_id) failed with another agent.
+ */
+@Injectable()
+export class MetricsService {
+  private statuses?: Map<string, string>;
+  private readonly seenMessages = new Set<string>();
+  private queuedSource?: () => number;
+
+  constructor(
+    @Inject(API_CONTEXT) private readonly ctx: ApiContext,
+    @InjectMetric(M.uptime) private readonly uptime: Gauge<string>,
+    @InjectMetric(M.activeRuns) private readonly activeRuns: Gauge<string>,
+    @InjectMetric(M.completedRuns) private readonly completedRuns: Counter<string>,
+    @InjectMetric(M.failedRuns) private readonly failedRuns: Counter<string>,
+    @InjectMetric(M.busAppends) private readonly busAppends: Counter<string>,
+    @InjectMetric(M.queuedRuns) private readonly queuedRuns: Gauge<string>,
+    @InjectMetric(M.apiRequests) private readonly apiRequests: Counter<string>,
+    @InjectMetric(M.agentRuns) private readonly agentRuns: Counter<string>,
+    @InjectMetric(M.agentFallbacks) private readonly agentFallbacks: Counter<string>,
+  ) {
+    this.scanRuns();
+  }
+
+  countRequest(method: string, status: number): void {
+    this.apiRequests.inc({ method: method.toUpperCase(), status: String(status) });
+  }
+
+  /** Bus appends made through the server and new messages seen by the shared tails, each id once. */
+  countBusMessages(ids: string[]): void {
+    for (const id of ids) {
+      if (this.seenMessages.has(id)) continue;
+      if (this.seenMessages.size >= DEDUPE_LIMIT) this.seenMessages.clear();
+      this.seenMessages.add(id);
+      this.busAppends.inc();
+    }
+  }
+
+  /** The planner registers how many root tasks wait for a slot. */
+  setQueuedSource(source: () => number): void {
+    this.queuedSource = source;
+  }
+
+  refresh(): void {
+    this.uptime.set((Date.now() - this.ctx.startedAt) / 1000);
+    this.queuedRuns.set(this.queuedSource?.() ?? 0);
+    this.scanRuns();
+  }
+
+  scanRuns(): void {
+    let infos: RunInfo[];
+    try {
+      infos = this.ctx.index.allRunInfos();
+    } catch {
+      return;
+    }
+    const baseline = this.statuses === undefined;
+    const previous = this.statuses ?? new Map<string, string>();
+    const next = new Map<string, string>();
+    const byId = new Map(infos.map((i) => [i.run_id, i]));
+    let active = 0;
+    for (const info of infos) {
+      const id = info.run_id;
+      if (!id) continue;
+      next.set(id, info.status);
+      if (info.status === 'running') active++;
+      if (baseline) continue;
+      const before = previous.get(id);
+      if (before === undefined) {
+        this.agentRuns.inc({ agent_type: info.agent || 'unknown' });
+        const prev = info.previous_run_id ? byId.get(info.previous_run_id) : undefined;
+        if (prev && prev.status === 'failed' && prev.agent && info.agent && prev.agent !== info.agent) {
+          this.agentFallbacks.inc({ from_type: prev.agent, to_type: info.agent });
+        }
+      }
+      if (before !== info.status && (before === undefined || before === 'running' || before === 'unknown')) {
+        if (info.status === 'completed') this.completedRuns.inc();
+        if (info.status === 'failed') this.failedRuns.inc();
+      }
+    }
+    this.statuses = next;
+    this.activeRuns.set(active);
+  }
+}

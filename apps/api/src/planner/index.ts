@@ -1,0 +1,3 @@
+export * from './planner.module';
+export * from './planner.service';
+export * from './planner-state';

@@ -1,0 +1,9 @@
+import { IsString } from 'class-validator';
+
+export class CreateProjectDto {
+  @IsString()
+  project_id!: string;
+
+  @IsString()
+  project_root!: string;
+}

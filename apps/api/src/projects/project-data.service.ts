@@ -1,0 +1,240 @@
+import { Inject, Injectable } from '@nestjs/common';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { blockedBy, hasDoneFile, readDependsOn, RunInfo } from '@app/storage';
+import { API_CONTEXT, ApiContext } from '../common/api-context';
+import { formatTime } from '../common/go-format';
+import { confine } from '../security/path-confinement';
+import { PlannerBridge } from '../tasks/planner-bridge';
+import { byStartThenId, runActivity, RunRecord } from './shapes';
+
+export const PROJECT_ROOT_MARKER = 'PROJECT-ROOT.txt';
+const TASK_MARKERS = ['TASK.md', 'TASK-CONFIG.yaml', 'runs'];
+
+export interface TaskSummary {
+  projectId: string;
+  taskId: string;
+  status: string;
+  state: string;
+  v1Status: string;
+  done: boolean;
+  dependsOn: string[];
+  blockedBy: string[];
+  queuePosition?: number;
+  lastActivity: Date;
+  createdAt: Date;
+  runs: RunRecord[];
+  threadParent: Record<string, string> | null;
+}
+
+/** Read model over the runs root for the project routes (api.md §1.3, §A.2). */
+@Injectable()
+export class ProjectDataService {
+  constructor(
+    @Inject(API_CONTEXT) private readonly ctx: ApiContext,
+    private readonly planner: PlannerBridge,
+  ) {}
+
+  get root(): string {
+    return this.ctx.root;
+  }
+
+  get layout() {
+    return this.ctx.layout;
+  }
+
+  get stopGraceMs(): number | undefined {
+    return this.ctx.stopGraceMs;
+  }
+
+  projectIds(): string[] {
+    return this.ctx.index.listProjects().filter((p) => !p.startsWith('.') && !p.startsWith('_'));
+  }
+
+  projectDir(p: string): string {
+    return confine(this.ctx.root, this.ctx.layout.projectDir(p), 'project path');
+  }
+
+  taskDir(p: string, t: string): string {
+    return confine(this.ctx.root, this.ctx.layout.taskDir(p, t), 'task path');
+  }
+
+  projectExists(p: string): boolean {
+    return isDir(this.projectDir(p));
+  }
+
+  taskExists(p: string, t: string): boolean {
+    return isDir(this.taskDir(p, t));
+  }
+
+  /** Every run of a project that has a run-info.yaml, by start time then run id. */
+  runs(p: string, t?: string): RunRecord[] {
+    const { index, layout } = this.ctx;
+    const out: RunRecord[] = [];
+    const tasks = t === undefined ? index.listTasks(p) : [t];
+    for (const task of tasks) {
+      for (const runId of index.listRuns(p, task)) {
+        const info = index.runInfo(p, task, runId);
+        if (info) out.push({ info, projectId: p, taskId: task, runId, dir: layout.runDir(p, task, runId) });
+      }
+    }
+    return out.sort(byStartThenId);
+  }
+
+  allRuns(): RunRecord[] {
+    return this.projectIds().flatMap((p) => this.runs(p));
+  }
+
+  findRun(runId: string): RunRecord | undefined {
+    const loc = this.ctx.index.findRun(runId);
+    if (!loc) return undefined;
+    const info = this.ctx.index.runInfo(loc.project, loc.task, runId);
+    return info ? { info, projectId: loc.project, taskId: loc.task, runId, dir: loc.dir } : undefined;
+  }
+
+  /** Task ids of a project: tasks with runs ∪ folders holding TASK.md, TASK-CONFIG.yaml or runs/. */
+  taskIds(p: string, runs = this.runs(p)): string[] {
+    const ids = new Set(runs.map((r) => r.taskId));
+    for (const t of this.ctx.index.listTasks(p)) {
+      const dir = path.join(this.projectDir(p), t);
+      if (TASK_MARKERS.some((m) => fs.existsSync(path.join(dir, m)))) ids.add(t);
+    }
+    return [...ids].sort();
+  }
+
+  hasTaskPrompt(p: string, t: string): boolean {
+    return fs.existsSync(path.join(this.taskDir(p, t), 'TASK.md'));
+  }
+
+  marker(p: string): { root: string; mtime: Date } | undefined {
+    const file = path.join(this.projectDir(p), PROJECT_ROOT_MARKER);
+    try {
+      const st = fs.statSync(file);
+      return { root: fs.readFileSync(file, 'utf8').trim(), mtime: st.mtime };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Project (api.md §1.3 #21/#24); undefined when it has neither runs nor a PROJECT-ROOT.txt. */
+  project(p: string, runs = this.runs(p)) {
+    const marker = this.marker(p);
+    if (runs.length === 0 && !marker) return undefined;
+    let last = 0;
+    for (const r of runs) last = Math.max(last, runActivity(r.info));
+    if (marker) last = Math.max(last, marker.mtime.getTime());
+    const outside = runs.map((r) => r.info.cwd).find((cwd) => cwd && !this.ctx.layout.contains(cwd));
+    return {
+      id: p,
+      last_activity: formatTime(new Date(last || 0)),
+      task_count: new Set(runs.map((r) => r.taskId)).size,
+      project_root: outside || marker?.root || undefined,
+      _last: last,
+    };
+  }
+
+  /** Status, state and dependency view of one task (api.md §A.2, planner overlay §6.1). */
+  task(p: string, t: string, runs = this.runs(p, t)): TaskSummary {
+    const dir = this.taskDir(p, t);
+    const done = hasDoneFile(dir);
+    let dependsOn: string[] = [];
+    try {
+      dependsOn = readDependsOn(dir);
+    } catch {
+      dependsOn = [];
+    }
+    const running = runs.some((r) => r.info.status === 'running');
+    const failed = runs.some((r) => r.info.status === 'failed');
+    const blocked = !done && runs.length === 0 && dependsOn.length > 0 ? safeBlockedBy(this.ctx.root, p, dependsOn) : [];
+    let status: string;
+    let state: string;
+    if (running) {
+      status = failed ? 'partial_failure' : 'running';
+      state = 'running';
+    } else if (done) {
+      status = 'all_finished';
+      state = 'done';
+    } else if (blocked.length > 0) {
+      status = 'blocked';
+      state = 'blocked';
+    } else {
+      status = runs.length ? runs[runs.length - 1].info.status : '-';
+      state = 'idle';
+    }
+    let v1Status = running ? (failed ? 'partial_failure' : 'running') : done ? 'all_finished' : blocked.length ? 'blocked' : 'idle';
+    const queuePosition = !done && !running ? this.planner.queuePosition(p, t) : undefined;
+    if (queuePosition && status !== 'partial_failure') {
+      status = 'queued';
+      state = 'queued';
+      v1Status = 'queued';
+    }
+    const taskMdMtime = mtime(path.join(dir, 'TASK.md'));
+    let last = 0;
+    for (const r of runs) last = Math.max(last, runActivity(r.info));
+    const firstStart = runs.length ? runs[0].info.start_time : undefined;
+    return {
+      projectId: p,
+      taskId: t,
+      status,
+      state,
+      v1Status,
+      done,
+      dependsOn,
+      blockedBy: blocked,
+      queuePosition,
+      lastActivity: last ? new Date(last) : (taskMdMtime ?? new Date(0)),
+      createdAt: firstStart && firstStart.getUTCFullYear() > 1 ? firstStart : (taskMdMtime ?? new Date(0)),
+      runs,
+      threadParent: readThreadParent(dir),
+    };
+  }
+}
+
+function safeBlockedBy(root: string, p: string, deps: string[]): string[] {
+  try {
+    return blockedBy(root, p, deps);
+  } catch {
+    return deps;
+  }
+}
+
+export function isDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function mtime(p: string): Date | undefined {
+  try {
+    return fs.statSync(p).mtime;
+  } catch {
+    return undefined;
+  }
+}
+
+/** TASK-THREAD-LINK.yaml → ThreadParent; null when the task is not threaded. */
+function readThreadParent(taskDir: string): Record<string, string> | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(taskDir, 'TASK-THREAD-LINK.yaml'), 'utf8');
+  } catch {
+    return null;
+  }
+  const get = (k: string) => {
+    const m = new RegExp(`^${k}:\\s*"?([^"\\n]*)"?\\s*$`, 'm').exec(text);
+    return m ? m[1] : '';
+  };
+  const parent: Record<string, string> = {
+    project_id: get('parent_project_id'),
+    task_id: get('parent_task_id'),
+    run_id: get('parent_run_id'),
+    message_id: get('parent_message_id'),
+  };
+  const type = get('parent_message_type');
+  if (type) parent.message_type = type;
+  return parent;
+}
+
+export type { RunInfo };

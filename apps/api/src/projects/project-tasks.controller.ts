@@ -1,0 +1,268 @@
+import { Controller, Delete, Get, Headers, HttpCode, MessageEvent, Param, Post, Query, Req, Sse } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Observable } from 'rxjs';
+import { stopRun } from '@app/runner';
+import { removeDone } from '@app/storage';
+import { badRequest, conflict, notFound } from '../common/api-error';
+import { formatTime } from '../common/go-format';
+import { checkId, checkRunId } from '../common/ids';
+import { AuditLogService } from '../security/audit-log.service';
+import { refuseBrowser } from '../security/browser-origin';
+import { confine } from '../security/path-confinement';
+import { FileStreamService } from '../sse/file-stream.service';
+import { RunDiscovery } from '../sse/run-discovery.service';
+import { RunStreamsService } from '../sse/run-streams.service';
+import { PlannerBridge } from '../tasks/planner-bridge';
+import { paginate } from './pagination';
+import { isDir, ProjectDataService, TaskSummary } from './project-data.service';
+import { RUN_FILE_NAMES, runFilePath, RunRecord, toProjectRun } from './shapes';
+
+const STATUS_FILTERS: Record<string, (t: TaskSummary) => boolean> = {
+  running: (t) => t.status === 'running',
+  active: (t) => t.status === 'running',
+  done: (t) => t.done,
+  all_finished: (t) => t.done,
+  failed: (t) => t.status === 'failed',
+  blocked: (t) => t.status === 'blocked',
+  queued: (t) => t.status === 'queued',
+  postponed: (t) => t.status === 'queued',
+  partial_failure: (t) => t.status === 'partial_failure',
+};
+
+function includeFiles(text: string | undefined): boolean {
+  return !['0', 'false', 'no', 'off'].includes((text ?? '').trim().toLowerCase());
+}
+
+function fileSizeOf(p: string | undefined): number {
+  if (!p) return 0;
+  try {
+    return fs.statSync(p).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Tail of a text: the last `n` lines (D12 `tail=`). */
+export function lastLines(text: string, n: number): string {
+  const lines = text.split('\n');
+  const trailing = text.endsWith('\n');
+  if (trailing) lines.pop();
+  const kept = lines.slice(-n).join('\n');
+  return trailing && kept !== '' ? `${kept}\n` : kept;
+}
+
+@Controller('api/projects/:p/tasks')
+export class ProjectTasksController {
+  constructor(
+    private readonly data: ProjectDataService,
+    private readonly audit: AuditLogService,
+    private readonly streams: RunStreamsService,
+    private readonly files: FileStreamService,
+    private readonly discovery: RunDiscovery,
+    private readonly planner: PlannerBridge,
+  ) {}
+
+  private ids(p: string, t: string) {
+    return { projectId: checkId(p, 'project_id'), taskId: checkId(t, 'task_id') };
+  }
+
+  private findRun(p: string, t: string, r: string): RunRecord {
+    const { projectId, taskId } = this.ids(p, t);
+    const runId = checkRunId(r);
+    const run = this.data.runs(projectId, taskId).find((x) => x.runId === runId);
+    if (!run) throw notFound('run not found');
+    return run;
+  }
+
+  /** #32 */
+  @Get()
+  list(@Param('p') p: string, @Query('limit') limit?: string, @Query('offset') offset?: string, @Query('status') status?: string) {
+    const projectId = checkId(p, 'project_id');
+    const runs = this.data.runs(projectId);
+    let tasks = this.data.taskIds(projectId, runs).map((t) => this.data.task(projectId, t, runs.filter((r) => r.taskId === t)));
+    const filter = STATUS_FILTERS[(status ?? '').trim().toLowerCase()];
+    if (filter) tasks = tasks.filter(filter);
+    tasks.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.taskId < b.taskId ? 1 : -1));
+    return paginate(tasks.map((t) => this.listItem(t)), limit, offset);
+  }
+
+  private listItem(t: TaskSummary) {
+    const counts: Record<string, number> = {};
+    for (const r of t.runs) counts[r.info.status] = (counts[r.info.status] ?? 0) + 1;
+    const item: Record<string, unknown> = {
+      id: t.taskId,
+      project_id: t.projectId,
+      status: t.status,
+      last_activity: formatTime(t.lastActivity),
+      run_count: t.runs.length,
+      run_counts: counts,
+      depends_on: t.dependsOn.length ? t.dependsOn : null,
+      blocked_by: t.blockedBy.length ? t.blockedBy : null,
+      thread_parent: t.threadParent,
+      done: t.done,
+    };
+    const last = t.runs[t.runs.length - 1];
+    if (last) {
+      item.last_run_status = last.info.status;
+      item.last_run_exit_code = last.info.status === 'running' ? -1 : last.info.exit_code;
+      const out = runFilePath(last, 'output.md');
+      item.last_run_output_size = Math.max(fileSizeOf(last.info.stdout_path), fileSizeOf(out));
+    }
+    if (t.queuePosition) item.queue_position = t.queuePosition;
+    return item;
+  }
+
+  /** #33 */
+  @Get(':t')
+  detail(@Param('p') p: string, @Param('t') t: string, @Query('include_files') files?: string) {
+    const { projectId, taskId } = this.ids(p, t);
+    const runs = this.data.runs(projectId, taskId);
+    if (runs.length === 0 && !this.data.taskExists(projectId, taskId)) throw notFound('task not found');
+    const s = this.data.task(projectId, taskId, runs);
+    const withFiles = includeFiles(files);
+    return {
+      id: taskId,
+      project_id: projectId,
+      status: s.status,
+      queue_position: s.queuePosition,
+      last_activity: formatTime(s.lastActivity),
+      created_at: formatTime(s.createdAt),
+      done: s.done,
+      state: s.state,
+      depends_on: s.dependsOn.length ? s.dependsOn : undefined,
+      blocked_by: s.blockedBy.length ? s.blockedBy : undefined,
+      thread_parent: s.threadParent ?? undefined,
+      runs: runs.map((r) => toProjectRun(r, withFiles)),
+    };
+  }
+
+  /** #34 (browser-blocked) */
+  @Delete(':t')
+  @HttpCode(204)
+  async remove(@Param('p') p: string, @Param('t') t: string, @Req() req: FastifyRequest) {
+    const { projectId, taskId } = this.ids(p, t);
+    const runs = this.data.runs(projectId, taskId);
+    refuseBrowser(req, 'task deletion');
+    if (runs.some((r) => r.info.status === 'running')) throw conflict('task has running runs', { status: 'running' });
+    const dir = this.data.taskDir(projectId, taskId);
+    if (!isDir(dir)) throw notFound('task not found');
+    confine(this.data.root, dir, 'task path');
+    fs.rmSync(dir, { recursive: true, force: true });
+    await this.planner.dropTask(projectId, taskId);
+    this.audit.record(req, { endpoint: 'DELETE /api/projects/{project_id}/tasks/{task_id}', project_id: projectId, task_id: taskId });
+  }
+
+  /** #35 */
+  @Post(':t/resume')
+  @HttpCode(200)
+  resume(@Param('p') p: string, @Param('t') t: string, @Req() req: FastifyRequest) {
+    const { projectId, taskId } = this.ids(p, t);
+    const dir = this.data.taskDir(projectId, taskId);
+    if (!isDir(dir)) throw notFound('task not found');
+    if (!removeDone(dir)) throw badRequest('task has no DONE file; nothing to resume');
+    this.audit.record(req, { endpoint: 'POST /api/projects/{project_id}/tasks/{task_id}/resume', project_id: projectId, task_id: taskId });
+    return { project_id: projectId, task_id: taskId, resumed: true };
+  }
+
+  /** #36 */
+  @Get(':t/file')
+  taskFile(@Param('p') p: string, @Param('t') t: string, @Query('name') name?: string) {
+    const { projectId, taskId } = this.ids(p, t);
+    const fileName = name ?? 'TASK.md';
+    if (fileName !== 'TASK.md') throw notFound(`unknown task file: ${fileName}`);
+    const file = confine(this.data.root, path.join(this.data.taskDir(projectId, taskId), 'TASK.md'), 'task file path');
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(file);
+    } catch {
+      throw notFound('TASK.md not found');
+    }
+    return { name: 'TASK.md', content: fs.readFileSync(file, 'utf8'), modified: formatTime(st.mtime), size_bytes: st.size };
+  }
+
+  /** #40 */
+  @Get(':t/runs')
+  runs(@Param('p') p: string, @Param('t') t: string, @Query('limit') limit?: string, @Query('offset') offset?: string, @Query('include_files') files?: string) {
+    const { projectId, taskId } = this.ids(p, t);
+    const runs = this.data.runs(projectId, taskId);
+    if (runs.length === 0) throw notFound('task not found');
+    const withFiles = includeFiles(files);
+    return paginate([...runs].reverse().map((r) => toProjectRun(r, withFiles)), limit, offset);
+  }
+
+  /** #41: the task's runs (and runs started later) as one SSE stream, with run_start/run_end (D12). */
+  @Sse(':t/runs/stream')
+  runsStream(@Param('p') p: string, @Param('t') t: string, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
+    const { projectId, taskId } = this.ids(p, t);
+    const refs = this.discovery.listTask(projectId, taskId);
+    if (refs.length === 0) throw notFound('project or task not found');
+    return this.streams.fanIn(refs, (r) => r.projectId === projectId && r.taskId === taskId, lastEventId, true);
+  }
+
+  /** #42 */
+  @Get(':t/runs/:r')
+  run(@Param('p') p: string, @Param('t') t: string, @Param('r') r: string) {
+    return toProjectRun(this.findRun(p, t, r), true);
+  }
+
+  /** #43 (browser-blocked after the lookup) */
+  @Delete(':t/runs/:r')
+  @HttpCode(204)
+  removeRun(@Param('p') p: string, @Param('t') t: string, @Param('r') r: string, @Req() req: FastifyRequest) {
+    const run = this.findRun(p, t, r);
+    refuseBrowser(req, 'run deletion');
+    if (run.info.status === 'running') throw conflict('run is still running', { status: run.info.status });
+    if (!isDir(this.data.taskDir(run.projectId, run.taskId))) throw notFound('task directory not found');
+    confine(this.data.root, run.dir, 'run path');
+    fs.rmSync(run.dir, { recursive: true, force: true });
+    this.audit.record(req, { endpoint: 'DELETE /api/projects/{project_id}/tasks/{task_id}/runs/{run_id}', project_id: run.projectId, task_id: run.taskId, run_id: run.runId, payload: { status: run.info.status } });
+  }
+
+  /** #44 */
+  @Post(':t/runs/:r/stop')
+  @HttpCode(202)
+  stop(@Param('p') p: string, @Param('t') t: string, @Param('r') r: string, @Req() req: FastifyRequest) {
+    const run = this.findRun(p, t, r);
+    if (run.info.status !== 'running') throw conflict('run is not running', { status: run.info.status });
+    if (run.info.process_ownership === 'external') throw conflict('run is externally owned and cannot be stopped by conductor', { run_id: run.runId });
+    void stopRun(run.dir, { graceMs: this.data.stopGraceMs, stoppedBy: 'api' }).catch(() => undefined);
+    this.audit.record(req, { endpoint: 'POST /api/projects/{project_id}/tasks/{task_id}/runs/{run_id}/stop', project_id: run.projectId, task_id: run.taskId, run_id: run.runId, payload: { pgid: run.info.pgid } });
+    return { run_id: run.runId, message: 'SIGTERM sent' };
+  }
+
+  private runFile(run: RunRecord, name: string | undefined): { name: string; file: string } {
+    const n = name?.trim() || 'stdout';
+    if (!RUN_FILE_NAMES.includes(n)) throw notFound(`unknown file: ${n}`);
+    const file = runFilePath(run, n);
+    if (!file) throw notFound(`file path not set for ${n}`);
+    return { name: n, file: confine(this.data.root, file, 'run file path') };
+  }
+
+  /** #45 (`tail=N` returns the last N lines, D12) */
+  @Get(':t/runs/:r/file')
+  file(@Param('p') p: string, @Param('t') t: string, @Param('r') r: string, @Query('name') name?: string, @Query('tail') tail?: string) {
+    const run = this.findRun(p, t, r);
+    const { name: n, file } = this.runFile(run, name);
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(file);
+    } catch {
+      throw notFound(`file not found: ${n}`);
+    }
+    let content = fs.readFileSync(file, 'utf8');
+    const tailN = Number.parseInt(tail ?? '', 10);
+    if (Number.isFinite(tailN) && tailN > 0) content = lastLines(content, tailN);
+    return { name: n, content, modified: formatTime(st.mtime), size_bytes: st.size };
+  }
+
+  /** #46 */
+  @Sse(':t/runs/:r/stream')
+  fileStream(@Param('p') p: string, @Param('t') t: string, @Param('r') r: string, @Query('name') name?: string): Observable<MessageEvent> {
+    const run = this.findRun(p, t, r);
+    const { file } = this.runFile(run, name);
+    return this.files.stream(file, path.join(run.dir, 'run-info.yaml'));
+  }
+}
+

@@ -1,0 +1,137 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { RunInfo } from '@app/storage';
+import type { BusMessage } from '@app/messagebus';
+import { formatTime, isZeroTime } from '../common/go-format';
+
+/** A run found on disk with its location. */
+export interface RunRecord {
+  info: RunInfo;
+  projectId: string;
+  taskId: string;
+  runId: string;
+  dir: string;
+}
+
+const RUN_FILES: { name: string; label: string; pathOf: (r: RunRecord) => string | undefined }[] = [
+  { name: 'output.md', label: 'output', pathOf: (r) => outputPath(r) },
+  { name: 'stdout', label: 'stdout', pathOf: (r) => r.info.stdout_path },
+  { name: 'stderr', label: 'stderr', pathOf: (r) => r.info.stderr_path },
+  { name: 'prompt', label: 'prompt', pathOf: (r) => r.info.prompt_path },
+];
+
+export const RUN_FILE_NAMES = RUN_FILES.map((f) => f.name);
+
+export function outputPath(r: RunRecord): string | undefined {
+  if (r.info.output_path) return r.info.output_path;
+  return r.info.stdout_path ? path.join(path.dirname(r.info.stdout_path), 'output.md') : undefined;
+}
+
+export function runFilePath(r: RunRecord, name: string): string | undefined {
+  return RUN_FILES.find((f) => f.name === name)?.pathOf(r);
+}
+
+function runFiles(r: RunRecord) {
+  const out: { name: string; label: string; size?: number }[] = [];
+  for (const f of RUN_FILES) {
+    const p = f.pathOf(r);
+    if (!p) continue;
+    try {
+      const st = fs.statSync(p);
+      if (st.isFile()) out.push({ name: f.name, label: f.label, size: st.size || undefined });
+    } catch {
+      // absent files are not listed
+    }
+  }
+  return out;
+}
+
+const orUndefined = (s: string | undefined) => (s ? s : undefined);
+const exitCodeOf = (i: RunInfo) => (i.status === 'running' ? -1 : i.exit_code);
+
+/** ProjectRun (api.md §1.3) plus the D12 superset the React run view reads. */
+export function toProjectRun(r: RunRecord, withFiles: boolean) {
+  const i = r.info;
+  return {
+    id: r.runId,
+    run_id: r.runId,
+    project_id: i.project_id || r.projectId,
+    task_id: i.task_id || r.taskId,
+    agent: i.agent,
+    agent_version: orUndefined(i.agent_version),
+    status: i.status,
+    process_ownership: i.process_ownership === 'external' ? 'external' : 'managed',
+    exit_code: exitCodeOf(i),
+    start_time: formatTime(i.start_time),
+    end_time: isZeroTime(i.end_time) ? undefined : formatTime(i.end_time),
+    parent_run_id: orUndefined(i.parent_run_id),
+    previous_run_id: orUndefined(i.previous_run_id),
+    error_summary: orUndefined(i.error_summary),
+    cwd: orUndefined(i.cwd),
+    pid: i.pid,
+    pgid: i.pgid,
+    commandline: orUndefined(i.commandline),
+    files: withFiles ? runFiles(r) : undefined,
+  };
+}
+
+/** RunV1 (#11, #13, #14): end_time always present, exit_code omitted when 0. */
+export function toRunV1(r: RunRecord) {
+  const i = r.info;
+  const exit = exitCodeOf(i);
+  return {
+    run_id: r.runId,
+    project_id: i.project_id || r.projectId,
+    task_id: i.task_id || r.taskId,
+    status: i.status,
+    process_ownership: orUndefined(i.process_ownership),
+    start_time: formatTime(i.start_time),
+    end_time: formatTime(i.end_time),
+    exit_code: exit === 0 ? undefined : exit,
+    agent_version: orUndefined(i.agent_version),
+    error_summary: orUndefined(i.error_summary),
+  };
+}
+
+export function toFlatRun(r: RunRecord) {
+  const i = r.info;
+  return {
+    id: r.runId,
+    task_id: i.task_id || r.taskId,
+    agent: i.agent,
+    status: i.status,
+    exit_code: exitCodeOf(i),
+    start_time: formatTime(i.start_time),
+    end_time: isZeroTime(i.end_time) ? undefined : formatTime(i.end_time),
+    parent_run_id: orUndefined(i.parent_run_id),
+    previous_run_id: orUndefined(i.previous_run_id),
+  };
+}
+
+/** REST Message (api.md §8.3) with lower-case parents/links objects. */
+export function toRestMessage(m: BusMessage) {
+  return {
+    msg_id: m.msg_id,
+    timestamp: formatTime(m.ts),
+    type: m.type,
+    project_id: m.project_id,
+    task_id: orUndefined(m.task_id),
+    run_id: orUndefined(m.run_id),
+    issue_id: orUndefined(m.issue_id),
+    parents: m.parents?.length ? m.parents.map((p) => ({ msg_id: p.msg_id, kind: orUndefined(p.kind), meta: p.meta })) : undefined,
+    links: m.links?.length ? m.links.map((l) => ({ url: l.url, label: orUndefined(l.label), kind: orUndefined(l.kind) })) : undefined,
+    meta: m.meta && Object.keys(m.meta).length ? m.meta : undefined,
+    body: m.body,
+  };
+}
+
+export function runActivity(i: RunInfo): number {
+  const start = isZeroTime(i.start_time) ? 0 : i.start_time.getTime();
+  const end = isZeroTime(i.end_time) ? 0 : i.end_time.getTime();
+  return Math.max(start, end);
+}
+
+export function byStartThenId(a: RunRecord, b: RunRecord): number {
+  const d = (isZeroTime(a.info.start_time) ? 0 : a.info.start_time.getTime()) - (isZeroTime(b.info.start_time) ? 0 : b.info.start_time.getTime());
+  return d !== 0 ? d : a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0;
+}

@@ -1,0 +1,81 @@
+import { Controller, Get, Headers, Header, HttpCode, MessageEvent, Param, Post, Req, Sse } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Observable } from 'rxjs';
+import { stopRun } from '@app/runner';
+import { conflict, notFound } from '../common/api-error';
+import { checkRunId } from '../common/ids';
+import { ProjectDataService } from '../projects/project-data.service';
+import { RunRecord, toRunV1 } from '../projects/shapes';
+import { AuditLogService } from '../security/audit-log.service';
+import { RunStreamsService } from '../sse/run-streams.service';
+import { RunDiscovery } from '../sse/run-discovery.service';
+import { isZeroTime } from '../common/go-format';
+
+/** #8, #13–#17 */
+@Controller('api/v1/runs')
+export class RunsController {
+  constructor(
+    private readonly data: ProjectDataService,
+    private readonly audit: AuditLogService,
+    private readonly streams: RunStreamsService,
+    private readonly discovery: RunDiscovery,
+  ) {}
+
+  private find(r: string): RunRecord {
+    const run = this.data.findRun(checkRunId(r));
+    if (!run) throw notFound('run not found');
+    return run;
+  }
+
+  /** #13 */
+  @Get()
+  list() {
+    const runs = this.data.allRuns().sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+    return { runs: runs.map(toRunV1) };
+  }
+
+  /** #8: every run under the root, runs created later included. */
+  @Sse('stream/all')
+  streamAll(@Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
+    return this.streams.fanIn(this.discovery.listAll(), () => true, lastEventId, false);
+  }
+
+  /** #14 */
+  @Get(':r')
+  get(@Param('r') r: string) {
+    return toRunV1(this.find(r));
+  }
+
+  /** #15 */
+  @Get(':r/info')
+  @Header('Content-Type', 'application/x-yaml')
+  info(@Param('r') r: string): string {
+    const run = this.find(r);
+    try {
+      return fs.readFileSync(path.join(run.dir, 'run-info.yaml'), 'utf8');
+    } catch {
+      throw notFound('run not found');
+    }
+  }
+
+  /** #16 */
+  @Post(':r/stop')
+  @HttpCode(202)
+  stop(@Param('r') r: string, @Req() req: FastifyRequest) {
+    const run = this.find(r);
+    if (run.info.status !== 'running' || !isZeroTime(run.info.end_time)) throw conflict('run already finished');
+    if (run.info.process_ownership === 'external') throw conflict('run is externally owned and cannot be stopped by conductor', { run_id: run.runId });
+    void stopRun(run.dir, { graceMs: this.data.stopGraceMs, stoppedBy: 'api' }).catch(() => undefined);
+    this.audit.record(req, { endpoint: 'POST /api/v1/runs/{run_id}/stop', project_id: run.projectId, task_id: run.taskId, run_id: run.runId, payload: { pgid: run.info.pgid } });
+    return { status: 'stopping' };
+  }
+
+  /** #17 (429 past the per-run client limit) */
+  @Sse(':r/stream')
+  stream(@Param('r') r: string, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
+    const run = this.find(r);
+    return this.streams.singleRun({ runId: run.runId, projectId: run.projectId, taskId: run.taskId, runDir: run.dir }, lastEventId);
+  }
+}

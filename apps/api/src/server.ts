@@ -1,0 +1,152 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance } from 'fastify';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { AppConfig, loadConfig, RunsLayout, StorageIndex } from '@app/storage';
+import { ApiModule } from './api.module';
+import { API_CONTEXT, ApiContext, SseSettings, sseSettings } from './common/api-context';
+import { ErrorEnvelopeFilter } from './common/error.filter';
+import { ApiValidationPipe } from './common/validation.pipe';
+import { RouteTable } from './common/route-table';
+import { MetricsService } from './metrics/metrics.service';
+import { installRequestHooks } from './security/request-hooks';
+import { findUiDir, packageRoot, registerStaticUi } from './static/static-ui';
+
+export interface ServerOptions {
+  root: string;
+  config?: AppConfig;
+  configPath?: string;
+  host?: string;
+  port?: number;
+  portExplicit?: boolean;
+  apiKey?: string;
+  disableTaskStart?: boolean;
+  uiDir?: string;
+  logger?: boolean;
+  /** SSE tuning overrides (tests use short intervals); defaults come from api.sse.* of the config. */
+  sse?: Partial<SseSettings>;
+  /** Process metrics in /metrics (default: on, except under NODE_ENV=test). */
+  defaultMetrics?: boolean;
+  /** Grace period between SIGTERM and SIGKILL of stop actions (default 30 s, D6). */
+  stopGraceMs?: number;
+}
+
+export const DEFAULT_HOST = '0.0.0.0';
+export const DEFAULT_PORT = 14355;
+export const BODY_LIMIT_BYTES = 1 << 20;
+const PORT_RANGE = 100;
+
+function serverVersion(): string {
+  const root = packageRoot();
+  try {
+    return root ? (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version ?? 'dev') : 'dev';
+  } catch {
+    return 'dev';
+  }
+}
+
+function loadServerConfig(opts: ServerOptions): AppConfig | undefined {
+  if (opts.config) return opts.config;
+  if (!opts.configPath) return undefined;
+  try {
+    return loadConfig(opts.configPath, { strict: false });
+  } catch (err) {
+    new Logger('server').warn(`config ignored: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+function buildContext(opts: ServerOptions, config: AppConfig | undefined): ApiContext {
+  const layout = new RunsLayout(path.resolve(opts.root));
+  const configKey = config?.api?.auth_enabled && config.api.api_key ? config.api.api_key : undefined;
+  return {
+    root: layout.root,
+    layout,
+    index: new StorageIndex(layout),
+    config,
+    apiKey: opts.apiKey || configKey || undefined,
+    disableTaskStart: !!opts.disableTaskStart,
+    corsOrigins: config?.api?.cors_origins ?? [],
+    sse: sseSettings(config, opts.sse),
+    startedAt: Date.now(),
+    version: serverVersion(),
+    stopGraceMs: opts.stopGraceMs,
+  };
+}
+
+/** Shared by the server and tests: pipes, filter, request hooks (id, CORS, auth, counting), error handler. */
+export function configureApp(app: NestFastifyApplication, ctx: ApiContext, uiDir: string | undefined): string {
+  const fastify = app.getHttpAdapter().getInstance() as FastifyInstance;
+  app.useGlobalPipes(new ApiValidationPipe());
+  const routes = new RouteTable();
+  fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  app.useGlobalFilters(new ErrorEnvelopeFilter(routes));
+  const metrics = app.get(MetricsService);
+  installRequestHooks(fastify, { apiKey: ctx.apiKey, corsOrigins: ctx.corsOrigins, onResponse: (m, s) => metrics.countRequest(m, s) });
+  return registerStaticUi(app, uiDir);
+}
+
+/** Builds and configures the server without listening (tests use app.inject or listen(0)). */
+export async function createApiApp(opts: ServerOptions): Promise<NestFastifyApplication> {
+  const config = loadServerConfig(opts);
+  const ctx = buildContext(opts, config);
+  const adapter = new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES });
+  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(ctx, { defaultMetrics: opts.defaultMetrics }), adapter, {
+    logger: opts.logger ? ['log', 'error', 'warn'] : false,
+    forceCloseConnections: true,
+  });
+  const ui = configureApp(app, ctx, findUiDir(opts.uiDir));
+  if (opts.logger) new Logger('server').log(`serving web UI from ${ui}`);
+  await app.init();
+  await (app.getHttpAdapter().getInstance() as FastifyInstance).ready();
+  return app;
+}
+
+function portFree(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' ? resolve(false) : reject(err)));
+    probe.listen(port, host, () => probe.close(() => resolve(true)));
+  });
+}
+
+/**
+ * Starts the server (api.md §7.2): an explicit port is bound exactly; otherwise the first free port
+ * of base..base+99. The caller owns signals: `app.close()` ends open SSE streams and sockets.
+ */
+export async function startServer(opts: ServerOptions): Promise<{ app: NestFastifyApplication; url: string; port: number }> {
+  const app = await createApiApp(opts);
+  const ctx = app.get<ApiContext>(API_CONTEXT);
+  const host = opts.host ?? ctx.config?.api?.host ?? DEFAULT_HOST;
+  const base = opts.port ?? ctx.config?.api?.port ?? DEFAULT_PORT;
+  let port = base;
+  if (!opts.portExplicit && base !== 0) {
+    let found: number | undefined;
+    for (let p = base; p < base + PORT_RANGE && p <= 65535; p++) {
+      if (await portFree(p, host)) {
+        found = p;
+        break;
+      }
+    }
+    if (found === undefined) {
+      await app.close();
+      throw new Error(`no free port in range ${base}-${base + PORT_RANGE - 1}`);
+    }
+    port = found;
+  }
+  await app.listen(port, host);
+  const address = app.getHttpServer().address();
+  const actual = typeof address === 'object' && address ? address.port : port;
+  const loopback = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
+  ctx.conductorUrl = `http://${loopback}:${actual}`;
+  if (opts.logger) {
+    const logger = new Logger('server');
+    logger.log(`API listening on http://${host}:${actual}/`);
+    logger.log(`Web UI available at http://${loopback === '127.0.0.1' ? 'localhost' : loopback}:${actual}/ui/`);
+  }
+  return { app, url: ctx.conductorUrl, port: actual };
+}

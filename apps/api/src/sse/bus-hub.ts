@@ -1,0 +1,150 @@
+import { Inject, Injectable, MessageEvent, OnApplicationShutdown } from '@nestjs/common';
+import * as fs from 'node:fs';
+import { Observable } from 'rxjs';
+import { ChangeFeed } from '@app/storage';
+import { BusCursor, BusError, BusMessage, readMessages } from '@app/messagebus';
+import { API_CONTEXT, ApiContext } from '../common/api-context';
+import { formatTime, isZeroTime } from '../common/go-format';
+import { MetricsService } from '../metrics/metrics.service';
+import { CHANGE_FEED } from './change-feed.provider';
+import { SseChannel } from './channel';
+import { SseLifecycle } from './sse-lifecycle.service';
+import { sseEvent, withHeartbeat } from './sse-event';
+
+export const HYDRATION_COUNT = 20;
+
+type BusListener = (messages: BusMessage[]) => void;
+
+/** One shared incremental reader per bus file (BusCursor keeps the byte offset: O(new bytes)). */
+class BusTail {
+  readonly listeners = new Set<BusListener>();
+  private cursor: BusCursor;
+  private readonly stopWatch: () => void;
+
+  constructor(
+    readonly path: string,
+    feed: ChangeFeed,
+    pollMs: number,
+    private readonly onNew: (m: BusMessage[]) => void,
+  ) {
+    this.cursor = new BusCursor(path, { fromEnd: true });
+    let stop: () => void = () => undefined;
+    try {
+      stop = feed.watch(path, () => this.poll(), { pollMs });
+    } catch {
+      // ChangeFeed polls as well; a failed watch only loses the fast path
+    }
+    this.stopWatch = stop;
+  }
+
+  poll(): void {
+    let messages: BusMessage[];
+    try {
+      messages = this.cursor.readNew();
+    } catch {
+      return; // transient read errors: retried on the next wake-up
+    }
+    if (messages.length === 0) return;
+    this.onNew(messages);
+    for (const l of [...this.listeners]) l(messages);
+  }
+
+  close(): void {
+    this.stopWatch();
+  }
+}
+
+/** SSE payload of a bus message (api.md §2.4): flat parent ids, no links, zero time → now. */
+export function sseMessagePayload(m: BusMessage) {
+  return {
+    msg_id: m.msg_id,
+    timestamp: formatTime(isZeroTime(m.ts) ? new Date() : m.ts),
+    type: m.type || undefined,
+    project_id: m.project_id || undefined,
+    task_id: m.task_id || undefined,
+    run_id: m.run_id || undefined,
+    issue_id: m.issue_id || undefined,
+    parents: m.parents?.length ? m.parents.map((p) => p.msg_id) : undefined,
+    meta: m.meta && Object.keys(m.meta).length ? m.meta : undefined,
+    body: m.body,
+  };
+}
+
+@Injectable()
+export class BusHub implements OnApplicationShutdown {
+  private readonly tails = new Map<string, BusTail>();
+
+  constructor(
+    @Inject(API_CONTEXT) private readonly ctx: ApiContext,
+    @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
+    private readonly metrics: MetricsService,
+    private readonly lifecycle: SseLifecycle,
+  ) {}
+
+  get tailCount(): number {
+    return this.tails.size;
+  }
+
+  private subscribe(path: string, listener: BusListener): () => void {
+    let tail = this.tails.get(path);
+    if (!tail) {
+      tail = new BusTail(path, this.feed, this.ctx.sse.pollIntervalMs, (m) => this.metrics.countBusMessages(m.map((x) => x.msg_id)));
+      this.tails.set(path, tail);
+    }
+    tail.listeners.add(listener);
+    const t = tail;
+    return () => {
+      t.listeners.delete(listener);
+      if (t.listeners.size === 0 && this.tails.get(path) === t) {
+        t.close();
+        this.tails.delete(path);
+      }
+    };
+  }
+
+  /** Messages to send first: after Last-Event-ID, or the last 20 (also when that id is gone). */
+  private hydrate(path: string, lastEventId: string | undefined): BusMessage[] {
+    if (!fs.existsSync(path)) return [];
+    const since = lastEventId?.trim();
+    if (since) {
+      try {
+        return readMessages(path, { sinceId: since });
+      } catch (err) {
+        if (!(err instanceof BusError && err.code === 'SINCE_NOT_FOUND')) throw err;
+      }
+    }
+    return readMessages(path, { last: HYDRATION_COUNT });
+  }
+
+  /** #20/#31/#39: hydration, then every new message from the shared tail; `id:` is the msg_id. */
+  stream(path: string, lastEventId: string | undefined): Observable<MessageEvent> {
+    const channel = new SseChannel();
+    const sent = new Set<string>();
+    let ready = false;
+    const pending: BusMessage[] = [];
+    const deliver = (messages: BusMessage[]) => {
+      for (const m of messages) {
+        if (sent.has(m.msg_id)) continue;
+        // Only hydrated ids need remembering: the shared tail never repeats a message.
+        if (!ready) sent.add(m.msg_id);
+        channel.push(sseEvent('message', sseMessagePayload(m), m.msg_id));
+      }
+    };
+    const off = this.subscribe(path, (m) => (ready ? deliver(m) : pending.push(...m)));
+    channel.onClose(off);
+    try {
+      deliver(this.hydrate(path, lastEventId));
+    } catch (err) {
+      off();
+      throw err;
+    }
+    ready = true;
+    deliver(pending.splice(0));
+    return withHeartbeat(channel.asObservable(), this.ctx.sse.heartbeatIntervalMs, this.lifecycle.shutdown$);
+  }
+
+  onApplicationShutdown(): void {
+    for (const t of this.tails.values()) t.close();
+    this.tails.clear();
+  }
+}

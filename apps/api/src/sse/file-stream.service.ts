@@ -1,0 +1,58 @@
+import { Inject, Injectable, MessageEvent } from '@nestjs/common';
+import * as fs from 'node:fs';
+import { Observable, takeUntil } from 'rxjs';
+import { ChangeFeed, readRunInfoReconciled } from '@app/storage';
+import { CHANGE_FEED } from './change-feed.provider';
+import { SseChannel } from './channel';
+import { fileSize } from './file-tail';
+import { RunLogHub } from './run-log-hub';
+import { SseLifecycle } from './sse-lifecycle.service';
+import { sseEvent } from './sse-event';
+
+/**
+ * #46 raw file tail (api.md §2.5): the whole current file as the first unnamed event, then each
+ * appended chunk; `done` (`run completed` / `run failed`) once the run has ended and everything was
+ * sent. Reads go through the shared FileTail of the file (one reader per file, D15).
+ */
+@Injectable()
+export class FileStreamService {
+  constructor(
+    private readonly hub: RunLogHub,
+    @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
+    private readonly lifecycle: SseLifecycle,
+  ) {}
+
+  stream(filePath: string, runInfoPath: string): Observable<MessageEvent> {
+    const channel = new SseChannel();
+    const tail = this.hub.files.acquire(filePath);
+    channel.onClose(() => this.hub.files.release(filePath));
+    let finished = false;
+    const checkDone = () => {
+      if (finished || !fs.existsSync(filePath)) return;
+      tail.poll();
+      if (fileSize(filePath) > tail.offset) return;
+      let status = '';
+      try {
+        status = readRunInfoReconciled(runInfoPath).status;
+      } catch {
+        return;
+      }
+      if (status === 'completed' || status === 'failed') {
+        finished = true;
+        channel.push(sseEvent('done', `run ${status}`));
+        channel.complete();
+      }
+    };
+    const off = tail.on((chunk) => {
+      if (chunk !== '') channel.push(sseEvent(undefined, chunk));
+      checkDone();
+    });
+    channel.onClose(off);
+    const head = tail.readHead();
+    if (head !== '') channel.push(sseEvent(undefined, head));
+    const stopWatch = this.feed.watch(runInfoPath, checkDone);
+    channel.onClose(stopWatch);
+    checkDone();
+    return channel.asObservable().pipe(takeUntil(this.lifecycle.shutdown$));
+  }
+}

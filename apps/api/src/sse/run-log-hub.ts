@@ -1,0 +1,165 @@
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import * as path from 'node:path';
+import { ChangeFeed, LivenessProbe, readRunInfoReconciled } from '@app/storage';
+import { API_CONTEXT, ApiContext } from '../common/api-context';
+import { CHANGE_FEED } from './change-feed.provider';
+import { FileTailRegistry, LineView } from './file-tail';
+
+export interface RunRef {
+  runId: string;
+  projectId: string;
+  taskId: string;
+  runDir: string;
+}
+
+export type StreamName = 'stdout' | 'stderr';
+
+export type RunEvent =
+  | { kind: 'log'; stream: StreamName; line: string; s: number; e: number }
+  | { kind: 'status'; status: string; exitCode: number; previous?: string };
+
+export type RunListener = (event: RunEvent) => void;
+
+export const STDOUT_FILE = 'agent-stdout.txt';
+export const STDERR_FILE = 'agent-stderr.txt';
+
+/** One shared tail per run: stdout/stderr line views plus run-info status, fanned out to subscribers. */
+class RunStream {
+  readonly listeners = new Set<RunListener>();
+  readonly stdout: LineView;
+  readonly stderr: LineView;
+  status = '';
+  exitCode = -1;
+  private readonly stopInfoWatch: () => void;
+
+  constructor(
+    readonly ref: RunRef,
+    private readonly files: FileTailRegistry,
+    feed: ChangeFeed,
+    pollMs: number,
+    private readonly probe: LivenessProbe,
+  ) {
+    const emit = (event: RunEvent) => {
+      for (const l of [...this.listeners]) l(event);
+    };
+    this.stdout = new LineView(files.acquire(path.join(ref.runDir, STDOUT_FILE)), (line, n) =>
+      emit({ kind: 'log', stream: 'stdout', line, s: n, e: this.stderr?.count ?? 0 }),
+    );
+    this.stderr = new LineView(files.acquire(path.join(ref.runDir, STDERR_FILE)), (line, n) =>
+      emit({ kind: 'log', stream: 'stderr', line, s: this.stdout.count, e: n }),
+    );
+    this.readStatus();
+    const check = () => {
+      const previous = this.status;
+      const prevCode = this.exitCode;
+      this.readStatus();
+      if (this.status !== previous || this.exitCode !== prevCode) emit({ kind: 'status', status: this.status, exitCode: this.exitCode, previous });
+    };
+    let stop: () => void = () => undefined;
+    try {
+      stop = feed.watch(path.join(ref.runDir, 'run-info.yaml'), check, { pollMs });
+    } catch {
+      // ChangeFeed polls as well; a failed watch only loses the fast path
+    }
+    this.stopInfoWatch = stop;
+  }
+
+  readStatus(): void {
+    try {
+      const info = readRunInfoReconciled(path.join(this.ref.runDir, 'run-info.yaml'), this.probe);
+      this.status = info.status;
+      this.exitCode = info.status === 'running' ? -1 : info.exit_code;
+    } catch {
+      this.status = 'unknown';
+      this.exitCode = -1;
+    }
+  }
+
+  close(): void {
+    this.stopInfoWatch();
+    this.stdout.close();
+    this.stderr.close();
+    this.files.release(this.stdout.tail.path);
+    this.files.release(this.stderr.tail.path);
+  }
+}
+
+export interface RunSubscription {
+  counts: { s: number; e: number };
+  status: string;
+  exitCode: number;
+  unsubscribe(): void;
+}
+
+/** Shared per-run log tailers (D15): one per run regardless of how many SSE clients follow it. */
+@Injectable()
+export class RunLogHub implements OnApplicationShutdown {
+  private readonly runs = new Map<string, RunStream>();
+  readonly files: FileTailRegistry;
+  private readonly probe = new LivenessProbe();
+
+  constructor(
+    @Inject(API_CONTEXT) private readonly ctx: ApiContext,
+    @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
+  ) {
+    this.files = new FileTailRegistry(feed, ctx.sse.pollIntervalMs);
+  }
+
+  clientCount(runId: string): number {
+    return this.runs.get(runId)?.listeners.size ?? 0;
+  }
+
+  /** Subscribes unless the per-run client limit is reached (then undefined). */
+  subscribe(ref: RunRef, listener: RunListener): RunSubscription | undefined {
+    let stream = this.runs.get(ref.runId);
+    if (stream && stream.listeners.size >= this.ctx.sse.maxClientsPerRun) return undefined;
+    if (!stream) {
+      stream = new RunStream(ref, this.files, this.feed, this.ctx.sse.pollIntervalMs, this.probe);
+      this.runs.set(ref.runId, stream);
+    }
+    stream.listeners.add(listener);
+    const s = stream;
+    return {
+      counts: { s: s.stdout.count, e: s.stderr.count },
+      status: s.status,
+      exitCode: s.exitCode,
+      unsubscribe: () => {
+        s.listeners.delete(listener);
+        if (s.listeners.size === 0 && this.runs.get(ref.runId) === s) {
+          s.close();
+          this.runs.delete(ref.runId);
+        }
+      },
+    };
+  }
+
+  get activeRuns(): number {
+    return this.runs.size;
+  }
+
+  onApplicationShutdown(): void {
+    for (const s of this.runs.values()) s.close();
+    this.runs.clear();
+    this.files.closeAll();
+  }
+}
+
+/** Parses a single-run cursor: `N`, or `s=N;e=M` (separators `;`, `,`, `|`; `=` or `:`; keys s/stdout/out, e/stderr/err). */
+export function parseRunCursor(text: string | undefined): { s: number; e: number } {
+  const cursor = { s: 0, e: 0 };
+  const raw = (text ?? '').trim();
+  if (raw === '') return cursor;
+  if (/^\d+$/.test(raw)) return { s: Number(raw), e: Number(raw) };
+  for (const part of raw.split(/[;,|]/)) {
+    const m = /^\s*([a-z]+)\s*[=:]\s*(\d+)\s*$/i.exec(part);
+    if (!m) continue;
+    const key = m[1].toLowerCase();
+    if (['s', 'stdout', 'out'].includes(key)) cursor.s = Number(m[2]);
+    if (['e', 'stderr', 'err'].includes(key)) cursor.e = Number(m[2]);
+  }
+  return cursor;
+}
+
+export function formatRunCursor(c: { s: number; e: number }): string {
+  return `s=${c.s};e=${c.e}`;
+}

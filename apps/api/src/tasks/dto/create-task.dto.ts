@@ -1,0 +1,34 @@
+import { Type } from 'class-transformer';
+import { IsArray, IsInt, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+
+export class ThreadParentDto {
+  @IsString() project_id!: string;
+  @IsString() task_id!: string;
+  @IsString() run_id!: string;
+  @IsString() message_id!: string;
+  @IsOptional() @IsString() message_type?: string;
+}
+
+export class ProcessImportDto {
+  @IsInt() pid!: number;
+  @IsOptional() @IsInt() pgid?: number;
+  @IsOptional() @IsString() commandline?: string;
+  @IsOptional() @IsString() stdout_path?: string;
+  @IsOptional() @IsString() stderr_path?: string;
+  @IsOptional() @IsString() ownership?: string;
+}
+
+/** Body of POST /api/v1/tasks (api.md §1.2 #10); unknown fields are rejected by the global pipe. */
+export class CreateTaskDto {
+  @IsString() project_id!: string;
+  @IsString() task_id!: string;
+  @IsString() agent_type!: string;
+  @IsString() prompt!: string;
+  @IsOptional() @IsObject() config?: Record<string, string>;
+  @IsOptional() @IsString() project_root?: string;
+  @IsOptional() @IsString() attach_mode?: string;
+  @IsOptional() @IsArray() @IsString({ each: true }) depends_on?: string[];
+  @IsOptional() @ValidateNested() @Type(() => ThreadParentDto) thread_parent?: ThreadParentDto;
+  @IsOptional() @IsString() thread_message_type?: string;
+  @IsOptional() @ValidateNested() @Type(() => ProcessImportDto) process_import?: ProcessImportDto;
+}

@@ -1,0 +1,83 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { runTask } from '@app/runner';
+import { API_CONTEXT, ApiContext } from '../common/api-context';
+import { MetricsService } from '../metrics/metrics.service';
+
+/** One root task to run: the pre-allocated first run folder plus what POST /api/v1/tasks received. */
+export interface LaunchRequest {
+  projectId: string;
+  taskId: string;
+  runId: string;
+  runDir: string;
+  prompt: string;
+  agentType: string;
+  config?: Record<string, string>;
+  projectRoot?: string;
+  attachMode?: string;
+}
+
+/** Runs a task loop (runTask with firstRunDir); the promise settles when the loop ends. */
+export interface TaskLauncher {
+  launch(req: LaunchRequest): Promise<void>;
+}
+
+export const TASK_LAUNCHER = Symbol('TASK_LAUNCHER');
+
+/** The single-host launcher: the Ralph loop runs inside this server process. */
+@Injectable()
+export class LocalTaskLauncher implements TaskLauncher, OnApplicationShutdown {
+  private readonly logger = new Logger('tasks');
+  private readonly loops = new Map<string, Set<AbortController>>();
+
+  constructor(
+    @Inject(API_CONTEXT) private readonly ctx: ApiContext,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  get activeLoops(): number {
+    let n = 0;
+    for (const set of this.loops.values()) n += set.size;
+    return n;
+  }
+
+  async launch(req: LaunchRequest): Promise<void> {
+    const key = `${req.projectId}/${req.taskId}`;
+    const abort = new AbortController();
+    const set = this.loops.get(key) ?? new Set();
+    set.add(abort);
+    this.loops.set(key, set);
+    try {
+      const result = await runTask({
+        root: this.ctx.root,
+        projectId: req.projectId,
+        taskId: req.taskId,
+        prompt: req.prompt,
+        config: this.ctx.config,
+        agent: req.agentType,
+        cwd: req.projectRoot,
+        resume: req.attachMode === 'resume',
+        firstRunDir: { runId: req.runId, dir: req.runDir },
+        env: req.config,
+        conductorUrl: this.ctx.conductorUrl,
+        stopGraceMs: this.ctx.stopGraceMs,
+        signal: abort.signal,
+      });
+      if (result.status === 'failed') this.logger.warn(`task ${key} failed: ${result.error ?? 'unknown error'}`);
+    } catch (err) {
+      this.logger.error(`task ${key}: ${(err as Error).message}`);
+    } finally {
+      set.delete(abort);
+      if (set.size === 0) this.loops.delete(key);
+      this.metrics.scanRuns();
+    }
+  }
+
+  /** Ends this process's loops of a task (the runs themselves are stopped by stopTask). */
+  abortTask(projectId: string, taskId: string): void {
+    for (const a of this.loops.get(`${projectId}/${taskId}`) ?? []) a.abort();
+  }
+
+  onApplicationShutdown(): void {
+    // Agents are detached and keep running on purpose (the filesystem is the truth); nothing to do.
+  }
+}

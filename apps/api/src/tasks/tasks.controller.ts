@@ -1,0 +1,67 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { formatTime } from '../common/go-format';
+import { checkId } from '../common/ids';
+import { ProjectDataService } from '../projects/project-data.service';
+import { toRunV1 } from '../projects/shapes';
+import { CreateTaskDto } from './dto/create-task.dto';
+import { TasksService } from './tasks.service';
+
+/** #9–#12 */
+@Controller('api/v1/tasks')
+export class TasksController {
+  constructor(
+    private readonly tasks: TasksService,
+    private readonly data: ProjectDataService,
+  ) {}
+
+  private v1(projectId: string, taskId: string) {
+    const s = this.data.task(projectId, taskId);
+    return {
+      summary: s,
+      body: {
+        project_id: projectId,
+        task_id: taskId,
+        status: s.v1Status,
+        queue_position: s.queuePosition,
+        last_activity: formatTime(s.lastActivity),
+        depends_on: s.dependsOn.length ? s.dependsOn : undefined,
+        blocked_by: s.blockedBy.length ? s.blockedBy : undefined,
+      },
+    };
+  }
+
+  /** #9: tasks with a TASK.md, by project then task. */
+  @Get()
+  list() {
+    const tasks = [];
+    for (const p of this.data.projectIds()) {
+      for (const t of this.data.taskIds(p)) {
+        if (this.data.hasTaskPrompt(p, t)) tasks.push(this.v1(p, t).body);
+      }
+    }
+    return { tasks };
+  }
+
+  /** #10 */
+  @Post()
+  create(@Body() body: CreateTaskDto, @Req() req: FastifyRequest) {
+    return this.tasks.create(body, req);
+  }
+
+  /** #11 */
+  @Get(':id')
+  get(@Param('id') id: string, @Query('project_id') projectId?: string) {
+    const loc = this.tasks.locate(checkId(id, 'task_id'), projectId);
+    const { summary, body } = this.v1(loc.projectId, loc.taskId);
+    const runs = [...summary.runs].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+    return { ...body, runs: runs.length ? runs.map(toRunV1) : undefined };
+  }
+
+  /** #12: cancel (DONE + stop of its running runs, D6). */
+  @Delete(':id')
+  @HttpCode(202)
+  cancel(@Param('id') id: string, @Query('project_id') projectId: string | undefined, @Req() req: FastifyRequest) {
+    return this.tasks.cancel(id, projectId, req);
+  }
+}

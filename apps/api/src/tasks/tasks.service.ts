@@ -1,0 +1,166 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { stopTask } from '@app/runner';
+import {
+  normalizeDependsOn,
+  RunInfo,
+  StorageError,
+  validateNoDependencyCycle,
+  validateProjectId,
+  validateTaskId,
+  writeDependsOn,
+  writeDone,
+  writeRunInfo,
+  writeTaskPromptIfAbsent,
+  ZERO_TIME,
+} from '@app/storage';
+import { API_CONTEXT, ApiContext } from '../common/api-context';
+import { badRequest, conflict, notFound } from '../common/api-error';
+import { checkId } from '../common/ids';
+import { ProjectDataService, isDir } from '../projects/project-data.service';
+import { AuditLogService } from '../security/audit-log.service';
+import { CreateTaskDto, ProcessImportDto } from './dto/create-task.dto';
+import { PlannerBridge } from './planner-bridge';
+import { LaunchRequest, TASK_LAUNCHER, TaskLauncher } from './task-launcher';
+import { resolveThreadParent, writeThreadLink } from './thread-link';
+
+const ATTACH_MODES = ['create', 'attach', 'resume'];
+
+function expandHome(p: string): string {
+  return p === '~' || p.startsWith('~/') ? path.join(os.homedir(), p.slice(1)) : p;
+}
+
+/** Creating, finding and cancelling tasks for /api/v1/tasks (#9–#12). */
+@Injectable()
+export class TasksService {
+  private readonly logger = new Logger('tasks');
+
+  constructor(
+    @Inject(API_CONTEXT) private readonly ctx: ApiContext,
+    @Inject(TASK_LAUNCHER) private readonly launcher: TaskLauncher,
+    private readonly planner: PlannerBridge,
+    private readonly data: ProjectDataService,
+    private readonly audit: AuditLogService,
+  ) {}
+
+  async create(body: CreateTaskDto, req: FastifyRequest) {
+    // the storage rules as well (run folders need them), checked before anything is written
+    const projectId = validateProjectId(checkId(body.project_id, 'project_id'));
+    const taskId = validateTaskId(checkId(body.task_id, 'task_id'));
+    const agentType = body.agent_type.trim();
+    if (agentType === '') throw badRequest('agent_type is required');
+    if (body.prompt.trim() === '') throw badRequest('prompt is required');
+    if (body.thread_message_type !== undefined && !body.thread_parent) throw badRequest('thread_message_type requires thread_parent');
+    const parentMessage = body.thread_parent ? resolveThreadParent(this.ctx.layout, body.thread_parent) : undefined;
+    if (body.thread_parent && (body.thread_message_type ?? 'USER_REQUEST') !== 'USER_REQUEST') {
+      throw badRequest('thread_message_type must be USER_REQUEST');
+    }
+    let projectRoot: string | undefined;
+    if (body.project_root?.trim()) {
+      projectRoot = expandHome(body.project_root.trim());
+      if (!fs.existsSync(projectRoot)) throw badRequest(`project_root does not exist: ${projectRoot}`);
+    }
+    const dependsOn = body.depends_on !== undefined ? normalizeDependsOn(taskId, body.depends_on) : undefined;
+    const attachMode = body.attach_mode?.trim() || 'create';
+    if (!ATTACH_MODES.includes(attachMode)) throw badRequest(`invalid attach_mode "${attachMode}": must be create, attach, or resume`);
+    if (body.process_import) checkProcessImport(body.process_import);
+    if (body.config && Object.values(body.config).some((v) => typeof v !== 'string')) throw badRequest('config values must be strings');
+
+    const taskDir = this.data.taskDir(projectId, taskId);
+    if (dependsOn?.length) {
+      try {
+        validateNoDependencyCycle(this.ctx.root, projectId, taskId, dependsOn);
+      } catch (err) {
+        if (err instanceof StorageError && err.code === 'CONFLICT') throw conflict(err.message, { task_id: taskId });
+        throw err;
+      }
+    }
+    fs.mkdirSync(taskDir, { recursive: true });
+    if (dependsOn !== undefined) writeDependsOn(taskDir, dependsOn);
+    // stored verbatim, plus a newline when missing (writeTaskPromptIfAbsent appends one)
+    writeTaskPromptIfAbsent(taskDir, body.prompt.endsWith('\n') ? body.prompt.slice(0, -1) : body.prompt);
+    const { runId, dir: runDir } = this.ctx.layout.allocateRunDir(projectId, taskId);
+    if (parentMessage) await writeThreadLink(this.ctx.layout, { projectId, taskId, runId, prompt: body.prompt }, parentMessage);
+    this.audit.record(req, {
+      endpoint: 'POST /api/v1/tasks',
+      project_id: projectId,
+      task_id: taskId,
+      run_id: runId,
+      payload: { ...body, attach_mode: attachMode, depends_on: dependsOn, project_root: projectRoot },
+    });
+
+    const request: LaunchRequest = { projectId, taskId, runId, runDir, prompt: body.prompt, agentType, config: body.config, projectRoot, attachMode };
+    let status: 'started' | 'queued' = 'started';
+    let queuePosition: number | undefined;
+    if (body.process_import) {
+      importProcess(runDir, request, body.process_import);
+    } else if (!this.ctx.disableTaskStart) {
+      if (this.planner.enabled) {
+        const res = await this.planner.planner!.submit({ ...request, request: { ...body, attach_mode: attachMode, depends_on: dependsOn, project_root: projectRoot } });
+        status = res.status;
+        queuePosition = res.queuePosition;
+      } else {
+        void this.launcher.launch(request).catch((err) => this.logger.error(`launch ${projectId}/${taskId}: ${(err as Error).message}`));
+      }
+    }
+    return { project_id: projectId, task_id: taskId, run_id: runId, status, queue_position: queuePosition, depends_on: dependsOn?.length ? dependsOn : undefined };
+  }
+
+  /** Finds a task by id, in one project or across all (404 / 409 `multiple tasks found`). */
+  locate(taskIdRaw: string, projectIdRaw?: string): { projectId: string; taskId: string } {
+    const taskId = checkId(taskIdRaw, 'task_id');
+    if (projectIdRaw !== undefined && projectIdRaw !== '') {
+      const projectId = checkId(projectIdRaw, 'project_id');
+      if (!this.data.taskExists(projectId, taskId) && this.data.runs(projectId, taskId).length === 0) throw notFound('task not found');
+      return { projectId, taskId };
+    }
+    const matches = this.data.projectIds().filter((p) => isDir(path.join(this.ctx.root, p, taskId)));
+    if (matches.length === 0) throw notFound('task not found');
+    if (matches.length > 1) throw conflict('multiple tasks found', { task_id: taskId });
+    return { projectId: matches[0], taskId };
+  }
+
+  async cancel(taskIdRaw: string, projectIdRaw: string | undefined, req: FastifyRequest) {
+    const { projectId, taskId } = this.locate(taskIdRaw, projectIdRaw);
+    const taskDir = this.data.taskDir(projectId, taskId);
+    writeDone(taskDir);
+    const running = this.data.runs(projectId, taskId).filter((r) => r.info.status === 'running' && r.info.process_ownership !== 'external');
+    await this.planner.dropTask(projectId, taskId);
+    void stopTask(taskDir, { graceMs: this.ctx.stopGraceMs, stoppedBy: 'api task cancel' }).catch((err) => this.logger.warn(`stop task ${projectId}/${taskId}: ${(err as Error).message}`));
+    this.audit.record(req, { endpoint: 'DELETE /api/v1/tasks/{task_id}', project_id: projectId, task_id: taskId, payload: { stopped_runs: running.length } });
+    return { stopped_runs: running.length };
+  }
+}
+
+function checkProcessImport(pi: ProcessImportDto): void {
+  if (!(pi.pid > 0)) throw badRequest('process_import.pid must be > 0');
+  if (!pi.stdout_path?.trim() && !pi.stderr_path?.trim()) throw badRequest('process_import requires stdout_path or stderr_path');
+  if (pi.ownership !== undefined && !['managed', 'external'].includes(pi.ownership)) throw badRequest('process_import.ownership must be managed or external');
+}
+
+/** Adopts a running process as the task's first run: a run-info that the liveness check will finalise. */
+function importProcess(runDir: string, req: LaunchRequest, pi: ProcessImportDto): void {
+  const info: RunInfo = {
+    version: 1,
+    run_id: req.runId,
+    project_id: req.projectId,
+    task_id: req.taskId,
+    agent: req.agentType,
+    process_ownership: pi.ownership ?? 'external',
+    pid: pi.pid,
+    pgid: pi.pgid ?? pi.pid,
+    start_time: new Date(),
+    end_time: ZERO_TIME,
+    exit_code: -1,
+    status: 'running',
+    cwd: req.projectRoot,
+    stdout_path: pi.stdout_path || undefined,
+    stderr_path: pi.stderr_path || undefined,
+    commandline: pi.commandline,
+    agent_version: '',
+  };
+  writeRunInfo(path.join(runDir, 'run-info.yaml'), info);
+}

@@ -1,0 +1,2 @@
+export * from './webhook.module';
+export * from './webhook.service';

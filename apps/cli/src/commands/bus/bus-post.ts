@@ -1,0 +1,106 @@
+import { fstatSync, readFileSync } from 'node:fs';
+import { validateProjectId, validateRunId, validateTaskId } from '@app/storage/ids';
+import { BusWriter } from '@app/messagebus/writer';
+import { MAX_BODY_BYTES } from '@app/messagebus/types';
+import { UsageError } from '../../common/cli-errors';
+import type { BusPostOptions } from './bus-flags';
+import { busFileFor, busFromWorkingDir, resolveBusRoot, scopeFromBusPath, scopeFromCwdRunInfo, scopeFromRunFolder, scopeFromTaskFolder, type BusEnv, type Scope } from './bus-scope';
+
+export interface PostIo extends BusEnv {
+  stdout: { write(s: string): unknown };
+  /** Body read from stdin when --body is empty (undefined when stdin is a terminal). */
+  readStdin: () => string | undefined;
+}
+
+/** stdin's content when it is not a terminal/character device (upstream's rule), else undefined. */
+export function readStdinIfPiped(): string | undefined {
+  try {
+    if (fstatSync(0).isCharacterDevice()) return undefined;
+    return readFileSync(0, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EBADF' || code === 'EINVAL' || code === 'ENXIO') return undefined;
+    throw new Error(`read stdin: ${(err as Error).message}`);
+  }
+}
+
+function firstOf(...values: (string | undefined)[]): string | undefined {
+  for (const v of values) {
+    const t = v?.trim();
+    if (t) return t;
+  }
+  return undefined;
+}
+
+/** Flag values checked before anything touches the disk (D18). */
+function validateFlags(opts: BusPostOptions): void {
+  if (opts.project !== undefined) validateProjectId(opts.project);
+  if (opts.task !== undefined) validateTaskId(opts.task);
+  if (opts.run !== undefined) validateRunId(opts.run);
+  if (opts.type !== undefined && opts.type.trim() === '') throw new UsageError('--type must not be empty');
+  for (const p of opts.parent ?? []) if (p.trim() === '') throw new UsageError('--parent must not be empty');
+  for (const l of opts.link ?? []) if (l.trim() === '') throw new UsageError('--link must not be empty');
+}
+
+/** Bus file for `bus post`: $JRUN_MESSAGE_BUS → --project[/--task] → run-info → project home → discovery. */
+export function resolvePostBus(opts: BusPostOptions, e: BusEnv): string {
+  const fromEnv = firstOf(e.env.JRUN_MESSAGE_BUS);
+  if (fromEnv) return fromEnv;
+  let project = firstOf(opts.project);
+  if (!project && firstOf(opts.task)) {
+    project = firstOf(scopeFromRunFolder(e.env.JRUN_RUN_FOLDER).project, scopeFromTaskFolder(e.env.JRUN_TASK_FOLDER).project, e.env.JRUN_PROJECT_ID);
+    if (!project) throw new UsageError('--task needs --project (or $JRUN_PROJECT_ID)');
+    validateProjectId(project);
+  }
+  if (project) return busFileFor(resolveBusRoot(opts.root, e), project, firstOf(opts.task));
+  return busFromWorkingDir(opts.root, e);
+}
+
+/** Message ids: flag → bus path → $JRUN_RUN_FOLDER → $JRUN_TASK_FOLDER → CWD run-info → $JRUN_*_ID. */
+export function resolvePostScope(opts: BusPostOptions, busPath: string, e: BusEnv): Scope {
+  const sources: Array<() => Scope> = [
+    () => scopeFromBusPath(busPath),
+    () => scopeFromRunFolder(e.env.JRUN_RUN_FOLDER),
+    () => scopeFromTaskFolder(e.env.JRUN_TASK_FOLDER),
+    () => scopeFromCwdRunInfo(e.cwd),
+    () => ({ project: e.env.JRUN_PROJECT_ID, task: e.env.JRUN_TASK_ID }),
+  ];
+  const pick = (key: 'project' | 'task', flag: string | undefined): string | undefined => {
+    let value = firstOf(flag);
+    for (let i = 0; !value && i < sources.length; i++) value = firstOf(sources[i]()[key]);
+    return value;
+  };
+  const project = pick('project', opts.project);
+  const task = pick('task', opts.task);
+  const run = firstOf(opts.run, scopeFromRunFolder(e.env.JRUN_RUN_FOLDER).run) ?? firstOf(scopeFromCwdRunInfo(e.cwd).run, e.env.JRUN_ID);
+  return { project, task, run };
+}
+
+/** `run-agent bus post`: appends one message and prints `msg_id: <id>`. */
+export async function runBusPost(opts: BusPostOptions, io: PostIo): Promise<void> {
+  validateFlags(opts);
+  const busPath = resolvePostBus(opts, io);
+  const scope = resolvePostScope(opts, busPath, io);
+  if (!scope.project) throw new Error('cannot infer project: run from inside a task or project directory');
+  let body = opts.body ?? '';
+  if (body === '') body = io.readStdin() ?? '';
+  const bytes = Buffer.byteLength(body);
+  if (bytes > MAX_BODY_BYTES) {
+    throw new Error(`message body is ${bytes} bytes, over the ${MAX_BODY_BYTES}-byte limit; write it to a file and post a short message with --link <path>`);
+  }
+  const writer = new BusWriter(busPath);
+  try {
+    const msg = await writer.append({
+      type: opts.type ?? 'INFO',
+      project_id: scope.project,
+      task_id: scope.task ?? '',
+      run_id: scope.run ?? '',
+      body,
+      parents: (opts.parent ?? []).map((id) => ({ msg_id: id.trim() })),
+      links: (opts.link ?? []).map((url) => ({ url: url.trim() })),
+    });
+    io.stdout.write(`msg_id: ${msg.msg_id}\n`);
+  } finally {
+    writer.close();
+  }
+}

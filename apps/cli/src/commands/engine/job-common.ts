@@ -1,0 +1,115 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { AppConfig, findConfigFile, generateTaskId, loadConfig, validateProjectId, validateTaskId } from '@app/storage';
+import { isRunnerError } from '@app/runner';
+import { UsageError } from '../../common/cli-errors';
+import { durationFlag } from './support/options';
+import { resolveRoot } from './support/runs-root';
+import { inferScope } from './support/scope';
+
+/** Flags shared by job, job batch, task, task resume and resume. */
+export interface RunFlags {
+  root?: string;
+  config?: string;
+  project?: string;
+  task?: string;
+  agent?: string;
+  prompt?: string;
+  promptFile?: string;
+  cwd?: string;
+  conductorUrl?: string;
+  timeout?: string;
+}
+
+export interface LoadedConfig {
+  config?: AppConfig;
+  path?: string;
+}
+
+/**
+ * Config for a run: --config, then $CONDUCTOR_CONFIG (exported to agents so that sub-agent jobs
+ * share the parent's limits and webhook), then ./config.yaml|yml or the home HCL file.
+ */
+export function loadRunConfig(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const path = flag?.trim() || env.CONDUCTOR_CONFIG?.trim() || findConfigFile(process.cwd(), env);
+  if (!path) return {};
+  return { config: loadConfig(path, { env }), path: resolve(path) };
+}
+
+/** The caller env given to agents: carries the config path on to sub-agent `run-agent job` calls. */
+export function agentCallerEnv(loaded: LoadedConfig): Record<string, string> | undefined {
+  return loaded.path ? { CONDUCTOR_CONFIG: loaded.path } : undefined;
+}
+
+/**
+ * Runs root: --root, then the root of the task an agent runs in ($JRUN_TASK_FOLDER), then D8
+ * (CONDUCTOR_ROOT / RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs).
+ */
+export function runRoot(flag: string | undefined, loaded: LoadedConfig, env: NodeJS.ProcessEnv = process.env): string {
+  if (flag?.trim()) return resolveRoot(flag, env);
+  const taskFolder = env.JRUN_TASK_FOLDER?.trim();
+  if (taskFolder) return dirname(dirname(resolve(taskFolder)));
+  if (env.CONDUCTOR_ROOT?.trim() || env.RUN_AGENT_ROOT?.trim() || !loaded.config?.storage?.runs_dir) return resolveRoot(undefined, env);
+  return resolve(loaded.config.storage.runs_dir);
+}
+
+export interface ResolvedScope {
+  projectId: string;
+  taskId: string;
+  generated: boolean;
+}
+
+/** D7: --project/--task, else JRUN_* env, else the working directory; a missing task id is generated. */
+export function resolveScope(flags: { project?: string; task?: string }, root: string, opts: { generate: boolean }): ResolvedScope {
+  const scope = inferScope(flags, { root });
+  if (!scope.project) throw new UsageError('cannot infer project: pass --project or run from inside a task or project directory');
+  validateProjectId(scope.project);
+  if (scope.task) {
+    if (!/^task-\d{8}-\d{6}-[a-z0-9][a-z0-9-]{1,48}[a-z0-9]$/.test(scope.task)) {
+      throw new UsageError(`invalid task ID "${scope.task}": must match task-<YYYYMMDD>-<HHMMSS>-<slug> (e.g. task-20260220-153045-my-feature)`);
+    }
+    validateTaskId(scope.task);
+    return { projectId: scope.project, taskId: scope.task, generated: false };
+  }
+  if (!opts.generate) throw new UsageError('task is required: pass --task');
+  return { projectId: scope.project, taskId: generateTaskId(), generated: true };
+}
+
+/** --prompt-file (trimmed, must not be empty) wins over --prompt. */
+export function promptFromFlags(flags: { prompt?: string; promptFile?: string }): string | undefined {
+  if (flags.promptFile) {
+    let text: string;
+    try {
+      text = readFileSync(flags.promptFile, 'utf8');
+    } catch (err) {
+      throw new UsageError(`read prompt file: ${(err as Error).message}`);
+    }
+    if (!text.trim()) throw new UsageError(`prompt file "${flags.promptFile}" is empty`);
+    return text.trim();
+  }
+  const prompt = flags.prompt?.trim();
+  return prompt ? prompt : undefined;
+}
+
+export function optionalDuration(value: string | undefined, flag: string): number | undefined {
+  return value === undefined ? undefined : durationFlag(value, flag);
+}
+
+export function checkDir(path: string | undefined, what: string): string | undefined {
+  if (!path) return undefined;
+  const abs = resolve(path);
+  if (!existsSync(abs) || !statSync(abs).isDirectory()) throw new UsageError(`${what} not found: ${abs}`);
+  return abs;
+}
+
+/** Library errors for bad input are usage errors (exit 2); everything else is a failure (exit 1). */
+export function asCliError(err: unknown): unknown {
+  if (isRunnerError(err, 'INVALID_INPUT')) return new UsageError(err.message);
+  if (err instanceof Error && (err as { code?: string }).code === 'INVALID_ID') return new UsageError(err.message);
+  return err;
+}
+
+/** nest-commander hands a parent command's flags to the parent: merge them for subcommands. */
+export function withParentOptions<T extends object>(command: { parent?: { opts(): object } | null } | undefined, options: T): T {
+  return { ...(command?.parent?.opts() ?? {}), ...options } as T;
+}

@@ -1,0 +1,177 @@
+import { existsSync, openSync, readSync, closeSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command, CommandRunner, Option } from 'nest-commander';
+import { RunsLayout } from '@app/storage';
+import { JobResult, RunnerService } from '@app/runner';
+import { UsageError } from '../../common/cli-errors';
+import { collect } from './support/options';
+import {
+  RunFlags,
+  agentCallerEnv,
+  asCliError,
+  checkDir,
+  loadRunConfig,
+  optionalDuration,
+  promptFromFlags,
+  resolveScope,
+  runRoot,
+} from './job-common';
+import { JobBatchCommand } from './job-batch.command';
+
+interface JobFlags extends Omit<RunFlags, 'task' | 'prompt' | 'promptFile'> {
+  // Collected as lists because `job batch` repeats them and the parent command parses them.
+  task?: string[];
+  prompt?: string[];
+  promptFile?: string[];
+  parentRunId?: string;
+  previousRunId?: string;
+  follow?: boolean;
+}
+
+/** Copies what the agent writes to agent-stdout.txt onto our stdout until `done` settles. */
+export async function followRun(runDir: string, done: Promise<unknown>): Promise<void> {
+  const path = join(runDir, 'agent-stdout.txt');
+  let offset = 0;
+  const drain = (): void => {
+    if (!existsSync(path)) return;
+    const size = statSync(path).size;
+    if (size <= offset) return;
+    const fd = openSync(path, 'r');
+    try {
+      const buf = Buffer.alloc(size - offset);
+      readSync(fd, buf, 0, buf.length, offset);
+      offset = size;
+      process.stdout.write(buf);
+    } finally {
+      closeSync(fd);
+    }
+  };
+  let finished = false;
+  void done.finally(() => (finished = true));
+  while (!finished) {
+    drain();
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  drain();
+}
+
+@Command({
+  name: 'job',
+  subCommands: [JobBatchCommand],
+  description:
+    'Run one agent once (no restart loop) in a task: creates a run folder with prompt.md, run-info.yaml, ' +
+    'agent-stdout.txt/agent-stderr.txt and output.md, and posts RUN_START/RUN_STOP to the task bus. ' +
+    'Inside an agent, project/task/parent run come from the JRUN_* variables.',
+})
+export class JobCommand extends CommandRunner {
+  constructor(private readonly runner: RunnerService) {
+    super();
+  }
+
+  async run(_args: string[], flags: JobFlags = {}): Promise<void> {
+    try {
+      await this.runJob(flags);
+    } catch (err) {
+      throw asCliError(err);
+    }
+  }
+
+  private async runJob(all: JobFlags): Promise<void> {
+    const flags = { ...all, task: all.task?.at(-1), prompt: all.prompt?.at(-1), promptFile: all.promptFile?.at(-1) };
+    const prompt = promptFromFlags(flags);
+    if (!prompt) throw new UsageError('prompt is empty: pass --prompt or --prompt-file');
+    const idleTimeoutMs = optionalDuration(flags.timeout, '--timeout');
+    const cwd = checkDir(flags.cwd, 'working directory');
+    const loaded = loadRunConfig(flags.config);
+    const root = runRoot(flags.root, loaded);
+    const scope = resolveScope(flags, root, { generate: true });
+    if (scope.generated) process.stderr.write(`task: ${scope.taskId}\n`);
+    const parentRunId = flags.parentRunId?.trim() || process.env.JRUN_ID?.trim() || undefined;
+    const runDir = flags.follow ? new RunsLayout(root).allocateRunDir(scope.projectId, scope.taskId) : undefined;
+    const pending = this.runner.runJob({
+      root,
+      projectId: scope.projectId,
+      taskId: scope.taskId,
+      prompt,
+      config: loaded.config,
+      agent: flags.agent,
+      cwd,
+      parentRunId,
+      previousRunId: flags.previousRunId?.trim() || undefined,
+      idleTimeoutMs,
+      conductorUrl: flags.conductorUrl,
+      env: agentCallerEnv(loaded),
+      runDir,
+    });
+    if (runDir) await followRun(runDir.dir, pending);
+    const result: JobResult = await pending;
+    // D14: a short-lived job waits for its run_stop webhook delivery (bounded by timeout and retries).
+    await result.webhook;
+    if (!result.ok) throw new Error(result.error ?? 'agent execution failed');
+  }
+
+  @Option({ flags: '--project <id>', description: 'project id (default: from JRUN_RUN_FOLDER, JRUN_TASK_FOLDER, JRUN_PROJECT_ID or the working directory)' })
+  parseProject(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--task <id>', description: 'task id task-YYYYMMDD-HHMMSS-slug (default: from JRUN_* or the working directory, else generated and printed on stderr)' })
+  parseTask(v: string, prev?: string[]): string[] {
+    return collect(v, prev);
+  }
+
+  @Option({ flags: '--root <dir>', description: 'runs root (default: the root of $JRUN_TASK_FOLDER, $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })
+  parseRoot(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--config <file>', description: 'config file (default: $CONDUCTOR_CONFIG, ./config.yaml, ./config.yml, ~/.run-agent/conductor-loop.hcl)' })
+  parseConfig(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--agent <name>', description: 'config agent name or agent type: claude, codex, gemini, perplexity, xai (default: diversification policy, defaults.agent, first configured agent)' })
+  parseAgent(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--prompt <text>', description: 'prompt text' })
+  parsePrompt(v: string, prev?: string[]): string[] {
+    return collect(v, prev);
+  }
+
+  @Option({ flags: '--prompt-file <file>', description: 'read the prompt from this file (wins over --prompt)' })
+  parsePromptFile(v: string, prev?: string[]): string[] {
+    return collect(v, prev);
+  }
+
+  @Option({ flags: '--cwd <dir>', description: 'working directory of the agent (default: the task folder)' })
+  parseCwd(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--conductor-url <url>', description: 'conductor server URL given to the agent as JRUN_CONDUCTOR_URL (default: from config api.host/api.port)' })
+  parseConductorUrl(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--parent-run-id <id>', description: 'parent run id, making this a child run (default: $JRUN_ID)' })
+  parseParentRunId(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--previous-run-id <id>', description: 'run id this run continues (restart chain)' })
+  parsePreviousRunId(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--timeout <duration>', description: 'kill the agent after this long without output (Go duration, e.g. 30m; REST agents: total deadline; default: none)' })
+  parseTimeout(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '-f, --follow', description: 'print the agent output while it runs' })
+  parseFollow(): boolean {
+    return true;
+  }
+}

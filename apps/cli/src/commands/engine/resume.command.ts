@@ -1,0 +1,65 @@
+import { existsSync } from 'node:fs';
+import { Command, Option } from 'nest-commander';
+import { RunsLayout, removeDone } from '@app/storage';
+import { RunnerService } from '@app/runner';
+import { agentCallerEnv, asCliError, checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
+import { LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
+import { clearStopMarkers, RESUME_MAX_RESTARTS } from './task-resume.command';
+
+@Command({
+  name: 'resume',
+  description:
+    'Reopen a task: delete its DONE marker and stop markers. With --agent, also run the Ralph loop again in resume ' +
+    'mode ("Continue working on the following:" from the first attempt, default 3 restarts).',
+})
+export class ResumeCommand extends LoopFlagParsers {
+  constructor(private readonly runner: RunnerService) {
+    super();
+  }
+
+  async run(_args: string[], flags: LoopFlags = {}): Promise<void> {
+    try {
+      await this.resume(flags);
+    } catch (err) {
+      throw asCliError(err);
+    }
+  }
+
+  private async resume(flags: LoopFlags): Promise<void> {
+    const settings = loopSettings(flags, RESUME_MAX_RESTARTS);
+    const prompt = promptFromFlags(flags);
+    const cwd = checkDir(flags.cwd, 'working directory');
+    const loaded = flags.agent ? loadRunConfig(flags.config) : {};
+    const root = runRoot(flags.root, loaded);
+    const scope = resolveScope(flags, root, { generate: false });
+    const taskDir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
+    if (!existsSync(taskDir)) throw new Error(`task directory not found: ${taskDir}`);
+    removeDone(taskDir);
+    clearStopMarkers(taskDir);
+    process.stdout.write(`Resumed task ${scope.taskId} (restart counter reset)\n`);
+    if (!flags.agent) return;
+    const result = await this.runner.runTask({
+      root,
+      projectId: scope.projectId,
+      taskId: scope.taskId,
+      prompt,
+      config: loaded.config,
+      agent: flags.agent,
+      cwd,
+      resume: true,
+      env: agentCallerEnv(loaded),
+      ...settings,
+    });
+    if (result.status !== 'done') throw new Error(result.error ?? `task ${result.status}`);
+  }
+
+  @Option({ flags: '--prompt <text>', description: 'prompt for the resumed loop (default: TASK.md)' })
+  parsePrompt(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--prompt-file <file>', description: 'read the prompt from this file' })
+  parsePromptFile(v: string): string {
+    return v;
+  }
+}

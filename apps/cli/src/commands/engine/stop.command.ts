@@ -1,0 +1,135 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Command, CommandRunner, Option } from 'nest-commander';
+import { RunsLayout, readRunInfo, validateRunId, writeStopRequested } from '@app/storage';
+import { RunnerService } from '@app/runner';
+import { UsageError } from '../../common/cli-errors';
+import { asCliError, resolveScope } from './job-common';
+import { durationFlag } from './support/options';
+import { resolveRoot } from './support/runs-root';
+
+interface StopFlags {
+  runDir?: string;
+  root?: string;
+  project?: string;
+  task?: string;
+  run?: string;
+  force?: boolean;
+  noRestart?: boolean;
+  restart?: boolean;
+  grace?: string;
+}
+
+/** The newest run of the task whose stored status is running (optionally a given run). */
+export function findRunningRun(taskDir: string, runId?: string): string | undefined {
+  const runsDir = join(taskDir, 'runs');
+  const names = existsSync(runsDir) ? readdirSync(runsDir).sort().reverse() : [];
+  for (const name of names) {
+    if (runId && name !== runId) continue;
+    try {
+      if (readRunInfo(join(runsDir, name, 'run-info.yaml')).status === 'running') return join(runsDir, name);
+    } catch {
+      // unreadable run-info: skip
+    }
+  }
+  return undefined;
+}
+
+@Command({
+  name: 'stop',
+  description:
+    'Stop a run: SIGTERM to its process group, its child runs and any process of its tree that left the group; ' +
+    'SIGKILL after the grace period. The task\'s Ralph loop does not restart a stopped run. ' +
+    'Target: --run-dir, or --project/--task (from JRUN_* or the working directory) with an optional --run.',
+})
+export class StopCommand extends CommandRunner {
+  constructor(private readonly runner: RunnerService) {
+    super();
+  }
+
+  async run(_args: string[], flags: StopFlags = {}): Promise<void> {
+    try {
+      await this.stop(flags);
+    } catch (err) {
+      throw asCliError(err);
+    }
+  }
+
+  private async stop(flags: StopFlags): Promise<void> {
+    const graceMs = flags.grace !== undefined ? durationFlag(flags.grace, '--grace') : undefined;
+    let runDir: string | undefined;
+    if (flags.runDir) {
+      runDir = resolve(flags.runDir);
+      if (!existsSync(runDir)) throw new UsageError(`run directory not found: ${runDir}`);
+    } else {
+      const root = resolveRoot(flags.root);
+      const scope = resolveScope(flags, root, { generate: false });
+      const taskDir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
+      if (flags.run) validateRunId(flags.run);
+      if (!existsSync(taskDir)) throw new Error(`task not found: ${scope.projectId}/${scope.taskId}`);
+      try {
+        writeStopRequested(taskDir, flags.noRestart === true || flags.restart === false);
+      } catch (err) {
+        process.stderr.write(`warning: ${(err as Error).message}\n`);
+      }
+      runDir = findRunningRun(taskDir, flags.run);
+      if (!runDir) {
+        throw new Error(
+          flags.run
+            ? `no running run ${flags.run} found for project ${scope.projectId} task ${scope.taskId}`
+            : `no running runs found for project ${scope.projectId} task ${scope.taskId}`,
+        );
+      }
+    }
+    if (!existsSync(join(runDir, 'run-info.yaml'))) {
+      process.stderr.write(`run-info.yaml not found in ${runDir}; nothing to stop\n`);
+      return;
+    }
+    const result = await this.runner.stopRun(runDir, { graceMs, stoppedBy: `run-agent stop (pid ${process.pid})` });
+    if (!result.stopped) {
+      process.stderr.write(`run ${result.runId} is not running (status: ${result.status})\n`);
+      return;
+    }
+    process.stdout.write(`Stopped run ${result.runId} (PID ${result.pid})\n`);
+  }
+
+  @Option({ flags: '--run-dir <dir>', description: 'run folder to stop' })
+  parseRunDir(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--root <dir>', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })
+  parseRoot(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--project <id>', description: 'project id (default: $JRUN_PROJECT_ID or the working directory)' })
+  parseProject(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--task <id>', description: 'task id (default: $JRUN_TASK_ID or the working directory)' })
+  parseTask(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--run <id>', description: 'run id within the task (default: the newest running run)' })
+  parseRun(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--grace <duration>', description: 'wait this long after SIGTERM before SIGKILL (default 30s)' })
+  parseGrace(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--force', description: 'accepted for compatibility: SIGKILL always follows the grace period' })
+  parseForce(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--no-restart', description: 'write a permanent STOP-REQUESTED marker (monitor never restarts the task)' })
+  parseNoRestart(): boolean {
+    return false;
+  }
+}

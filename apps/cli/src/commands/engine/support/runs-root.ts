@@ -1,0 +1,19 @@
+import { findConfigFile, loadConfig, resolveRunsRoot } from '@app/storage';
+
+/**
+ * D8: `--root` → CONDUCTOR_ROOT / RUN_AGENT_ROOT → storage.runs_dir of the config in use →
+ * ~/.run-agent/runs. The config is only looked up when no flag or env var decides, so a broken
+ * ./config.yaml does not break commands that name their root.
+ */
+export function resolveRoot(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  if (flag?.trim() || env.CONDUCTOR_ROOT?.trim() || env.RUN_AGENT_ROOT?.trim()) {
+    return resolveRunsRoot({ flag: flag?.trim() || undefined, env });
+  }
+  const configPath = findConfigFile(process.cwd());
+  if (!configPath) return resolveRunsRoot({ env });
+  try {
+    return resolveRunsRoot({ env, config: loadConfig(configPath, { strict: false, env }) });
+  } catch (err) {
+    throw new Error(`resolve runs dir: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * Left-aligned columns separated by at least two spaces, like Go's
+ * tabwriter.NewWriter(out, 0, 0, 2, ' ', 0): the last cell of a line is not padded.
+ */
+export function formatTable(rows: string[][]): string {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.forEach((cell, i) => {
+      if (i < row.length - 1) widths[i] = Math.max(widths[i] ?? 0, [...cell].length);
+    });
+  }
+  return rows
+    .map((row) => row.map((cell, i) => (i < row.length - 1 ? cell + ' '.repeat(widths[i] - [...cell].length + 2) : cell)).join(''))
+    .map((line) => `${line}\n`)
+    .join('');
+}
+
+function pad2(n: number): string {
+  return String(n).padStart(2, '0');
+}
+
+/** Local time as `YYYY-MM-DD HH:MM`. */
+export function localMinute(date: Date): string {
+  return `${date.getFullYear()}-${pad2(date.getMonth() + 1)}-${pad2(date.getDate())} ${pad2(date.getHours())}:${pad2(date.getMinutes())}`;
+}
+
+/** UTC time as `YYYY-MM-DD HH:MM:SS` (how run start times are shown). */
+export function utcSecond(date: Date): string {
+  return date.toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** RFC 3339 in UTC with whole seconds, like Go's time.RFC3339 for a UTC time. */
+export function rfc3339(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
+}

@@ -1,0 +1,57 @@
+import { existsSync } from 'node:fs';
+import { CommandRunner, Option, SubCommand } from 'nest-commander';
+import { RunsLayout, writeCancelled } from '@app/storage';
+import { RunnerService } from '@app/runner';
+import { UsageError } from '../../common/cli-errors';
+import { asCliError, resolveScope, withParentOptions } from './job-common';
+import { durationFlag } from './support/options';
+import { resolveRoot } from './support/runs-root';
+
+interface CancelFlags {
+  root?: string;
+  project?: string;
+  task?: string;
+  reason?: string;
+  grace?: string;
+}
+
+@SubCommand({
+  name: 'cancel',
+  description:
+    'Cancel a task: write <task>/CANCELLED with the reason, end its Ralph loop and stop its running agents ' +
+    '(SIGTERM to each process group, SIGKILL after the grace period). `run-agent resume` clears the marker.',
+})
+export class TaskCancelCommand extends CommandRunner {
+  constructor(private readonly runner: RunnerService) {
+    super();
+  }
+
+  async run(_args: string[], options: CancelFlags = {}): Promise<void> {
+    const flags = withParentOptions(this.command, options);
+    try {
+      const reason = flags.reason?.trim();
+      if (!reason) throw new UsageError('--reason is required');
+      const graceMs = flags.grace !== undefined ? durationFlag(flags.grace, '--grace') : undefined;
+      const root = resolveRoot(flags.root);
+      const scope = resolveScope(flags, root, { generate: false });
+      const taskDir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
+      if (!existsSync(taskDir)) throw new Error(`task not found: ${scope.projectId}/${scope.taskId}`);
+      writeCancelled(taskDir, reason);
+      const { stoppedRuns } = await this.runner.stopTask(taskDir, { graceMs, stoppedBy: `run-agent task cancel (pid ${process.pid})` });
+      process.stdout.write(`task ${scope.projectId}/${scope.taskId} marked as cancelled\nreason: ${reason}\n`);
+      if (stoppedRuns > 0) process.stdout.write(`stopped runs: ${stoppedRuns}\n`);
+    } catch (err) {
+      throw asCliError(err);
+    }
+  }
+
+  @Option({ flags: '--reason <text>', description: 'why the task is cancelled (required)' })
+  parseReason(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--grace <duration>', description: 'wait this long after SIGTERM before SIGKILL (default 30s)' })
+  parseGrace(v: string): string {
+    return v;
+  }
+}

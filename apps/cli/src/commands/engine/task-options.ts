@@ -1,0 +1,86 @@
+import { CommandRunner, Option } from 'nest-commander';
+import { countFlag } from './support/options';
+import { RunFlags, optionalDuration } from './job-common';
+
+export interface LoopFlags extends RunFlags {
+  dependsOn?: string[];
+  dependencyPollInterval?: string;
+  maxRestarts?: string;
+  childWaitTimeout?: string;
+  childPollInterval?: string;
+  restartDelay?: string;
+}
+
+export interface LoopSettings {
+  maxRestarts?: number;
+  restartDelayMs?: number;
+  childWaitTimeoutMs?: number;
+  childPollIntervalMs?: number;
+  dependencyPollIntervalMs?: number;
+  idleTimeoutMs?: number;
+}
+
+/** Parses the Ralph-loop flags; bad values are usage errors. */
+export function loopSettings(flags: LoopFlags, defaultMaxRestarts?: number): LoopSettings {
+  return {
+    maxRestarts: flags.maxRestarts !== undefined ? countFlag(flags.maxRestarts, '--max-restarts') : defaultMaxRestarts,
+    restartDelayMs: optionalDuration(flags.restartDelay, '--restart-delay'),
+    childWaitTimeoutMs: optionalDuration(flags.childWaitTimeout, '--child-wait-timeout'),
+    childPollIntervalMs: optionalDuration(flags.childPollInterval, '--child-poll-interval'),
+    dependencyPollIntervalMs: optionalDuration(flags.dependencyPollInterval, '--dependency-poll-interval'),
+    idleTimeoutMs: optionalDuration(flags.timeout, '--timeout'),
+  };
+}
+
+/** Flags common to `task`, `task resume` and `resume` (nest-commander reads the decorators of a base class). */
+export abstract class LoopFlagParsers extends CommandRunner {
+  @Option({ flags: '--project <id>', description: 'project id (default: $JRUN_PROJECT_ID or the working directory)' })
+  parseProject(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--task <id>', description: 'task id task-YYYYMMDD-HHMMSS-slug' })
+  parseTask(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--root <dir>', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })
+  parseRoot(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--config <file>', description: 'config file (default: $CONDUCTOR_CONFIG, ./config.yaml, ./config.yml, ~/.run-agent/conductor-loop.hcl)' })
+  parseConfig(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--agent <name>', description: 'config agent name or agent type: claude, codex, gemini, perplexity, xai (default: diversification policy, defaults.agent, first configured agent)' })
+  parseAgent(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--cwd <dir>', description: 'working directory of the agent (default: the task folder)' })
+  parseCwd(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--max-restarts <n>', description: 'restarts allowed after the first attempt: N restarts = N+1 attempts, 0 = run once (default: 100; resume: 3)' })
+  parseMaxRestarts(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--restart-delay <duration>', description: 'pause between attempts (Go duration; default 1s)' })
+  parseRestartDelay(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--child-wait-timeout <duration>', description: 'after DONE, how long to wait for live child runs before completing with a warning (default 5m0s)' })
+  parseChildWaitTimeout(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--child-poll-interval <duration>', description: 'how often to check child runs after DONE (default 1s)' })
+  parseChildPollInterval(v: string): string {
+    return v;
+  }
+}

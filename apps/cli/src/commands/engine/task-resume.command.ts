@@ -1,0 +1,61 @@
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { SubCommand } from 'nest-commander';
+import { RunsLayout, removeStopRequested } from '@app/storage';
+import { RunnerService } from '@app/runner';
+import { agentCallerEnv, asCliError, checkDir, loadRunConfig, resolveScope, runRoot, withParentOptions } from './job-common';
+import { LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
+
+export const RESUME_MAX_RESTARTS = 3;
+
+/** Clears the markers that end a loop, so an explicit resume runs again. */
+export function clearStopMarkers(taskDir: string): void {
+  removeStopRequested(taskDir);
+  rmSync(join(taskDir, 'CANCELLED'), { force: true });
+}
+
+@SubCommand({
+  name: 'resume',
+  description:
+    'Resume an existing task from its TASK.md with the "Continue working on the following:" prefix from the first ' +
+    'attempt (default 3 restarts). DONE is kept: a finished task only re-checks its children.',
+})
+export class TaskResumeCommand extends LoopFlagParsers {
+  constructor(private readonly runner: RunnerService) {
+    super();
+  }
+
+  async run(_args: string[], options: LoopFlags = {}): Promise<void> {
+    const flags = withParentOptions(this.command, options);
+    try {
+      await this.resume(flags);
+    } catch (err) {
+      throw asCliError(err);
+    }
+  }
+
+  private async resume(flags: LoopFlags): Promise<void> {
+    const settings = loopSettings(flags, RESUME_MAX_RESTARTS);
+    const cwd = checkDir(flags.cwd, 'working directory');
+    const loaded = loadRunConfig(flags.config);
+    const root = runRoot(flags.root, loaded);
+    const scope = resolveScope(flags, root, { generate: false });
+    const taskDir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
+    if (!existsSync(taskDir)) throw new Error(`task directory not found: ${taskDir}`);
+    if (!existsSync(join(taskDir, 'TASK.md'))) throw new Error(`TASK.md not found in task directory ${taskDir}`);
+    process.stderr.write(`Resuming task: ${scope.taskId}\n`);
+    clearStopMarkers(taskDir);
+    const result = await this.runner.runTask({
+      root,
+      projectId: scope.projectId,
+      taskId: scope.taskId,
+      config: loaded.config,
+      agent: flags.agent,
+      cwd,
+      resume: true,
+      env: agentCallerEnv(loaded),
+      ...settings,
+    });
+    if (result.status !== 'done') throw new Error(result.error ?? `task ${result.status}`);
+  }
+}

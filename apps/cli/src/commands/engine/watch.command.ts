@@ -1,0 +1,171 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command, CommandRunner, Option } from 'nest-commander';
+import { formatGoDuration } from '@app/runner';
+import { blockedBy, ChangeFeed, isTaskDone, LivenessProbe, readDependsOn, readRunInfoReconciled, RunsLayout, type RunInfo } from '@app/storage';
+import { UsageError } from '../../common/cli-errors';
+import { collect, durationFlag } from './support/options';
+import { resolveRoot } from './support/runs-root';
+import { inferScope } from './support/scope';
+import { listRunNames } from './support/task-state';
+import { waitForChange } from './support/wake';
+
+interface WatchOptions {
+  root?: string;
+  project?: string;
+  task?: string[];
+  timeout?: string;
+  json?: boolean;
+}
+
+/** One task as `watch --json` reports it. */
+export interface WatchTaskStatus {
+  task_id: string;
+  status: string;
+  elapsed: number;
+  done: boolean;
+}
+
+const POLL_MS = 2000;
+const ZERO_TIME_MS = Date.UTC(1, 0, 1);
+
+function latestReadableRunInfo(runsDir: string, runs: string[], probe: LivenessProbe): RunInfo | undefined {
+  for (let i = runs.length - 1; i >= 0; i--) {
+    const path = join(runsDir, runs[i], 'run-info.yaml');
+    if (!existsSync(path)) continue;
+    try {
+      return readRunInfoReconciled(path, probe);
+    } catch {
+      // unreadable: try an older run
+    }
+  }
+  return undefined;
+}
+
+export function watchTaskStatus(layout: RunsLayout, project: string, task: string, probe: LivenessProbe, now = new Date()): WatchTaskStatus {
+  const result: WatchTaskStatus = { task_id: task, status: 'unknown', elapsed: 0, done: false };
+  const taskDir = layout.taskDir(project, task);
+  const runsDir = join(taskDir, 'runs');
+  const runs = listRunNames(runsDir) ?? [];
+  const info = runs.length ? latestReadableRunInfo(runsDir, runs, probe) : undefined;
+  if (!info) {
+    if (isTaskDone(taskDir)) return { ...result, status: 'done', done: true };
+    if (runs.length === 0) {
+      const deps = readDependsOn(taskDir);
+      if (deps.length && blockedBy(layout.root, project, deps).length) result.status = 'blocked';
+    }
+    return result;
+  }
+  result.status = info.status;
+  const start = info.start_time?.getTime() ?? ZERO_TIME_MS;
+  if (start > ZERO_TIME_MS) {
+    const end = info.end_time?.getTime() ?? ZERO_TIME_MS;
+    const finished = info.status === 'completed' || info.status === 'failed';
+    result.elapsed = ((finished && end > ZERO_TIME_MS ? end : now.getTime()) - start) / 1000;
+  }
+  result.done = ['completed', 'failed', 'done'].includes(info.status);
+  return result;
+}
+
+/** The runs folder (new runs) and the newest run-info.yaml (status changes) of a task. */
+function watchedPaths(runsDir: string): string[] {
+  const runs = listRunNames(runsDir) ?? [];
+  return runs.length ? [runsDir, join(runsDir, runs[runs.length - 1], 'run-info.yaml')] : [runsDir];
+}
+
+export function watchPhase(status: string): 'active' | 'blocked' | 'completed' | 'failed' | 'pending' {
+  switch (status) {
+    case 'running':
+      return 'active';
+    case 'blocked':
+      return 'blocked';
+    case 'completed':
+    case 'done':
+      return 'completed';
+    case 'failed':
+      return 'failed';
+    default:
+      return 'pending';
+  }
+}
+
+@Command({
+  name: 'watch',
+  description: 'Watch tasks until all of them finish (exit 1 when --timeout passes first)',
+})
+export class WatchCommand extends CommandRunner {
+  async run(_params: string[], options: WatchOptions = {}): Promise<void> {
+    const timeoutMs = durationFlag(options.timeout ?? '30m', '--timeout');
+    const root = resolveRoot(options.root);
+    const scope = inferScope({ project: options.project, task: options.task?.[0] }, { root });
+    if (!scope.project) throw new UsageError('--project is required (or run inside a task: JRUN_PROJECT_ID or a task working directory)');
+    const project = scope.project;
+    const tasks = options.task?.length ? options.task.map((t) => t.trim()) : scope.task ? [scope.task] : [];
+    if (tasks.length === 0) throw new UsageError('at least one --task is required');
+    const layout = new RunsLayout(root);
+    tasks.forEach((t) => layout.taskDir(project, t)); // D18: refuse bad ids before reading anything
+
+    const probe = new LivenessProbe();
+    const feed = new ChangeFeed();
+    const deadline = Date.now() + timeoutMs;
+    const previous = new Map<string, string>();
+    if (!options.json) process.stdout.write(`Watching ${tasks.length} task(s) for project ${JSON.stringify(project)}:\n`);
+
+    for (;;) {
+      const statuses = tasks.map((t) => watchTaskStatus(layout, project, t, probe));
+      const allDone = statuses.every((s) => s.done);
+      const remaining = deadline - Date.now();
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify({ tasks: statuses, all_done: allDone })}\n`);
+      } else {
+        process.stdout.write(renderWatchPoll(statuses, previous, allDone, remaining));
+      }
+      if (allDone) return;
+      if (remaining <= 0) throw new Error(`timeout after ${formatGoDuration(timeoutMs)}: not all tasks completed`);
+      await waitForChange(feed, tasks.flatMap((t) => watchedPaths(layout.runsDir(project, t))), Math.min(POLL_MS, remaining));
+    }
+  }
+
+  @Option({ flags: '--root <dir>', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })
+  parseRoot(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--project <id>', description: 'project id (default: inferred from JRUN_* variables or the working directory)' })
+  parseProject(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--task <id>', description: 'task id to watch; repeat for several tasks (default: the current task)' })
+  parseTask(v: string, previous?: string[]): string[] {
+    return collect(v, previous);
+  }
+
+  @Option({ flags: '--timeout <duration>', description: 'give up after this long and exit 1 (Go duration, default 30m)' })
+  parseTimeout(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--json', description: 'print one JSON line per poll: {"tasks":[{task_id,status,elapsed,done}],"all_done":bool}' })
+  parseJson(): boolean {
+    return true;
+  }
+}
+
+export function renderWatchPoll(statuses: WatchTaskStatus[], previous: Map<string, string>, allDone: boolean, remainingMs: number): string {
+  const counts = { active: 0, blocked: 0, completed: 0, failed: 0, pending: 0 };
+  statuses.forEach((s) => counts[watchPhase(s.status)]++);
+  let out = `  phase counts: active=${counts.active} blocked=${counts.blocked} completed=${counts.completed} failed=${counts.failed} pending=${counts.pending}\n`;
+  for (const s of statuses) {
+    const phase = watchPhase(s.status);
+    const whole = Math.floor(s.elapsed);
+    const label = s.done ? 'duration' : 'elapsed';
+    out += `  ${s.task_id.padEnd(45)} [${s.status.padEnd(9)}] ${phase.padEnd(9)} ${label}: ${Math.floor(whole / 60)}m${whole % 60}s\n`;
+    const before = previous.get(s.task_id);
+    if (before !== phase) out += `    transition: ${before ?? 'unknown'} -> ${phase}\n`;
+    previous.set(s.task_id, phase);
+  }
+  if (allDone) return `${out}All tasks complete.\n`;
+  const remaining = formatGoDuration(Math.max(0, Math.round(remainingMs / 1000) * 1000));
+  return `${out}Waiting for ${counts.active} active and ${counts.blocked} blocked task(s)... (timeout in ${remaining})\n`;
+}

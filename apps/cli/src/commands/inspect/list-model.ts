@@ -1,0 +1,141 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  blockedBy,
+  formatGoDuration,
+  hasDoneFile,
+  isZeroTime,
+  readDependsOn,
+  RunInfo,
+  StorageIndex,
+  synthesizeRunInfo,
+} from '@app/storage';
+import { collectActivity, type ActivitySignals } from '../engine/support/activity';
+import { rfc3339, utcSecond } from '../engine/support/table';
+
+/** One task row of `list --project` (JSON field order as upstream; empty optional fields omitted). */
+export interface TaskRow {
+  task_id: string;
+  runs: number;
+  latest_status: string;
+  done: boolean;
+  last_activity: string;
+  depends_on?: string[];
+  blocked_by?: string[];
+  activity?: ActivitySignals;
+}
+
+/** One run row of `list --project --task`. */
+export interface RunRow {
+  run_id: string;
+  status: string;
+  exit_code: number;
+  started: string;
+  duration: string;
+}
+
+export const TASK_STATUS_FILTERS = ['running', 'active', 'done', 'all_finished', 'failed', 'blocked', 'queued', 'partial_failure'];
+
+function latestReadableRun(index: StorageIndex, project: string, task: string, runs: string[]): { runId: string; info: RunInfo } | undefined {
+  for (let i = runs.length - 1; i >= 0; i--) {
+    try {
+      const info = index.runInfo(project, task, runs[i]);
+      if (info) return { runId: runs[i], info };
+    } catch {
+      // unreadable run-info: try the previous run
+    }
+  }
+  return undefined;
+}
+
+export function buildTaskRow(index: StorageIndex, project: string, task: string, activity?: { driftAfterMs: number }): TaskRow {
+  const layout = index.layout;
+  const taskDir = layout.taskDir(project, task);
+  const row: TaskRow = { task_id: task, runs: 0, latest_status: '-', done: hasDoneFile(taskDir), last_activity: '' };
+  const dependsOn = readDependsOn(taskDir);
+  if (dependsOn.length > 0) row.depends_on = dependsOn;
+  try {
+    row.last_activity = rfc3339(statSync(taskDir).mtime);
+  } catch {
+    // vanished while listing: leave empty
+  }
+  const runs = index.listRuns(project, task);
+  row.runs = runs.length;
+  let latest: { runId: string; info: RunInfo } | undefined;
+  if (runs.length === 0) {
+    if (row.done) row.latest_status = 'done';
+    else if (dependsOn.length > 0) {
+      const blocked = blockedBy(layout.root, project, dependsOn);
+      if (blocked.length > 0) {
+        row.latest_status = 'blocked';
+        row.blocked_by = blocked;
+      }
+    }
+  } else {
+    latest = latestReadableRun(index, project, task, runs);
+    if (latest) row.latest_status = latest.info.status;
+    else if (row.done) row.latest_status = 'done';
+  }
+  if (activity) {
+    const info = latest?.info;
+    row.activity = collectActivity(
+      taskDir,
+      {
+        runId: latest?.runId,
+        status: row.latest_status,
+        startTime: info && !isZeroTime(info.start_time) ? info.start_time : undefined,
+        outputPath: info?.output_path,
+        stdoutPath: info?.stdout_path,
+        stderrPath: info?.stderr_path,
+      },
+      activity.driftAfterMs,
+    );
+  }
+  return row;
+}
+
+/** Applies `--status`; returns undefined for an unknown filter (callers warn and show all). */
+export function filterTaskRows(rows: TaskRow[], filter: string): TaskRow[] | undefined {
+  switch (filter.toLowerCase()) {
+    case '':
+      return rows;
+    case 'running':
+    case 'active':
+      return rows.filter((r) => r.latest_status === 'running');
+    case 'done':
+    case 'all_finished':
+      return rows.filter((r) => r.done);
+    case 'failed':
+    case 'blocked':
+    case 'queued':
+    case 'partial_failure':
+      return rows.filter((r) => r.latest_status === filter.toLowerCase());
+    default:
+      return undefined;
+  }
+}
+
+export function buildRunRow(index: StorageIndex, project: string, task: string, runId: string): RunRow {
+  const row: RunRow = { run_id: runId, status: '', exit_code: 0, started: '', duration: '' };
+  let info: RunInfo | undefined;
+  try {
+    // A folder without run-info.yaml reads as the synthesised `unknown` record (blank times).
+    info = index.runInfo(project, task, runId) ?? synthesizeRunInfo(join(index.layout.runDir(project, task, runId), 'run-info.yaml'));
+  } catch {
+    row.status = 'unknown';
+    row.duration = '-';
+    return row;
+  }
+  row.status = info.status;
+  row.exit_code = info.exit_code;
+  if (!isZeroTime(info.start_time)) {
+    row.started = utcSecond(info.start_time);
+    if (info.status === 'running' || isZeroTime(info.end_time)) row.duration = 'running';
+    else row.duration = formatGoDuration(Math.round((info.end_time.getTime() - info.start_time.getTime()) / 1000) * 1000);
+  }
+  return row;
+}
+
+export function runsDirOf(index: StorageIndex, project: string, task: string): string {
+  return join(index.layout.taskDir(project, task), 'runs');
+}

@@ -1,0 +1,146 @@
+import { statSync } from 'node:fs';
+import { Command, CommandRunner, Option } from 'nest-commander';
+import { LivenessProbe, RunsLayout, StorageIndex, validateProjectId, validateSegment } from '@app/storage';
+import { UsageError } from '../../common/cli-errors';
+import { DEFAULT_DRIFT_AFTER_MS, formatAge, formatBusSummary, formatLocalTimestamp, safeField } from '../engine/support/activity';
+import { durationFlag } from '../engine/support/options';
+import { resolveRoot } from '../engine/support/runs-root';
+import { formatTable, localMinute } from '../engine/support/table';
+import { goJson } from './go-json';
+import { buildRunRow, buildTaskRow, filterTaskRows, RunRow, runsDirOf, TaskRow } from './list-model';
+
+interface ListOptions {
+  root?: string;
+  project?: string;
+  task?: string;
+  status?: string;
+  json?: boolean;
+  activity?: boolean;
+  driftAfter?: string;
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function renderTasks(rows: TaskRow[], withActivity: boolean): string {
+  const header = ['TASK_ID', 'RUNS', 'LATEST_STATUS', 'DONE', 'BLOCKED_BY', 'LAST_ACTIVITY'];
+  if (withActivity) header.push('LAST_BUS', 'LAST_OUTPUT', 'MEANINGFUL_AGE', 'DRIFT_RISK', 'DRIFT_REASON');
+  const lines = rows.map((r) => {
+    const last = r.last_activity ? localMinute(new Date(r.last_activity)) : '-';
+    const cells = [r.task_id, String(r.runs), r.latest_status, r.done ? 'DONE' : '-', r.blocked_by?.join(',') || '-', last];
+    if (withActivity) {
+      const a = r.activity;
+      cells.push(
+        formatBusSummary(a?.latest_bus_message),
+        formatLocalTimestamp(a?.latest_output_activity_at),
+        formatAge(a?.meaningful_signal_age_seconds),
+        a ? (a.analysis_drift_risk ? 'risk' : 'ok') : '-',
+        safeField(a?.drift_reason),
+      );
+    }
+    return cells;
+  });
+  return formatTable([header, ...lines]);
+}
+
+function renderRuns(rows: RunRow[]): string {
+  return formatTable([
+    ['RUN_ID', 'STATUS', 'EXIT_CODE', 'STARTED', 'DURATION'],
+    ...rows.map((r) => [r.run_id, r.status, String(r.exit_code), r.started, r.duration]),
+  ]);
+}
+
+@Command({
+  name: 'list',
+  description:
+    'List projects of the runs root; with --project its tasks (runs, latest status, DONE, blockers); with --project and --task its runs',
+})
+export class ListCommand extends CommandRunner {
+  async run(_params: string[], options: ListOptions = {}): Promise<void> {
+    const project = options.project?.trim() || undefined;
+    const task = options.task?.trim() || undefined;
+    if (task && !project) throw new UsageError('--task requires --project');
+    try {
+      if (project) validateProjectId(project);
+      if (task) validateSegment(task, 'task');
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    const driftAfterMs = options.driftAfter !== undefined ? durationFlag(options.driftAfter, '--drift-after') : DEFAULT_DRIFT_AFTER_MS;
+    const root = resolveRoot(options.root);
+    const index = new StorageIndex(new RunsLayout(root), new LivenessProbe());
+
+    if (!project) {
+      if (!isDir(root)) throw new Error(`root directory not found: ${root}`);
+      const projects = index.listProjects();
+      process.stdout.write(options.json ? goJson({ projects: projects.length ? projects : null }) : projects.map((p) => `${p}\n`).join(''));
+      return;
+    }
+
+    if (task) {
+      if (!isDir(runsDirOf(index, project, task))) throw new Error(`no runs found for project ${project} task ${task}`);
+      const rows = index.listRuns(project, task).map((run) => buildRunRow(index, project, task, run));
+      process.stdout.write(options.json ? goJson({ runs: rows.length ? rows : null }) : renderRuns(rows));
+      return;
+    }
+
+    const projectDir = index.layout.projectDir(project);
+    if (!isDir(projectDir)) throw new Error(`project directory not found: ${projectDir}`);
+    const activity = options.activity ? { driftAfterMs } : undefined;
+    let rows = index.listTasks(project).map((t) => buildTaskRow(index, project, t, activity));
+    const filter = (options.status ?? '').trim();
+    const filtered = filterTaskRows(rows, filter);
+    if (filtered === undefined) process.stderr.write(`warning: unknown --status filter ${JSON.stringify(filter)}; showing all tasks\n`);
+    else rows = filtered;
+    process.stdout.write(options.json ? goJson({ tasks: rows.length ? rows : null }) : renderTasks(rows, !!options.activity));
+  }
+
+  @Option({ flags: '--root <dir>', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, storage.runs_dir of ./config.yaml, else ~/.run-agent/runs)' })
+  parseRoot(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--project <id>', description: 'list the tasks of this project instead of the projects' })
+  parseProject(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--task <id>', description: 'with --project: list the runs of this task' })
+  parseTask(v: string): string {
+    return v;
+  }
+
+  @Option({
+    flags: '--status <filter>',
+    description: 'with --project: keep tasks whose latest status matches: running|active, done|all_finished, failed, blocked, queued, partial_failure',
+  })
+  parseStatus(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--json', description: 'print JSON: {"projects":[...]}, {"tasks":[...]} or {"runs":[...]}' })
+  parseJson(): boolean {
+    return true;
+  }
+
+  @Option({
+    flags: '--activity',
+    description: 'with --project: add activity columns (latest bus message, latest output, meaningful-signal age, drift risk and reason)',
+  })
+  parseActivity(): boolean {
+    return true;
+  }
+
+  @Option({
+    flags: '--drift-after <duration>',
+    description: 'with --activity: a running task without a FACT/DECISION/ERROR/REVIEW message for this long is at risk (Go duration, default 20m)',
+  })
+  parseDriftAfter(v: string): string {
+    return v;
+  }
+}

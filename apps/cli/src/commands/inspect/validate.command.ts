@@ -1,0 +1,155 @@
+import { closeSync, openSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Command, CommandRunner, Option } from 'nest-commander';
+import { AppConfig, findConfigFile, loadConfig, resolveRunsRoot } from '@app/storage';
+import { checkAgent, checkTokenSource, formatAgentCheck } from './agent-check';
+
+interface ValidateOptions {
+  config?: string;
+  root?: string;
+  agent?: string;
+  checkNetwork?: boolean;
+  checkTokens?: boolean;
+}
+
+/** Root must exist, be a folder, and accept a file (`.validate-<pid>`, created and removed). */
+export function checkRootDir(dir: string): string | undefined {
+  let isDir: boolean;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch (err) {
+    return `directory not found: ${(err as Error).message}`;
+  }
+  if (!isDir) return 'not a directory';
+  const probe = join(dir, `.validate-${process.pid}`);
+  try {
+    closeSync(openSync(probe, 'w', 0o644));
+  } catch (err) {
+    return `not writable: ${(err as Error).message}`;
+  }
+  rmSync(probe, { force: true });
+  return undefined;
+}
+
+@Command({
+  name: 'validate',
+  description: 'Check the configuration, the agent CLIs on PATH (with versions), tokens and the runs root; exit 1 on any warning',
+})
+export class ValidateCommand extends CommandRunner {
+  async run(_params: string[], options: ValidateOptions = {}): Promise<void> {
+    const env = process.env;
+    const out: string[] = ['Conductor Loop Configuration Validator\n', '\n'];
+    const write = (s: string) => out.push(s);
+    let failed = false;
+
+    const configPath = options.config?.trim() ? resolve(options.config.trim()) : findConfigFile(process.cwd(), env);
+    write(configPath ? `Config: ${configPath}\n` : 'Config: (not found)\n');
+
+    let cfg: AppConfig | undefined;
+    let configError: string | undefined;
+    if (configPath) {
+      try {
+        cfg = loadConfig(configPath, { strict: false, env });
+      } catch (err) {
+        configError = (err as Error).message;
+      }
+    }
+
+    // D8: the same root every command uses. Only an explicitly chosen root must already exist.
+    const explicitRoot = !!(options.root?.trim() || env.CONDUCTOR_ROOT?.trim() || env.RUN_AGENT_ROOT?.trim());
+    const root = resolveRunsRoot({ flag: options.root?.trim() || undefined, env, config: cfg });
+    write(`Root:   ${root}\n\n`);
+    const rootExists = (() => {
+      try {
+        statSync(root);
+        return true;
+      } catch {
+        return false;
+      }
+    })();
+    if (rootExists || explicitRoot) {
+      const problem = checkRootDir(root);
+      if (problem) {
+        write(`Root: FAIL (${problem})\n\n`);
+        failed = true;
+      } else {
+        write('Root: OK\n\n');
+      }
+    } else {
+      write('Root: not created yet (created by the first run)\n\n');
+    }
+
+    if (configError) {
+      write(`Config: FAIL\n  ${configError}\n\n`);
+      failed = true;
+    }
+
+    const filter = options.agent?.trim() ?? '';
+    let names: string[] = [];
+    if (cfg) {
+      names = Object.keys(cfg.agents).filter((n) => filter === '' || n === filter).sort();
+      if (names.length === 0) {
+        if (filter) {
+          write(`Agents: (agent ${JSON.stringify(filter)} not found in config)\n`);
+          failed = true;
+        } else {
+          write('Agents: (none configured)\n');
+        }
+      } else {
+        write('Agents:\n');
+        let ok = 0;
+        let warn = 0;
+        for (const name of names) {
+          const result = await checkAgent(cfg.agents[name], { skipTokenCheck: !!options.checkTokens, env });
+          write(formatAgentCheck(result));
+          if (result.ok) ok++;
+          else warn++;
+        }
+        if (warn > 0) failed = true;
+        write(`\nValidation: ${ok} OK, ${warn} WARNING\n`);
+      }
+    } else if (filter) {
+      write(`Agents: (no config loaded, cannot validate agent ${JSON.stringify(filter)})\n`);
+    } else {
+      write('Agents: (no config loaded)\n');
+    }
+
+    if (options.checkTokens && cfg && names.length > 0) {
+      write('\nToken checks:\n');
+      for (const name of names) {
+        const { desc, ok } = checkTokenSource(cfg.agents[name], env);
+        write(`  Agent ${`${name}:`.padEnd(14)} ${desc}\n`);
+        if (!ok) failed = true;
+      }
+    }
+
+    if (options.checkNetwork) write('\nNote: --check-network is not yet implemented\n');
+    process.stdout.write(out.join(''));
+    if (failed) throw new Error('validation completed with warnings');
+  }
+
+  @Option({ flags: '--config <path>', description: 'config file to check (default: ./config.yaml, ./config.yml, then ~/.run-agent/conductor-loop.hcl)' })
+  parseConfig(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--root <dir>', description: 'runs root to check for existence and write access (default: the resolved runs root)' })
+  parseRoot(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--agent <name>', description: 'check only the agent with this config name (default: all agents)' })
+  parseAgent(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--check-network', description: 'network connectivity test for REST agents (not implemented yet; prints a note)' })
+  parseCheckNetwork(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--check-tokens', description: 'inspect token sources instead of the basic token check: inline token, token_file readable and non-empty, or env var set' })
+  parseCheckTokens(): boolean {
+    return true;
+  }
+}

@@ -1,0 +1,19 @@
+import { Command, CommandRunner } from 'nest-commander';
+import { ServerJobCommand } from './job.commands';
+import { ServerProjectCommand } from './project.commands';
+import { ServerStatusCommand, ServerUpdateCommand } from './status.commands';
+import { ServerTaskCommand } from './task.commands';
+import { ServerBusCommand, ServerWatchCommand } from './watch-bus.commands';
+
+/** `run-agent server …`: API clients of a running conductor server (cli-storage.md §1.25). */
+@Command({
+  name: 'server',
+  description: 'Query and control a running conductor server (start one with `run-agent serve` or `conductor`)',
+  subCommands: [ServerStatusCommand, ServerUpdateCommand, ServerTaskCommand, ServerJobCommand, ServerProjectCommand, ServerWatchCommand, ServerBusCommand],
+})
+export class ServerGroupCommand extends CommandRunner {
+  async run(): Promise<void> {
+    this.command.outputHelp();
+  }
+}
+

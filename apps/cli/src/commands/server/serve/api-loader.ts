@@ -1,0 +1,58 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** What the CLI needs from apps/api/src/server.ts (loaded at run time from the API build). */
+export interface ApiServerOptions {
+  root: string;
+  config?: unknown;
+  configPath?: string;
+  host?: string;
+  port?: number;
+  portExplicit?: boolean;
+  apiKey?: string;
+  disableTaskStart?: boolean;
+  uiDir?: string;
+  logger?: unknown;
+}
+
+export interface StartedApiServer {
+  app: { close(): Promise<void> };
+  url: string;
+  port: number;
+}
+
+export interface ApiServerModule {
+  startServer(opts: ApiServerOptions): Promise<StartedApiServer>;
+}
+
+/** The folder holding this package's package.json (the repo or the installed package). */
+export function packageRoot(from = __dirname): string {
+  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) {
+    const pkg = join(dir, 'package.json');
+    if (!existsSync(pkg)) continue;
+    try {
+      if ((JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'conductor-loop') return dir;
+    } catch {
+      // unreadable package.json: keep walking up
+    }
+  }
+  throw new Error(`cannot locate the conductor-loop package above ${from}`);
+}
+
+export function apiServerEntry(root = packageRoot()): string {
+  return join(root, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'server.js');
+}
+
+/**
+ * The CLI and the API compile to different dist folders, and the CLI must not pay for loading
+ * the server unless it serves: the API is required lazily from its own build.
+ */
+export function loadApiServer(entry = apiServerEntry()): ApiServerModule {
+  if (!existsSync(entry)) {
+    throw new Error(`the API server is not built (missing ${entry}); run \`npx nest build api\` (or \`npm run build\`)`);
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const mod = require(entry) as Partial<ApiServerModule>;
+  if (typeof mod.startServer !== 'function') throw new Error(`${entry} does not export startServer()`);
+  return mod as ApiServerModule;
+}

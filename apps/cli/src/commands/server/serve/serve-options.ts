@@ -1,0 +1,114 @@
+import { AppConfig, findConfigFile, loadConfig, resolveRunsRoot } from '@app/storage';
+import { UsageError } from '../../../common/cli-errors';
+import { parseDuration } from '../client/format';
+
+/** Flags of `run-agent serve` / `conductor` (cli-storage.md §1.24). */
+export interface ServeFlags {
+  host?: string;
+  port?: string;
+  root?: string;
+  config?: string;
+  disableTaskStart?: boolean;
+  apiKey?: string;
+  watchdogInterval?: string;
+  watchdogMaxFailures?: string;
+}
+
+export interface ResolvedServeOptions {
+  root: string;
+  config?: AppConfig;
+  configPath?: string;
+  /** Why the config could not be loaded (the server continues with defaults). */
+  configError?: string;
+  host: string;
+  port: number;
+  portExplicit: boolean;
+  apiKey?: string;
+  /** auth_enabled without a key: auth stays off, with this warning. */
+  authWarning?: string;
+  disableTaskStart: boolean;
+  watchdogIntervalMs: number;
+  watchdogMaxFailures: number;
+}
+
+export const DEFAULT_HOST = '0.0.0.0';
+export const DEFAULT_PORT = 14355;
+const TRUTHY = new Set(['1', 'true', 'yes', 'y', 'on']);
+
+export function parsePort(value: string, source: string): number {
+  const text = value.trim();
+  if (!/^\d+$/.test(text) || Number(text) > 65535) throw new UsageError(`invalid ${source} "${value}": must be a port number between 0 and 65535`);
+  return Number(text);
+}
+
+function parseCount(value: string, flag: string): number {
+  if (!/^\d+$/.test(value.trim())) throw new UsageError(`invalid ${flag} "${value}": expected a non-negative integer`);
+  return Number(value);
+}
+
+/**
+ * Precedence: flag → CONDUCTOR_* env → config file → default. The config is loaded leniently; a
+ * config that fails to load is reported and the server continues with defaults.
+ */
+export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ResolvedServeOptions {
+  // Validate every flag before touching the disk.
+  const flagPort = flags.port !== undefined ? parsePort(flags.port, '--port') : undefined;
+  const envPortText = env.CONDUCTOR_PORT?.trim();
+  const envPort = flagPort === undefined && envPortText ? parsePort(envPortText, 'CONDUCTOR_PORT') : undefined;
+  const watchdogIntervalMs = parseDuration(flags.watchdogInterval ?? '30s', '--watchdog-interval');
+  const watchdogMaxFailures = parseCount(flags.watchdogMaxFailures ?? '3', '--watchdog-max-failures');
+
+  const configPath = flags.config || env.CONDUCTOR_CONFIG?.trim() || findConfigFile(cwd);
+  let config: AppConfig | undefined;
+  let configError: string | undefined;
+  if (configPath) {
+    try {
+      config = loadConfig(configPath, { strict: false, env });
+    } catch (err) {
+      configError = (err as Error).message;
+    }
+  }
+
+  const root = resolveRunsRoot({ flag: flags.root, env, config });
+  const host = flags.host || env.CONDUCTOR_HOST?.trim() || config?.api?.host || DEFAULT_HOST;
+  const configPort = typeof config?.api?.port === 'number' && config.api.port > 0 ? config.api.port : undefined;
+  const port = flagPort ?? envPort ?? configPort ?? DEFAULT_PORT;
+
+  const envDisable = env.CONDUCTOR_DISABLE_TASK_START?.trim().toLowerCase();
+  const disableTaskStart = envDisable ? TRUTHY.has(envDisable) : !!flags.disableTaskStart;
+
+  let apiKey = flags.apiKey?.trim() || env.CONDUCTOR_API_KEY?.trim() || undefined;
+  let authWarning: string | undefined;
+  const api = (config?.api ?? {}) as { auth_enabled?: boolean; api_key?: string };
+  if (!apiKey && api.auth_enabled) {
+    if (api.api_key?.trim()) apiKey = api.api_key.trim();
+    else authWarning = 'api.auth_enabled is set but no API key is configured: authentication is disabled';
+  }
+
+  return {
+    root,
+    config,
+    configPath,
+    configError,
+    host,
+    port,
+    portExplicit: flagPort !== undefined || envPort !== undefined,
+    apiKey,
+    authWarning,
+    disableTaskStart,
+    watchdogIntervalMs,
+    watchdogMaxFailures,
+  };
+}
+
+/** The address clients on this host use: loopback for wildcard hosts. */
+export function loopbackHost(host: string): string {
+  if (host === '0.0.0.0' || host === '' || host === '::' || host === '[::]') return '127.0.0.1';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+/** The host shown in the Web UI line: localhost for wildcard hosts. */
+export function displayHost(host: string): string {
+  if (host === '0.0.0.0' || host === '' || host === '::' || host === '[::]') return 'localhost';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}

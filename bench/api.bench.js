@@ -1,0 +1,117 @@
+'use strict';
+// API server figures: REST latency over a runs root with 1000 runs (warm index cache), and SSE
+// fan-out latency (one shared tail per file, many clients). Needs `nest build api`.
+const fs = require('node:fs');
+const path = require('node:path');
+
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+async function timeRequests(url, n) {
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = process.hrtime.bigint();
+    const res = await fetch(url);
+    await res.arrayBuffer();
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  return median(times);
+}
+
+/** Opens `n` SSE clients; resolves with a function waiting until each has seen `count` matching events. */
+async function openClients(url, n, match) {
+  const clients = [];
+  for (let i = 0; i < n; i++) {
+    const controller = new AbortController();
+    const res = await fetch(url, { signal: controller.signal });
+    const client = { seen: 0, arrivals: [], controller };
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    (async () => {
+      let buf = '';
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          buf += decoder.decode(value, { stream: true });
+          const blocks = buf.split('\n\n');
+          buf = blocks.pop();
+          for (const b of blocks) if (match(b)) { client.seen++; client.arrivals.push(process.hrtime.bigint()); }
+        }
+      } catch { /* aborted */ }
+    })();
+    clients.push(client);
+  }
+  return clients;
+}
+
+async function waitAll(clients, count, timeoutMs = 30000) {
+  const deadline = Date.now() + timeoutMs;
+  while (clients.some((c) => c.seen < count)) {
+    if (Date.now() > deadline) throw new Error('SSE clients did not receive all events');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+exports.run = async (ctx) => {
+  const serverJs = path.join(ctx.root, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'server.js');
+  if (!fs.existsSync(serverJs)) return [{ name: 'api bench skipped (run `npx nest build api`)', value: 0, unit: '', better: 'higher' }];
+  const { startServer } = require(serverJs);
+  const storage = ctx.lib('storage');
+  const { BusWriter } = ctx.lib('messagebus');
+  const root = ctx.tmpDir('bench-api-');
+  const P = 'bench';
+  for (let t = 0; t < 200; t++) {
+    const task = `task-20260101-120000-t${String(t).padStart(4, '0')}`;
+    for (let r = 0; r < 5; r++) {
+      const runId = `20260101-12${String(t).padStart(4, '0')}${r}000-1-${t * 5 + r + 1}`;
+      const dir = path.join(root, P, task, 'runs', runId);
+      fs.mkdirSync(dir, { recursive: true });
+      storage.writeRunInfo(path.join(dir, 'run-info.yaml'), {
+        version: 1, run_id: runId, project_id: P, task_id: task, agent: 'claude', pid: 0, pgid: 0,
+        start_time: new Date(Date.UTC(2026, 0, 1, 12, 0, t)), end_time: new Date(Date.UTC(2026, 0, 1, 12, 1, t)),
+        exit_code: 0, status: 'completed', agent_version: '', stdout_path: path.join(dir, 'agent-stdout.txt'),
+      });
+    }
+  }
+  const { app, url } = await startServer({ root, host: '127.0.0.1', port: 0, portExplicit: true, sse: { heartbeatIntervalMs: 60000 } });
+  const figures = [];
+  try {
+    await timeRequests(`${url}/api/projects/${P}/tasks?limit=500`, 2); // warm the index cache
+    figures.push({ name: 'GET project tasks (200 tasks, 1000 runs), median', value: await timeRequests(`${url}/api/projects/${P}/tasks?limit=500`, 20), unit: 'ms', target: 100, better: 'lower' });
+    figures.push({ name: 'GET /api/v1/runs (1000 runs), median', value: await timeRequests(`${url}/api/v1/runs`, 20), unit: 'ms', target: 100, better: 'lower' });
+    figures.push({ name: 'GET /api/v1/status, median', value: await timeRequests(`${url}/api/v1/status`, 20), unit: 'ms', target: 50, better: 'lower' });
+
+    // bus fan-out: 100 clients, 20 appends; latency from append to the last client's arrival
+    const busPath = path.join(root, P, 'PROJECT-MESSAGE-BUS.md');
+    const clients = await openClients(`${url}/api/projects/${P}/messages/stream`, 100, (b) => b.includes('event: message'));
+    const writer = new BusWriter(busPath);
+    const lat = [];
+    for (let i = 1; i <= 20; i++) {
+      const t0 = process.hrtime.bigint();
+      await writer.append({ type: 'INFO', project_id: P, task_id: '', run_id: '', body: `m${i}` });
+      await waitAll(clients, i);
+      lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    clients.forEach((c) => c.controller.abort());
+    figures.push({ name: 'bus SSE fan-out to 100 clients, median append→all delivered', value: median(lat), unit: 'ms', target: 600, better: 'lower', note: 'one shared BusCursor tail' });
+
+    // log fan-out: 10 clients (the per-run limit) on one run, 200 appended lines
+    const task = 'task-20260101-120000-t0000';
+    const runId = '20260101-1200000000-1-1';
+    const runDir = path.join(root, P, task, 'runs', runId);
+    const logClients = await openClients(`${url}/api/v1/runs/${runId}/stream`, 10, (b) => b.includes('event: log'));
+    const t0 = process.hrtime.bigint();
+    const out = fs.openSync(path.join(runDir, 'agent-stdout.txt'), 'a');
+    for (let i = 0; i < 200; i++) fs.writeSync(out, `line ${i}\n`);
+    fs.closeSync(out);
+    await waitAll(logClients, 200);
+    figures.push({ name: 'log SSE: 200 lines to 10 clients, append→all delivered', value: Number(process.hrtime.bigint() - t0) / 1e6, unit: 'ms', target: 1000, better: 'lower' });
+    logClients.forEach((c) => c.controller.abort());
+  } finally {
+    await app.close();
+  }
+  return figures;
+};

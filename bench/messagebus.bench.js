@@ -1,0 +1,128 @@
+'use strict';
+// Message bus throughput and latency (targets from the messagebus brief):
+//   single-writer append ≥ 100k msg/s, 10 writer processes ≥ 70k msg/s in total,
+//   since-id read of the last 10 messages of a 100k-message bus ≤ 5 ms,
+//   `run-agent bus post` wall time ≤ 2× a bare `node -e 0` (same run).
+const { execFileSync, spawn } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const msg = (i, name = 'bench') => ({ type: 'PROGRESS', project_id: 'bench-project', task_id: 'task-20260101-000000-bench', run_id: name, body: `${name} message ${i}` });
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+
+async function singleWriter(lib, dir, { burst, total }) {
+  const bus = path.join(dir, `single-${burst}.md`);
+  const w = new lib.BusWriter(bus);
+  // Warm-up (opens the file, lets the JIT settle): steady-state throughput is what agents see.
+  for (let i = 0; i < 20_000; i += burst) await Promise.all(Array.from({ length: burst }, (_, j) => w.append(msg(-1 - i - j))));
+  const start = nowMs();
+  for (let i = 0; i < total; i += burst) {
+    if (burst === 1) await w.append(msg(i));
+    else await Promise.all(Array.from({ length: burst }, (_, j) => w.append(msg(i + j))));
+  }
+  const seconds = (nowMs() - start) / 1000;
+  w.close();
+  return total / seconds;
+}
+
+async function multiProcess(ctx, dir, { writers, perWriter }) {
+  const bus = path.join(dir, 'multi.md');
+  fs.writeFileSync(bus, '');
+  const writerJs = path.join(ctx.root, 'dist', 'apps', 'cli', 'libs', 'messagebus', 'src', 'writer.js');
+  const script = path.join(dir, 'writer.js');
+  fs.writeFileSync(
+    script,
+    `const { BusWriter } = require(${JSON.stringify(writerJs)});
+     const [bus, name, count, startAt] = process.argv.slice(2);
+     const m = (i) => ({ type: 'PROGRESS', project_id: 'bench-project', task_id: 't', run_id: name, body: name + ' message ' + i });
+     (async () => {
+       const w = new BusWriter(bus);
+       while (Date.now() < Number(startAt)) await new Promise((r) => setTimeout(r, 1));
+       const t0 = Date.now();
+       for (let i = 0; i < Number(count); i += 100) await Promise.all(Array.from({ length: 100 }, (_, j) => w.append(m(i + j))));
+       w.close();
+       process.stdout.write(JSON.stringify({ t0, t1: Date.now() }));
+     })();`,
+  );
+  const startAt = Date.now() + 1500; // every process is loaded before anyone starts
+  const runs = await Promise.all(
+    Array.from({ length: writers }, (_, k) =>
+      new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, [script, bus, `w${k}`, String(perWriter), String(startAt)], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`writer exited ${code}`))));
+      }),
+    ),
+  );
+  const t0 = Math.min(...runs.map((r) => r.t0));
+  const t1 = Math.max(...runs.map((r) => r.t1));
+  const count = ctx.lib('messagebus').readMessages(bus).length;
+  if (count !== writers * perWriter) throw new Error(`multi-process bench lost messages: ${count}`);
+  return (writers * perWriter) / ((t1 - t0) / 1000);
+}
+
+async function sinceIdRead(lib, dir) {
+  const bus = path.join(dir, 'big.md');
+  const w = new lib.BusWriter(bus);
+  const ids = [];
+  for (let i = 0; i < 100_000; i += 1000) {
+    const batch = await Promise.all(Array.from({ length: 1000 }, (_, j) => w.append(msg(i + j))));
+    for (const m of batch) ids.push(m.msg_id);
+  }
+  w.close();
+  const since = ids[ids.length - 11];
+  const times = [];
+  for (let i = 0; i < 30; i++) {
+    const start = nowMs();
+    const got = lib.readMessages(bus, { sinceId: since });
+    times.push(nowMs() - start);
+    if (got.length !== 10) throw new Error(`since read returned ${got.length}`);
+  }
+  const lastN = [];
+  for (let i = 0; i < 30; i++) {
+    const start = nowMs();
+    lib.readMessages(bus, { last: 20 });
+    lastN.push(nowMs() - start);
+  }
+  return { since: median(times), last: median(lastN), size: fs.statSync(bus).size };
+}
+
+function cliPost(ctx, dir) {
+  const root = path.join(dir, 'runs');
+  fs.mkdirSync(path.join(root, 'bench-project'), { recursive: true });
+  const env = { ...process.env, HOME: dir };
+  for (const k of Object.keys(env)) if (k.startsWith('JRUN_') || k === 'CONDUCTOR_ROOT' || k === 'RUN_AGENT_ROOT') delete env[k];
+  const time = (cmd, args) => {
+    const start = nowMs();
+    execFileSync(cmd, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    return nowMs() - start;
+  };
+  const bare = [];
+  const post = [];
+  for (let i = 0; i < 15; i++) {
+    bare.push(time(process.execPath, ['-e', '0']));
+    post.push(time(ctx.bin('run-agent'), ['bus', 'post', '--root', root, '--project', 'bench-project', '--body', `cli ${i}`]));
+  }
+  return { bare: median(bare), post: median(post) };
+}
+
+module.exports.run = async function run(ctx) {
+  const lib = ctx.lib('messagebus');
+  const dir = ctx.tmpDir('bench-bus-');
+  const sequential = await singleWriter(lib, dir, { burst: 1, total: 100_000 });
+  const coalesced = await singleWriter(lib, dir, { burst: 1000, total: 300_000 });
+  const multi = await multiProcess(ctx, dir, { writers: 10, perWriter: 20_000 });
+  const read = await sinceIdRead(lib, dir);
+  const cli = cliPost(ctx, dir);
+  return [
+    { name: 'bus append, 1 writer, same-tick bursts of 1000', value: coalesced, unit: 'msg/s', target: 100_000, better: 'higher' },
+    { name: 'bus append, 1 writer, one awaited append at a time', value: sequential, unit: 'msg/s', target: 100_000, better: 'higher' },
+    { name: 'bus append, 10 writer processes (total)', value: multi, unit: 'msg/s', target: 70_000, better: 'higher', note: 'bursts of 100 per process' },
+    { name: 'bus read since-id (last 10 of 100k messages)', value: read.since, unit: 'ms', target: 5, better: 'lower', note: `${(read.size / 1e6).toFixed(1)} MB file, median of 30` },
+    { name: 'bus read last 20 (100k messages)', value: read.last, unit: 'ms', better: 'lower' },
+    { name: 'run-agent bus post wall time', value: cli.post, unit: 'ms', better: 'lower', note: `node -e 0: ${cli.bare.toFixed(1)} ms` },
+    { name: 'run-agent bus post / node -e 0', value: cli.post / cli.bare, unit: 'x', target: 2, better: 'lower', note: 'median of 15, interleaved' },
+  ];
+};

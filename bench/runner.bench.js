@@ -1,0 +1,110 @@
+'use strict';
+// Runner benchmarks: many concurrent tasks in one process, restart overhead of the Ralph loop,
+// and the CPU an idle `run-agent task` uses while it waits on a dependency.
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const PROJECT = 'bench';
+let seq = 0;
+const taskId = (slug) => `task-20260101-000000-${slug}-${process.pid}-${++seq}`;
+
+function writeAgent(dir, name, body) {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+  return file;
+}
+
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+function commandConfig(command) {
+  return { agents: { fast: { name: 'fast', type: 'command', command } }, defaults: { agent: 'fast' } };
+}
+
+async function concurrentTasks(ctx, runner) {
+  const dir = ctx.tmpDir('runner-bench-');
+  const agent = writeAgent(dir, 'fast-agent', 'cat >/dev/null\nsleep 0.01\n: > "$JRUN_TASK_FOLDER/DONE"\necho done');
+  const root = path.join(dir, 'runs');
+  const config = commandConfig(agent);
+  const started = process.hrtime.bigint();
+  const results = await Promise.all(
+    Array.from({ length: 50 }, () => runner.runTask({ root, projectId: PROJECT, taskId: taskId('conc'), prompt: 'bench', config })),
+  );
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  const failed = results.filter((r) => r.status !== 'done').length;
+  if (failed) throw new Error(`${failed} of 50 tasks did not finish`);
+  return ms;
+}
+
+async function restartOverhead(ctx, runner) {
+  const dir = ctx.tmpDir('runner-bench-');
+  const stamps = path.join(dir, 'stamps');
+  fs.mkdirSync(stamps);
+  const attempts = 21;
+  const agent = writeAgent(
+    dir,
+    'quick-agent',
+    [
+      'start=$(date +%s%N)',
+      'cat >/dev/null',
+      `n=$(ls "${stamps}" | wc -l)`,
+      `[ "$n" -ge ${attempts - 1} ] && : > "$JRUN_TASK_FOLDER/DONE"`,
+      `echo "$start $(date +%s%N)" > "${stamps}/$JRUN_ID"`,
+    ].join('\n'),
+  );
+  const root = path.join(dir, 'runs');
+  const task = taskId('restart');
+  const result = await runner.runTask({ root, projectId: PROJECT, taskId: task, prompt: 'bench', config: commandConfig(agent), restartDelayMs: 0 });
+  if (result.status !== 'done') throw new Error(`restart bench task ended ${result.status}`);
+  const spans = result.runIds.map((id) => fs.readFileSync(path.join(stamps, id), 'utf8').trim().split(' ').map(BigInt));
+  const gaps = [];
+  for (let i = 1; i < spans.length; i++) gaps.push(Number(spans[i][0] - spans[i - 1][1]) / 1e6);
+  return { median: median(gaps), attempts: spans.length };
+}
+
+function cpuTicks(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(f[11]) + Number(f[12]); // utime + stime
+}
+
+async function idleCpu(ctx) {
+  const dir = ctx.tmpDir('runner-bench-');
+  const root = path.join(dir, 'runs');
+  const task = taskId('idle');
+  const bus = path.join(root, PROJECT, task, 'TASK-MESSAGE-BUS.md');
+  const env = { ...process.env, HOME: dir };
+  const child = spawn(process.execPath, [ctx.bin('run-agent'), 'task', '--root', root, '--project', PROJECT, '--task', task,
+    '--prompt', 'wait', '--agent', 'claude', '--depends-on', taskId('never')], { env, stdio: 'ignore' });
+  try {
+    for (let i = 0; i < 200 && !(fs.existsSync(bus) && fs.readFileSync(bus, 'utf8').includes('task blocked by dependencies')); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    const before = cpuTicks(child.pid);
+    const t0 = process.hrtime.bigint();
+    await new Promise((r) => setTimeout(r, 4000));
+    const ticks = cpuTicks(child.pid) - before;
+    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    return (ticks / 100 / seconds) * 100;
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+module.exports.run = async function run(ctx) {
+  const runner = ctx.lib('runner');
+  await concurrentTasks(ctx, runner); // warm-up (module loading, first spawns)
+  const conc = await concurrentTasks(ctx, runner);
+  const restart = await restartOverhead(ctx, runner);
+  const cpu = await idleCpu(ctx);
+  return [
+    { name: '50 concurrent tasks (10 ms agent), one process', value: conc, unit: 'ms', target: 600, better: 'lower', note: 'upstream 433 ms' },
+    { name: 'restart overhead: agent exit → next attempt start (median)', value: restart.median, unit: 'ms', target: 20, better: 'lower', note: `${restart.attempts} attempts, restart delay 0` },
+    { name: 'idle run-agent task CPU while waiting on a dependency', value: cpu, unit: '%', target: 1, better: 'lower' },
+  ];
+};

@@ -1,0 +1,200 @@
+import type {
+  BusMessage,
+  CreateTaskRequest,
+  CreateTaskResponse,
+  FileContent,
+  FlatRun,
+  Paginated,
+  Project,
+  ProjectRun,
+  ProjectStats,
+  TaskListItem,
+} from './types';
+
+const KEY_STORAGE = 'conductor.apiKey';
+
+/** The server answered 401: the user must enter the API key. */
+export class AuthRequiredError extends Error {
+  constructor() {
+    super('API key required');
+  }
+}
+
+/** The server could not be reached at all (network error). */
+export class ServerDownError extends Error {}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type Listener = () => void;
+
+/** Where the API key lives: sessionStorage in the browser (this session only). */
+export type KeyStorage = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
+
+/**
+ * Thin fetch wrapper. Every request carries X-Conductor-Client: web-ui and, once the user has
+ * entered one, the API key (kept in sessionStorage for this browser session, D11).
+ */
+export class ApiClient {
+  private authListeners = new Set<Listener>();
+
+  constructor(
+    private readonly base = '',
+    private readonly storage: KeyStorage | undefined = globalThis.sessionStorage,
+  ) {}
+
+  get apiKey(): string | null {
+    try {
+      return this.storage?.getItem(KEY_STORAGE) ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  setApiKey(key: string | null): void {
+    if (key) this.storage?.setItem(KEY_STORAGE, key);
+    else this.storage?.removeItem(KEY_STORAGE);
+  }
+
+  onAuthRequired(listener: Listener): () => void {
+    this.authListeners.add(listener);
+    return () => this.authListeners.delete(listener);
+  }
+
+  /** URL for EventSource, which cannot send headers: the key goes in ?api_key=. */
+  streamUrl(path: string): string {
+    const key = this.apiKey;
+    if (!key) return this.base + path;
+    return `${this.base}${path}${path.includes('?') ? '&' : '?'}api_key=${encodeURIComponent(key)}`;
+  }
+
+  async request<T>(path: string, init: RequestInit = {}): Promise<T> {
+    const headers = new Headers(init.headers);
+    headers.set('X-Conductor-Client', 'web-ui');
+    if (init.body && !headers.has('Content-Type')) headers.set('Content-Type', 'application/json');
+    const key = this.apiKey;
+    if (key) headers.set('Authorization', `Bearer ${key}`);
+    let res: Response;
+    try {
+      res = await fetch(this.base + path, { ...init, headers });
+    } catch {
+      throw new ServerDownError('cannot reach the conductor server');
+    }
+    if (res.status === 401) {
+      this.authListeners.forEach((l) => l());
+      throw new AuthRequiredError();
+    }
+    const text = await res.text();
+    let body: unknown = undefined;
+    if (text) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
+    }
+    if (!res.ok) throw new ApiError(res.status, errorMessage(res.status, body));
+    return body as T;
+  }
+
+  version(): Promise<{ version: string }> {
+    return this.request('/api/v1/version');
+  }
+
+  async projects(): Promise<Project[]> {
+    return (await this.request<{ projects: Project[] | null }>('/api/projects')).projects ?? [];
+  }
+
+  stats(p: string): Promise<ProjectStats> {
+    return this.request(`/api/projects/${enc(p)}/stats`);
+  }
+
+  async flatRuns(p: string): Promise<FlatRun[]> {
+    return (await this.request<{ runs: FlatRun[] | null }>(`/api/projects/${enc(p)}/runs/flat`)).runs ?? [];
+  }
+
+  async tasks(p: string): Promise<TaskListItem[]> {
+    const all: TaskListItem[] = [];
+    for (let offset = 0; ; ) {
+      const page = await this.request<Paginated<TaskListItem>>(`/api/projects/${enc(p)}/tasks?limit=500&offset=${offset}`);
+      all.push(...(page.items ?? []));
+      if (!page.has_more || !page.items?.length) return all;
+      offset += page.items.length;
+    }
+  }
+
+  taskFile(p: string, t: string): Promise<FileContent> {
+    return this.request(`/api/projects/${enc(p)}/tasks/${enc(t)}/file?name=TASK.md`);
+  }
+
+  run(p: string, t: string, r: string): Promise<ProjectRun> {
+    return this.request(`/api/projects/${enc(p)}/tasks/${enc(t)}/runs/${enc(r)}`);
+  }
+
+  runFile(p: string, t: string, r: string, name: string): Promise<FileContent> {
+    return this.request(`/api/projects/${enc(p)}/tasks/${enc(t)}/runs/${enc(r)}/file?name=${enc(name)}`);
+  }
+
+  runStreamPath(p: string, t: string, r: string, name: string): string {
+    return `/api/projects/${enc(p)}/tasks/${enc(t)}/runs/${enc(r)}/stream?name=${enc(name)}`;
+  }
+
+  async messages(p: string, t?: string): Promise<BusMessage[]> {
+    const path = t ? `/api/projects/${enc(p)}/tasks/${enc(t)}/messages` : `/api/projects/${enc(p)}/messages`;
+    return (await this.request<{ messages: BusMessage[] | null }>(`${path}?limit=500`)).messages ?? [];
+  }
+
+  messagesStreamPath(p: string, t?: string): string {
+    return t ? `/api/projects/${enc(p)}/tasks/${enc(t)}/messages/stream` : `/api/projects/${enc(p)}/messages/stream`;
+  }
+
+  postMessage(p: string, t: string | undefined, type: string, body: string): Promise<{ msg_id: string }> {
+    const path = t ? `/api/projects/${enc(p)}/tasks/${enc(t)}/messages` : `/api/projects/${enc(p)}/messages`;
+    return this.request(path, { method: 'POST', body: JSON.stringify({ type, body }) });
+  }
+
+  createTask(req: CreateTaskRequest): Promise<CreateTaskResponse> {
+    return this.request('/api/v1/tasks', { method: 'POST', body: JSON.stringify(req) });
+  }
+
+  stopRun(p: string, t: string, r: string): Promise<unknown> {
+    return this.request(`/api/projects/${enc(p)}/tasks/${enc(t)}/runs/${enc(r)}/stop`, { method: 'POST' });
+  }
+
+  stopTask(p: string, t: string): Promise<{ stopped_runs: number }> {
+    return this.request(`/api/v1/tasks/${enc(t)}?project_id=${enc(p)}`, { method: 'DELETE' });
+  }
+
+  resumeTask(p: string, t: string): Promise<unknown> {
+    return this.request(`/api/projects/${enc(p)}/tasks/${enc(t)}/resume`, { method: 'POST' });
+  }
+}
+
+const enc = encodeURIComponent;
+
+function errorMessage(status: number, body: unknown): string {
+  if (body && typeof body === 'object') {
+    const err = (body as { error?: unknown; message?: unknown }).error;
+    if (err && typeof err === 'object' && typeof (err as { message?: unknown }).message === 'string') {
+      return (err as { message: string }).message;
+    }
+    if (typeof (body as { message?: unknown }).message === 'string') return (body as { message: string }).message;
+  }
+  if (typeof body === 'string' && body.trim()) return body.trim().split('\n')[0];
+  return `HTTP ${status}`;
+}
+
+export function describeError(err: unknown): string {
+  if (err instanceof ServerDownError) return 'Cannot reach the conductor server. Is `conductor` running? Retrying…';
+  if (err instanceof AuthRequiredError) return 'The server needs an API key.';
+  if (err instanceof ApiError) return `Server error ${err.status}: ${err.message}`;
+  return err instanceof Error ? err.message : String(err);
+}
+
+export const api = new ApiClient();

@@ -1,0 +1,177 @@
+import { useState } from 'react';
+import Button from '@jetbrains/ring-ui-built/components/button/button';
+import { api, describeError } from '../api/client';
+import type { FlatRun, ProjectRun } from '../api/types';
+import { normalizeStatus } from '../data/status';
+import { parseTime, formatDuration } from '../data/time';
+import { usePoll } from '../hooks/usePoll';
+import { LogView } from './LogView';
+import { MessageBus } from './MessageBus';
+import { HeartbeatBadge, StatusBadge } from './StatusBadge';
+import type { HeartbeatColour } from '../data/heartbeat';
+
+const TABS = [
+  { id: 'task', label: 'TASK.md' },
+  { id: 'output', label: 'output' },
+  { id: 'stdout', label: 'stdout' },
+  { id: 'stderr', label: 'stderr' },
+  { id: 'info', label: 'run-info' },
+  { id: 'messages', label: 'messages' },
+] as const;
+type TabId = (typeof TABS)[number]['id'];
+
+interface RunDetailProps {
+  project: string;
+  taskId: string;
+  run?: FlatRun;
+  taskStatus: string;
+  /** Heartbeat of the run when it is running. */
+  heartbeat?: { colour: HeartbeatColour; age: string };
+  onOutput: (runId: string) => void;
+  onChanged: () => void;
+  notify: (text: string, error?: boolean) => void;
+}
+
+export function RunDetail({ project, taskId, run, taskStatus, heartbeat, onOutput, onChanged, notify }: RunDetailProps) {
+  const [tab, setTab] = useState<TabId>('stdout');
+  const [busy, setBusy] = useState<string | null>(null);
+  const running = run ? normalizeStatus(run.status) === 'running' : false;
+
+  const act = async (label: string, action: () => Promise<unknown>, done: string) => {
+    setBusy(label);
+    try {
+      await action();
+      notify(done);
+      onChanged();
+    } catch (err) {
+      notify(`${label} failed: ${describeError(err)}`, true);
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const resume = () =>
+    act(
+      'Resume task',
+      async () => {
+        try {
+          await api.resumeTask(project, taskId);
+        } catch (err) {
+          // A task that was never marked DONE can still be restarted.
+          if (!(err instanceof Error && /nothing to resume/.test(err.message))) throw err;
+        }
+        const prompt = (await api.taskFile(project, taskId)).content;
+        await api.createTask({ project_id: project, task_id: taskId, agent_type: run?.agent ?? 'claude', prompt, attach_mode: 'resume' });
+      },
+      `Task ${taskId} resumed`,
+    );
+
+  return (
+    <section className="detail" aria-label="Run detail">
+      <header className="detail-header">
+        <div className="detail-title">
+          <span className="task-id" title={taskId}>
+            {taskId}
+          </span>
+          {run ? (
+            <>
+              <span className="sep">/</span>
+              <span className="run-id">run {run.id}</span>
+              <StatusBadge status={normalizeStatus(run.status)} />
+              {running && heartbeat && <HeartbeatBadge colour={heartbeat.colour} age={heartbeat.age} />}
+              <span className="muted">
+                {run.agent}
+                {!running && ` · exit ${run.exit_code}`} · {duration(run)}
+              </span>
+            </>
+          ) : (
+            <span className="muted">no runs yet ({taskStatus})</span>
+          )}
+        </div>
+        <div className="detail-actions">
+          {run && running && (
+            <Button danger disabled={busy !== null} onClick={() => act('Stop run', () => api.stopRun(project, taskId, run.id), `Stop requested for run ${run.id}`)}>
+              Stop run
+            </Button>
+          )}
+          {normalizeStatus(taskStatus) === 'running' && (
+            <Button danger disabled={busy !== null} onClick={() => act('Stop task', () => api.stopTask(project, taskId), `Task ${taskId} stopped`)}>
+              Stop task
+            </Button>
+          )}
+          {normalizeStatus(taskStatus) !== 'running' && (
+            <Button disabled={busy !== null} onClick={resume}>
+              Resume task
+            </Button>
+          )}
+        </div>
+      </header>
+      <div className="tabs" role="tablist" aria-label="Run files">
+        {TABS.map((t) => (
+          <button key={t.id} role="tab" aria-selected={tab === t.id} className={tab === t.id ? 'tab active' : 'tab'} onClick={() => setTab(t.id)}>
+            {t.label}
+          </button>
+        ))}
+      </div>
+      <div className="tab-body" role="tabpanel">
+        {tab === 'task' && <TaskFile project={project} taskId={taskId} />}
+        {tab === 'messages' && <MessageBus project={project} taskId={taskId} fixedScope="task" />}
+        {tab === 'info' && run && <RunInfoView project={project} taskId={taskId} runId={run.id} status={run.status} />}
+        {(tab === 'stdout' || tab === 'stderr' || tab === 'output') &&
+          (run ? (
+            <LogView
+              key={`${run.id}:${tab}`}
+              project={project}
+              task={taskId}
+              run={run.id}
+              name={tab === 'output' ? 'output.md' : tab}
+              live={running && tab !== 'output'}
+              render={tab === 'stdout'}
+              onOutput={onOutput}
+              onFinished={onChanged}
+            />
+          ) : (
+            <p className="empty">This task has no runs yet.</p>
+          ))}
+        {tab === 'info' && !run && <p className="empty">This task has no runs yet.</p>}
+      </div>
+    </section>
+  );
+}
+
+function duration(run: FlatRun): string {
+  const start = parseTime(run.start_time);
+  if (!start) return '';
+  const end = parseTime(run.end_time) ?? Date.now();
+  return formatDuration(end - start);
+}
+
+function TaskFile({ project, taskId }: { project: string; taskId: string }) {
+  const file = usePoll(`${project}/${taskId}`, () => api.taskFile(project, taskId), 0);
+  if (file.error) return <p className="empty">{describeError(file.error)}</p>;
+  if (!file.data) return <p className="empty">Loading…</p>;
+  return <pre className="file-text">{file.data.content}</pre>;
+}
+
+function RunInfoView({ project, taskId, runId, status }: { project: string; taskId: string; runId: string; status: string }) {
+  const info = usePoll<ProjectRun>(`${project}/${taskId}/${runId}/${status}`, () => api.run(project, taskId, runId), 0);
+  if (info.error) return <p className="empty">{describeError(info.error)}</p>;
+  if (!info.data) return <p className="empty">Loading…</p>;
+  const entries = Object.entries(info.data).filter(([k]) => k !== 'files');
+  return (
+    <dl className="run-info">
+      {entries.map(([k, v]) => (
+        <div key={k}>
+          <dt>{k}</dt>
+          <dd>{typeof v === 'object' ? JSON.stringify(v) : String(v)}</dd>
+        </div>
+      ))}
+      {info.data.files && (
+        <div>
+          <dt>files</dt>
+          <dd>{info.data.files.map((f) => `${f.name}${f.size !== undefined ? ` (${f.size} B)` : ''}`).join(', ')}</dd>
+        </div>
+      )}
+    </dl>
+  );
+}

@@ -1,0 +1,17 @@
+import type { DisplayStatus } from '../data/status';
+import type { HeartbeatColour } from '../data/heartbeat';
+
+export function StatusBadge({ status }: { status: DisplayStatus }) {
+  return <span className={`status status-${status}`}>{status}</span>;
+}
+
+const HEARTBEAT_TEXT: Record<HeartbeatColour, string> = {
+  green: 'output is fresh',
+  yellow: 'no output for a while',
+  red: 'no output for a long time',
+};
+
+export function HeartbeatBadge({ colour, age }: { colour: HeartbeatColour; age: string }) {
+  const label = `heartbeat: ${HEARTBEAT_TEXT[colour]} (last output ${age} ago)`;
+  return <span className={`heartbeat heartbeat-${colour}`} title={label} aria-label={label} role="img" data-heartbeat={colour} />;
+}

@@ -1,0 +1,170 @@
+import { memo, useCallback, useMemo, useState } from 'react';
+import type { FlatRun, TaskListItem } from '../api/types';
+import { heartbeatColour, type HeartbeatColour } from '../data/heartbeat';
+import { DISPLAY_STATUSES, normalizeStatus, type DisplayStatus } from '../data/status';
+import { parseTimeOrZero } from '../data/status';
+import { formatDuration } from '../data/time';
+import { buildTaskTree, flattenTree, runKey, taskKey, type TreeFilter, type TreeRow } from '../data/tree';
+import { HeartbeatBadge, StatusBadge } from './StatusBadge';
+import { VirtualList } from './VirtualList';
+
+const ROW_HEIGHT = 26;
+
+interface TaskTreeProps {
+  runs: readonly FlatRun[];
+  tasks: readonly TaskListItem[];
+  selectedTaskId?: string;
+  selectedRunId?: string;
+  /** Time of each running run's latest output (from the live log stream). */
+  lastOutput: ReadonlyMap<string, number>;
+  now: number;
+  onSelectTask: (taskId: string) => void;
+  onSelectRun: (taskId: string, runId: string) => void;
+}
+
+export function TaskTree({ runs, tasks, selectedTaskId, selectedRunId, lastOutput, now, onSelectTask, onSelectRun }: TaskTreeProps) {
+  const [filter, setFilter] = useState<TreeFilter>({ text: '', status: 'all' });
+  const [expansion, setExpansion] = useState<Map<string, boolean>>(() => new Map());
+  const tree = useMemo(() => buildTaskTree(runs, tasks), [runs, tasks]);
+  const rows = useMemo(() => flattenTree(tree, expansion, filter, selectedTaskId), [tree, expansion, filter, selectedTaskId]);
+
+  const toggle = useCallback((row: TreeRow) => {
+    setExpansion((prev) => new Map(prev).set(row.key, !row.expanded));
+  }, []);
+
+  const renderRow = (i: number) => {
+    const row = rows[i];
+    const run = row.run?.run;
+    let heartbeat: HeartbeatColour | undefined;
+    let age = '';
+    if (run && normalizeStatus(run.status) === 'running') {
+      const last = Math.max(lastOutput.get(run.id) ?? 0, parseTimeOrZero(run.start_time));
+      heartbeat = heartbeatColour(last, now);
+      age = formatDuration(now - last);
+    }
+    return (
+      <TreeRowView
+        key={row.key}
+        row={row}
+        status={run ? normalizeStatus(run.status) : row.task.status}
+        exitCode={run?.exit_code}
+        heartbeat={heartbeat}
+        age={age}
+        selected={run ? run.id === selectedRunId : row.task.id === selectedTaskId && !selectedRunId}
+        onToggle={toggle}
+        onSelectTask={onSelectTask}
+        onSelectRun={onSelectRun}
+      />
+    );
+  };
+
+  return (
+    <div className="tree-panel">
+      <div className="tree-filters">
+        <input
+          type="search"
+          aria-label="Filter tasks"
+          placeholder="Filter by task, run or agent"
+          value={filter.text}
+          onChange={(e) => setFilter((f) => ({ ...f, text: e.target.value }))}
+        />
+        <select aria-label="Status filter" value={filter.status} onChange={(e) => setFilter((f) => ({ ...f, status: e.target.value as DisplayStatus | 'all' }))}>
+          <option value="all">all statuses</option>
+          {DISPLAY_STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+      </div>
+      {rows.length === 0 ? (
+        <p className="empty">{tree.length === 0 ? 'No tasks in this project yet. Use “New task” to start one.' : 'No task matches the filter.'}</p>
+      ) : (
+        <VirtualList count={rows.length} rowHeight={ROW_HEIGHT} renderRow={renderRow} className="tree" ariaLabel="Task tree" role="tree" />
+      )}
+    </div>
+  );
+}
+
+interface TreeRowViewProps {
+  row: TreeRow;
+  status: DisplayStatus;
+  exitCode?: number;
+  heartbeat?: HeartbeatColour;
+  age: string;
+  selected: boolean;
+  onToggle: (row: TreeRow) => void;
+  onSelectTask: (taskId: string) => void;
+  onSelectRun: (taskId: string, runId: string) => void;
+}
+
+// Rows only re-render when what they show changes, so live status updates touch single rows.
+const TreeRowView = memo(
+  function TreeRowView({ row, status, exitCode, heartbeat, age, selected, onToggle, onSelectTask, onSelectRun }: TreeRowViewProps) {
+    const run = row.run;
+    const label = run ? runLabel(run.relation, run.attempt) : undefined;
+    return (
+      <div
+        className={`tree-row ${row.kind} ${selected ? 'selected' : ''}`}
+        style={{ paddingLeft: 6 + row.depth * 16 }}
+        role="treeitem"
+        aria-level={row.depth + 1}
+        aria-selected={selected}
+        aria-expanded={row.hasChildren ? row.expanded : undefined}
+        data-key={row.key}
+      >
+        {row.hasChildren ? (
+          <button className="twisty" aria-label={`${row.expanded ? 'Collapse' : 'Expand'} ${run ? run.run.id : row.task.id}`} onClick={() => onToggle(row)}>
+            {row.expanded ? '▾' : '▸'}
+          </button>
+        ) : (
+          <span className="twisty" />
+        )}
+        <button
+          className="tree-label"
+          title={run ? `run ${run.run.id}` : `task ${row.task.id}`}
+          onClick={() => (run ? onSelectRun(row.task.id, run.run.id) : onSelectTask(row.task.id))}
+        >
+          {run ? (
+            <>
+              {label && <span className="relation">{label}</span>}
+              <span className="run-id">{run.run.id}</span>
+              <span className="agent">{run.run.agent}</span>
+            </>
+          ) : (
+            <>
+              <span className="task-id">{row.task.id}</span>
+              <span className="count">{row.task.runs.length} runs</span>
+            </>
+          )}
+        </button>
+        {heartbeat && <HeartbeatBadge colour={heartbeat} age={age} />}
+        <StatusBadge status={status} />
+        {run && status !== 'running' && exitCode !== undefined && exitCode !== 0 && <span className="exit">exit {exitCode}</span>}
+      </div>
+    );
+  },
+  (a, b) =>
+    a.row.key === b.row.key &&
+    a.row.depth === b.row.depth &&
+    a.row.expanded === b.row.expanded &&
+    a.row.hasChildren === b.row.hasChildren &&
+    a.row.run?.relation === b.row.run?.relation &&
+    a.row.run?.attempt === b.row.run?.attempt &&
+    a.row.task.runs.length === b.row.task.runs.length &&
+    a.status === b.status &&
+    a.exitCode === b.exitCode &&
+    a.heartbeat === b.heartbeat &&
+    a.age === b.age &&
+    a.selected === b.selected &&
+    a.onSelectRun === b.onSelectRun &&
+    a.onSelectTask === b.onSelectTask,
+);
+
+function runLabel(relation: string, attempt: number): string | undefined {
+  if (relation === 'restart') return `restart #${attempt - 1}`;
+  if (relation === 'child') return 'child';
+  return undefined;
+}
+
+export { taskKey, runKey };

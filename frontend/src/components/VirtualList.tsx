@@ -1,0 +1,77 @@
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+
+interface VirtualListProps {
+  count: number;
+  rowHeight: number;
+  renderRow: (index: number) => ReactNode;
+  /** Keep the view pinned to the last row as rows arrive. */
+  follow?: boolean;
+  /** Called when the user scrolls away from the end (false) or back to it (true). */
+  onFollowChange?: (follow: boolean) => void;
+  overscan?: number;
+  className?: string;
+  ariaLabel?: string;
+  role?: string;
+}
+
+/**
+ * Windowed list of fixed-height rows: only the rows in view (plus a small overscan) are in the
+ * DOM, so 100k log lines or 10k tree rows cost the same as a screenful.
+ */
+export function VirtualList({ count, rowHeight, renderRow, follow, onFollowChange, overscan = 8, className, ariaLabel, role }: VirtualListProps) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [height, setHeight] = useState(600);
+  const programmatic = useRef(false);
+  const frame = useRef(0);
+
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    setHeight(el.clientHeight || 600);
+    const ro = new ResizeObserver(() => setHeight(el.clientHeight || 600));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el || !follow) return;
+    const target = Math.max(0, count * rowHeight - el.clientHeight);
+    if (Math.abs(el.scrollTop - target) > 1) {
+      programmatic.current = true;
+      el.scrollTop = target;
+      setScrollTop(el.scrollTop);
+    }
+  }, [count, follow, rowHeight, height]);
+
+  const onScroll = useCallback(() => {
+    const el = ref.current;
+    if (!el) return;
+    if (programmatic.current) {
+      programmatic.current = false;
+    } else if (onFollowChange) {
+      const atEnd = el.scrollTop + el.clientHeight >= el.scrollHeight - rowHeight * 1.5;
+      onFollowChange(atEnd);
+    }
+    cancelAnimationFrame(frame.current);
+    frame.current = requestAnimationFrame(() => setScrollTop(el.scrollTop));
+  }, [onFollowChange, rowHeight]);
+
+  useEffect(() => () => cancelAnimationFrame(frame.current), []);
+
+  const first = Math.max(0, Math.floor(scrollTop / rowHeight) - overscan);
+  const last = Math.min(count, Math.ceil((scrollTop + height) / rowHeight) + overscan);
+  const rows: ReactNode[] = [];
+  for (let i = first; i < last; i++) rows.push(renderRow(i));
+
+  return (
+    <div ref={ref} className={`vlist ${className ?? ''}`} onScroll={onScroll} aria-label={ariaLabel} role={role} tabIndex={0}>
+      <div className="vlist-spacer" style={{ height: count * rowHeight }}>
+        <div className="vlist-window" style={{ transform: `translateY(${first * rowHeight}px)` }}>
+          {rows}
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,12 @@
+import '@jetbrains/ring-ui-built/components/style.css';
+import '@fontsource/jetbrains-mono/400.css';
+import './styles.css';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App';
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+import react from '@vitejs/plugin-react';
+
+// base './' makes asset URLs relative, so the same build works when served at / and at /ui/.
+export default defineConfig({
+  base: './',
+  plugins: [react()],
+  build: { outDir: 'dist', emptyOutDir: true, chunkSizeWarningLimit: 2000 },
+  server: { proxy: { '/api': 'http://127.0.0.1:14355' } },
+  test: { include: ['test/**/*.test.ts'], environment: 'node' },
+});

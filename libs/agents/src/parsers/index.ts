@@ -1,0 +1,4 @@
+export * from './lines';
+export * from './claude';
+export * from './codex';
+export * from './gemini';

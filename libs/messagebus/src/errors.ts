@@ -1,0 +1,25 @@
+export type BusErrorCode =
+  | 'INVALID_MESSAGE'
+  | 'LOCK_TIMEOUT'
+  | 'NOT_REGULAR_FILE'
+  | 'SYMLINK'
+  | 'SINCE_NOT_FOUND'
+  | 'TOO_LARGE'
+  | 'IO';
+
+export class BusError extends Error {
+  override readonly name = 'BusError';
+  constructor(
+    readonly code: BusErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Wraps a node fs error as BusError('IO') with a short, path-bearing message. */
+export function ioError(action: string, path: string, err: unknown): BusError {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  const detail = code ?? (err instanceof Error ? err.message : String(err));
+  return new BusError('IO', `${action} message bus "${path}": ${detail}`);
+}

@@ -1,0 +1,196 @@
+/**
+ * Incremental reader state machine (cli-storage.md §4.4): SEEK → HEADER → BODY, where the `---`
+ * line that closes a body also opens the next header. Bytes are fed in chunks; only complete lines
+ * are consumed, and only the bytes of the entry in progress are kept, so a caller that feeds new
+ * bytes as they arrive pays O(new bytes).
+ */
+import { parseHeader, type ParsedHeader } from './header';
+import { unescapeBody } from './format';
+import type { BusMessage } from './types';
+
+const NL = 0x0a;
+const CR = 0x0d;
+const DASH = 0x2d;
+
+/** seek: before the first entry; emitted: the final entry was already emitted at EOF. */
+export type ScanState = 'seek' | 'header' | 'body' | 'emitted';
+
+export class EntryScanner {
+  private buf: Buffer = Buffer.alloc(0);
+  private pos = 0;
+  private headerStart = 0;
+  private bodyStart = 0;
+  private header: ParsedHeader | undefined;
+  private lineNo = 0;
+
+  constructor(private state: ScanState = 'seek') {}
+
+  get currentState(): ScanState {
+    return this.state;
+  }
+
+  /** Feeds bytes; returns the messages completed by them. */
+  push(chunk: Buffer): BusMessage[] {
+    this.compact(chunk);
+    const out: BusMessage[] = [];
+    const buf = this.buf;
+    for (;;) {
+      const nl = buf.indexOf(NL, this.pos);
+      if (nl < 0) break;
+      const start = this.pos;
+      this.pos = nl + 1;
+      this.onLine(start, nl, out);
+    }
+    return out;
+  }
+
+  /**
+   * End of the bytes available now. Like upstream at EOF, a final body is emitted only when it is
+   * non-empty and ends with a newline (a half-written entry is held back until it completes).
+   */
+  finish(): BusMessage[] {
+    if (this.state !== 'body' || this.pos !== this.buf.length || this.pos === this.bodyStart || !this.header) return [];
+    const msg = this.makeMessage(this.pos, 1);
+    this.state = 'emitted';
+    return [msg];
+  }
+
+  private compact(chunk: Buffer): void {
+    let keep = this.pos;
+    if (this.state === 'header') keep = this.headerStart;
+    else if (this.state === 'body') keep = this.bodyStart;
+    if (keep > 0 || this.buf.length === 0) {
+      const rest = this.buf.subarray(keep);
+      this.buf = rest.length === 0 ? chunk : Buffer.concat([rest, chunk]);
+      this.pos -= keep;
+      this.headerStart -= keep;
+      this.bodyStart -= keep;
+    } else {
+      this.buf = Buffer.concat([this.buf, chunk]);
+    }
+  }
+
+  private isFence(start: number, end: number): boolean {
+    let e = end;
+    while (e > start && this.buf[e - 1] === CR) e--;
+    return e - start === 3 && this.buf[start] === DASH && this.buf[start + 1] === DASH && this.buf[start + 2] === DASH;
+  }
+
+  private onLine(start: number, nl: number, out: BusMessage[]): void {
+    const fence = this.isFence(start, nl);
+    switch (this.state) {
+      case 'seek':
+        this.lineNo++;
+        if (fence) this.openHeader();
+        else {
+          const legacy = parseLegacyLine(this.buf.toString('utf8', start, nl), this.lineNo);
+          if (legacy) out.push(legacy);
+        }
+        return;
+      case 'emitted':
+        if (fence) this.openHeader();
+        return;
+      case 'header':
+        if (fence) this.closeHeader(start);
+        return;
+      case 'body':
+        if (fence) {
+          out.push(this.makeMessage(start, 2));
+          this.openHeader();
+        }
+        return;
+    }
+  }
+
+  private openHeader(): void {
+    this.state = 'header';
+    this.headerStart = this.pos;
+    this.header = undefined;
+  }
+
+  private closeHeader(fenceStart: number): void {
+    try {
+      this.header = parseHeader(this.buf.toString('utf8', this.headerStart, fenceStart));
+    } catch {
+      // Upstream re-syncs best-effort: the fence that closed a bad header opens a new one.
+      this.openHeader();
+      return;
+    }
+    this.state = 'body';
+    this.bodyStart = this.pos;
+  }
+
+  /** Body = bytes up to `end` minus the separator and terminating newlines (at most `strip`). */
+  private makeMessage(end: number, strip: number): BusMessage {
+    let e = end;
+    for (let i = 0; i < strip && e > this.bodyStart && this.buf[e - 1] === NL; i++) e--;
+    const body = unescapeBody(this.buf.toString('utf8', this.bodyStart, e));
+    return { ...this.header!, body };
+  }
+}
+
+const LEGACY_TS = [
+  /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/,
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/,
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/,
+];
+
+function parseLegacyTimestamp(raw: string): Date | undefined {
+  for (const re of LEGACY_TS) {
+    const m = re.exec(raw);
+    if (!m) continue;
+    const ms = m[7] ? Number(m[7].slice(1, 4).padEnd(3, '0')) : 0;
+    let t = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6], ms);
+    const zone = m[8];
+    if (zone && zone !== 'Z' && zone !== 'z') {
+      const sign = zone[0] === '-' ? -1 : 1;
+      t -= sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6))) * 60_000;
+    }
+    const d = new Date(t);
+    if (d.getUTCDate() !== +m[3] && !zone) return undefined; // e.g. Feb 30
+    return d;
+  }
+  return undefined;
+}
+
+/** Legacy one-line entries `[<timestamp>] TYPE: body` (cli-storage.md §4.4, SEEK state). */
+export function parseLegacyLine(line: string, lineNo: number): BusMessage | undefined {
+  const trimmed = line.trim();
+  if (!trimmed.startsWith('[')) return undefined;
+  const closing = trimmed.indexOf(']');
+  if (closing <= 1) return undefined;
+  const ts = parseLegacyTimestamp(trimmed.slice(1, closing).trim());
+  if (!ts) return undefined;
+  const content = trimmed.slice(closing + 1).trim();
+  if (!content) return undefined;
+  let type = 'INFO';
+  let body = content;
+  const colon = content.indexOf(':');
+  if (colon > 0) {
+    const token = content.slice(0, colon).trim();
+    if (/^[A-Za-z0-9_/-]+$/.test(token)) {
+      type = token.toUpperCase();
+      body = content.slice(colon + 1).trim();
+    }
+  }
+  if (!body) body = content;
+  return {
+    msg_id: `LEGACY-LINE-${String(lineNo).padStart(9, '0')}`,
+    ts,
+    type,
+    project_id: '',
+    task_id: '',
+    run_id: '',
+    body,
+  };
+}
+
+/** Parses a whole buffer (a complete file or a window starting at an entry). */
+export function parseAll(data: Buffer, state: ScanState = 'seek'): BusMessage[] {
+  const scanner = new EntryScanner(state);
+  const out = scanner.push(data);
+  // A last line without a newline in SEEK state is still a line to upstream (legacy entries).
+  if (scanner.currentState === 'seek' && data.length > 0 && data[data.length - 1] !== NL) out.push(...scanner.push(Buffer.from('\n')));
+  out.push(...scanner.finish());
+  return out;
+}

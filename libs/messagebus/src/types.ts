@@ -1,0 +1,37 @@
+export interface BusParent {
+  msg_id: string;
+  kind?: string;
+  meta?: Record<string, string>;
+}
+
+/** A reference to something too big (or too binary) for a body: a file, a URL, an attachment. */
+export interface BusLink {
+  url: string;
+  label?: string;
+  kind?: string;
+}
+
+export interface BusMessage {
+  msg_id: string;
+  ts: Date;
+  type: string;
+  project_id: string;
+  task_id: string;
+  run_id: string;
+  issue_id?: string;
+  parents?: BusParent[];
+  links?: BusLink[];
+  meta?: Record<string, string>;
+  body: string;
+}
+
+export type NewMessage = Omit<BusMessage, 'msg_id' | 'ts'> & { ts?: Date };
+
+/** Bus file names (cli-storage.md §4.1); MESSAGE-BUS.md is only a discovery name. */
+export const TASK_BUS_FILE = 'TASK-MESSAGE-BUS.md';
+export const PROJECT_BUS_FILE = 'PROJECT-MESSAGE-BUS.md';
+export const GENERIC_BUS_FILE = 'MESSAGE-BUS.md';
+export const BUS_FILE_NAMES = [TASK_BUS_FILE, PROJECT_BUS_FILE, GENERIC_BUS_FILE] as const;
+
+/** Largest body accepted by BusWriter; bigger content belongs in a file referenced from `links`. */
+export const MAX_BODY_BYTES = 64 * 1024;

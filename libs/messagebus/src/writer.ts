@@ -1,0 +1,372 @@
+import { closeSync, constants, existsSync, fstatSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import { tryFlock, unflock } from '@app/storage/file-lock';
+import { checkBusPath } from './bus-path';
+import { BusError, ioError } from './errors';
+import { serializeEntry } from './format';
+import { endsTorn, repairPrefix } from './repair';
+import { formatTimestamp, nextMessageId } from './msg-id';
+import { MAX_BODY_BYTES, type BusMessage, type NewMessage } from './types';
+
+export interface BusWriterOptions {
+  /** How long one attempt waits for the exclusive flock (default 10 s, polled every 10 ms). */
+  lockTimeoutMs?: number;
+  /** Attempts when the lock times out (default 3; backoff 100 ms, 200 ms, …). */
+  retries?: number;
+  fsync?: boolean;
+  /** Rotate the file (inside the lock) once it has at least this many bytes; 0/undefined = never. */
+  rotateAtBytes?: number;
+  /** Close the kept-open file after this long without appends (default 2 s). */
+  idleCloseMs?: number;
+}
+
+interface Pending {
+  entry: string;
+  msg: BusMessage;
+  resolve: (m: BusMessage) => void;
+  reject: (e: unknown) => void;
+}
+
+const OPEN_FLAGS = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+const LOCK_POLL_MS = 10;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Archive name of a rotated bus: `<path>.<UTC YYYYMMDD-HHMMSS>.archived`; when that name is taken
+ * (two rotations in one second) `-2`, `-3`, … is added to the stamp rather than overwriting it.
+ */
+export function archivePath(path: string, now: Date = new Date()): string {
+  const iso = now.toISOString();
+  const stamp = `${path}.${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}`;
+  let candidate = `${stamp}.archived`;
+  for (let n = 2; existsSync(candidate); n++) candidate = `${stamp}-${n}.archived`;
+  return candidate;
+}
+
+/** Builds the stored message and its serialised entry; throws BusError on invalid input. */
+export function prepareMessage(input: NewMessage): { msg: BusMessage; entry: string } {
+  if (!input || typeof input.type !== 'string' || input.type.trim() === '') throw new BusError('INVALID_MESSAGE', 'message type is empty');
+  if (typeof input.project_id !== 'string' || input.project_id.trim() === '') throw new BusError('INVALID_MESSAGE', 'project id is empty');
+  const body = input.body ?? '';
+  if (typeof body !== 'string') throw new BusError('INVALID_MESSAGE', 'message body is not a string');
+  const bodyBytes = Buffer.byteLength(body);
+  if (bodyBytes > MAX_BODY_BYTES) {
+    throw new BusError(
+      'TOO_LARGE',
+      `message body is ${bodyBytes} bytes, over the ${MAX_BODY_BYTES}-byte limit; put large content in a file and reference it in links`,
+    );
+  }
+  const id = nextMessageId();
+  let ts = id.ts;
+  let tsText = id.tsText;
+  if (input.ts) {
+    if (!(input.ts instanceof Date) || Number.isNaN(input.ts.getTime())) throw new BusError('INVALID_MESSAGE', 'message ts is not a valid date');
+    ts = new Date(input.ts.getTime());
+    tsText = formatTimestamp(ts);
+  }
+  const msg: BusMessage = {
+    msg_id: id.msgId,
+    ts,
+    type: input.type,
+    project_id: input.project_id,
+    task_id: input.task_id ?? '',
+    run_id: input.run_id ?? '',
+    body,
+  };
+  const issueId = input.issue_id || (input.type === 'ISSUE' ? id.msgId : '');
+  if (issueId) msg.issue_id = issueId;
+  if (input.parents && input.parents.length > 0) msg.parents = input.parents;
+  if (input.links && input.links.length > 0) msg.links = input.links;
+  if (input.meta && Object.keys(input.meta).length > 0) msg.meta = input.meta;
+  const entry = serializeEntry(
+    {
+      msgId: msg.msg_id,
+      tsText,
+      type: msg.type,
+      projectId: msg.project_id,
+      taskId: msg.task_id,
+      runId: msg.run_id,
+      issueId: msg.issue_id,
+      parents: msg.parents,
+      links: msg.links,
+      meta: msg.meta,
+    },
+    body,
+  );
+  return { msg, entry };
+}
+
+/**
+ * The open bus file of this process for one path (and option set): shared by every BusWriter for
+ * that path, so a process keeps one descriptor per bus and coalesces appends from all its writers.
+ */
+const sharedFiles = new Map<string, BusFile>();
+
+/**
+ * The one door for bus writes. Appends are O_APPEND writes under an exclusive flock on the bus file
+ * itself (interoperable with upstream writers). The file stays open between appends (a replaced or
+ * rotated file is detected by comparing inodes under the lock; it is closed after idleCloseMs),
+ * and appends issued in the same tick, by any BusWriter of this process for the same path, are
+ * coalesced into one locked write.
+ */
+export class BusWriter {
+  private readonly file: BusFile;
+
+  constructor(
+    readonly path: string,
+    opts: BusWriterOptions = {},
+  ) {
+    if (typeof path !== 'string' || path.trim() === '') throw new BusError('INVALID_MESSAGE', 'message bus path is empty');
+    const key = JSON.stringify([resolvePath(path), opts.lockTimeoutMs, opts.retries, opts.fsync, opts.rotateAtBytes, opts.idleCloseMs]);
+    let file = sharedFiles.get(key);
+    if (!file) {
+      file = new BusFile(path, opts, key);
+      sharedFiles.set(key, file);
+    }
+    this.file = file;
+  }
+
+  /** Appends one message; resolves with the stored message (generated msg_id and ts). */
+  append(input: NewMessage): Promise<BusMessage> {
+    return this.file.append(input);
+  }
+
+  /** Closes the kept-open descriptor now (it is reopened by the next append). */
+  close(): void {
+    this.file.close();
+  }
+}
+
+class BusFile {
+  private readonly lockTimeoutMs: number;
+  private readonly retries: number;
+  private readonly fsync: boolean;
+  private readonly rotateAtBytes: number;
+  private readonly idleCloseMs: number;
+  private fd: number | undefined;
+  private fdIno = -1;
+  /** File size right after our last write: when unchanged, nobody else wrote since. */
+  private knownEnd = -1;
+  private queue: Pending[] = [];
+  private flushing = false;
+  private scheduled = false;
+  private lastUse = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly path: string,
+    opts: BusWriterOptions,
+    private readonly key: string,
+  ) {
+    this.lockTimeoutMs = opts.lockTimeoutMs ?? 10_000;
+    this.retries = Math.max(1, opts.retries ?? 3);
+    this.fsync = opts.fsync ?? false;
+    this.rotateAtBytes = opts.rotateAtBytes ?? 0;
+    this.idleCloseMs = opts.idleCloseMs ?? 2000;
+  }
+
+  /** Appends one message; resolves with the stored message (generated msg_id and ts). */
+  append(input: NewMessage): Promise<BusMessage> {
+    let prepared: { msg: BusMessage; entry: string };
+    try {
+      prepared = prepareMessage(input);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (!sharedFiles.has(this.key)) sharedFiles.set(this.key, this);
+    return new Promise<BusMessage>((resolve, reject) => {
+      this.queue.push({ entry: prepared.entry, msg: prepared.msg, resolve, reject });
+      if (!this.scheduled && !this.flushing) {
+        this.scheduled = true;
+        queueMicrotask(() => this.flush());
+      }
+    });
+  }
+
+  /** Closes the kept-open file descriptor (it is reopened on the next append). */
+  close(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    if (this.fd !== undefined) {
+      try {
+        closeSync(this.fd);
+      } catch {
+        // already closed
+      }
+    }
+    this.fd = undefined;
+    this.fdIno = -1;
+    this.knownEnd = -1;
+  }
+
+  /** Writes queued entries; the common case (lock free) is fully synchronous. */
+  private flush(): void {
+    this.scheduled = false;
+    while (this.queue.length > 0 && !this.flushing) {
+      const batch = this.queue;
+      this.queue = [];
+      const entries = batch.map((p) => p.entry);
+      let written: boolean;
+      try {
+        written = this.tryAppendNow(entries);
+      } catch (err) {
+        this.close();
+        for (const p of batch) p.reject(err);
+        continue;
+      }
+      if (written) {
+        this.touch();
+        for (const p of batch) p.resolve(p.msg);
+        continue;
+      }
+      // Lock busy: wait for it without blocking the event loop; later appends queue up behind.
+      this.flushing = true;
+      this.appendWaiting(entries).then(
+        () => {
+          this.touch();
+          for (const p of batch) p.resolve(p.msg);
+        },
+        (err: unknown) => {
+          for (const p of batch) p.reject(err);
+        },
+      ).finally(() => {
+        this.flushing = false;
+        this.flush();
+      });
+    }
+  }
+
+  /** One attempt without waiting: false when another process holds the lock. */
+  private tryAppendNow(entries: string[]): boolean {
+    for (let pass = 0; pass < 3; pass++) {
+      const locked = this.tryLockCurrentFile();
+      if (!locked) return false;
+      if (this.appendLocked(locked.fd, locked.size, entries, pass === 0)) return true;
+    }
+    return false;
+  }
+
+  /** Upstream's algorithm: per attempt, poll the lock every 10 ms up to the timeout; retry timeouts with backoff. */
+  private async appendWaiting(entries: string[]): Promise<void> {
+    let lastErr: unknown;
+    for (let attempt = 0; attempt < this.retries; attempt++) {
+      if (attempt > 0) await sleep(100 * 2 ** (attempt - 1));
+      try {
+        const deadline = Date.now() + this.lockTimeoutMs;
+        for (let mayRotate = true; ; mayRotate = false) {
+          let locked = this.tryLockCurrentFile();
+          while (!locked) {
+            if (Date.now() >= deadline) throw new BusError('LOCK_TIMEOUT', 'lock timeout');
+            await sleep(LOCK_POLL_MS);
+            locked = this.tryLockCurrentFile();
+          }
+          if (this.appendLocked(locked.fd, locked.size, entries, mayRotate)) return;
+        }
+      } catch (err) {
+        if (!(err instanceof BusError && err.code === 'LOCK_TIMEOUT')) {
+          this.close();
+          throw err;
+        }
+        lastErr = err;
+      }
+    }
+    throw new BusError('LOCK_TIMEOUT', `append failed after ${this.retries} attempts: lock message bus: ${(lastErr as Error).message}`);
+  }
+
+  /**
+   * Appends under the lock already held on `fd` and releases it. Returns false (nothing written)
+   * when it rotated the file instead; the caller then locks the fresh file and appends there.
+   */
+  private appendLocked(fd: number, size: number, entries: string[], mayRotate: boolean): boolean {
+    let rotated = false;
+    try {
+      if (mayRotate && this.rotateAtBytes > 0 && size >= this.rotateAtBytes) {
+        try {
+          renameSync(this.path, archivePath(this.path));
+        } catch (err) {
+          throw ioError('rotate', this.path, err);
+        }
+        rotated = true;
+      } else {
+        // A foreign writer may have died mid-entry: end that entry so ours is not swallowed.
+        const prefix = size !== this.knownEnd && endsTorn(fd, size) ? repairPrefix(fd, size, this.path) : '';
+        this.knownEnd = size + this.writeAll(fd, entries, size, prefix);
+      }
+    } finally {
+      unflock(fd);
+    }
+    if (rotated) this.close();
+    return !rotated;
+  }
+
+  private open(): number {
+    checkBusPath(this.path);
+    let fd: number;
+    try {
+      fd = openSync(this.path, OPEN_FLAGS, 0o644);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP') throw new BusError('SYMLINK', `message bus path "${this.path}" is a symlink`);
+      if (code === 'EISDIR') throw new BusError('NOT_REGULAR_FILE', `message bus path "${this.path}" is not a regular file`);
+      throw ioError('open', this.path, err);
+    }
+    const st = fstatSync(fd);
+    if (!st.isFile()) {
+      closeSync(fd);
+      throw new BusError('NOT_REGULAR_FILE', `message bus path "${this.path}" is not a regular file`);
+    }
+    this.fd = fd;
+    this.fdIno = st.ino;
+    return fd;
+  }
+
+  /**
+   * Locks the file currently at `path` without waiting: { fd, size } or undefined when another
+   * holder has the lock. A file replaced (rotated, deleted) while we kept it open is closed and the
+   * current one opened instead.
+   */
+  private tryLockCurrentFile(): { fd: number; size: number } | undefined {
+    for (;;) {
+      const fd = this.fd ?? this.open();
+      if (!tryFlock(fd, 'ex')) return undefined;
+      const st = checkBusPath(this.path);
+      if (st && st.ino === this.fdIno) return { fd, size: st.size };
+      unflock(fd);
+      this.close();
+    }
+  }
+
+  /** Writes the entries (with separators) in one write; returns the number of bytes written. */
+  private writeAll(fd: number, entries: string[], size: number, prefix: string): number {
+    const text = prefix + (size > 0 ? '\n' : '') + entries.join('\n');
+    const data = Buffer.from(text);
+    let off = 0;
+    try {
+      while (off < data.length) off += writeSync(fd, data, off, data.length - off);
+      if (this.fsync) fsyncSync(fd);
+    } catch (err) {
+      throw ioError('write', this.path, err);
+    }
+    return data.length;
+  }
+
+  private touch(): void {
+    this.lastUse = Date.now();
+    if (this.idleTimer || this.fd === undefined) return;
+    const check = () => {
+      const idle = Date.now() - this.lastUse;
+      if (idle >= this.idleCloseMs) {
+        this.idleTimer = undefined;
+        if (!this.flushing && this.queue.length === 0) {
+          this.close();
+          if (sharedFiles.get(this.key) === this) sharedFiles.delete(this.key);
+        }
+        return;
+      }
+      this.idleTimer = setTimeout(check, this.idleCloseMs - idle);
+      this.idleTimer.unref();
+    };
+    this.idleTimer = setTimeout(check, this.idleCloseMs);
+    this.idleTimer.unref();
+  }
+}

@@ -1,0 +1,175 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { RunInfo, readRunInfo, updateRunInfo, writeStopRequested } from '@app/storage';
+import { collectProcessTree, isProcessRunning, sendSignal } from './process-tree';
+import { RunnerError } from './runner.errors';
+import { ScannedRun, allRuns, descendantRuns, isUnfinished, rootOfRunDir, taskRuns } from './run-scan';
+import { sleep } from './sleep';
+
+export const DEFAULT_STOP_GRACE_MS = 30_000;
+/** Written into a run folder by a stop so the owning runner can say who stopped the run. */
+export const STOPPED_BY_FILE = 'STOPPED-BY';
+
+export interface StopOptions {
+  graceMs?: number;
+  stoppedBy?: string;
+  pollMs?: number;
+}
+
+export interface StopRunResult {
+  stopped: boolean;
+  pid?: number;
+  runId?: string;
+  status?: string;
+}
+
+export function readStoppedBy(runDir: string): string | undefined {
+  const path = join(runDir, STOPPED_BY_FILE);
+  if (!existsSync(path)) return undefined;
+  return readFileSync(path, 'utf8').trim() || undefined;
+}
+
+const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
+
+export function signalExitCode(signal: NodeJS.Signals): number {
+  return 128 + (SIGNAL_NUMBERS[signal] ?? 15);
+}
+
+interface Targets {
+  groups: number[];
+  pids: number[];
+}
+
+function ownGroup(): number {
+  try {
+    return Number(readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')[2]);
+  } catch {
+    return -1;
+  }
+}
+
+/**
+ * An agent run is a session leader (pgid = pid): signal its group. A child sentinel (pid = the
+ * `run-agent job` helper, which may share a group with unrelated processes) gets a per-process
+ * signal instead, and its descendants are found through the process tree.
+ */
+function targetsOf(runs: RunInfo[]): Targets {
+  const mine = ownGroup();
+  const groups: number[] = [];
+  const pids: number[] = [];
+  for (const info of runs) {
+    const pgid = info.pgid > 0 ? info.pgid : info.pid;
+    if (pgid > 1 && pgid === info.pid && pgid !== mine) groups.push(pgid);
+    else if (info.pid > 1 && info.pid !== process.pid) pids.push(info.pid);
+  }
+  return { groups, pids };
+}
+
+function signalAll(groups: number[], pids: number[], signal: NodeJS.Signals): void {
+  for (const g of groups) sendSignal(-g, signal);
+  for (const p of pids) sendSignal(p, signal);
+}
+
+async function waitGone(pids: number[], timeoutMs: number, pollMs: number): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  let alive = pids.filter(isProcessRunning);
+  while (alive.length > 0 && Date.now() < deadline) {
+    await sleep(Math.min(pollMs, Math.max(1, deadline - Date.now())));
+    alive = alive.filter(isProcessRunning);
+  }
+  return alive;
+}
+
+/**
+ * SIGTERM to the groups and processes, wait up to the grace period for every process to be gone,
+ * then SIGKILL the rest. Returns the last signal sent and any process that survived it.
+ */
+export async function terminateProcesses(
+  groups: number[],
+  pids: number[],
+  graceMs: number,
+  pollMs = 50,
+): Promise<{ signal: NodeJS.Signals; alive: number[] }> {
+  const all = [...new Set([...groups, ...pids])];
+  if (graceMs > 0) {
+    signalAll(groups, pids, 'SIGTERM');
+    const alive = await waitGone(all, graceMs, pollMs);
+    if (alive.length === 0) return { signal: 'SIGTERM', alive };
+  }
+  signalAll(groups, pids, 'SIGKILL');
+  return { signal: 'SIGKILL', alive: await waitGone(all, 2000, pollMs) };
+}
+
+/**
+ * D6: SIGTERM to the run's process group, to every descendant run (parent_run_id chain) and to
+ * every process of the agent's tree that left its group (collected before signalling); after the
+ * grace period, SIGKILL to whatever is left. Records who stopped it for the owning runner and,
+ * if no runner finalises the run-info, finalises it here (128 + signal, failed).
+ */
+export async function stopRun(runDir: string, opts: StopOptions = {}): Promise<StopRunResult> {
+  const infoPath = join(runDir, 'run-info.yaml');
+  if (!existsSync(infoPath)) throw new RunnerError('NOT_FOUND', `run-info.yaml not found in ${runDir}`);
+  const info = readRunInfo(infoPath);
+  if (!isUnfinished(info)) return { stopped: false, runId: info.run_id, status: info.status, pid: info.pid };
+  if (info.process_ownership === 'external') {
+    throw new RunnerError('EXTERNAL_RUN', `run ${info.run_id} is externally owned and cannot be stopped by conductor`);
+  }
+  const stoppedBy = opts.stoppedBy ?? `run-agent stop (pid ${process.pid})`;
+  const descendants = descendantRuns(allRuns(rootOfRunDir(runDir)), info.run_id).filter((r) => isUnfinished(r.info));
+  const runs: ScannedRun[] = [{ dir: runDir, info }, ...descendants];
+  for (const r of runs) writeFileSync(join(r.dir, STOPPED_BY_FILE), `${stoppedBy}\n`);
+  const { groups, pids } = targetsOf(runs.map((r) => r.info));
+  const tree = collectProcessTree(groups, pids);
+
+  const { signal, alive } = await terminateProcesses(groups, tree, opts.graceMs ?? DEFAULT_STOP_GRACE_MS, opts.pollMs);
+  if (alive.length > 0) {
+    throw new RunnerError('STOP_TIMEOUT', `run ${info.run_id} (PID ${info.pid}): ${alive.length} process(es) survived SIGKILL`);
+  }
+  await finaliseIfOrphaned(runs, signal, stoppedBy);
+  return { stopped: true, pid: info.pid, runId: info.run_id };
+}
+
+/** Gives the owning runner a moment to record the exit; if it is gone too, record it here. */
+async function finaliseIfOrphaned(runs: ScannedRun[], signal: NodeJS.Signals, stoppedBy: string): Promise<void> {
+  await sleep(300);
+  for (const r of runs) {
+    const path = join(r.dir, 'run-info.yaml');
+    let current: RunInfo;
+    try {
+      current = readRunInfo(path);
+    } catch {
+      continue;
+    }
+    if (!isUnfinished(current)) continue;
+    await updateRunInfo(path, (i) => {
+      if (!isUnfinished(i)) return i;
+      i.status = 'failed';
+      i.exit_code = signalExitCode(signal);
+      i.end_time = new Date();
+      i.error_summary = `stopped by ${stoppedBy} (${signal})`;
+      return i;
+    }).catch(() => undefined);
+  }
+}
+
+/**
+ * Ends a task (D6): writes STOP-REQUESTED (the Ralph loop honours it and does not restart), then
+ * stops every unfinished run of the task together with its descendants.
+ */
+export async function stopTask(taskDir: string, opts: StopOptions = {}): Promise<{ stoppedRuns: number }> {
+  if (!existsSync(taskDir)) throw new RunnerError('NOT_FOUND', `task directory not found: ${taskDir}`);
+  writeStopRequested(taskDir, false);
+  const stoppedBy = opts.stoppedBy ?? `stop of task ${basename(taskDir)}`;
+  let stoppedRuns = 0;
+  const done = new Set<string>();
+  for (const r of taskRuns(taskDir)) {
+    if (!isUnfinished(r.info) || done.has(r.info.run_id)) continue;
+    const result = await stopRun(r.dir, { ...opts, stoppedBy }).catch((err) => {
+      if (err instanceof RunnerError && err.code === 'EXTERNAL_RUN') return { stopped: false };
+      throw err;
+    });
+    if (result.stopped) stoppedRuns++;
+    for (const d of taskRuns(taskDir)) if (!isUnfinished(d.info)) done.add(d.info.run_id);
+  }
+  return { stoppedRuns };
+}

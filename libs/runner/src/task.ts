@@ -1,0 +1,243 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BusWriter } from '@app/messagebus';
+import {
+  AppConfig,
+  LivenessProbe,
+  RunsLayout,
+  isCancelled,
+  isTaskDone,
+  normalizeDependsOn,
+  readDependsOn,
+  readStopRequested,
+  validateNoDependencyCycle,
+  validateProjectId,
+  validateTaskId,
+  writeDependsOn,
+  writeTaskPromptIfAbsent,
+} from '@app/storage';
+import { AgentExecutor } from './agent-executor';
+import { waitForChildren } from './child-wait';
+import { propagateAndReport } from './completion';
+import { waitForDependencies } from './dependencies';
+import { JobResult, runJob } from './job';
+import { RunnerError, errorText } from './runner.errors';
+import { sleep } from './sleep';
+import { readStoppedBy } from './stop';
+
+export const DEFAULT_MAX_RESTARTS = 100;
+export const DEFAULT_RESTART_DELAY_MS = 1000;
+export const DEFAULT_CHILD_WAIT_TIMEOUT_MS = 300_000;
+export const DEFAULT_CHILD_POLL_MS = 1000;
+export const DEFAULT_DEPENDENCY_POLL_MS = 2000;
+
+export interface TaskOptions {
+  root: string;
+  projectId: string;
+  taskId: string;
+  prompt?: string;
+  config?: AppConfig;
+  agent?: string;
+  cwd?: string;
+  /** Given (even empty) ⇒ replaces TASK-CONFIG.yaml; undefined ⇒ read from it. */
+  dependsOn?: string[];
+  /** D2: at most N restarts after the first attempt (N+1 attempts); 0 runs once. */
+  maxRestarts?: number;
+  restartDelayMs?: number;
+  childWaitTimeoutMs?: number;
+  childPollIntervalMs?: number;
+  dependencyPollIntervalMs?: number;
+  idleTimeoutMs?: number;
+  conductorUrl?: string;
+  /** Resume mode: the restart prefix is used from the first attempt on. */
+  resume?: boolean;
+  firstRunDir?: { runId: string; dir: string };
+  env?: Record<string, string>;
+  signal?: AbortSignal;
+  executor?: AgentExecutor;
+  stopGraceMs?: number;
+  webhookBackoffMs?: number[];
+  probe?: LivenessProbe;
+  /** Called after each attempt (benchmarks and the API use it for progress). */
+  onAttempt?(result: JobResult, attempt: number): void;
+}
+
+export interface TaskResult {
+  status: 'done' | 'failed' | 'stopped';
+  runIds: string[];
+  error?: string;
+}
+
+function nonNegative(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 0) throw new RunnerError('INVALID_INPUT', `${name} must not be negative`);
+  return value;
+}
+
+function positive(value: number | undefined, fallback: number): number {
+  return value !== undefined && value > 0 ? value : fallback;
+}
+
+/** Task prompt (runner-agents.md §1.1 step 3): TASK.md is seeded once and never overwritten. */
+function resolvePrompt(taskDir: string, explicit?: string): string {
+  const given = explicit?.trim() ?? '';
+  const path = join(taskDir, 'TASK.md');
+  if (!existsSync(path)) {
+    if (!given) throw new RunnerError('INVALID_INPUT', 'TASK.md not found and no prompt provided');
+    return given;
+  }
+  if (given) return given;
+  const text = readFileSync(path, 'utf8').trim();
+  if (!text) throw new RunnerError('INVALID_INPUT', 'read TASK.md: file is empty');
+  return text;
+}
+
+/**
+ * The Ralph loop (runner-agents.md §1 with D1–D4, D6): run attempts until DONE appears, the
+ * restart budget is spent, a fatal error occurs or the task is stopped; then wait for child runs
+ * and propagate the completion FACT once.
+ */
+export async function runTask(opts: TaskOptions): Promise<TaskResult> {
+  validateProjectId(opts.projectId);
+  validateTaskId(opts.taskId);
+  const layout = new RunsLayout(opts.root);
+  const taskDir = layout.taskDir(opts.projectId, opts.taskId);
+  const maxRestarts = nonNegative(opts.maxRestarts, DEFAULT_MAX_RESTARTS, 'max restarts');
+  const restartDelay = nonNegative(opts.restartDelayMs, DEFAULT_RESTART_DELAY_MS, 'restart delay');
+  const childWait = positive(opts.childWaitTimeoutMs, DEFAULT_CHILD_WAIT_TIMEOUT_MS);
+  const childPoll = positive(opts.childPollIntervalMs, DEFAULT_CHILD_POLL_MS);
+  const depPoll = positive(opts.dependencyPollIntervalMs, DEFAULT_DEPENDENCY_POLL_MS);
+  let deps: string[] | undefined;
+  if (opts.dependsOn !== undefined) deps = normalizeDependsOn(opts.taskId, opts.dependsOn);
+
+  mkdirSync(taskDir, { recursive: true, mode: 0o755 });
+  const prompt = resolvePrompt(taskDir, opts.prompt);
+  if (isCancelled(taskDir)) {
+    throw new RunnerError('STOPPED', `task ${opts.taskId} is cancelled (CANCELLED marker present); run-agent resume clears it`);
+  }
+  if (deps === undefined) deps = readDependsOn(taskDir);
+  try {
+    validateNoDependencyCycle(layout.root, opts.projectId, opts.taskId, deps);
+  } catch (err) {
+    throw new RunnerError('DEPENDENCY_CYCLE', errorText(err));
+  }
+  if (opts.dependsOn !== undefined) writeDependsOn(taskDir, deps);
+  // written only after validation, so a rejected task leaves no TASK.md behind
+  writeTaskPromptIfAbsent(taskDir, prompt);
+
+  const taskBus = layout.taskBus(opts.projectId, opts.taskId);
+  const bus = new BusWriter(taskBus);
+  const post = async (type: string, body: string): Promise<void> => {
+    await bus.append({ type, project_id: opts.projectId, task_id: opts.taskId, run_id: '', body });
+  };
+  const loopStart = Date.now();
+  const stopReason = (): string | undefined => {
+    if (isCancelled(taskDir)) return 'task cancelled';
+    const req = readStopRequested(taskDir);
+    if (!req) return undefined;
+    if (req.permanent) return 'stop requested (permanent)';
+    // RFC3339 has whole seconds: a marker from the second the loop started counts.
+    if (req.requestedAt && req.requestedAt.getTime() >= Math.floor(loopStart / 1000) * 1000) return 'stop requested';
+    return undefined;
+  };
+  const runIds: string[] = [];
+  const webhooks: Promise<boolean>[] = [];
+  const finish = async (result: TaskResult): Promise<TaskResult> => {
+    await Promise.allSettled(webhooks);
+    return { ...result, runIds };
+  };
+  const stopped = async (reason: string): Promise<TaskResult> => {
+    await post('INFO', `task stopped: ${reason}; not restarting`);
+    return finish({ status: 'stopped', runIds, error: `task stopped: ${reason}` });
+  };
+
+  const gate = await waitForDependencies({
+    root: layout.root,
+    projectId: opts.projectId,
+    taskDir,
+    deps,
+    pollMs: depPoll,
+    signal: opts.signal,
+    post,
+    shouldStop: () => stopReason() !== undefined,
+  });
+  if (gate === 'stopped') return stopped(stopReason() ?? 'cancelled while waiting for dependencies');
+
+  const handleDone = async (): Promise<TaskResult> => {
+    const outcome = await waitForChildren({
+      taskDir,
+      timeoutMs: childWait,
+      pollMs: childPoll,
+      probe: opts.probe ?? new LivenessProbe(),
+      signal: opts.signal,
+      post,
+    });
+    if (outcome === 'aborted') return finish({ status: 'stopped', runIds, error: 'failed waiting for children: context canceled' });
+    await propagateAndReport(
+      {
+        root: layout.root,
+        projectId: opts.projectId,
+        taskId: opts.taskId,
+        taskDir,
+        projectBus: layout.projectBus(opts.projectId),
+        taskBus,
+      },
+      bus,
+    );
+    return finish({ status: 'done', runIds });
+  };
+
+  let previousRunId: string | undefined;
+  for (let attempt = 0; ; attempt++) {
+    if (opts.signal?.aborted) return stopped(String(opts.signal.reason ?? 'interrupted'));
+    if (isTaskDone(taskDir)) return handleDone();
+    const reason = stopReason();
+    if (reason) return stopped(reason);
+    if (attempt > maxRestarts) {
+      await post('ERROR', `task failed: max restarts (${maxRestarts}) exceeded`);
+      return finish({ status: 'failed', runIds, error: 'max restarts exceeded' });
+    }
+    await post('INFO', `starting root agent (restart #${attempt})`);
+    const result = await runJob({
+      root: layout.root,
+      projectId: opts.projectId,
+      taskId: opts.taskId,
+      prompt,
+      config: opts.config,
+      agent: opts.agent,
+      cwd: opts.cwd,
+      previousRunId,
+      idleTimeoutMs: opts.idleTimeoutMs,
+      conductorUrl: opts.conductorUrl,
+      runDir: attempt === 0 ? opts.firstRunDir : undefined,
+      env: opts.env,
+      signal: opts.signal,
+      restart: attempt > 0 || opts.resume === true,
+      executor: opts.executor,
+      stopGraceMs: opts.stopGraceMs,
+      webhookBackoffMs: opts.webhookBackoffMs,
+    });
+    if (result.webhook) webhooks.push(result.webhook);
+    if (result.runId) {
+      runIds.push(result.runId);
+      previousRunId = result.runId;
+    }
+    opts.onAttempt?.(result, attempt);
+    if (!result.ok) {
+      if (result.fatal) {
+        await post('ERROR', `task failed: ${result.error}`);
+        return finish({ status: 'failed', runIds, error: result.error });
+      }
+      await post('WARNING', `root agent failed on restart #${attempt}: ${result.error}`);
+    }
+    if (isTaskDone(taskDir)) return handleDone();
+    if (opts.signal?.aborted) return stopped(String(opts.signal.reason ?? 'interrupted'));
+    const stoppedBy = result.runDir ? readStoppedBy(result.runDir) : undefined;
+    if (stoppedBy) return stopped(`run ${result.runId} was stopped by ${stoppedBy}`);
+    const late = stopReason();
+    if (late) return stopped(late);
+    if (attempt + 1 <= maxRestarts && !(await sleep(restartDelay, opts.signal))) {
+      return stopped(String(opts.signal?.reason ?? 'interrupted'));
+    }
+  }
+}

@@ -1,0 +1,96 @@
+/** Agent types the runner knows (cli-storage.md §5.2 plus D17's generic `command`). */
+export const AGENT_TYPES = ['claude', 'codex', 'gemini', 'perplexity', 'xai', 'command'] as const;
+export type AgentType = (typeof AGENT_TYPES)[number];
+export const CLI_AGENT_TYPES = ['claude', 'codex', 'gemini'] as const;
+export const REST_AGENT_TYPES = ['perplexity', 'xai'] as const;
+
+/** Env var that carries each type's token to the agent (runner-agents.md / cli-storage.md §2.3). */
+export const AGENT_TOKEN_ENV: Record<string, string> = {
+  claude: 'ANTHROPIC_API_KEY',
+  codex: 'OPENAI_API_KEY',
+  gemini: 'GEMINI_API_KEY',
+  perplexity: 'PERPLEXITY_API_KEY',
+  xai: 'XAI_API_KEY',
+};
+
+export interface AgentConfig {
+  /** The key under `agents:` (or the HCL block name). */
+  name: string;
+  /** Trimmed, lower-cased; defaults to the name. */
+  type: string;
+  token?: string;
+  token_file?: string;
+  base_url?: string;
+  model?: string;
+  /** type `command` (D17): executable to run with the prompt on stdin. */
+  command?: string;
+  /** type `command` (D17): arguments passed to `command`. */
+  args?: string[];
+}
+
+export interface DiversificationConfig {
+  enabled: boolean;
+  strategy: string;
+  agents: string[];
+  weights: number[];
+  fallback_on_failure: boolean;
+}
+
+export interface DefaultsConfig {
+  agent: string;
+  timeout: number;
+  max_concurrent_runs: number;
+  max_concurrent_root_tasks: number;
+  diversification?: DiversificationConfig;
+}
+
+export interface SseConfig {
+  poll_interval_ms: number;
+  discovery_interval_ms: number;
+  heartbeat_interval_s: number;
+  max_clients_per_run: number;
+}
+
+export interface ApiConfig {
+  host: string;
+  port: number;
+  cors_origins: string[];
+  auth_enabled: boolean;
+  api_key: string;
+  sse: SseConfig;
+}
+
+export interface StorageConfig {
+  /** Absolute after loading ('' when not configured). */
+  runs_dir: string;
+  extra_roots: string[];
+}
+
+export interface WebhookConfig {
+  url: string;
+  events: string[];
+  secret: string;
+  /** Go duration text, default `10s`. */
+  timeout: string;
+  /** `timeout` in milliseconds. */
+  timeoutMs: number;
+}
+
+export interface AppConfig {
+  agents: Record<string, AgentConfig>;
+  defaults: DefaultsConfig;
+  api: ApiConfig;
+  storage: StorageConfig;
+  webhook?: WebhookConfig;
+  /** Absolute path of the file this config was loaded from. */
+  path?: string;
+}
+
+export const API_DEFAULTS = { host: '0.0.0.0', port: 14355 } as const;
+export const SSE_DEFAULTS: SseConfig = {
+  poll_interval_ms: 500,
+  discovery_interval_ms: 1000,
+  heartbeat_interval_s: 30,
+  max_clients_per_run: 10,
+};
+export const WEBHOOK_DEFAULT_TIMEOUT = '10s';

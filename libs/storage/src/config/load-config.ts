@@ -1,0 +1,228 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { StorageError } from '../storage.errors';
+import {
+  AgentConfig,
+  API_DEFAULTS,
+  AppConfig,
+  DiversificationConfig,
+  SSE_DEFAULTS,
+  WEBHOOK_DEFAULT_TIMEOUT,
+  WebhookConfig,
+} from './config.types';
+import { parseGoDuration } from './duration';
+import { ConfigProblem, RawReader, readRawConfig } from './raw-config';
+import { homeDir, resolveConfigPath } from './paths';
+import { isValidationProblem, validateConfig } from './validate-config';
+
+export interface LoadConfigOptions {
+  /** Strict (runs): validate and read token files. Lenient (server, validate, runs-root lookup): neither. Default true. */
+  strict?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The home config location upstream uses. Read if present, never created (D8). */
+export function homeConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(homeDir(env), '.run-agent', 'conductor-loop.hcl');
+}
+
+/** First existing of ./config.yaml, ./config.yml (relative to `cwd`), ~/.run-agent/conductor-loop.hcl. */
+export function findConfigFile(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const candidates = [join(cwd, 'config.yaml'), join(cwd, 'config.yml'), homeConfigPath(env)];
+  return candidates.find((p) => {
+    try {
+      return statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
+
+function envTokenName(agentName: string): string {
+  return `CONDUCTOR_AGENT_${agentName.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_TOKEN`;
+}
+
+function buildAgents(r: RawReader): Record<string, AgentConfig> {
+  const agents: Record<string, AgentConfig> = {};
+  for (const name of Object.keys(r.map(['agents'])).sort()) {
+    const p = ['agents', name];
+    r.map(p);
+    const agent: AgentConfig = { name, type: (r.str([...p, 'type']) || name).trim().toLowerCase() };
+    for (const key of ['token', 'token_file', 'base_url', 'model', 'command'] as const) {
+      const v = r.str([...p, key]);
+      if (v !== '') agent[key] = v;
+    }
+    if (r.get([...p, 'args']) !== undefined) agent.args = r.strList([...p, 'args']);
+    agents[name] = agent;
+  }
+  return agents;
+}
+
+function buildDiversification(r: RawReader): DiversificationConfig | undefined {
+  const p = ['defaults', 'diversification'];
+  const v = r.get(p);
+  if (v === undefined || v === null) return undefined;
+  r.map(p);
+  return {
+    enabled: r.bool([...p, 'enabled']),
+    strategy: r.str([...p, 'strategy']),
+    agents: r.strList([...p, 'agents']),
+    weights: r.intList([...p, 'weights']),
+    fallback_on_failure: r.bool([...p, 'fallback_on_failure']),
+  };
+}
+
+function buildWebhook(r: RawReader): WebhookConfig | undefined {
+  const v = r.get(['webhook']);
+  if (v === undefined || v === null) return undefined;
+  r.map(['webhook']);
+  const timeout = r.str(['webhook', 'timeout']);
+  let timeoutMs = 10_000;
+  try {
+    timeoutMs = parseGoDuration(timeout || WEBHOOK_DEFAULT_TIMEOUT);
+  } catch {
+    // reported by validation (strict); lenient loads keep the default
+  }
+  return {
+    url: r.str(['webhook', 'url']),
+    events: r.strList(['webhook', 'events']),
+    secret: r.str(['webhook', 'secret']),
+    timeout,
+    timeoutMs,
+  };
+}
+
+function build(r: RawReader): AppConfig {
+  const agents = buildAgents(r);
+  const sse = {
+    poll_interval_ms: r.int(['api', 'sse', 'poll_interval_ms']),
+    discovery_interval_ms: r.int(['api', 'sse', 'discovery_interval_ms']),
+    heartbeat_interval_s: r.int(['api', 'sse', 'heartbeat_interval_s']),
+    max_clients_per_run: r.int(['api', 'sse', 'max_clients_per_run']),
+  };
+  const hasPort = r.get(['api', 'port']) !== undefined && r.get(['api', 'port']) !== null;
+  return {
+    agents,
+    defaults: {
+      agent: r.str(['defaults', 'agent']),
+      timeout: r.int(['defaults', 'timeout']),
+      max_concurrent_runs: r.int(['defaults', 'max_concurrent_runs']),
+      max_concurrent_root_tasks: r.int(['defaults', 'max_concurrent_root_tasks']),
+      diversification: buildDiversification(r),
+    },
+    api: {
+      host: r.str(['api', 'host']) || API_DEFAULTS.host,
+      port: hasPort ? r.int(['api', 'port']) : API_DEFAULTS.port,
+      cors_origins: r.strList(['api', 'cors_origins']),
+      auth_enabled: r.bool(['api', 'auth_enabled']),
+      api_key: r.str(['api', 'api_key']),
+      sse,
+    },
+    storage: { runs_dir: r.str(['storage', 'runs_dir']), extra_roots: r.strList(['storage', 'extra_roots']) },
+    webhook: buildWebhook(r),
+  };
+}
+
+/** SSE zero values mean "use the default"; negative values are left for validation to reject. */
+function applySseDefaults(cfg: AppConfig): void {
+  for (const key of Object.keys(SSE_DEFAULTS) as (keyof typeof SSE_DEFAULTS)[]) {
+    if (cfg.api.sse[key] === 0) cfg.api.sse[key] = SSE_DEFAULTS[key];
+  }
+}
+
+/**
+ * Loads a YAML config (or the HCL subset for `.hcl`), following §5.3: defaults, env token
+ * overrides (CONDUCTOR_AGENT_<NAME>_TOKEN, CONDUCTOR_API_KEY), path resolution against the config
+ * folder, then (strict only) validation and reading token files.
+ * Errors: StorageError('INVALID_CONFIG', 'config <path>: <problem>').
+ */
+export function loadConfig(path: string, opts: LoadConfigOptions = {}): AppConfig {
+  const strict = opts.strict ?? true;
+  const env = opts.env ?? process.env;
+  if (!path || path.trim() === '') throw new StorageError('INVALID_CONFIG', 'config path is empty');
+  const abs = resolve(path);
+  const fail = (problem: string): never => {
+    throw new StorageError('INVALID_CONFIG', `config ${abs}: ${problem}`);
+  };
+  let text: string;
+  try {
+    text = readFileSync(abs, 'utf8');
+  } catch (err) {
+    return fail(`read config: ${(err as Error).message}`);
+  }
+  let cfg: AppConfig;
+  try {
+    cfg = build(readRawConfig(abs, text));
+    cfg.path = abs;
+    applySseDefaults(cfg);
+    for (const agent of Object.values(cfg.agents)) {
+      const override = env[envTokenName(agent.name)];
+      if (override && override.trim() !== '') {
+        agent.token = override.trim();
+        delete agent.token_file;
+      }
+    }
+    const apiKey = env.CONDUCTOR_API_KEY;
+    if (apiKey && apiKey.trim() !== '') {
+      cfg.api.api_key = apiKey.trim();
+      cfg.api.auth_enabled = true;
+    }
+    const baseDir = dirname(abs);
+    for (const agent of Object.values(cfg.agents)) {
+      if (agent.token_file) {
+        try {
+          agent.token_file = resolveConfigPath(agent.token_file, baseDir, env);
+        } catch (err) {
+          throw new ConfigProblem(`resolve token_file for agent ${JSON.stringify(agent.name)}: ${(err as Error).message}`);
+        }
+      }
+      if (agent.command && (agent.command.startsWith('~') || agent.command.startsWith('.'))) {
+        agent.command = resolveConfigPath(agent.command, baseDir, env);
+      }
+    }
+    try {
+      cfg.storage.runs_dir = resolveConfigPath(cfg.storage.runs_dir, baseDir, env);
+    } catch (err) {
+      throw new ConfigProblem(`resolve storage.runs_dir: ${(err as Error).message}`);
+    }
+    cfg.storage.extra_roots = cfg.storage.extra_roots.map((root, i) => {
+      try {
+        return resolveConfigPath(root, baseDir, env);
+      } catch (err) {
+        throw new ConfigProblem(`resolve storage.extra_roots[${i}]: ${(err as Error).message}`);
+      }
+    });
+    if (!strict) return cfg;
+    validateConfig(cfg);
+    for (const agent of Object.values(cfg.agents)) {
+      if (agent.token_file) agent.token = readTokenFile(agent);
+    }
+  } catch (err) {
+    if (err instanceof ConfigProblem) return fail(err.message);
+    if (err instanceof StorageError || isValidationProblem(err)) return fail((err as Error).message);
+    throw err;
+  }
+  return cfg;
+}
+
+function readTokenFile(agent: AgentConfig): string {
+  const path = agent.token_file as string;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigProblem(`read token_file for agent ${JSON.stringify(agent.name)}: ${(err as Error).message}`);
+  }
+  const token = text.trim();
+  if (token === '') {
+    throw new ConfigProblem(`read token_file for agent ${JSON.stringify(agent.name)}: token file is empty: ${path}`);
+  }
+  return token;
+}
+
+/** Lenient load of the default-discovered config, if any (used for runs-root lookup and validate). */
+export function loadDefaultConfig(cwd?: string, env: NodeJS.ProcessEnv = process.env): AppConfig | undefined {
+  const path = findConfigFile(cwd, env);
+  if (!path || !existsSync(path)) return undefined;
+  return loadConfig(path, { strict: false, env });
+}

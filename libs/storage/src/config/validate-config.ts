@@ -1,0 +1,92 @@
+import { readFileSync, statSync } from 'node:fs';
+import { AGENT_TYPES, AppConfig } from './config.types';
+import { parseGoDuration } from './duration';
+
+class ValidationProblem extends Error {}
+
+const q = (s: string) => JSON.stringify(s);
+
+function tokenFileProblem(path: string): string | undefined {
+  try {
+    const st = statSync(path);
+    if (!st.isFile()) return 'not a regular file';
+    readFileSync(path);
+    return undefined;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    return e.code === 'ENOENT' ? `stat ${path}: no such file or directory` : e.message;
+  }
+}
+
+/** Go's url.ParseRequestURI, approximately: an absolute URI with a scheme, or an absolute path. */
+function checkRequestUri(url: string): string | undefined {
+  if (url.startsWith('/')) return undefined;
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(url)) return `parse ${q(url)}: invalid URI for request`;
+  try {
+    new URL(url);
+    return undefined;
+  } catch {
+    return `parse ${q(url)}: invalid URI for request`;
+  }
+}
+
+/** §5.3 validation with upstream's exact messages (agents checked in name order). Throws Error. */
+export function validateConfig(cfg: AppConfig): void {
+  const fail = (msg: string): never => {
+    throw new ValidationProblem(msg);
+  };
+  if (Object.keys(cfg.agents).length === 0) fail('no agents configured');
+  if (cfg.defaults.timeout <= 0) fail('defaults.timeout must be positive');
+  if (cfg.defaults.max_concurrent_root_tasks < 0) fail('defaults.max_concurrent_root_tasks must be non-negative');
+  for (const key of ['poll_interval_ms', 'discovery_interval_ms', 'heartbeat_interval_s', 'max_clients_per_run'] as const) {
+    if (cfg.api.sse[key] < 0) fail(`api.sse.${key} must be non-negative`);
+  }
+  for (const name of Object.keys(cfg.agents).sort()) {
+    const agent = cfg.agents[name];
+    if (agent.type === '') fail(`agent ${q(name)} has empty type`);
+    if (!(AGENT_TYPES as readonly string[]).includes(agent.type)) fail(`agent ${q(name)} has invalid type ${q(agent.type)}`);
+    if (agent.token && agent.token_file) fail(`agent ${q(name)} cannot set both token and token_file`);
+    if (agent.token_file) {
+      const problem = tokenFileProblem(agent.token_file);
+      if (problem) fail(`agent ${q(name)} token_file ${q(agent.token_file)}: ${problem}`);
+    }
+    if (agent.type === 'command' && !(agent.command ?? '').trim()) fail(`agent ${q(name)} of type "command" needs a command`);
+  }
+  if (cfg.api.port < 0 || cfg.api.port > 65535) fail('api.port must be between 0 and 65535');
+  if (cfg.webhook) {
+    if (cfg.webhook.url) {
+      const problem = checkRequestUri(cfg.webhook.url);
+      if (problem) fail(`webhook.url is invalid: ${problem}`);
+    }
+    if (cfg.webhook.timeout) {
+      try {
+        parseGoDuration(cfg.webhook.timeout);
+      } catch (err) {
+        fail(`webhook.timeout is invalid: ${(err as Error).message}`);
+      }
+    }
+  }
+  const d = cfg.defaults.diversification;
+  if (d) {
+    const strategy = d.strategy.trim();
+    if (strategy !== '' && strategy !== 'round-robin' && strategy !== 'weighted') {
+      fail(`defaults.diversification.strategy ${q(strategy)} is invalid; valid values: round-robin, weighted`);
+    }
+    d.agents.forEach((name, i) => {
+      if (name.trim() === '') fail(`defaults.diversification.agents[${i}] is empty`);
+      if (!cfg.agents[name]) fail(`defaults.diversification.agents[${i}] ${q(name)} not found in agents map`);
+    });
+    if (d.weights.length > 0) {
+      if (d.weights.length !== d.agents.length) {
+        fail(`defaults.diversification.weights length (${d.weights.length}) must match agents length (${d.agents.length})`);
+      }
+      d.weights.forEach((w, i) => {
+        if (w <= 0) fail(`defaults.diversification.weights[${i}] must be positive, got ${w}`);
+      });
+    }
+  }
+}
+
+export function isValidationProblem(err: unknown): boolean {
+  return err instanceof ValidationProblem;
+}

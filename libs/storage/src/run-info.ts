@@ -1,0 +1,243 @@
+import { readFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { parse } from 'yaml';
+import { writeFileAtomic } from './atomic-write';
+import { withFileLock } from './file-lock';
+import { ioError, StorageError } from './storage.errors';
+import { rfc3339Nano, yamlString } from './yaml-scalar';
+
+export type RunStatus = 'running' | 'completed' | 'failed' | 'unknown';
+
+/** run-info.yaml (cli-storage.md §3.4). Optional string fields are omitted from the file when empty. */
+export interface RunInfo {
+  version: number;
+  run_id: string;
+  parent_run_id?: string;
+  previous_run_id?: string;
+  project_id: string;
+  task_id: string;
+  agent: string;
+  process_ownership?: string;
+  pid: number;
+  pgid: number;
+  start_time: Date;
+  end_time: Date;
+  exit_code: number;
+  status: RunStatus;
+  cwd?: string;
+  prompt_path?: string;
+  output_path?: string;
+  stdout_path?: string;
+  stderr_path?: string;
+  commandline?: string;
+  error_summary?: string;
+  agent_version: string;
+}
+
+/** Go's zero time.Time, written while a run has not ended. */
+export const ZERO_TIME: Date = new Date('0001-01-01T00:00:00Z');
+
+export const RUN_INFO_LOCK_TIMEOUT_MS = 5000;
+export const RUN_INFO_LOCK_POLL_MS = 10;
+
+export function isZeroTime(d: Date | undefined): boolean {
+  return !d || d.getTime() === ZERO_TIME.getTime() || Number.isNaN(d.getTime());
+}
+
+type Field = [key: keyof RunInfo, kind: 'int' | 'str' | 'time', emit: 'always' | 'nonEmpty'];
+
+/** Field order and omitempty flags of upstream's struct: the file's byte layout depends on both. */
+const FIELDS: Field[] = [
+  ['version', 'int', 'always'],
+  ['run_id', 'str', 'always'],
+  ['parent_run_id', 'str', 'nonEmpty'],
+  ['previous_run_id', 'str', 'nonEmpty'],
+  ['project_id', 'str', 'always'],
+  ['task_id', 'str', 'always'],
+  ['agent', 'str', 'always'],
+  ['process_ownership', 'str', 'nonEmpty'],
+  ['pid', 'int', 'always'],
+  ['pgid', 'int', 'always'],
+  ['start_time', 'time', 'always'],
+  ['end_time', 'time', 'always'],
+  ['exit_code', 'int', 'always'],
+  ['status', 'str', 'always'],
+  ['cwd', 'str', 'nonEmpty'],
+  ['prompt_path', 'str', 'nonEmpty'],
+  ['output_path', 'str', 'nonEmpty'],
+  ['stdout_path', 'str', 'nonEmpty'],
+  ['stderr_path', 'str', 'nonEmpty'],
+  ['commandline', 'str', 'nonEmpty'],
+  ['error_summary', 'str', 'nonEmpty'],
+  ['agent_version', 'str', 'always'],
+];
+
+/** yaml.v3 byte layout: 4-space indent, RFC3339Nano UTC times, `""` for empty strings. */
+export function serializeRunInfo(info: RunInfo): string {
+  let out = '';
+  for (const [key, kind, emit] of FIELDS) {
+    const value = info[key];
+    if (kind === 'int') {
+      out += `${key}: ${Math.trunc(Number(value ?? 0)) || 0}\n`;
+    } else if (kind === 'time') {
+      const d = value instanceof Date && !Number.isNaN(value.getTime()) ? value : ZERO_TIME;
+      out += `${key}: ${rfc3339Nano(d)}\n`;
+    } else {
+      const s = value === undefined || value === null ? '' : String(value);
+      if (emit === 'nonEmpty' && s === '') continue;
+      out += `${key}: ${yamlString(s)}\n`;
+    }
+  }
+  return out;
+}
+
+/** Parses an RFC 3339 timestamp keeping millisecond precision (Go writes up to nanoseconds). */
+export function parseTime(value: unknown): Date {
+  if (value instanceof Date) return value;
+  if (typeof value !== 'string' || value.trim() === '') return ZERO_TIME;
+  const trimmed = value.trim().replace(/(\.\d{3})\d+/, '$1');
+  const d = new Date(trimmed);
+  return Number.isNaN(d.getTime()) ? ZERO_TIME : d;
+}
+
+function toInt(value: unknown, fallback: number): number {
+  if (typeof value === 'number' && Number.isFinite(value)) return Math.trunc(value);
+  if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) return Number(value.trim());
+  return fallback;
+}
+
+function toStr(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'string' ? value : String(value);
+}
+
+function normaliseStatus(value: string): RunStatus {
+  return value === '' ? 'unknown' : (value as RunStatus);
+}
+
+/** `…/<project>/<task>/runs/<run>/run-info.yaml` → ids, when the path has that shape. */
+export function idsFromRunInfoPath(path: string): { project_id: string; task_id: string; run_id: string } | undefined {
+  const runDir = dirname(path);
+  const runsDir = dirname(runDir);
+  if (basename(runsDir) !== 'runs') return undefined;
+  const taskDir = dirname(runsDir);
+  return { run_id: basename(runDir), task_id: basename(taskDir), project_id: basename(dirname(taskDir)) };
+}
+
+const SIMPLE_LINE = /^([a-z_]+): ?(.*)$/;
+const PLAIN_SAFE = /^(?:""|[^\s"'|>&*!%@`{}[\]#,?:-][^#]*?)$/;
+
+/**
+ * Fast path for the flat files we and upstream write (one `key: plain-scalar` per line): a few
+ * times faster than a full YAML parse, which matters when listing thousands of runs cold.
+ * Anything unusual (quotes, block scalars, comments, nesting) returns undefined → full parser.
+ */
+function parseSimple(text: string): Record<string, unknown> | undefined {
+  if (text.includes('\r')) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    const m = SIMPLE_LINE.exec(line);
+    if (!m) return undefined;
+    const value = m[2];
+    if (value === '""' || value === '') {
+      out[m[1]] = '';
+      continue;
+    }
+    if (/^-?\d{1,15}$/.test(value)) {
+      out[m[1]] = Number(value);
+      continue;
+    }
+    if (!PLAIN_SAFE.test(value) || value.endsWith(' ') || value.includes(': ') || value.endsWith(':')) return undefined;
+    out[m[1]] = value === 'null' || value === '~' || value === 'Null' || value === 'NULL' ? '' : value;
+  }
+  return out;
+}
+
+/** Parses run-info text; unknown keys are ignored, missing ids are filled from `path`. */
+export function parseRunInfo(text: string, path?: string): RunInfo {
+  let doc: unknown = parseSimple(text);
+  if (doc === undefined) {
+    try {
+      // Core schema: timestamps stay strings (parsed below, keeping Go's year-1 zero time intact).
+      doc = parse(text, { schema: 'core', prettyErrors: false, uniqueKeys: false });
+    } catch (err) {
+      throw new StorageError('IO', `unmarshal run-info${path ? ` ${path}` : ''}: ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
+  if (doc === null || doc === undefined) doc = {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) {
+    throw new StorageError('IO', `unmarshal run-info${path ? ` ${path}` : ''}: not a mapping`);
+  }
+  const raw = doc as Record<string, unknown>;
+  const info: RunInfo = {
+    version: toInt(raw.version, 0),
+    run_id: toStr(raw.run_id),
+    project_id: toStr(raw.project_id),
+    task_id: toStr(raw.task_id),
+    agent: toStr(raw.agent),
+    pid: toInt(raw.pid, 0),
+    pgid: toInt(raw.pgid, 0),
+    start_time: parseTime(raw.start_time),
+    end_time: parseTime(raw.end_time),
+    exit_code: toInt(raw.exit_code, 0),
+    status: normaliseStatus(toStr(raw.status)),
+    agent_version: toStr(raw.agent_version),
+  };
+  for (const key of ['parent_run_id', 'previous_run_id', 'process_ownership', 'cwd', 'prompt_path', 'output_path',
+    'stdout_path', 'stderr_path', 'commandline', 'error_summary'] as const) {
+    const s = toStr(raw[key]);
+    if (s !== '') info[key] = s;
+  }
+  const fromPath = path ? idsFromRunInfoPath(path) : undefined;
+  if (fromPath) {
+    if (!info.run_id) info.run_id = fromPath.run_id;
+    if (!info.task_id) info.task_id = fromPath.task_id;
+    if (!info.project_id) info.project_id = fromPath.project_id;
+  }
+  return info;
+}
+
+export function readRunInfo(path: string): RunInfo {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw ioError(`read run-info ${path}`, err);
+  }
+  return parseRunInfo(text, path);
+}
+
+/** Atomic (temp + fsync + rename): concurrent readers see the old or the new file, never a mix. */
+export function writeRunInfo(path: string, info: RunInfo): void {
+  writeFileAtomic(path, serializeRunInfo(info), 'run-info.*.yaml.tmp');
+}
+
+/**
+ * Locked read-modify-write under `<path>.lock` (flock, polled every 10 ms, 5 s), interoperable
+ * with upstream's UpdateRunInfo. The lock file is removed afterwards, as upstream does.
+ */
+export async function updateRunInfo(
+  path: string,
+  mutate: (info: RunInfo) => RunInfo | void,
+  opts: { timeoutMs?: number } = {},
+): Promise<RunInfo> {
+  const lockPath = `${path}.lock`;
+  try {
+    return await withFileLock(
+      lockPath,
+      { timeoutMs: opts.timeoutMs ?? RUN_INFO_LOCK_TIMEOUT_MS, pollMs: RUN_INFO_LOCK_POLL_MS, removeAfter: true },
+      () => {
+        const current = readRunInfo(path);
+        const next = mutate(current) ?? current;
+        writeRunInfo(path, next);
+        return next;
+      },
+    );
+  } catch (err) {
+    if (err instanceof StorageError && err.code === 'LOCK_TIMEOUT') {
+      throw new StorageError('LOCK_TIMEOUT', `acquire run-info lock: ${err.message}`);
+    }
+    throw err;
+  }
+}

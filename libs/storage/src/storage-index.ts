@@ -1,0 +1,159 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { RUN_INFO_FILE, RunsLayout } from './layout';
+import { LivenessProbe } from './liveness';
+import { readRunInfoReconciled } from './reconcile';
+import type { RunInfo } from './run-info';
+import { ioError } from './storage.errors';
+import { validateRunId } from './ids';
+
+interface DirEntryCache {
+  mtimeNs: bigint;
+  names: string[];
+  readAtMs: number;
+}
+
+interface RunInfoCache {
+  mtimeNs: bigint;
+  size: bigint;
+  ino: bigint;
+  info: RunInfo;
+  readAtMs: number;
+}
+
+/**
+ * Filesystem timestamps are coarse (kernel ticks), so a change made in the same tick as our read
+ * keeps the old mtime. A cached entry is only trusted once its mtime is this much older than the
+ * moment we read it (git's "racy" rule); until then it is read again.
+ */
+const RACY_WINDOW_MS = 1000;
+
+function settled(mtimeNs: bigint, readAtMs: number): boolean {
+  return Number(mtimeNs / 1_000_000n) + RACY_WINDOW_MS < readAtMs;
+}
+
+/** Stat identity used to decide whether a cached value is still the file's content. */
+function statKey(path: string): { mtimeNs: bigint; size: bigint; ino: bigint; isDir: boolean } | undefined {
+  try {
+    const st = statSync(path, { bigint: true });
+    return { mtimeNs: st.mtimeNs, size: st.size, ino: st.ino, isDir: st.isDirectory() };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw ioError(`stat ${path}`, err);
+  }
+}
+
+/**
+ * Listing of the runs root with caches, so repeated listings (list/status, the API server with
+ * thousands of runs) cost one stat per directory and per run-info:
+ * - directory listings are cached per directory and reused while its mtime is unchanged;
+ * - run-info files are parsed again only when their mtime, size or inode changed. Cached
+ *   `running` records are still re-checked for liveness on every read (processes die silently).
+ */
+export class StorageIndex {
+  private readonly dirs = new Map<string, DirEntryCache>();
+  private readonly infos = new Map<string, RunInfoCache>();
+  private readonly runLocations = new Map<string, { project: string; task: string }>();
+
+  constructor(
+    readonly layout: RunsLayout,
+    private readonly probe: LivenessProbe = new LivenessProbe(),
+  ) {}
+
+  /** Sub-directory names of `dir`, sorted; [] when it does not exist. */
+  private subdirs(dir: string): string[] {
+    const st = statKey(dir);
+    if (!st || !st.isDir) {
+      this.dirs.delete(dir);
+      return [];
+    }
+    const cached = this.dirs.get(dir);
+    if (cached && cached.mtimeNs === st.mtimeNs && settled(cached.mtimeNs, cached.readAtMs)) return cached.names;
+    const readAtMs = Date.now();
+    let names: string[];
+    try {
+      names = readdirSync(dir, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name)
+        .sort();
+    } catch (err) {
+      throw ioError(`read dir ${dir}`, err);
+    }
+    this.dirs.set(dir, { mtimeNs: st.mtimeNs, names, readAtMs });
+    return names;
+  }
+
+  listProjects(): string[] {
+    return this.subdirs(this.layout.root);
+  }
+
+  listTasks(projectId: string): string[] {
+    return this.subdirs(this.layout.projectDir(projectId));
+  }
+
+  listRuns(projectId: string, taskId: string): string[] {
+    const runs = this.subdirs(this.layout.runsDir(projectId, taskId));
+    for (const run of runs) this.runLocations.set(run, { project: projectId, task: taskId });
+    return runs;
+  }
+
+  /** The reconciled run-info of one run; undefined when the run folder has no run-info.yaml. */
+  runInfo(projectId: string, taskId: string, runId: string): RunInfo | undefined {
+    const path = join(this.layout.runDir(projectId, taskId, runId), RUN_INFO_FILE);
+    return this.readCached(path);
+  }
+
+  private readCached(path: string): RunInfo | undefined {
+    const st = statKey(path);
+    if (!st) {
+      this.infos.delete(path);
+      return undefined;
+    }
+    const cached = this.infos.get(path);
+    const fresh =
+      cached && cached.mtimeNs === st.mtimeNs && cached.size === st.size && cached.ino === st.ino && settled(cached.mtimeNs, cached.readAtMs);
+    if (fresh && (cached.info.status !== 'running' || this.probe.isRunAlive(cached.info))) return cached.info;
+    const readAtMs = Date.now();
+    const info = readRunInfoReconciled(path, this.probe);
+    const after = statKey(path) ?? st;
+    this.infos.set(path, { mtimeNs: after.mtimeNs, size: after.size, ino: after.ino, info, readAtMs });
+    return info;
+  }
+
+  /**
+   * Run-infos of a task (or of every task of the project), sorted by run id within each task.
+   * Run folders without run-info.yaml are reported as synthesised `unknown` records.
+   */
+  runInfos(projectId: string, taskId?: string): RunInfo[] {
+    const tasks = taskId === undefined ? this.listTasks(projectId) : [taskId];
+    const out: RunInfo[] = [];
+    for (const task of tasks) {
+      for (const run of this.listRuns(projectId, task)) {
+        const path = join(this.layout.runDir(projectId, task, run), RUN_INFO_FILE);
+        out.push(this.readCached(path) ?? readRunInfoReconciled(path, this.probe));
+      }
+    }
+    return out;
+  }
+
+  allRunInfos(): RunInfo[] {
+    return this.listProjects().flatMap((p) => this.runInfos(p));
+  }
+
+  findRun(runId: string): { project: string; task: string; dir: string } | undefined {
+    validateRunId(runId);
+    const known = this.runLocations.get(runId);
+    if (known && this.listRuns(known.project, known.task).includes(runId)) {
+      return { ...known, dir: this.layout.runDir(known.project, known.task, runId) };
+    }
+    for (const project of this.listProjects()) {
+      for (const task of this.listTasks(project)) {
+        if (this.listRuns(project, task).includes(runId)) {
+          return { project, task, dir: this.layout.runDir(project, task, runId) };
+        }
+      }
+    }
+    return undefined;
+  }
+}

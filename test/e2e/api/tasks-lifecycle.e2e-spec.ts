@@ -1,0 +1,163 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { BusWriter, readMessages } from '@app/messagebus';
+import { createApiApp, TestApi, waitUntil } from '../../utils/api-app';
+import { killGroup, spawnSleeper } from '../../utils/run-fixtures';
+
+const P = 'lifecycle';
+
+describe('task lifecycle through the API (fake command agent)', () => {
+  let api: TestApi;
+  const inject = (method: string, url: string, payload?: unknown) => api.app.inject({ method: method as 'GET', url, payload: payload as object });
+  const taskStatus = async (t: string) => (await inject('GET', `/api/projects/${P}/tasks/${t}`)).json();
+
+  beforeAll(async () => {
+    api = await createApiApp();
+  });
+  afterAll(async () => api.close());
+
+  it('creates a task that runs to all_finished; its runs, files and messages are visible', async () => {
+    const t = 'task-20260101-120000-happy';
+    const res = await inject('POST', '/api/v1/tasks', {
+      project_id: P,
+      task_id: t,
+      agent_type: 'fake',
+      prompt: 'say hello',
+      config: { FAKE_AGENT_DONE: '1', FAKE_AGENT_TEXT: 'hello from fake', FAKE_AGENT_STDERR: 'warn line' },
+    });
+    expect(res.statusCode).toBe(201);
+    const body = res.json();
+    expect(body).toEqual({ project_id: P, task_id: t, run_id: expect.stringMatching(/^\d{8}-\d{10}-\d+-\d+$/), status: 'started' });
+    expect(fs.readFileSync(path.join(api.root, P, t, 'TASK.md'), 'utf8')).toBe('say hello\n');
+
+    const done = await waitUntil(async () => {
+      const d = await taskStatus(t);
+      return d.status === 'all_finished' ? d : undefined;
+    });
+    expect(done.runs[0]).toMatchObject({ id: body.run_id, status: 'completed', exit_code: 0 });
+    const stdout = (await inject('GET', `/api/projects/${P}/tasks/${t}/runs/${body.run_id}/file?name=stdout`)).json();
+    expect(stdout.content).toContain('hello from fake');
+    const stderr = (await inject('GET', `/api/projects/${P}/tasks/${t}/runs/${body.run_id}/file?name=stderr`)).json();
+    expect(stderr.content).toContain('warn line');
+    const msgs = (await inject('GET', `/api/projects/${P}/tasks/${t}/messages`)).json().messages;
+    expect(msgs.map((m: { type: string }) => m.type)).toEqual(expect.arrayContaining(['RUN_START', 'RUN_STOP']));
+    const v1 = (await inject('GET', `/api/v1/tasks/${t}?project_id=${P}`)).json();
+    expect(v1).toMatchObject({ project_id: P, task_id: t, status: 'all_finished' });
+    const audit = fs.readFileSync(path.join(api.root, '_audit', 'form-submissions.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(audit).toContainEqual(expect.objectContaining({ endpoint: 'POST /api/v1/tasks', project_id: P, task_id: t, run_id: body.run_id }));
+  });
+
+  it('validates the create request and changes nothing on bad input', async () => {
+    const base = { project_id: 'untouched', task_id: 'task-20260101-120000-bad', agent_type: 'fake', prompt: 'x' };
+    const cases: [object, string][] = [
+      [{ ...base, agent_type: ' ' }, 'agent_type is required'],
+      [{ ...base, prompt: '' }, 'prompt is required'],
+      [{ ...base, attach_mode: 'merge' }, 'invalid attach_mode "merge": must be create, attach, or resume'],
+      [{ ...base, project_root: '/definitely/not/here' }, 'project_root does not exist: /definitely/not/here'],
+      [{ ...base, thread_message_type: 'USER_REQUEST' }, 'thread_message_type requires thread_parent'],
+      [{ ...base, depends_on: ['task-20260101-120000-bad'] }, 'cannot depend on itself'],
+      [{ ...base, surprise: true }, 'property surprise should not exist'],
+      [{ ...base, task_id: 'task-20260101-120000-x' }, 'invalid task ID'],
+    ];
+    for (const [payload, message] of cases) {
+      const res = await inject('POST', '/api/v1/tasks', payload);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.message).toContain(message);
+    }
+    expect(fs.existsSync(path.join(api.root, 'untouched'))).toBe(false);
+  });
+
+  it('stops a running run (#44) and the task can be resumed (#35) and cancelled (#12)', async () => {
+    const t = 'task-20260101-120000-stopme';
+    const res = await inject('POST', '/api/v1/tasks', { project_id: P, task_id: t, agent_type: 'fake', prompt: 'sleep', config: { FAKE_AGENT_SLEEP_MS: '60000' } });
+    const runId = res.json().run_id;
+    await waitUntil(async () => (await taskStatus(t)).runs?.[0]?.status === 'running');
+    const stop = await inject('POST', `/api/projects/${P}/tasks/${t}/runs/${runId}/stop`);
+    expect(stop.statusCode).toBe(202);
+    expect(stop.json()).toEqual({ run_id: runId, message: 'SIGTERM sent' });
+    const stopped = await waitUntil(async () => {
+      const d = await taskStatus(t);
+      return d.runs.every((r: { status: string }) => r.status !== 'running') ? d : undefined;
+    });
+    expect(stopped.runs[0].status).toBe('failed');
+    expect((await inject('POST', `/api/projects/${P}/tasks/${t}/runs/${runId}/stop`)).statusCode).toBe(409);
+
+    fs.writeFileSync(path.join(api.root, P, t, 'DONE'), '');
+    const resumed = await inject('POST', `/api/projects/${P}/tasks/${t}/resume`);
+    expect(resumed.json()).toEqual({ project_id: P, task_id: t, resumed: true });
+
+    const again = await inject('POST', '/api/v1/tasks', { project_id: P, task_id: t, agent_type: 'fake', prompt: 'ignored', config: { FAKE_AGENT_SLEEP_MS: '60000' }, attach_mode: 'resume' });
+    expect(again.statusCode).toBe(201);
+    expect(fs.readFileSync(path.join(api.root, P, t, 'TASK.md'), 'utf8')).toBe('sleep\n');
+    await waitUntil(async () => (await taskStatus(t)).runs.some((r: { status: string }) => r.status === 'running'));
+    const cancel = await inject('DELETE', `/api/v1/tasks/${t}`);
+    expect(cancel.statusCode).toBe(202);
+    expect(cancel.json()).toEqual({ stopped_runs: 1 });
+    const ended = await waitUntil(async () => {
+      const d = await taskStatus(t);
+      return d.runs.every((r: { status: string }) => r.status !== 'running') ? d : undefined;
+    });
+    expect(ended.done).toBe(true);
+    expect(ended.status).toBe('all_finished');
+  });
+
+  it('opens a threaded child task answering a QUESTION (thread_parent)', async () => {
+    const parent = 'task-20260101-120000-parent';
+    fs.mkdirSync(path.join(api.root, P, parent), { recursive: true });
+    const bus = new BusWriter(path.join(api.root, P, parent, 'TASK-MESSAGE-BUS.md'));
+    const q = await bus.append({ type: 'QUESTION', project_id: P, task_id: parent, run_id: 'run-parent-1', body: 'which db?' });
+    const info = await bus.append({ type: 'INFO', project_id: P, task_id: parent, run_id: 'run-parent-1', body: 'fyi' });
+    const child = 'task-20260101-120000-child';
+    const tp = { project_id: P, task_id: parent, run_id: 'run-parent-1', message_id: q.msg_id };
+    const base = { project_id: P, task_id: child, agent_type: 'fake', prompt: 'use postgres', config: { FAKE_AGENT_DONE: '1' } };
+    const wrongType = await inject('POST', '/api/v1/tasks', { ...base, thread_parent: { ...tp, message_id: info.msg_id } });
+    expect(wrongType.statusCode).toBe(409);
+    expect(wrongType.json().error).toEqual({ code: 'CONFLICT', message: 'parent message type "INFO" is not supported', details: { allowed_parent_types: 'QUESTION,FACT' } });
+    const missing = await inject('POST', '/api/v1/tasks', { ...base, thread_parent: { ...tp, message_id: 'MSG-19990101-000000-000000000-PID00001-0001' } });
+    expect(missing.json().error.message).toBe('parent message not found');
+    const created = await inject('POST', '/api/v1/tasks', { ...base, thread_parent: tp });
+    expect(created.statusCode).toBe(201);
+    const detail = (await inject('GET', `/api/projects/${P}/tasks/${child}`)).json();
+    expect(detail.thread_parent).toEqual({ project_id: P, task_id: parent, run_id: 'run-parent-1', message_id: q.msg_id, message_type: 'QUESTION' });
+    const childMsgs = readMessages(path.join(api.root, P, child, 'TASK-MESSAGE-BUS.md'));
+    expect(childMsgs[0]).toMatchObject({ type: 'USER_REQUEST', body: 'use postgres', parents: [expect.objectContaining({ msg_id: q.msg_id, kind: 'thread_answer' })] });
+    const parentMsgs = readMessages(path.join(api.root, P, parent, 'TASK-MESSAGE-BUS.md'));
+    expect(parentMsgs.pop()).toMatchObject({ type: 'USER_REQUEST', body: `threaded user request opened child task ${P}/${child}` });
+    await waitUntil(async () => (await taskStatus(child)).status === 'all_finished');
+  });
+
+  it('adopts a running process (process_import) that conductor then refuses to stop', async () => {
+    const sleeper = spawnSleeper();
+    try {
+      const t = 'task-20260101-120000-imported';
+      const out = path.join(api.dir, 'imported.log');
+      fs.writeFileSync(out, 'external output\n');
+      const bad = await inject('POST', '/api/v1/tasks', { project_id: P, task_id: t, agent_type: 'fake', prompt: 'x', process_import: { pid: 0, stdout_path: out } });
+      expect(bad.json().error.message).toBe('process_import.pid must be > 0');
+      const res = await inject('POST', '/api/v1/tasks', { project_id: P, task_id: t, agent_type: 'fake', prompt: 'x', process_import: { pid: sleeper.pid, stdout_path: out, ownership: 'external' } });
+      expect(res.statusCode).toBe(201);
+      const run = (await taskStatus(t)).runs[0];
+      expect(run).toMatchObject({ id: res.json().run_id, status: 'running', process_ownership: 'external', pid: sleeper.pid });
+      const stop = await inject('POST', `/api/projects/${P}/tasks/${t}/runs/${run.id}/stop`);
+      expect(stop.json().error).toEqual({ code: 'CONFLICT', message: 'run is externally owned and cannot be stopped by conductor', details: { run_id: run.id } });
+    } finally {
+      killGroup(sleeper);
+    }
+  });
+
+  it('creates but does not launch in monitoring mode (disableTaskStart)', async () => {
+    const mon = await createApiApp({ disableTaskStart: true });
+    try {
+      const t = 'task-20260101-120000-monitor';
+      const res = await mon.app.inject({ method: 'POST', url: '/api/v1/tasks', payload: { project_id: P, task_id: t, agent_type: 'fake', prompt: 'x' } });
+      expect(res.statusCode).toBe(201);
+      expect(res.json().status).toBe('started');
+      const runDir = path.join(mon.root, P, t, 'runs', res.json().run_id);
+      expect(fs.existsSync(runDir)).toBe(true);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(fs.readdirSync(runDir)).toEqual([]);
+    } finally {
+      await mon.close();
+    }
+  });
+});

@@ -1,0 +1,175 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RunInfo, writeDependsOn, writeDone, writeRunInfo, ZERO_TIME } from '@app/storage';
+
+const bin = join(__dirname, '..', '..', '..', 'bin', 'run-agent');
+const T_DONE = 'task-20260101-000000-done';
+const T_FAIL = 'task-20260101-000000-fail';
+const T_STALE = 'task-20260101-000000-stale';
+const T_BLOCKED = 'task-20260101-000000-wait';
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runAgent(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<Result> {
+  return new Promise((resolve) => {
+    const child = spawn(bin, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function deadPid(): Promise<number> {
+  const child = spawn('true', [], { stdio: 'ignore' });
+  await new Promise((r) => child.on('close', r));
+  return child.pid as number;
+}
+
+describe('run-agent list (built CLI)', () => {
+  let tmp: string;
+  let root: string;
+  let env: NodeJS.ProcessEnv;
+
+  function run(task: string, runId: string, o: Partial<RunInfo>): string {
+    const dir = join(root, 'proj', task, 'runs', runId);
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, 'run-info.yaml');
+    writeRunInfo(path, {
+      version: 1, run_id: runId, project_id: 'proj', task_id: task, agent: 'claude', pid: 0, pgid: 0,
+      start_time: new Date('2026-01-01T10:00:00Z'), end_time: new Date('2026-01-01T10:01:05Z'), exit_code: 0,
+      status: 'completed', agent_version: '', ...o,
+    });
+    return path;
+  }
+
+  beforeAll(async () => {
+    tmp = mkdtempSync(join(tmpdir(), 'list-e2e-'));
+    root = join(tmp, 'root');
+    const home = join(tmp, 'home');
+    mkdirSync(home);
+    env = { PATH: process.env.PATH, HOME: home, TZ: 'UTC' };
+    run(T_DONE, '20260101-1000000000-1-1', {});
+    writeDone(join(root, 'proj', T_DONE));
+    run(T_FAIL, '20260101-1000000000-1-1', {});
+    run(T_FAIL, '20260101-1000000000-1-2', { status: 'failed', exit_code: 1, end_time: new Date('2026-01-01T11:02:03Z') });
+    mkdirSync(join(root, 'proj', T_FAIL, 'runs', '20260101-1000000000-1-3')); // no run-info: ignored for latest
+    const pid = await deadPid();
+    run(T_STALE, '20260101-1000000000-1-1', { status: 'running', pid, pgid: pid, exit_code: -1, end_time: ZERO_TIME });
+    mkdirSync(join(root, 'proj', T_BLOCKED));
+    writeDependsOn(join(root, 'proj', T_BLOCKED), [T_FAIL, T_DONE]);
+    mkdirSync(join(root, 'other'));
+    for (const t of [T_DONE, T_FAIL, T_STALE, T_BLOCKED]) {
+      utimesSync(join(root, 'proj', t), new Date('2026-01-02T03:04:05Z'), new Date('2026-01-02T03:04:05Z'));
+    }
+  });
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('lists projects (text and JSON) and refuses a missing root', async () => {
+    expect(await runAgent(['list', '--root', root], env, tmp)).toEqual({ code: 0, stdout: 'other\nproj\n', stderr: '' });
+    const json = await runAgent(['list', '--root', root, '--json'], env, tmp);
+    expect(json.stdout).toBe('{\n  "projects": [\n    "other",\n    "proj"\n  ]\n}\n');
+    const missing = await runAgent(['list', '--root', join(tmp, 'nope')], env, tmp);
+    expect(missing).toEqual({ code: 1, stdout: '', stderr: `Error: root directory not found: ${join(tmp, 'nope')}\n` });
+  });
+
+  it('lists tasks with latest status, DONE, blockers, and heals the stale running run', async () => {
+    const res = await runAgent(['list', '--root', root, '--project', 'proj'], env, tmp);
+    expect(res.stderr).toBe('');
+    expect(res.stdout).toBe(
+      [
+        'TASK_ID                     RUNS  LATEST_STATUS  DONE  BLOCKED_BY                 LAST_ACTIVITY',
+        'task-20260101-000000-done   1     completed      DONE  -                          2026-01-02 03:04',
+        'task-20260101-000000-fail   3     failed         -     -                          2026-01-02 03:04',
+        'task-20260101-000000-stale  1     failed         -     -                          2026-01-02 03:04',
+        'task-20260101-000000-wait   0     blocked        -     task-20260101-000000-fail  2026-01-02 03:04',
+        '',
+      ].join('\n'),
+    );
+    const json = JSON.parse((await runAgent(['list', '--root', root, '--project', 'proj', '--json'], env, tmp)).stdout);
+    expect(json.tasks[3]).toEqual({
+      task_id: T_BLOCKED, runs: 0, latest_status: 'blocked', done: false, last_activity: '2026-01-02T03:04:05Z',
+      depends_on: [T_FAIL, T_DONE], blocked_by: [T_FAIL],
+    });
+    expect(json.tasks[2]).toEqual({ task_id: T_STALE, runs: 1, latest_status: 'failed', done: false, last_activity: '2026-01-02T03:04:05Z' });
+  });
+
+  it('filters tasks by --status and warns about unknown filters', async () => {
+    const done = await runAgent(['list', '--root', root, '--project', 'proj', '--status', 'done', '--json'], env, tmp);
+    expect(JSON.parse(done.stdout).tasks.map((t: { task_id: string }) => t.task_id)).toEqual([T_DONE]);
+    const running = await runAgent(['list', '--root', root, '--project', 'proj', '--status', 'running', '--json'], env, tmp);
+    expect(running.stdout).toBe('{\n  "tasks": null\n}\n');
+    const odd = await runAgent(['list', '--root', root, '--project', 'proj', '--status', 'weird', '--json'], env, tmp);
+    expect(odd.stderr).toBe('warning: unknown --status filter "weird"; showing all tasks\n');
+    expect(JSON.parse(odd.stdout).tasks).toHaveLength(4);
+  });
+
+  it('lists the runs of a task', async () => {
+    const res = await runAgent(['list', '--root', root, '--project', 'proj', '--task', T_FAIL], env, tmp);
+    expect(res.stdout).toBe(
+      [
+        'RUN_ID                   STATUS     EXIT_CODE  STARTED              DURATION',
+        '20260101-1000000000-1-1  completed  0          2026-01-01 10:00:00  1m5s',
+        '20260101-1000000000-1-2  failed     1          2026-01-01 10:00:00  1h2m3s',
+        '20260101-1000000000-1-3  unknown    0                               ',
+        '',
+      ].join('\n'),
+    );
+    const json = JSON.parse((await runAgent(['list', '--root', root, '--project', 'proj', '--task', T_STALE, '--json'], env, tmp)).stdout);
+    expect(json.runs).toEqual([{ run_id: '20260101-1000000000-1-1', status: 'failed', exit_code: -1, started: '2026-01-01 10:00:00', duration: expect.stringMatching(/^\d+h\d+m\d+s$/) }]);
+  });
+
+  it('adds activity columns with --activity', async () => {
+    const res = await runAgent(['list', '--root', root, '--project', 'proj', '--activity'], env, tmp);
+    expect(res.code).toBe(0);
+    const [header, first] = res.stdout.split('\n');
+    expect(header.split(/\s{2,}/)).toEqual([
+      'TASK_ID', 'RUNS', 'LATEST_STATUS', 'DONE', 'BLOCKED_BY', 'LAST_ACTIVITY', 'LAST_BUS', 'LAST_OUTPUT', 'MEANINGFUL_AGE', 'DRIFT_RISK', 'DRIFT_REASON',
+    ]);
+    expect(first).toMatch(/task is not running$/);
+    const json = JSON.parse((await runAgent(['list', '--root', root, '--project', 'proj', '--activity', '--json'], env, tmp)).stdout);
+    expect(json.tasks[0].activity).toMatchObject({ analysis_drift_risk: false, drift_threshold_seconds: 1200, drift_reason: 'task is not running' });
+  });
+
+  it('rejects bad flags with a one-line usage error and touches nothing', async () => {
+    expect(await runAgent(['list', '--root', root, '--task', T_FAIL], env, tmp)).toEqual({ code: 2, stdout: '', stderr: 'Error: --task requires --project\n' });
+    const escape = await runAgent(['list', '--root', root, '--project', '../etc'], env, tmp);
+    expect(escape.code).toBe(2);
+    expect(escape.stderr).toBe('Error: invalid project ID "../etc": must not contain path separators (projects cannot be nested)\n');
+    const taskEscape = await runAgent(['list', '--root', root, '--project', 'proj', '--task', '..'], env, tmp);
+    expect(taskEscape.code).toBe(2);
+    const noRuns = await runAgent(['list', '--root', root, '--project', 'proj', '--task', T_BLOCKED], env, tmp);
+    expect(noRuns).toEqual({ code: 1, stdout: '', stderr: `Error: no runs found for project proj task ${T_BLOCKED}\n` });
+    const noProject = await runAgent(['list', '--root', root, '--project', 'ghost'], env, tmp);
+    expect(noProject.stderr).toBe(`Error: project directory not found: ${join(root, 'ghost')}\n`);
+  });
+
+  it('resolves the root from CONDUCTOR_ROOT, then ./config.yaml storage.runs_dir, without creating home files', async () => {
+    expect((await runAgent(['list'], { ...env, CONDUCTOR_ROOT: root }, tmp)).stdout).toBe('other\nproj\n');
+    const cwd = join(tmp, 'cfgdir');
+    mkdirSync(cwd);
+    writeFileSync(join(cwd, 'config.yaml'), `storage:\n  runs_dir: ${root}\n`);
+    expect((await runAgent(['list'], env, cwd)).stdout).toBe('other\nproj\n');
+    writeFileSync(join(cwd, 'config.yaml'), 'storage: [broken\n');
+    const broken = await runAgent(['list'], env, cwd);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(/^Error: resolve runs dir: config .*config\.yaml: parse config: line \d+: /);
+    const bare = await runAgent(['list'], env, tmp);
+    expect(bare.stderr).toBe(`Error: root directory not found: ${join(tmp, 'home', '.run-agent', 'runs')}\n`);
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(join(tmp, 'home'))).toEqual([]);
+  });
+
+  it('explains every flag in --help', async () => {
+    const help = await runAgent(['list', '--help'], env, tmp);
+    expect(help.code).toBe(0);
+    for (const flag of ['--root', '--project', '--task', '--status', '--json', '--activity', '--drift-after']) expect(help.stdout).toContain(flag);
+  });
+});

@@ -1,0 +1,131 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const bin = join(__dirname, '..', '..', '..', 'bin', 'run-agent');
+
+function runAgent(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(bin, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('run-agent validate (built CLI)', () => {
+  let tmp: string;
+  let fakeBin: string;
+  let env: NodeJS.ProcessEnv;
+  let root: string;
+
+  beforeAll(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'validate-e2e-'));
+    fakeBin = join(tmp, 'bin');
+    mkdirSync(fakeBin);
+    // Fake agent CLIs are real executables answering --version.
+    writeFileSync(join(fakeBin, 'claude'), '#!/bin/sh\necho "2.1.50 (Claude Code)"\n');
+    writeFileSync(join(fakeBin, 'gemini'), '#!/bin/sh\necho "gemini v0.9.1" >&2\nexit 0\n');
+    chmodSync(join(fakeBin, 'claude'), 0o755);
+    chmodSync(join(fakeBin, 'gemini'), 0o755);
+    mkdirSync(join(tmp, 'home'));
+    root = join(tmp, 'root');
+    mkdirSync(root);
+    env = { PATH: `${fakeBin}:/usr/bin:/bin`, HOME: join(tmp, 'home'), ANTHROPIC_API_KEY: 'sk-test' };
+    writeFileSync(join(tmp, 'gem.token'), 'g\n');
+    writeFileSync(
+      join(tmp, 'config.yaml'),
+      [
+        'agents:',
+        '  claude: {}',
+        '  gem:',
+        '    type: gemini',
+        '    token_file: gem.token',
+        '  pplx:',
+        '    type: perplexity',
+        '    token: p',
+        '  script:',
+        '    type: command',
+        `    command: ${join(fakeBin, 'claude')}`,
+        'defaults:',
+        '  timeout: 60',
+        `storage:`,
+        `  runs_dir: ${root}`,
+        '',
+      ].join('\n'),
+    );
+  });
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('reports config, root, agents with versions and token status; exits 1 on a warning', async () => {
+    const res = await runAgent(['validate'], env, tmp);
+    expect(res.stdout).toBe(
+      [
+        'Conductor Loop Configuration Validator',
+        '',
+        `Config: ${join(tmp, 'config.yaml')}`,
+        `Root:   ${root}`,
+        '',
+        'Root: OK',
+        '',
+        'Agents:',
+        '  ✓ claude       2.1.50     (CLI found, token: ANTHROPIC_API_KEY set)',
+        '  ✗ gem          0.9.1      (CLI found, token: GEMINI_API_KEY not set)',
+        '  ✓ pplx         (REST agent, token: token set)',
+        '  ✓ script       (command found, token: not required)',
+        '',
+        'Validation: 3 OK, 1 WARNING',
+        '',
+      ].join('\n'),
+    );
+    expect(res.stderr).toBe('Error: validation completed with warnings\n');
+    expect(res.code).toBe(1);
+    expect(readdirSync(root)).toEqual([]); // the write probe was removed
+  });
+
+  it('passes (exit 0) when every checked agent is fine, and checks token files with --check-tokens', async () => {
+    const ok = await runAgent(['validate', '--agent', 'claude'], env, tmp);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('Validation: 1 OK, 0 WARNING\n');
+    const tokens = await runAgent(['validate', '--agent', 'gem', '--check-tokens'], env, tmp);
+    expect(tokens.code).toBe(0);
+    expect(tokens.stdout).toContain('  ✓ gem          0.9.1      (CLI found)\n');
+    expect(tokens.stdout).toContain(`Token checks:\n  Agent gem:           token_file ${join(tmp, 'gem.token')} [OK]\n`);
+  });
+
+  it('flags a missing CLI, an unknown --agent, a missing root, and a broken config', async () => {
+    writeFileSync(join(tmp, 'codex.yaml'), 'agents:\n  codex: {}\ndefaults:\n  timeout: 1\n');
+    const missing = await runAgent(['validate', '--config', 'codex.yaml', '--root', join(tmp, 'absent')], env, tmp);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toContain('Root: FAIL (directory not found: ');
+    expect(missing.stdout).toContain('  ✗ codex        (CLI "codex" not found in PATH, token: OPENAI_API_KEY not set)\n');
+    const ghost = await runAgent(['validate', '--agent', 'ghost'], env, tmp);
+    expect(ghost.code).toBe(1);
+    expect(ghost.stdout).toContain('Agents: (agent "ghost" not found in config)\n');
+    writeFileSync(join(tmp, 'broken.yaml'), 'agents: [\n');
+    const broken = await runAgent(['validate', '--config', 'broken.yaml'], env, tmp);
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toMatch(new RegExp(`Config: FAIL\\n  config ${join(tmp, 'broken.yaml')}: parse config: line \\d+: .+\\n\\nAgents: \\(no config loaded\\)\\n`));
+  });
+
+  it('works without any config and never creates the home config', async () => {
+    const empty = join(tmp, 'empty');
+    mkdirSync(empty);
+    const res = await runAgent(['validate', '--check-network'], env, empty);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('Config: (not found)\n');
+    expect(res.stdout).toContain(`Root:   ${join(tmp, 'home', '.run-agent', 'runs')}\n\nRoot: not created yet`);
+    expect(res.stdout).toContain('Agents: (no config loaded)\n');
+    expect(res.stdout).toContain('Note: --check-network is not yet implemented\n');
+    expect(readdirSync(join(tmp, 'home'))).toEqual([]);
+  });
+
+  it('explains every flag in --help', async () => {
+    const help = await runAgent(['validate', '--help'], env, tmp);
+    expect(help.code).toBe(0);
+    for (const flag of ['--config', '--root', '--agent', '--check-network', '--check-tokens']) expect(help.stdout).toContain(flag);
+  });
+});

@@ -1,0 +1,83 @@
+import { mkdtempSync, readFileSync, rmSync, existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { readMessages, type BusMessage } from '@app/messagebus';
+import { readRunInfo, type RunInfo } from '@app/storage';
+import { fakeAgentsBinDir } from '../../utils/fake-agents';
+
+export const PROJECT = 'proj';
+export const REPO_ROOT = join(__dirname, '..', '..', '..');
+export const RUN_AGENT = join(REPO_ROOT, 'bin', 'run-agent');
+/** Test-only agents of this suite (shell scripts), next to the shared fake agents. */
+export const SUITE_AGENTS = join(__dirname, 'agents');
+
+let seq = 0;
+export function taskId(slug = 'runner'): string {
+  seq++;
+  return `task-20260101-000000-${slug}-${process.pid}-${seq}`;
+}
+
+export function tempRoot(): { root: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'runner-e2e-'));
+  return { root: join(dir, 'runs'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Caller env for the engine: fake agents first on PATH plus scripted FAKE_AGENT_* behaviour. */
+export function agentEnv(extra: Record<string, string> = {}, opts: { withFakes?: boolean } = {}): Record<string, string> {
+  const dirs = [opts.withFakes === false ? undefined : fakeAgentsBinDir(), SUITE_AGENTS, join(REPO_ROOT, 'bin')];
+  const path = [...dirs.filter((d): d is string => !!d), ...(process.env.PATH ?? '').split(delimiter)]
+    .filter((d) => d && !(opts.withFakes === false && d === fakeAgentsBinDir()))
+    .join(delimiter);
+  return { PATH: path, ...extra };
+}
+
+/** Env for spawning bin/run-agent as a separate process: no inherited JRUN_* scope, a temp HOME. */
+export function cliEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || /^(JRUN_|FAKE_AGENT_|CONDUCTOR_|RUN_AGENT_ROOT|MESSAGE_BUS|TASK_FOLDER|RUN_FOLDER)/.test(k)) continue;
+    env[k] = v;
+  }
+  return { ...env, HOME: home, ...agentEnv(), ...extra };
+}
+
+export function busMessages(path: string): BusMessage[] {
+  return existsSync(path) ? readMessages(path) : [];
+}
+
+export function busTypesAndBodies(path: string): string[] {
+  return busMessages(path).map((m) => `${m.type} ${m.body.split('\n')[0]}`);
+}
+
+export function runInfos(taskDir: string): RunInfo[] {
+  const runsDir = join(taskDir, 'runs');
+  if (!existsSync(runsDir)) return [];
+  return readdirSync(runsDir)
+    .sort()
+    .filter((r) => existsSync(join(runsDir, r, 'run-info.yaml')))
+    .map((r) => readRunInfo(join(runsDir, r, 'run-info.yaml')));
+}
+
+export function readJson<T>(path: string): T {
+  return JSON.parse(readFileSync(path, 'utf8')) as T;
+}
+
+export async function waitFor<T>(probe: () => T | undefined | false, timeoutMs = 10_000, pollMs = 20): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+export function processAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}

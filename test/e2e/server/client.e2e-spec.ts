@@ -1,0 +1,201 @@
+/**
+ * The `run-agent server …` / `conductor <sub>` HTTP clients against a scripted API on a real
+ * 127.0.0.1 socket: requests sent, output printed, errors and exit codes.
+ * Needs the built CLI (`npx nest build cli`).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CONDUCTOR, FakeApi, freePort, runCli, RUN_AGENT, sseHeaders } from './helpers';
+
+describe('server client commands', () => {
+  let api: FakeApi;
+  let home: string;
+  let env: NodeJS.ProcessEnv;
+
+  beforeEach(async () => {
+    api = await new FakeApi().start();
+    home = mkdtempSync(join(tmpdir(), 'client-home-'));
+    env = { HOME: home, CONDUCTOR_URL: '', CONDUCTOR_SERVER: '', CONDUCTOR_API_KEY: '', CONDUCTOR_CLIENT_RETRY_MS: '50', CONDUCTOR_CLIENT_POLL_MS: '50' };
+  });
+  afterEach(async () => {
+    await api.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  const status = {
+    active_runs_count: 1,
+    uptime_seconds: 3723.4,
+    configured_agents: ['claude', 'codex'],
+    version: '1.2.3',
+    running_tasks: [{ project_id: 'proj', task_id: 'task-20260101-000000-abc', run_id: '20260101-0000000000-4242-1', agent: 'claude', started: '2026-01-01T00:00:00Z' }],
+  };
+
+  it('server status prints the status table and sends --api-key as a Bearer token', async () => {
+    api.json('GET', '/api/v1/status', 200, status);
+    const r = await runCli(RUN_AGENT, ['server', 'status', '--server', api.url, '--api-key', 's3cret'], { ...env, TZ: 'UTC' });
+
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      'Version:            1.2.3\n' +
+        'Uptime:             1h 2m 3s\n' +
+        'Active Runs:        1\n' +
+        'Configured Agents:  claude, codex\n' +
+        '\n' +
+        'Running tasks:\n' +
+        '  PROJECT  TASK                      RUN                      AGENT   STARTED\n' +
+        '  proj     task-20260101-000000-abc  20260101-0000000000-...  claude  00:00:00\n',
+    );
+    expect(api.requests[0].headers.authorization).toBe('Bearer s3cret');
+  });
+
+  it('conductor status is the same client; --json prints the body; CONDUCTOR_URL and CONDUCTOR_API_KEY are honoured', async () => {
+    api.json('GET', '/api/v1/status', 200, status);
+    const r = await runCli(CONDUCTOR, ['status', '--json'], { ...env, CONDUCTOR_URL: api.url, CONDUCTOR_API_KEY: 'k-env' });
+
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(status);
+    expect(api.requests[0].headers.authorization).toBe('Bearer k-env');
+  });
+
+  it('a non-2xx answer is one line "Error: server returned <code>: <message>" and exit 1', async () => {
+    api.json('GET', '/api/v1/tasks/task-20260101-000000-zzz', 404, { error: { code: 'NOT_FOUND', message: 'task not found' } });
+    const r = await runCli(RUN_AGENT, ['server', 'task', 'status', 'task-20260101-000000-zzz', '--server', api.url], env);
+
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('Error: server returned 404: task not found\n');
+  });
+
+  it('an unreachable server gets a clear hint', async () => {
+    const port = await freePort();
+    const r = await runCli(CONDUCTOR, ['project', 'list', '--server', `http://127.0.0.1:${port}`], env);
+
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^Error: cannot reach conductor at http://127\\.0\\.0\\.1:${port}: is it running\\? start it with \`conductor\`\\n$`));
+  });
+
+  it('a missing required flag is a usage error (exit 2) and sends nothing', async () => {
+    const r = await runCli(RUN_AGENT, ['server', 'job', 'submit', '--server', api.url, '--agent', 'claude', '--prompt', 'x'], env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('Error: required flag(s) "project" not set\n');
+    expect(api.requests).toHaveLength(0);
+  });
+
+  it('job submit --follow posts the task, then streams its log over SSE through a reconnect until done', async () => {
+    let streams = 0;
+    api.json('POST', '/api/v1/tasks', 201, { project_id: 'proj', task_id: 'task-20260101-000000-job', run_id: 'run-1', status: 'started' });
+    api.json('GET', '/api/projects/proj/tasks/task-20260101-000000-job', 200, { runs: [{ id: 'run-1', run_id: 'run-1', status: 'running' }] });
+    api.on('GET', '/api/projects/proj/tasks/task-20260101-000000-job/runs/run-1/stream?name=stdout', (_req, res) => {
+      streams++;
+      sseHeaders(res);
+      // every connection replays the file from its start, as the server does
+      res.write('data: line one\ndata: \n\n');
+      if (streams === 1) {
+        res.destroy(); // connection drops before the run ends
+        return;
+      }
+      res.write('data: line two\ndata: \n\n');
+      res.end('event: done\ndata: run completed\n\n');
+    });
+    const promptFile = join(home, 'prompt.md');
+    writeFileSync(promptFile, 'Do the thing\n');
+    const r = await runCli(
+      RUN_AGENT,
+      ['server', 'job', 'submit', '--server', api.url, '--project', 'proj', '--task', 'task-20260101-000000-job', '--agent', 'command', '--prompt-file', promptFile, '--depends-on', 'task-20260101-000000-dep', '--follow'],
+      env,
+    );
+
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Task created: task-20260101-000000-job, run_id: run-1\nline one\nline two\n');
+    expect(streams).toBe(2);
+    const post = api.requests.find((q) => q.method === 'POST')!;
+    expect(JSON.parse(post.body)).toEqual({
+      project_id: 'proj',
+      task_id: 'task-20260101-000000-job',
+      agent_type: 'command',
+      prompt: 'Do the thing\n',
+      attach_mode: 'create',
+      depends_on: ['task-20260101-000000-dep'],
+    });
+  });
+
+  it('job submit --wait polls the run until it has an end time; a generated task id has the upstream shape', async () => {
+    let polls = 0;
+    api.on('POST', '/api/v1/tasks', (req, res) => {
+      const body = JSON.parse(req.body) as { task_id: string };
+      res.writeHead(201, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ project_id: 'proj', task_id: body.task_id, run_id: 'run-9', status: 'queued', queue_position: 2 }));
+    });
+    api.on('GET', '/api/v1/runs/run-9', (_req, res) => {
+      polls++;
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      const ended = polls >= 2;
+      res.end(JSON.stringify({ run_id: 'run-9', status: ended ? 'completed' : 'running', end_time: ended ? '2026-01-01T00:00:05Z' : '0001-01-01T00:00:00Z' }));
+    });
+    const r = await runCli(RUN_AGENT, ['server', 'job', 'submit', '--server', api.url, '--project', 'proj', '--agent', 'command', '--prompt', 'hi', '--wait'], env);
+
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const taskId = (JSON.parse(api.requests[0].body) as { task_id: string }).task_id;
+    expect(taskId).toMatch(/^task-\d{8}-\d{6}-[0-9a-f]{6}$/);
+    expect(r.stdout).toBe(
+      `Task created: ${taskId}, run_id: run-9\nQueued for root-task capacity (position 2).\nWaiting for run run-9 to complete...\nRun run-9 completed: status=completed exit_code=0\n`,
+    );
+    expect(polls).toBe(2);
+  });
+
+  it('bus post sends type and body; bus read prints upstream lines', async () => {
+    api.json('POST', '/api/projects/proj/tasks/task-20260101-000000-abc/messages', 201, { msg_id: 'MSG-1', timestamp: '2026-01-01T00:00:00Z' });
+    api.json('GET', '/api/projects/proj/messages', 200, {
+      messages: [
+        { msg_id: 'MSG-1', timestamp: '2026-01-02T03:04:05Z', type: 'INFO', project_id: 'proj', body: 'hello' },
+        { msg_id: 'MSG-2', timestamp: '2026-01-02T03:04:06.5Z', type: 'QUESTION', project_id: 'proj', body: 'first line\nsecond' },
+      ],
+    });
+    const post = await runCli(CONDUCTOR, ['bus', 'post', '--server', api.url, '--project', 'proj', '--task', 'task-20260101-000000-abc', '--type', 'FACT', '--body', 'it works'], env);
+    expect(post.stderr).toBe('');
+    expect(post.stdout).toBe('msg_id: MSG-1\n');
+    expect(JSON.parse(api.requests[0].body)).toEqual({ type: 'FACT', body: 'it works' });
+
+    const read = await runCli(RUN_AGENT, ['server', 'bus', 'read', '--server', api.url, '--project', 'proj', '--tail', '5'], env);
+    expect(read.stderr).toBe('');
+    expect(read.stdout).toBe('[2026-01-02 03:04:05] INFO          hello\n[2026-01-02 03:04:06] QUESTION      first line...\n');
+  });
+
+  it('task list prints the upstream table', async () => {
+    api.json('GET', '/api/projects/proj/tasks?status=running', 200, {
+      items: [
+        { id: 'task-20260101-000000-aaa', project_id: 'proj', status: 'running', run_count: 3, last_activity: '2026-01-02T03:04:05Z' },
+        { id: 'task-20260101-000000-bb', project_id: 'proj', status: 'blocked', run_count: 0, blocked_by: ['task-x', 'task-y'], last_activity: '0001-01-01T00:00:00Z' },
+      ],
+      total: 2,
+      limit: 50,
+      offset: 0,
+      has_more: false,
+    });
+    const r = await runCli(RUN_AGENT, ['server', 'task', 'list', '--server', api.url, '--project', 'proj', '--status', 'running'], { ...env, TZ: 'UTC' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe(
+      'TASK ID                   STATUS   RUNS  BLOCKED_BY     LAST ACTIVITY\n' +
+        'task-20260101-000000-aaa  running  3     -              2026-01-02 03:04\n' +
+        'task-20260101-000000-bb   blocked  0     task-x,task-y  -\n',
+    );
+  });
+
+  it('watch polls until every watched task is terminal', async () => {
+    let polls = 0;
+    api.on('GET', '/api/projects/proj/tasks/task-20260101-000000-aaa', (_req, res) => {
+      polls++;
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ status: polls >= 2 ? 'completed' : 'running', runs: [{}, {}] }));
+    });
+    const r = await runCli(CONDUCTOR, ['watch', '--server', api.url, '--project', 'proj', '--task', 'task-20260101-000000-aaa', '--interval', '50ms', '--json'], env);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ tasks: [{ task_id: 'task-20260101-000000-aaa', status: 'completed', run_count: 2, done: true }], all_done: true });
+    expect(polls).toBe(2);
+  });
+});

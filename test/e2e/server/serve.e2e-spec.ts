@@ -1,0 +1,207 @@
+/**
+ * The real server started through bin/conductor and bin/run-agent serve (real processes and
+ * sockets, a fake agent that is a real executable), driven by the real CLI clients.
+ * Needs `npx nest build api && npx nest build cli`.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CONDUCTOR, freePort, getJson, postJson, RunningServer, runCli, RUN_AGENT, startServer, writeConfig, writeFakeAgent } from './helpers';
+
+describe('conductor server (e2e)', () => {
+  let dir: string;
+  let root: string;
+  let config: string;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'serve-e2e-'));
+    root = join(dir, 'runs');
+    config = writeConfig(dir, writeFakeAgent(dir));
+    env = { HOME: dir, CONDUCTOR_ROOT: '', CONDUCTOR_CONFIG: '', CONDUCTOR_PORT: '', CONDUCTOR_HOST: '', CONDUCTOR_API_KEY: '', CONDUCTOR_URL: '', CONDUCTOR_DISABLE_TASK_START: '' };
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  describe('bin/conductor with no subcommand', () => {
+    let server: RunningServer;
+
+    beforeAll(async () => {
+      const port = await freePort();
+      server = await startServer(CONDUCTOR, ['--host', '127.0.0.1', '--port', String(port), '--root', root, '--config', config], env, dir);
+    });
+    afterAll(async () => {
+      if (server.child.exitCode === null) await server.stop('SIGKILL');
+    });
+
+    it('prints the banner and the real URLs', () => {
+      expect(server.stdout()).toMatch(/^conductor \S+\n/);
+      expect(server.stdout()).toContain(`API listening on http://127.0.0.1:${server.port}/\n`);
+      expect(server.stdout()).toContain(`Web UI available at http://127.0.0.1:${server.port}/ui/\n`);
+    });
+
+    it('answers /api/v1/health and serves the UI index at /ui/', async () => {
+      expect(await getJson(`${server.url}/api/v1/health`)).toEqual({ status: 200, body: { status: 'ok' } });
+      const ui = await fetch(`${server.url}/ui/`);
+      expect(ui.status).toBe(200);
+      expect(ui.headers.get('content-type')).toMatch(/text\/html/);
+      expect(await ui.text()).toMatch(/<html/i);
+    });
+
+    it('run-agent server status and conductor status talk to it', async () => {
+      const viaRunAgent = await runCli(RUN_AGENT, ['server', 'status', '--server', server.url], env);
+      expect(viaRunAgent.stderr).toBe('');
+      expect(viaRunAgent.code).toBe(0);
+      expect(viaRunAgent.stdout).toMatch(/^Version: +\S+\nUptime: +\d+s\nActive Runs: +\d+\nConfigured Agents: +fake\n/);
+
+      const viaConductor = await runCli(CONDUCTOR, ['status', '--json'], { ...env, CONDUCTOR_URL: server.url });
+      expect(viaConductor.code).toBe(0);
+      expect(JSON.parse(viaConductor.stdout)).toMatchObject({ configured_agents: ['fake'] });
+    });
+
+    it('server job submit --follow streams the job log to completion', async () => {
+      const r = await runCli(
+        RUN_AGENT,
+        ['server', 'job', 'submit', '--server', server.url, '--project', 'proj', '--task', 'task-20260101-000000-follow', '--agent', 'fake', '--prompt', 'say hello', '--follow'],
+        env,
+      );
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^Task created: task-20260101-000000-follow, run_id: \S+\nhello from fake agent\ntask task-20260101-000000-follow\n$/);
+    });
+
+    it('the task, job and project clients read the finished task back from the real API', async () => {
+      const t = 'task-20260101-000000-follow';
+      const cli = (...args: string[]) => runCli(RUN_AGENT, ['server', ...args, '--server', server.url], env);
+
+      const status = await cli('task', 'status', t, '--project', 'proj');
+      expect(status.stderr).toBe('');
+      expect(status.stdout).toMatch(new RegExp(`^Task: {3}proj/${t}\\nStatus: \\S+\\n[^]*\\nRUN ID +STATUS +START TIME +END TIME +EXIT CODE\\n\\S+ +completed +\\S+ +\\S+ +0\\n$`));
+
+      const list = await cli('task', 'list', '--project', 'proj');
+      expect(list.stderr).toBe('');
+      expect(list.stdout).toMatch(new RegExp(`^TASK ID +STATUS +RUNS +BLOCKED_BY +LAST ACTIVITY\\n${t} +\\S+ +1 +- +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\n$`));
+
+      const runs = await cli('task', 'runs', t, '--project', 'proj');
+      expect(runs.stderr).toBe('');
+      expect(runs.stdout).toMatch(/^RUN ID +AGENT +STATUS +EXIT +DURATION +STARTED +ERROR\n\S+ +\S+ +completed +0 +\d+s +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s*\n$/);
+
+      const logs = await cli('task', 'logs', t, '--project', 'proj');
+      expect(logs.stderr).toBe('');
+      expect(logs.stdout).toBe(`hello from fake agent\ntask ${t}\n`);
+
+      const jobs = await cli('job', 'list', '--project', 'proj');
+      expect(jobs.stderr).toBe('');
+      expect(jobs.stdout).toMatch(new RegExp(`^PROJECT +TASK +STATUS +LAST ACTIVITY\\nproj +${t} +\\S+ +\\S+\\n$`));
+
+      const stats = await cli('project', 'stats', '--project', 'proj');
+      expect(stats.stderr).toBe('');
+      expect(stats.stdout).toMatch(/^Project: +proj\nTasks: +1\nRuns \(total\): +1\n {2}Running: +0\n {2}Completed: +1\n/);
+    });
+
+    it('server bus post and read round-trip a message', async () => {
+      const post = await runCli(CONDUCTOR, ['bus', 'post', '--server', server.url, '--project', 'proj', '--type', 'FACT', '--body', 'the sky is blue'], env);
+      expect(post.stderr).toBe('');
+      expect(post.stdout).toMatch(/^msg_id: MSG-\S+\n$/);
+
+      const read = await runCli(RUN_AGENT, ['server', 'bus', 'read', '--server', server.url, '--project', 'proj', '--tail', '1'], env);
+      expect(read.stderr).toBe('');
+      expect(read.stdout).toMatch(/^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] FACT {10}the sky is blue\n$/);
+    });
+
+    it('SIGTERM shuts down gracefully (open SSE streams included) and exits 0', async () => {
+      const controller = new AbortController();
+      const stream = await fetch(`${server.url}/api/projects/proj/messages/stream`, { signal: controller.signal });
+      expect(stream.status).toBe(200);
+      const reader = stream.body!.getReader();
+      await reader.read(); // the stream is live
+
+      const code = await server.stop('SIGTERM');
+      controller.abort();
+      expect(code).toBe(0);
+      expect(server.stderr()).not.toMatch(/^Error/m);
+    });
+  });
+
+  describe('bin/run-agent serve', () => {
+    it('falls back to the next free port when the configured port is taken', async () => {
+      const blocker = createServer();
+      const taken = await freePort();
+      await new Promise<void>((resolve) => blocker.listen(taken, '127.0.0.1', resolve));
+      const cfg = writeConfig(mkdtempSync(join(dir, 'cfg-')), join(dir, 'fake-agent.sh'), `api:\n  host: 127.0.0.1\n  port: ${taken}\n`);
+      try {
+        const server = await startServer(RUN_AGENT, ['serve', '--root', root, '--config', cfg, '--watchdog-interval', '0'], env, dir);
+        expect(server.port).toBeGreaterThan(taken);
+        expect(server.stdout()).toMatch(/^run-agent \S+\n/);
+        expect((await getJson(`${server.url}/api/v1/health`)).status).toBe(200);
+        expect(await server.stop('SIGINT')).toBe(0);
+      } finally {
+        blocker.close();
+      }
+    });
+
+    it('takes host, port, root, config and monitoring mode from CONDUCTOR_* env', async () => {
+      const port = await freePort();
+      const envRoot = join(dir, 'env-root');
+      const cfg = writeConfig(mkdtempSync(join(dir, 'cfg-')), join(dir, 'fake-agent.sh'), '  max_concurrent_root_tasks: 1\n');
+      const server = await startServer(
+        RUN_AGENT,
+        ['serve'],
+        { ...env, CONDUCTOR_HOST: '127.0.0.1', CONDUCTOR_PORT: String(port), CONDUCTOR_ROOT: envRoot, CONDUCTOR_CONFIG: cfg, CONDUCTOR_DISABLE_TASK_START: 'yes' },
+        dir,
+      );
+      try {
+        expect(server.port).toBe(port);
+        expect(server.stdout()).toContain(`Runs root: ${envRoot}\n`);
+        expect(server.stdout()).toContain('Task start is disabled (monitoring mode)\n');
+        // with a limit of 1 the second task would queue; in monitoring mode nothing is planned
+        for (const t of ['task-20260101-000000-mon1', 'task-20260101-000000-mon2']) {
+          const created = await postJson(`${server.url}/api/v1/tasks`, { project_id: 'mon', task_id: t, agent_type: 'fake', prompt: 'x' });
+          expect(created).toMatchObject({ status: 201, body: { status: 'started' } });
+          expect(existsSync(join(envRoot, 'mon', t, 'TASK.md'))).toBe(true);
+        }
+        expect(existsSync(join(envRoot, '.conductor', 'root-task-planner.yaml'))).toBe(false);
+      } finally {
+        expect(await server.stop('SIGTERM')).toBe(0);
+      }
+    });
+
+    it('--api-key protects the API; the clients send --api-key / CONDUCTOR_API_KEY as a Bearer token', async () => {
+      const server = await startServer(RUN_AGENT, ['serve', '--host', '127.0.0.1', '--port', '0', '--root', root, '--config', config, '--api-key', 'k3y'], env, dir);
+      try {
+        const denied = await runCli(RUN_AGENT, ['server', 'project', 'list', '--server', server.url], env);
+        expect(denied.code).toBe(1);
+        expect(denied.stderr).toMatch(/^Error: server returned 401: .+\n$/);
+
+        const byFlag = await runCli(RUN_AGENT, ['server', 'project', 'list', '--server', server.url, '--api-key', 'k3y'], env);
+        expect(byFlag.stderr).toBe('');
+        expect(byFlag.stdout).toMatch(/^PROJECT +TASKS +LAST ACTIVITY\n/);
+
+        const byEnv = await runCli(CONDUCTOR, ['status', '--server', server.url, '--json'], { ...env, CONDUCTOR_API_KEY: 'k3y' });
+        expect(byEnv.stderr).toBe('');
+        expect(JSON.parse(byEnv.stdout)).toHaveProperty('version');
+      } finally {
+        expect(await server.stop('SIGTERM')).toBe(0);
+      }
+    });
+
+    it('an explicit port that is taken is fatal', async () => {
+      const blocker = createServer();
+      const taken = await freePort();
+      await new Promise<void>((resolve) => blocker.listen(taken, '127.0.0.1', resolve));
+      try {
+        const r = await runCli(RUN_AGENT, ['serve', '--host', '127.0.0.1', '--port', String(taken), '--root', root, '--config', config], env, { cwd: dir });
+        expect(r.code).toBe(1);
+        expect(r.stderr).toMatch(/^Error: .*(EADDRINUSE|in use)/m);
+      } finally {
+        blocker.close();
+      }
+    });
+
+    it('rejects a bad --port before starting anything', async () => {
+      const r = await runCli(RUN_AGENT, ['serve', '--port', 'http', '--root', root], env, { cwd: dir });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe('Error: invalid --port "http": must be a port number between 0 and 65535\n');
+    });
+  });
+});
