@@ -1,4 +1,5 @@
 'use strict';
+/* global fetch, AbortController, TextDecoder */
 // API server figures: REST latency over a runs root with 1000 runs (warm index cache), and SSE
 // fan-out latency (one shared tail per file, many clients). Needs `nest build api`.
 const fs = require('node:fs');
@@ -55,7 +56,7 @@ async function waitAll(clients, count, timeoutMs = 30000) {
   }
 }
 
-exports.run = async (ctx) => {
+module.exports.run = async (ctx) => {
   const serverJs = path.join(ctx.root, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'server.js');
   if (!fs.existsSync(serverJs)) return [{ name: 'api bench skipped (run `npx nest build api`)', value: 0, unit: '', better: 'higher' }];
   const { startServer } = require(serverJs);

@@ -118,6 +118,8 @@ describe('/metrics', () => {
     expect(first.status).toBe('started');
     expect(second).toMatchObject({ status: 'queued', queue_position: 1 });
     expect(get(await scrape(), 'conductor_queued_runs_total')).toBe(1);
+    const detail = (await (await fetch(`${api.base}/api/projects/q/tasks/task-20260101-120000-queue2`)).json()) as { status: string; queue_position: number };
+    expect(detail).toMatchObject({ status: 'queued', state: 'queued', queue_position: 1 });
     await fetch(`${api.base}/api/v1/tasks/task-20260101-120000-queue2?project_id=q`, { method: 'DELETE' });
     expect(get(await scrape(), 'conductor_queued_runs_total')).toBe(0);
     await fetch(`${api.base}/api/v1/tasks/task-20260101-120000-queue1?project_id=q`, { method: 'DELETE' });

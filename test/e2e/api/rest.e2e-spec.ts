@@ -79,6 +79,13 @@ describe('REST routes', () => {
     expect(one.runs.map((r: { run_id: string }) => r.run_id)).toEqual([R2, R3]);
     expect((await inject('GET', `/api/v1/tasks/${T2}?project_id=other`)).statusCode).toBe(404);
     expect((await inject('GET', '/api/v1/tasks/task-20990101-000000-none')).json().error.message).toBe('task not found');
+    fs.mkdirSync(path.join(api.root, 'other', 'task-20260101-120000-twice'), { recursive: true });
+    fs.mkdirSync(path.join(api.root, P, 'task-20260101-120000-twice'), { recursive: true });
+    const twice = await inject('GET', '/api/v1/tasks/task-20260101-120000-twice');
+    expect(twice.statusCode).toBe(409);
+    expect(twice.json().error).toEqual({ code: 'CONFLICT', message: 'multiple tasks found', details: { task_id: 'task-20260101-120000-twice' } });
+    fs.rmSync(path.join(api.root, 'other'), { recursive: true });
+    fs.rmSync(path.join(api.root, P, 'task-20260101-120000-twice'), { recursive: true });
   });
 
   it('lists projects (#21), one project (#24), stats (#26) and home dirs (#23)', async () => {

@@ -104,6 +104,10 @@ describe('SSE log streams (#8, #17, #41, #46)', () => {
       i.end_time = new Date();
     });
     await resumedTask.waitFor((ev) => ev.some((e) => e.event === 'run_end' && JSON.parse(e.data).run_id === R));
+    const runEnd = JSON.parse(resumedTask.events.find((e) => e.event === 'run_end')!.data);
+    expect(runEnd).toMatchObject({ run_id: R, status: 'completed', exit_code: 0, agent: 'fake', end_time: expect.stringMatching(/^20\d\d-/) });
+    const runStart = JSON.parse(resumedTask.events.find((e) => e.event === 'run_start')!.data);
+    expect(runStart).toMatchObject({ run_id: R2, agent: 'fake', start_time: expect.stringMatching(/^20\d\d-/) });
     await resumed.waitFor((ev) => ev.some((e) => e.event === 'status' && JSON.parse(e.data).status === 'completed'));
     await raw.waitFor((ev) => ev.some((e) => e.event === 'done'));
     expect(raw.events.filter((e) => e.event === 'done').map((e) => e.data)).toEqual(['run completed']);
@@ -111,6 +115,15 @@ describe('SSE log streams (#8, #17, #41, #46)', () => {
     expect(rawText.replace(/\n/g, '')).toBe('alpha 1alpha 2alpha 3alpha 4');
     await raw.ended;
     for (const c of [resumed, resumedTask, all]) c.close();
+
+    // finished runs hold no tailer on fan-in streams, yet a resume still gets their missed lines
+    await waitUntil(() => hub.clientCount(R) === 0);
+    const late = await openSse(url(`/api/projects/${P}/tasks/${T}/runs/stream`), { 'Last-Event-ID': `${R}:s=2;e=0` });
+    await late.waitFor((ev) => logLines(ev).length >= 3);
+    expect(logLines(late.events)).toEqual(['stdout:alpha 3', 'stdout:alpha 4', 'stderr:oops 1']);
+    expect(late.events.filter((e) => e.event === 'status').map((e) => JSON.parse(e.data).status)).toContain('completed');
+    expect(hub.clientCount(R)).toBe(0);
+    late.close();
   });
 
   it('answers 404 before streaming for unknown runs and tasks without runs', async () => {

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runTask, stopRun, stopTask } from '@app/runner';
+import { LocalTaskDispatcher, RunnerService, runTask, stopRun, stopTask } from '@app/runner';
 import { RunsLayout } from '@app/storage';
 import { agentEnv, busTypesAndBodies, PROJECT, processAlive, readJson, runInfos, taskId, tempRoot, waitFor } from './helpers';
 
@@ -95,5 +95,29 @@ describe('D6: stop means stop', () => {
     expect([pids.pid, ...pids.grandchildren.map((g) => g.pid)].filter(processAlive)).toEqual([]);
     const info = runInfos(layout.taskDir(PROJECT, task))[0];
     expect(info).toMatchObject({ status: 'failed', exit_code: 143, error_summary: 'stopped by run-agent received SIGINT (SIGTERM)' });
+  }, 15_000);
+
+  it('the local TaskDispatcher and RunnerService shutdown stop what they started', async () => {
+    const task = taskId('dispatch');
+    const dispatched = new LocalTaskDispatcher().dispatch({
+      root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'gemini', stopGraceMs: GRACE_MS,
+      env: agentEnv({ FAKE_AGENT_SLEEP_MS: '60000' }),
+    });
+    const info = await waitFor(() => runInfos(layout.taskDir(PROJECT, task)).find((i) => i.commandline));
+    dispatched.abort('dispatcher abort');
+    await expect(dispatched.result).resolves.toMatchObject({ status: 'stopped', runIds: [info.run_id] });
+    expect(processAlive(info.pid)).toBe(false);
+
+    const service = new RunnerService();
+    const task2 = taskId('service');
+    const running = service.runJob({ root: tmp.root, projectId: PROJECT, taskId: task2, prompt: 'x', agent: 'claude', stopGraceMs: GRACE_MS, env: agentEnv({ FAKE_AGENT_SLEEP_MS: '60000' }) });
+    const info2 = await waitFor(() => runInfos(layout.taskDir(PROJECT, task2)).find((i) => i.commandline));
+    expect(service.activeCount).toBe(1);
+    await service.onApplicationShutdown('SIGTERM');
+    const result = await running;
+    expect(result.info).toMatchObject({ status: 'failed', exit_code: 143 });
+    expect(result.info?.error_summary).toMatch(/^stopped by run-agent \(pid \d+\) received SIGTERM/);
+    expect(processAlive(info2.pid)).toBe(false);
+    expect(service.activeCount).toBe(0);
   }, 15_000);
 });

@@ -185,6 +185,45 @@ describe('server client commands', () => {
     );
   });
 
+  it('project gc, project delete (409) and task stop send upstream requests and print upstream lines', async () => {
+    api.json('POST', '/api/projects/proj/gc', 200, { deleted_runs: 3, freed_bytes: 1536, dry_run: true });
+    api.json('DELETE', '/api/projects/busy', 409, { error: { code: 'CONFLICT', message: 'project has 2 running task(s)' } });
+    api.json('DELETE', '/api/v1/tasks/task-20260101-000000-aaa', 202, { stopped_runs: 2 });
+
+    const gc = await runCli(CONDUCTOR, ['project', 'gc', '--server', api.url, '--project', 'proj', '--older-than', '24h', '--dry-run'], env);
+    expect(gc.stderr).toBe('');
+    expect(gc.stdout).toBe('DRY RUN: would delete 3 runs, free 1.50 KB\n');
+    expect(api.requests[0].url).toBe('/api/projects/proj/gc?older_than=24h&dry_run=true&keep_failed=false');
+
+    const del = await runCli(RUN_AGENT, ['server', 'project', 'delete', 'busy', '--server', api.url], env);
+    expect(del.code).toBe(1);
+    expect(del.stderr).toBe('Error: project has 2 running task(s)\n');
+
+    const stop = await runCli(RUN_AGENT, ['server', 'task', 'stop', 'task-20260101-000000-aaa', '--project', 'proj', '--server', api.url], env);
+    expect(stop.stderr).toBe('');
+    expect(stop.stdout).toBe('Task task-20260101-000000-aaa: stopped 2 run(s)\n');
+    expect(api.requests[2]).toMatchObject({ method: 'DELETE', url: '/api/v1/tasks/task-20260101-000000-aaa?project_id=proj' });
+  });
+
+  it('update status prints the self-update state; update start requires --binary', async () => {
+    api.json('GET', '/api/v1/admin/self-update', 200, {
+      state: 'deferred',
+      binary_path: '/opt/run-agent.new',
+      requested_at: '2026-01-02T03:04:05Z',
+      started_at: '0001-01-01T00:00:00Z',
+      finished_at: '0001-01-01T00:00:00Z',
+      active_runs_now: 2,
+    });
+    const status = await runCli(CONDUCTOR, ['update', 'status', '--server', api.url], { ...env, TZ: 'UTC' });
+    expect(status.stderr).toBe('');
+    expect(status.stdout).toBe('State:             deferred\nActive Root Runs:  2\nCandidate Binary:  /opt/run-agent.new\nRequested At:      2026-01-02T03:04:05Z\n');
+
+    const start = await runCli(RUN_AGENT, ['server', 'update', 'start', '--server', api.url], env);
+    expect(start.code).toBe(2);
+    expect(start.stderr).toBe('Error: required flag(s) "binary" not set\n');
+    expect(api.requests).toHaveLength(1);
+  });
+
   it('watch polls until every watched task is terminal', async () => {
     let polls = 0;
     api.on('GET', '/api/projects/proj/tasks/task-20260101-000000-aaa', (_req, res) => {

@@ -110,6 +110,8 @@ describe('conductor server (e2e)', () => {
     });
 
     it('SIGTERM shuts down gracefully (open SSE streams included) and exits 0', async () => {
+      // a message to replay, so the stream has something to send at once
+      expect((await postJson(`${server.url}/api/projects/proj/messages`, { type: 'INFO', body: 'bye' })).status).toBe(201);
       const controller = new AbortController();
       const stream = await fetch(`${server.url}/api/projects/proj/messages/stream`, { signal: controller.signal });
       expect(stream.status).toBe(200);

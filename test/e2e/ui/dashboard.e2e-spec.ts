@@ -186,7 +186,7 @@ describe('dashboard in Chromium', () => {
       // Task scope: the task bus (runner's RUN_START/RUN_STOP) and a post that lands there.
       await bus.getByRole('button', { name: 'task', exact: true }).click();
       await bus.locator('.msg-type', { hasText: 'RUN_START' }).first().waitFor({ timeout: 15_000 });
-      await bus.getByLabel('Message type').selectOption('QUESTION');
+      await bus.getByLabel('Message type', { exact: true }).selectOption('QUESTION');
       await bus.getByLabel('Message body').fill('a question for this task');
       await bus.getByRole('button', { name: 'Post' }).click();
       await bus.getByText('a question for this task').waitFor();

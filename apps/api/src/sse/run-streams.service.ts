@@ -1,6 +1,7 @@
 import { Inject, Injectable, MessageEvent } from '@nestjs/common';
 import * as path from 'node:path';
 import { Observable } from 'rxjs';
+import type { RunInfo } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { ApiError } from '../common/api-error';
 import { formatTime } from '../common/go-format';
@@ -78,16 +79,45 @@ export class RunStreamsService {
     if (!sub) return false;
     channel.onClose(() => sub.unsubscribe());
     if (opts.initialStatus) channel.push(sseEvent('status', statusPayload(ref, sub.status, sub.exitCode)));
-    const now = sub.counts;
-    if (from.s > 0 || from.e > 0) {
-      const outLines = readLines(path.join(ref.runDir, STDOUT_FILE), from.s, now.s);
-      outLines.forEach((line, i) => deliver({ kind: 'log', stream: 'stdout', line, s: from.s + i + 1, e: Math.min(from.e, now.e) }));
-      const errLines = readLines(path.join(ref.runDir, STDERR_FILE), from.e, now.e);
-      errLines.forEach((line, i) => deliver({ kind: 'log', stream: 'stderr', line, s: Math.max(from.s, now.s), e: from.e + i + 1 }));
-    }
+    this.replay(ref, from, sub.counts, deliver);
     ready = true;
     for (const e of pending.splice(0)) deliver(e);
     return true;
+  }
+
+  /** Replays lines (from, upTo] of both files; nothing when `from` is zero (live only). */
+  private replay(ref: RunRef, from: Cursor, upTo: Cursor, deliver: (e: Extract<RunEvent, { kind: 'log' }>) => void): void {
+    if (from.s <= 0 && from.e <= 0) return;
+    const outLines = readLines(path.join(ref.runDir, STDOUT_FILE), from.s, upTo.s);
+    const sEnd = from.s + outLines.length;
+    outLines.forEach((line, i) => deliver({ kind: 'log', stream: 'stdout', line, s: from.s + i + 1, e: from.e }));
+    const errLines = readLines(path.join(ref.runDir, STDERR_FILE), from.e, upTo.e);
+    errLines.forEach((line, i) => deliver({ kind: 'log', stream: 'stderr', line, s: Math.max(from.s, sEnd), e: from.e + i + 1 }));
+  }
+
+  /** run_start/run_end data: what the React log panel prints (agent, start_time, end_time, exit_code). */
+  private runEdgePayload(ref: RunRef, status: string, exitCode: number) {
+    let info: RunInfo | undefined;
+    try {
+      info = this.ctx.index.runInfo(ref.projectId, ref.taskId, ref.runId);
+    } catch {
+      info = undefined;
+    }
+    return {
+      ...statusPayload(ref, status, exitCode),
+      agent: info?.agent ?? '',
+      start_time: formatTime(info?.start_time),
+      end_time: formatTime(info?.end_time),
+    };
+  }
+
+  private finishedInfo(ref: RunRef): { status: string; exit_code: number } | undefined {
+    try {
+      const info = this.ctx.index.runInfo(ref.projectId, ref.taskId, ref.runId);
+      return info && (info.status === 'completed' || info.status === 'failed') ? info : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** #17: one run; 429 when the per-run client limit is reached. */
@@ -117,11 +147,22 @@ export class RunStreamsService {
       };
       const onStatus = runEvents
         ? (e: Extract<RunEvent, { kind: 'status' }>) => {
-            if (e.previous === 'running' && e.status !== 'running') channel.push(sseEvent('run_end', statusPayload(ref, e.status, e.exitCode)));
+            if (e.previous === 'running' && e.status !== 'running') channel.push(sseEvent('run_end', this.runEdgePayload(ref, e.status, e.exitCode)));
           }
         : undefined;
-      const ok = this.attach(channel, ref, resume.get(ref.runId) ?? { s: 0, e: 0 }, idFor, { initialStatus: true, onStatus });
-      if (ok && discovered && runEvents) channel.push(sseEvent('run_start', statusPayload(ref, 'running', -1)));
+      const from = resume.get(ref.runId) ?? { s: 0, e: 0 };
+      const finished = this.finishedInfo(ref);
+      if (finished) {
+        // A finished run writes no more lines: its status and any missed lines are sent once,
+        // without holding tailers for it (a root with thousands of old runs stays cheap).
+        channel.push(sseEvent('status', statusPayload(ref, finished.status, finished.exit_code)));
+        this.replay(ref, from, { s: Number.MAX_SAFE_INTEGER, e: Number.MAX_SAFE_INTEGER }, (ev) =>
+          channel.push(sseEvent('log', logPayload(ref, ev.stream, ev.line), idFor({ s: ev.s, e: ev.e }))),
+        );
+        return;
+      }
+      const ok = this.attach(channel, ref, from, idFor, { initialStatus: true, onStatus });
+      if (ok && discovered && runEvents) channel.push(sseEvent('run_start', this.runEdgePayload(ref, 'running', -1)));
     };
     for (const ref of initial) add(ref, false);
     const stop = this.discovery.subscribe((fresh) => fresh.forEach((r) => add(r, true)));

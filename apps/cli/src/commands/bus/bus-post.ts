@@ -1,4 +1,4 @@
-import { fstatSync, readFileSync } from 'node:fs';
+import { fstatSync, readSync } from 'node:fs';
 import { validateProjectId, validateRunId, validateTaskId } from '@app/storage/ids';
 import { BusWriter } from '@app/messagebus/writer';
 import { MAX_BODY_BYTES } from '@app/messagebus/types';
@@ -12,11 +12,35 @@ export interface PostIo extends BusEnv {
   readStdin: () => string | undefined;
 }
 
+/** Reads fd 0 to EOF; a non-blocking stdin (EAGAIN) is waited for in short sleeps. */
+function readAllStdin(): string {
+  const chunks: Buffer[] = [];
+  const buf = Buffer.alloc(64 * 1024);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(0, buf, 0, buf.length, null);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN') {
+        Atomics.wait(pause, 0, 0, 5);
+        continue;
+      }
+      if (code === 'EOF') break;
+      throw err;
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** stdin's content when it is not a terminal/character device (upstream's rule), else undefined. */
 export function readStdinIfPiped(): string | undefined {
   try {
     if (fstatSync(0).isCharacterDevice()) return undefined;
-    return readFileSync(0, 'utf8');
+    return readAllStdin();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EBADF' || code === 'EINVAL' || code === 'ENXIO') return undefined;

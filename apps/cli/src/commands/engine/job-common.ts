@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { AppConfig, findConfigFile, generateTaskId, loadConfig, validateProjectId, validateTaskId } from '@app/storage';
+import { AppConfig, findConfigFile, generateTaskId, loadConfig, TASK_ID_PATTERN, validateProjectId, validateTaskId } from '@app/storage';
 import { isRunnerError } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { durationFlag } from './support/options';
@@ -60,12 +60,18 @@ export interface ResolvedScope {
 }
 
 /** D7: --project/--task, else JRUN_* env, else the working directory; a missing task id is generated. */
-export function resolveScope(flags: { project?: string; task?: string }, root: string, opts: { generate: boolean }): ResolvedScope {
-  const scope = inferScope(flags, { root });
+export function resolveScope(
+  flags: { project?: string; task?: string },
+  root: string,
+  opts: { generate: boolean; inferTask?: boolean },
+): ResolvedScope {
+  const inferred = inferScope(flags, { root });
+  // `task` starts a new loop: only an explicit --task names an existing one (as upstream).
+  const scope = opts.inferTask === false ? { project: inferred.project, task: flags.task?.trim() || undefined } : inferred;
   if (!scope.project) throw new UsageError('cannot infer project: pass --project or run from inside a task or project directory');
   validateProjectId(scope.project);
   if (scope.task) {
-    if (!/^task-\d{8}-\d{6}-[a-z0-9][a-z0-9-]{1,48}[a-z0-9]$/.test(scope.task)) {
+    if (!TASK_ID_PATTERN.test(scope.task)) {
       throw new UsageError(`invalid task ID "${scope.task}": must match task-<YYYYMMDD>-<HHMMSS>-<slug> (e.g. task-20260220-153045-my-feature)`);
     }
     validateTaskId(scope.task);

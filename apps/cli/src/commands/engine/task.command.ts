@@ -38,7 +38,7 @@ export class TaskCommand extends LoopFlagParsers {
     const cwd = checkDir(flags.cwd, 'working directory');
     const loaded = loadRunConfig(flags.config);
     const root = runRoot(flags.root, loaded);
-    const scope = resolveScope(flags, root, { generate: true });
+    const scope = resolveScope(flags, root, { generate: true, inferTask: false });
     if (scope.generated) process.stderr.write(`task: ${scope.taskId}\n`);
     const result = await this.runner.runTask({
       root,
