@@ -138,7 +138,12 @@ export async function startServer(opts: ServerOptions): Promise<{ app: NestFasti
     }
     port = found;
   }
-  await app.listen(port, host);
+  try {
+    await app.listen(port, host);
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
   const address = app.getHttpServer().address();
   const actual = typeof address === 'object' && address ? address.port : port;
   const loopback = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;

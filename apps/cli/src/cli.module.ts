@@ -3,7 +3,8 @@ import { busCommands } from './commands/bus';
 import { completionCommands } from './commands/completion';
 import { engineCommands } from './commands/engine';
 import { inspectCommands } from './commands/inspect';
+import { orchestrationCommands } from './commands/orchestration';
 import { serverCommands } from './commands/server';
 
-@Module({ providers: [...busCommands, ...inspectCommands, ...engineCommands, ...serverCommands, ...completionCommands] })
+@Module({ providers: [...busCommands, ...inspectCommands, ...engineCommands, ...serverCommands, ...completionCommands, ...orchestrationCommands] })
 export class CliModule {}

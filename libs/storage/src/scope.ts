@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { generateTaskId, TASK_ID_PATTERN, validateProjectId, validateTaskId } from './ids';
-import { RUN_INFO_FILE } from './layout';
+import { PROJECT_BUS_FILE, RUN_INFO_FILE } from './layout';
 import { readRunInfo } from './run-info';
 
 /** Project/task/run scope derived from env vars or folders (cli-storage.md §0.1). */
@@ -118,4 +118,54 @@ export function isDirectory(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+// ---- project homes (cli-storage.md §3.9) ----
+
+export const HOME_FOLDERS_FILE = 'home-folders.md';
+
+export interface HomeFolder {
+  path: string;
+  description?: string;
+}
+
+/** `home-folders.md` is YAML despite its extension. */
+export interface HomeFolders {
+  project_root: string;
+  source_folders?: HomeFolder[];
+  additional_folders?: HomeFolder[];
+}
+
+/** Suggested project id for a folder: its lower-cased name, non-alphanumeric runs → one `-`. */
+export function suggestProjectId(dir: string): string {
+  return basename(resolve(dir))
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+export function readHomeFolders(root: string, projectId: string): HomeFolders | undefined {
+  try {
+    const doc = parse(readFileSync(join(root, validateProjectId(projectId), HOME_FOLDERS_FILE), 'utf8')) as HomeFolders | null;
+    return doc && typeof doc.project_root === 'string' ? doc : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Links a project to its source folder: creates `<root>/<id>/`, (over)writes home-folders.md with
+ * `project_root: <dir>` (other keys of an existing file are kept) and creates an empty project bus
+ * when missing. Returns the project folder.
+ */
+export function initProjectHome(root: string, projectId: string, projectRoot: string): string {
+  validateProjectId(projectId);
+  const projectDir = join(root, projectId);
+  mkdirSync(projectDir, { recursive: true });
+  const previous = readHomeFolders(root, projectId);
+  const doc: HomeFolders = { ...(previous ?? {}), project_root: resolve(projectRoot) };
+  writeFileSync(join(projectDir, HOME_FOLDERS_FILE), stringify(doc, { lineWidth: 0 }), { mode: 0o644 });
+  const bus = join(projectDir, PROJECT_BUS_FILE);
+  if (!existsSync(bus)) writeFileSync(bus, '', { mode: 0o644 });
+  return projectDir;
 }

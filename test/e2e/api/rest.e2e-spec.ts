@@ -234,6 +234,17 @@ describe('REST routes', () => {
     expect(res.json().error.code).toBe('NOT_IMPLEMENTED');
   });
 
+  it('answers wrong methods with 405 (plain text on /healthz and /metrics)', async () => {
+    const put = await inject('PUT', '/api/projects');
+    expect(put.statusCode).toBe(405);
+    expect(put.json()).toEqual({ error: { code: 'METHOD_NOT_ALLOWED', message: 'method not allowed' } });
+    const healthz = await inject('POST', '/healthz');
+    expect(healthz.statusCode).toBe(405);
+    expect(healthz.headers['content-type']).toContain('text/plain');
+    expect(healthz.body).toBe('method not allowed\n');
+    expect((await inject('DELETE', '/metrics')).statusCode).toBe(405);
+  });
+
   it('answers unknown API paths with a JSON 404', async () => {
     const res = await inject('GET', '/api/v1/nothing-here');
     expect(res.statusCode).toBe(404);

@@ -124,6 +124,7 @@ describe('SSE log streams (#8, #17, #41, #46)', () => {
     expect(late.events.filter((e) => e.event === 'status').map((e) => JSON.parse(e.data).status)).toContain('completed');
     expect(hub.clientCount(R)).toBe(0);
     late.close();
+    await waitUntil(() => hub.activeRuns === 0 && hub.files.size === 0); // tailers go with their last client
   });
 
   it('answers 404 before streaming for unknown runs and tasks without runs', async () => {

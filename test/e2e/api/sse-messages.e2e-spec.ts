@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { BusWriter } from '@app/messagebus';
 import { BusHub } from '../../../apps/api/src/sse/bus-hub';
-import { listenApiApp, openSse, SseEvent, TestApi } from '../../utils/api-app';
+import { listenApiApp, openSse, SseEvent, TestApi, waitUntil } from '../../utils/api-app';
 
 const P = 'msgs';
 const T = 'task-20260101-120000-msgs';
@@ -70,6 +70,7 @@ describe('SSE message streams (#20, #31, #39)', () => {
     await lost.waitFor((ev) => bodies(ev).length === 20);
     expect(bodies(lost.events).slice(-3)).toEqual(['missed 1', 'missed 2', 'live again']);
     for (const c of [v1, resumed, lost]) c.close();
+    await waitUntil(() => api.app.get(BusHub).tailCount === 0); // the shared tail goes with its last client
   });
 
   it('streams a task bus (#39 and #20 with task_id), also before the bus file exists', async () => {

@@ -23,11 +23,8 @@ export function tempRoot(): { root: string; cleanup(): void } {
 }
 
 /** Caller env for the engine: fake agents first on PATH plus scripted FAKE_AGENT_* behaviour. */
-export function agentEnv(extra: Record<string, string> = {}, opts: { withFakes?: boolean } = {}): Record<string, string> {
-  const dirs = [opts.withFakes === false ? undefined : fakeAgentsBinDir(), SUITE_AGENTS, join(REPO_ROOT, 'bin')];
-  const path = [...dirs.filter((d): d is string => !!d), ...(process.env.PATH ?? '').split(delimiter)]
-    .filter((d) => d && !(opts.withFakes === false && d === fakeAgentsBinDir()))
-    .join(delimiter);
+export function agentEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const path = [fakeAgentsBinDir(), SUITE_AGENTS, join(REPO_ROOT, 'bin'), ...(process.env.PATH ?? '').split(delimiter)].filter((d) => d).join(delimiter);
   return { PATH: path, ...extra };
 }
 

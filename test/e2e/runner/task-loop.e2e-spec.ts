@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { RESTART_PREFIX, runTask } from '@app/runner';
 import { RunsLayout } from '@app/storage';
-import { agentEnv, busMessages, busTypesAndBodies, PROJECT, runInfos, taskId, tempRoot } from './helpers';
+import { agentEnv, busMessages, busTypesAndBodies, PROJECT, runInfos, SUITE_AGENTS, taskId, tempRoot } from './helpers';
 
 describe('runTask: the Ralph loop', () => {
   const tmp = tempRoot();
@@ -80,7 +80,7 @@ describe('runTask: the Ralph loop', () => {
       prompt: 'x',
       agent: 'claude',
       restartDelayMs: 1000,
-      env: agentEnv({}, { withFakes: false }),
+      env: { PATH: SUITE_AGENTS },
     });
     expect(result.status).toBe('failed');
     expect(result.error).toMatch(/agent cli "claude" not found in PATH/);
@@ -95,7 +95,7 @@ describe('runTask: the Ralph loop', () => {
     writeFileSync(join(bin, 'claude'), '#!/bin/sh\necho hi\n');
     chmodSync(join(bin, 'claude'), 0o644);
     const task = taskId('noexec');
-    const denied = await runTask({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', env: { PATH: `${bin}:/usr/bin:/bin` } });
+    const denied = await runTask({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', env: { PATH: bin } });
     expect(denied.status).toBe('failed');
     expect(denied.error).toMatch(/permission denied/);
     expect(busMessages(layout.taskBus(PROJECT, task)).filter((m) => m.type === 'INFO')).toHaveLength(1);

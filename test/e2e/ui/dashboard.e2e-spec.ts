@@ -174,13 +174,13 @@ describe('dashboard in Chromium', () => {
       const bus = page.getByRole('region', { name: 'Message bus' });
       await bus.getByLabel('Message body').fill('hello from the browser');
       await bus.getByRole('button', { name: 'Post' }).click();
-      await bus.getByText('hello from the browser').waitFor();
+      await bus.getByRole('log').getByText('hello from the browser').waitFor();
       await fetch(`${c.url}/api/projects/${PROJECT}/messages`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ type: 'FACT', body: 'posted by another client' }),
       });
-      await bus.getByText('posted by another client').waitFor({ timeout: 15_000 });
+      await bus.getByRole('log').getByText('posted by another client').waitFor({ timeout: 15_000 });
       await shot(page, '03-message-bus');
 
       // Task scope: the task bus (runner's RUN_START/RUN_STOP) and a post that lands there.
@@ -189,11 +189,11 @@ describe('dashboard in Chromium', () => {
       await bus.getByLabel('Message type', { exact: true }).selectOption('QUESTION');
       await bus.getByLabel('Message body').fill('a question for this task');
       await bus.getByRole('button', { name: 'Post' }).click();
-      await bus.getByText('a question for this task').waitFor();
+      await bus.getByRole('log').getByText('a question for this task').waitFor();
       const taskBus = await fetch(`${c.url}/api/projects/${PROJECT}/tasks/${taskId}/messages`).then((r) => r.json() as Promise<{ messages: { type: string; body: string }[] }>);
       expect(taskBus.messages.some((m) => m.type === 'QUESTION' && m.body === 'a question for this task')).toBe(true);
       await bus.getByRole('button', { name: 'project', exact: true }).click();
-      await bus.getByText('posted by another client').waitFor();
+      await bus.getByRole('log').getByText('posted by another client').waitFor();
 
       // Stop the running run.
       await page.getByRole('button', { name: 'Stop run' }).click();
@@ -242,7 +242,7 @@ describe('dashboard in Chromium', () => {
       await exited;
       await page.getByText('Cannot reach the conductor server.', { exact: false }).waitFor({ timeout: 20_000 });
       const bus = page.getByRole('region', { name: 'Message bus' });
-      await bus.getByText('reconnecting…').waitFor({ timeout: 20_000 });
+      await bus.getByRole('log').getByText('reconnecting…').waitFor({ timeout: 20_000 });
       await shot(page, '08-server-down');
     });
   });
@@ -278,13 +278,13 @@ describe('dashboard in Chromium', () => {
       const bus = page.getByRole('region', { name: 'Message bus' });
       await bus.getByLabel('Message body').fill('keyed message');
       await bus.getByRole('button', { name: 'Post' }).click();
-      await bus.getByText('keyed message').waitFor();
+      await bus.getByRole('log').getByText('keyed message').waitFor();
       await fetch(`${c.url}/api/projects/${PROJECT}/messages`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Authorization: 'Bearer s3cret-key' },
         body: JSON.stringify({ type: 'FACT', body: 'streamed with the key' }),
       });
-      await bus.getByText('streamed with the key').waitFor({ timeout: 15_000 });
+      await bus.getByRole('log').getByText('streamed with the key').waitFor({ timeout: 15_000 });
       expect(await page.evaluate('sessionStorage.getItem("conductor.apiKey")')).toBe('s3cret-key');
       await shot(page, '07-with-api-key');
     }));

@@ -154,6 +154,13 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       reply.raw.end();
       return;
     }
+    if (status === 405 && UNWRAPPED_PATHS.has(path)) {
+      void reply.status(405).header('Content-Type', 'text/plain; charset=utf-8').send('method not allowed\n');
+      return;
+    }
     void reply.status(status).header('Content-Type', 'application/json').send(body);
   }
 }
+
+/** Routes upstream serves outside its JSON wrapper: a wrong method gets plain text (api.md #1, #2). */
+const UNWRAPPED_PATHS = new Set(['/healthz', '/metrics']);

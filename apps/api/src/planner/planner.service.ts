@@ -25,6 +25,12 @@ export interface PlannerOptions {
   taskStartEnabled?: boolean;
   /** How long a launched entry may have no run-info before it is re-queued (default 5 s). */
   unknownGraceMs?: number;
+  /**
+   * While entries are queued, free slots are re-checked this often (default 2 s; 0 = never), so
+   * slots freed outside this process (a CLI-started root run, a run left by a previous server)
+   * are used without waiting for the next submit.
+   */
+  rescheduleIntervalMs?: number;
   now?: () => Date;
 }
 
@@ -49,6 +55,7 @@ export interface PlannerSubmitResult {
 }
 
 const DEFAULT_UNKNOWN_GRACE_MS = 5000;
+const DEFAULT_RESCHEDULE_INTERVAL_MS = 2000;
 
 function entryLess(a: PlannerEntry, b: PlannerEntry): number {
   return (
@@ -80,6 +87,7 @@ export class PlannerService implements OnApplicationBootstrap, BeforeApplication
   /** Run ids of entries whose task loop this process launched and that has not returned yet. */
   private readonly activeLoops = new Set<string>();
   private closing = false;
+  private timer?: NodeJS.Timeout;
 
   constructor(
     @Inject(PLANNER_OPTIONS) private readonly options: PlannerOptions,
@@ -107,11 +115,18 @@ export class PlannerService implements OnApplicationBootstrap, BeforeApplication
 
   onApplicationBootstrap(): void {
     this.recover();
+    const every = this.options.rescheduleIntervalMs ?? DEFAULT_RESCHEDULE_INTERVAL_MS;
+    if (this.enabled && this.taskStartEnabled && every > 0 && !this.timer) {
+      this.timer = setInterval(() => this.reschedule(), every);
+      this.timer.unref();
+    }
   }
 
   beforeApplicationShutdown(): void {
     // Task loops that end because the server stops must not pull the next queued task.
     this.closing = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
   }
 
   /** Resolves when every task loop launched by this planner has returned (tests use it). */
@@ -202,6 +217,19 @@ export class PlannerService implements OnApplicationBootstrap, BeforeApplication
       this.launchAll(launches);
     } catch (err) {
       this.logger.warn(`root task planner recovery failed: ${(err as Error).message}`);
+    }
+  }
+
+  /** Fills free slots if anything is queued (the periodic check). */
+  reschedule(): void {
+    if (!this.enabled || !this.taskStartEnabled || this.closing) return;
+    try {
+      const state = this.load();
+      const launches = state.entries.some((e) => e.state === 'queued') ? this.schedule(state) : [];
+      this.save(state);
+      this.launchAll(launches);
+    } catch (err) {
+      this.logger.warn(`root task planner reschedule failed: ${(err as Error).message}`);
     }
   }
 

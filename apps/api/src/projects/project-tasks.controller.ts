@@ -198,7 +198,8 @@ export class ProjectTasksController {
     const { projectId, taskId } = this.ids(p, t);
     const refs = this.discovery.listTask(projectId, taskId);
     if (refs.length === 0) throw notFound('project or task not found');
-    return this.streams.fanIn(refs, (r) => r.projectId === projectId && r.taskId === taskId, lastEventId, true);
+    const runsDir = path.join(this.data.taskDir(projectId, taskId), 'runs');
+    return this.streams.fanIn(refs, (r) => r.projectId === projectId && r.taskId === taskId, lastEventId, true, runsDir);
   }
 
   /** #42 */

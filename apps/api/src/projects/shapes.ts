@@ -67,6 +67,7 @@ export function toProjectRun(r: RunRecord, withFiles: boolean) {
     parent_run_id: orUndefined(i.parent_run_id),
     previous_run_id: orUndefined(i.previous_run_id),
     error_summary: orUndefined(i.error_summary),
+    version: i.version,
     cwd: orUndefined(i.cwd),
     pid: i.pid,
     pgid: i.pgid,

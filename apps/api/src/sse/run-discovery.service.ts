@@ -1,5 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import type { ChangeFeed } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
+import { CHANGE_FEED } from './change-feed.provider';
 import type { RunRef } from './run-log-hub';
 
 export type DiscoveryListener = (runs: RunRef[]) => void;
@@ -15,7 +17,15 @@ export class RunDiscovery implements OnApplicationShutdown {
   private known = new Set<string>();
   private timer?: NodeJS.Timeout;
 
-  constructor(@Inject(API_CONTEXT) private readonly ctx: ApiContext) {}
+  constructor(
+    @Inject(API_CONTEXT) private readonly ctx: ApiContext,
+    @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
+  ) {}
+
+  /** Extra wake-up: a ChangeFeed watch on a folder whose new entries are runs (a task's runs/). */
+  watchFolder(path: string): () => void {
+    return this.feed.watch(path, () => this.tick(), { pollMs: this.ctx.sse.pollIntervalMs });
+  }
 
   /** Every run currently on disk (direct layout). */
   listAll(): RunRef[] {

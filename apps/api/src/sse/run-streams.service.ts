@@ -132,7 +132,7 @@ export class RunStreamsService {
    * #8 (all runs) and #41 (one task's runs): every known run plus runs discovered later. Runs at the
    * client limit are skipped for this connection. `runEvents` adds `run_start`/`run_end` (#41, D12).
    */
-  fanIn(initial: RunRef[], accept: (r: RunRef) => boolean, lastEventId: string | undefined, runEvents: boolean): Observable<MessageEvent> {
+  fanIn(initial: RunRef[], accept: (r: RunRef) => boolean, lastEventId: string | undefined, runEvents: boolean, watchFolder?: string): Observable<MessageEvent> {
     const channel = new SseChannel();
     const resume = parseFanInCursor(lastEventId);
     const cursors = new Map<string, Cursor>();
@@ -167,6 +167,7 @@ export class RunStreamsService {
     for (const ref of initial) add(ref, false);
     const stop = this.discovery.subscribe((fresh) => fresh.forEach((r) => add(r, true)));
     channel.onClose(stop);
+    if (watchFolder) channel.onClose(this.discovery.watchFolder(watchFolder));
     return this.finish(channel);
   }
 }

@@ -58,4 +58,19 @@ export class TaskDeleteCommand extends CommandRunner {
   parseForce(): boolean {
     return true;
   }
+
+  @Option({ flags: '--project <id>', description: 'project id (default: $JRUN_PROJECT_ID or the working directory)' })
+  parseProject(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--task <id>', description: 'task id (default: $JRUN_TASK_ID or the working directory)' })
+  parseTask(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--root <dir>', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })
+  parseRoot(v: string): string {
+    return v;
+  }
 }

@@ -39,7 +39,7 @@ export abstract class LoopFlagParsers extends CommandRunner {
     return v;
   }
 
-  @Option({ flags: '--task <id>', description: 'task id task-YYYYMMDD-HHMMSS-slug' })
+  @Option({ flags: '--task <id>', description: 'task id task-YYYYMMDD-HHMMSS-slug (task: generated and printed on stderr when omitted; resume: from $JRUN_TASK_ID or the working directory)' })
   parseTask(v: string): string {
     return v;
   }

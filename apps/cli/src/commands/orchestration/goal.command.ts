@@ -1,0 +1,210 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { buildGoalSpec, goalDigest, normalizeGoalText, encodeGoalSpec, goalFormatForPath, GoalWorkflowSpec, materializeGoalSpec, MaterializedGoalTask, parseGoalSpec } from '@app/runner';
+import { UsageError } from '../../common/cli-errors';
+import { asCliError, withParentOptions } from '../engine/job-common';
+import { resolveRoot } from '../engine/support/runs-root';
+import { intFlag, textOrFile } from './flags';
+import { resolveProject } from './project-scope';
+
+interface DecomposeFlags {
+  goal?: string;
+  goalFile?: string;
+  project?: string;
+  root?: string;
+  strategy?: string;
+  template?: string;
+  maxParallel?: string;
+  json?: boolean;
+  out?: string;
+  run?: boolean;
+}
+
+interface GoalRunFlags {
+  spec?: string;
+  goal?: string;
+  goalFile?: string;
+  root?: string;
+  json?: boolean;
+}
+
+function printCreated(root: string, spec: GoalWorkflowSpec, tasks: MaterializedGoalTask[], json: boolean): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ workflow_id: spec.workflow_id, project_id: spec.project_id, root, tasks: tasks.map((t) => ({ task_id: t.taskId, task_dir: t.taskDir, created: t.created, depends_on: t.dependsOn })) }, null, 2)}\n`);
+    return;
+  }
+  for (const t of tasks) {
+    const deps = t.dependsOn.length ? ` (depends on: ${t.dependsOn.join(', ')})` : '';
+    process.stdout.write(`${t.created ? 'created' : 'kept   '} ${t.taskId}${deps}\n`);
+  }
+  process.stdout.write(`workflow ${spec.workflow_id}: ${tasks.length} task(s) in project ${spec.project_id} under ${root}\n`);
+  process.stdout.write(`start each with: run-agent task --root ${root} --project ${spec.project_id} --task <task-id> (dependencies gate the order)\n`);
+}
+
+@SubCommand({
+  name: 'decompose',
+  description:
+    'Turn a goal into a deterministic workflow spec (goal-workflow/v1): eight tasks of the RLM strategy with a fixed ' +
+    'dependency graph. The same input always gives the same bytes. Prints YAML (or JSON with --json); with --run the ' +
+    'tasks are also created (TASK.md + TASK-CONFIG.yaml depends_on) so `run-agent task` or the server can execute them.',
+})
+export class GoalDecomposeCommand extends CommandRunner {
+  async run(_args: string[], options: DecomposeFlags = {}): Promise<void> {
+    const flags = withParentOptions(this.command, options);
+    try {
+      const goal = textOrFile(flags.goal, flags.goalFile, 'goal');
+      const maxParallel = flags.maxParallel !== undefined ? intFlag(flags.maxParallel, '--max-parallel', Number.MIN_SAFE_INTEGER) : undefined;
+      if (maxParallel !== undefined && maxParallel > 16) throw new UsageError(`invalid --max-parallel ${maxParallel}: must be at most 16`);
+      const root = resolveRoot(flags.root);
+      const projectId = await resolveProject(flags.project, root);
+      const spec = buildGoalSpec({
+        projectId,
+        goal: goal.text,
+        mode: goal.file ? 'file' : 'inline',
+        source: goal.file,
+        rootDir: flags.root,
+        strategy: flags.strategy,
+        template: flags.template,
+        maxParallel,
+      });
+      if (flags.out) {
+        const out = resolve(flags.out);
+        mkdirSync(dirname(out), { recursive: true });
+        writeFileSync(out, encodeGoalSpec(spec, goalFormatForPath(out)));
+      }
+      if (flags.run) {
+        printCreated(root, spec, materializeGoalSpec(root, spec, goal.text), flags.json === true);
+        return;
+      }
+      process.stdout.write(encodeGoalSpec(spec, flags.json ? 'json' : 'yaml'));
+    } catch (err) {
+      throw asCliError(err);
+    }
+  }
+
+  @Option({ flags: '--goal <text>', description: 'the goal text (exactly one of --goal and --goal-file)' })
+  parseGoal(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--goal-file <file>', description: 'read the goal from this file (must not be empty)' })
+  parseGoalFile(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--project <id>', description: 'project id (default: $JRUN_PROJECT_ID, the working directory, its home-folders.md link, or interactive init on a terminal)' })
+  parseProject(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--root <dir>', description: 'runs root: recorded as root_dir in the spec; with --run the tasks are created there (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })
+  parseRoot(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--strategy <name>', description: 'decomposition strategy; only "rlm" (default rlm)' })
+  parseStrategy(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--template <name>', description: 'prompt template named in the spec (default THE_PROMPT_v5)' })
+  parseTemplate(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--max-parallel <n>', description: 'parallel fan-out limit recorded in the spec; 0 or less means 6, at most 16 (default 6)' })
+  parseMaxParallel(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--json', description: 'print JSON instead of YAML (with --run: the created tasks as JSON)' })
+  parseJson(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--out <file>', description: 'also write the spec to this file (.json → JSON, else YAML; parent folders are created)' })
+  parseOut(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--run', description: 'create the tasks of the spec in the runs root (TASK.md, TASK-CONFIG.yaml depends_on) instead of printing it' })
+  parseRun(): boolean {
+    return true;
+  }
+}
+
+@SubCommand({
+  name: 'run',
+  description:
+    'Create the tasks of a goal spec (from `goal decompose --out`) in the runs root: TASK.md with the step prompt and ' +
+    'TASK-CONFIG.yaml depends_on, so `run-agent task` or the server runs them in dependency order. Existing TASK.md files are kept.',
+})
+export class GoalRunCommand extends CommandRunner {
+  async run(_args: string[], options: GoalRunFlags = {}): Promise<void> {
+    const flags = withParentOptions(this.command, options);
+    try {
+      if (!flags.spec?.trim()) throw new UsageError('--spec is required');
+      let text: string;
+      try {
+        text = readFileSync(flags.spec, 'utf8');
+      } catch (err) {
+        throw new UsageError(`read --spec: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? `no such file: ${flags.spec}` : (err as Error).message}`);
+      }
+      const spec = parseGoalSpec(text, flags.spec);
+      const goal = flags.goal !== undefined || flags.goalFile !== undefined ? textOrFile(flags.goal, flags.goalFile, 'goal').text : goalFromSource(spec);
+      const root = resolveRoot(flags.root ?? spec.root_dir);
+      printCreated(root, spec, materializeGoalSpec(root, spec, goal), flags.json === true);
+    } catch (err) {
+      throw asCliError(err);
+    }
+  }
+
+  @Option({ flags: '--spec <file>', description: 'workflow spec written by `goal decompose --out` (YAML or JSON; required)' })
+  parseSpec(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--goal <text>', description: 'full goal text for the task prompts (checked against the spec digest; default: the spec goal source file, else its preview)' })
+  parseGoal(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--goal-file <file>', description: 'read the full goal text from this file (checked against the spec digest)' })
+  parseGoalFile(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--root <dir>', description: 'runs root (default: root_dir of the spec, $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })
+  parseRoot(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--json', description: 'print the created tasks as JSON' })
+  parseJson(): boolean {
+    return true;
+  }
+}
+
+/** The goal file named in the spec, when it still exists; otherwise the prompts use the preview. */
+function goalFromSource(spec: GoalWorkflowSpec): string | undefined {
+  if (spec.goal.mode !== 'file' || !spec.goal.source) return undefined;
+  try {
+    const text = readFileSync(spec.goal.source, 'utf8');
+    // A goal file edited since the spec was made no longer matches: fall back to the preview.
+    return goalDigest(spec.project_id, spec.strategy, spec.template, normalizeGoalText(text)) === spec.goal.digest_sha256 ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+@Command({
+  name: 'goal',
+  description: 'Goal decomposition into a runnable task graph (decompose, run)',
+  subCommands: [GoalDecomposeCommand, GoalRunCommand],
+})
+export class GoalCommand extends CommandRunner {
+  async run(): Promise<void> {
+    this.command.outputHelp();
+  }
+}

@@ -1,0 +1,15 @@
+import type { Provider } from '@nestjs/common';
+import { FactsCommand, FactsPromoteCommand } from './facts.command';
+import { GoalCommand, GoalDecomposeCommand, GoalRunCommand } from './goal.command';
+import { ReviewCommand, ReviewQuorumCommand } from './review.command';
+
+/** goal, review, facts, project, iterate, workflow, monitor (owner: orchestration work) */
+export const orchestrationCommands: Provider[] = [
+  GoalCommand,
+  GoalDecomposeCommand,
+  GoalRunCommand,
+  ReviewCommand,
+  ReviewQuorumCommand,
+  FactsCommand,
+  FactsPromoteCommand,
+];

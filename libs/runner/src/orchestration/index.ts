@@ -1,0 +1,3 @@
+export * from './goal-spec';
+export * from './quorum';
+export * from './facts';
