@@ -9,7 +9,7 @@ import {
   updateRunInfo,
   validateProjectId,
   validateTaskId,
-  writeRunInfo,
+  writeRunInfoAsync,
   writeTaskPromptIfAbsent,
 } from '@app/storage';
 import {
@@ -224,7 +224,7 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
     cwd,
     ...paths,
   };
-  if (opts.parentRunId) writeRunInfo(infoPath, childSentinel(base));
+  if (opts.parentRunId) await writeRunInfoAsync(infoPath, childSentinel(base));
 
   const agentVersion = await detectVersion(spec, { ...process.env, ...opts.env });
   let slot: RunSlot;
@@ -342,7 +342,7 @@ async function executeCli(ctx: ExecContext): Promise<JobResult> {
     });
   } catch (err) {
     const info: RunInfo = { ...ctx.info, pid: process.pid, pgid: ownGroupId(), status: 'failed', exit_code: -1, end_time: new Date() };
-    writeRunInfo(ctx.infoPath, info);
+    await writeRunInfoAsync(ctx.infoPath, info);
     const code = (err as NodeJS.ErrnoException).code;
     const fatal = code === 'ENOENT' || code === 'EACCES' || code === 'ENOEXEC';
     return { runId: ctx.runId, runDir: ctx.runDir, info, ok: false, fatal, error: `spawn agent: start process: ${errorText(err)}` };
@@ -363,7 +363,7 @@ async function executeCli(ctx: ExecContext): Promise<JobResult> {
     termination = terminateProcesses([handle.pgid], tree, ctx.opts.stopGraceMs ?? 30_000);
   };
   try {
-    writeRunInfo(ctx.infoPath, ctx.info);
+    await writeRunInfoAsync(ctx.infoPath, ctx.info);
     await post(ctx, 'RUN_START', runStartBody(ctx));
   } catch (err) {
     handle.signal('SIGKILL');
@@ -446,7 +446,7 @@ function watchIdle(ctx: ExecContext, handle: AgentHandle): { stop(): void; timed
 async function executeRest(ctx: ExecContext): Promise<JobResult> {
   const spec = ctx.spec as Extract<AgentSpec, { kind: 'rest' }>;
   ctx.info = { ...ctx.info, pid: process.pid, pgid: ownGroupId() };
-  writeRunInfo(ctx.infoPath, ctx.info);
+  await writeRunInfoAsync(ctx.infoPath, ctx.info);
   await post(ctx, 'RUN_START', runStartBody(ctx));
   const timeout = ctx.opts.idleTimeoutMs ?? 0;
   const signals = [ctx.opts.signal, timeout > 0 ? AbortSignal.timeout(timeout) : undefined].filter((s): s is AbortSignal => !!s);

@@ -1,4 +1,5 @@
 import { chmodSync, closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomSlug } from './ids';
 import { ioError } from './storage.errors';
@@ -9,9 +10,7 @@ import { ioError } from './storage.errors';
  * removed on failure, so readers only ever see the old or the new complete file.
  */
 export function writeFileAtomic(path: string, data: string | Buffer, tempPattern?: string): void {
-  const dir = dirname(path);
-  const pattern = tempPattern ?? `${basename(path)}.*.tmp`;
-  const tmp = join(dir, pattern.replace('*', randomSlug(10, '0123456789')));
+  const tmp = tempPathFor(path, tempPattern);
   let fd: number | undefined;
   try {
     fd = openSync(tmp, 'wx', 0o644);
@@ -34,4 +33,31 @@ export function writeFileAtomic(path: string, data: string | Buffer, tempPattern
     rmSync(tmp, { force: true });
     throw ioError(`write ${path}`, err);
   }
+}
+
+/**
+ * The same as writeFileAtomic, but the write and fsync run on libuv's thread pool, so a busy
+ * process (the runner with many tasks, the server) keeps serving while the disk syncs.
+ */
+export async function writeFileAtomicAsync(path: string, data: string | Buffer, tempPattern?: string): Promise<void> {
+  const tmp = tempPathFor(path, tempPattern);
+  try {
+    const file = await open(tmp, 'wx', 0o644);
+    try {
+      await file.writeFile(data);
+      await file.sync();
+      await file.chmod(0o644);
+    } finally {
+      await file.close();
+    }
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw ioError(`write ${path}`, err);
+  }
+}
+
+function tempPathFor(path: string, tempPattern?: string): string {
+  const pattern = tempPattern ?? `${basename(path)}.*.tmp`;
+  return join(dirname(path), pattern.replace('*', randomSlug(10, '0123456789')));
 }

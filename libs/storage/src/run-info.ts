@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { parse } from 'yaml';
-import { writeFileAtomic } from './atomic-write';
+import { writeFileAtomic, writeFileAtomicAsync } from './atomic-write';
 import { withFileLock } from './file-lock';
 import { ioError, StorageError } from './storage.errors';
 import { rfc3339Nano, yamlString } from './yaml-scalar';
@@ -210,8 +210,15 @@ export function readRunInfo(path: string): RunInfo {
 
 /** Atomic (temp + fsync + rename): concurrent readers see the old or the new file, never a mix. */
 export function writeRunInfo(path: string, info: RunInfo): void {
-  writeFileAtomic(path, serializeRunInfo(info), 'run-info.*.yaml.tmp');
+  writeFileAtomic(path, serializeRunInfo(info), RUN_INFO_TEMP_PATTERN);
 }
+
+/** writeRunInfo without blocking the event loop during the fsync. */
+export function writeRunInfoAsync(path: string, info: RunInfo): Promise<void> {
+  return writeFileAtomicAsync(path, serializeRunInfo(info), RUN_INFO_TEMP_PATTERN);
+}
+
+const RUN_INFO_TEMP_PATTERN = 'run-info.*.yaml.tmp';
 
 /**
  * Locked read-modify-write under `<path>.lock` (flock, polled every 10 ms, 5 s), interoperable
@@ -227,10 +234,10 @@ export async function updateRunInfo(
     return await withFileLock(
       lockPath,
       { timeoutMs: opts.timeoutMs ?? RUN_INFO_LOCK_TIMEOUT_MS, pollMs: RUN_INFO_LOCK_POLL_MS, removeAfter: true },
-      () => {
+      async () => {
         const current = readRunInfo(path);
         const next = mutate(current) ?? current;
-        writeRunInfo(path, next);
+        await writeRunInfoAsync(path, next);
         return next;
       },
     );
