@@ -25,7 +25,7 @@ function helpEnv() {
   return env;
 }
 
-function runHelp(binDir, program, words) {
+function runHelpOnce(binDir, program, words) {
   return new Promise((resolve, reject) => {
     const args = [path.join(binDir, program), ...words, '--help'];
     execFile(process.execPath, args, { cwd: os.tmpdir(), env: helpEnv(), timeout: 60000, maxBuffer: 4 << 20 }, (err, stdout, stderr) => {
@@ -33,6 +33,15 @@ function runHelp(binDir, program, words) {
       resolve(stdout.split('\n').map((l) => l.trimEnd()).join('\n').trim());
     });
   });
+}
+
+/** One retry: a help run can fail transiently while the build is being rewritten. */
+async function runHelp(binDir, program, words) {
+  try {
+    return await runHelpOnce(binDir, program, words);
+  } catch {
+    return runHelpOnce(binDir, program, words);
+  }
 }
 
 /** Names listed under "Commands:" in commander's help (continuation lines are indented deeper). */
@@ -43,7 +52,8 @@ function subcommandNames(help) {
     if (/^\S/.test(line)) inCommands = line.trim() === 'Commands:';
     else if (inCommands) {
       const m = /^ {2}(\S+)/.exec(line);
-      if (m && m[1] !== 'help') names.push(m[1]);
+      const name = m && m[1].split('|')[0]; // `name|alias [options]`
+      if (name && name !== 'help') names.push(name);
     }
   }
   return names;

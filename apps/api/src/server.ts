@@ -79,14 +79,20 @@ function buildContext(opts: ServerOptions, config: AppConfig | undefined): ApiCo
 }
 
 /** Shared by the server and tests: pipes, filter, request hooks (id, CORS, auth, counting), error handler. */
-export function configureApp(app: NestFastifyApplication, ctx: ApiContext, uiDir: string | undefined): string {
+export function configureApp(app: NestFastifyApplication, ctx: ApiContext, uiDir: string | undefined, logRequests = false): string {
   const fastify = app.getHttpAdapter().getInstance() as FastifyInstance;
   app.useGlobalPipes(new ApiValidationPipe());
   const routes = new RouteTable();
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   app.useGlobalFilters(new ErrorEnvelopeFilter(routes));
   const metrics = app.get(MetricsService);
-  installRequestHooks(fastify, { apiKey: ctx.apiKey, corsOrigins: ctx.corsOrigins, onResponse: (m, s) => metrics.countRequest(m, s) });
+  const requestLogger = new Logger('http');
+  installRequestHooks(fastify, {
+    apiKey: ctx.apiKey,
+    corsOrigins: ctx.corsOrigins,
+    onResponse: (m, s) => metrics.countRequest(m, s),
+    log: logRequests ? (line) => requestLogger.log(line) : undefined,
+  });
   return registerStaticUi(app, uiDir);
 }
 
@@ -99,7 +105,7 @@ export async function createApiApp(opts: ServerOptions): Promise<NestFastifyAppl
     logger: opts.logger ? ['log', 'error', 'warn'] : false,
     forceCloseConnections: true,
   });
-  const ui = configureApp(app, ctx, findUiDir(opts.uiDir));
+  const ui = configureApp(app, ctx, findUiDir(opts.uiDir), !!opts.logger);
   if (opts.logger) new Logger('server').log(`serving web UI from ${ui}`);
   await app.init();
   await (app.getHttpAdapter().getInstance() as FastifyInstance).ready();

@@ -127,6 +127,24 @@ describe('SSE log streams (#8, #17, #41, #46)', () => {
     await waitUntil(() => hub.activeRuns === 0 && hub.files.size === 0); // tailers go with their last client
   });
 
+  it('releases subscriptions of clients that leave at once, so the per-run limit never leaks', async () => {
+    const r3 = '20260101-1400000000-200-3';
+    seedRun(api.root, P, T, r3, runningFields(sleeper));
+    const hub = api.app.get(RunLogHub);
+    await Promise.all(
+      Array.from({ length: 12 }, async () => {
+        const controller = new AbortController();
+        const pending = fetch(url(`/api/v1/runs/${r3}/stream`), { signal: controller.signal }).catch(() => undefined);
+        setImmediate(() => controller.abort());
+        await pending;
+      }),
+    );
+    await waitUntil(() => hub.clientCount(r3) === 0);
+    const ok = await openSse(url(`/api/v1/runs/${r3}/stream`));
+    expect(ok.status).toBe(200);
+    ok.close();
+  });
+
   it('answers 404 before streaming for unknown runs and tasks without runs', async () => {
     const res = await fetch(url('/api/v1/runs/20990101-0000000000-1-1/stream'));
     expect(res.status).toBe(404);

@@ -9,7 +9,7 @@ const { generate, subcommandNames, DOC } = require('../../../scripts/gen-cli-doc
 };
 
 describe('docs/cli-reference.md', () => {
-  it('reads subcommand names from commander help, skipping help and wrapped description lines', () => {
+  it('reads subcommand names from commander help, skipping help, aliases and wrapped description lines', () => {
     const help = [
       'Usage: run-agent bus [options] [command]',
       '',
@@ -19,7 +19,7 @@ describe('docs/cli-reference.md', () => {
       'Commands:',
       '  post [options]  Post a message to the message bus (prints',
       '                  msg_id: <id>)',
-      '  read [options]  Print messages',
+      '  read|r [options]  Print messages',
       '  help [command]  display help for command',
     ].join('\n');
     expect(subcommandNames(help)).toEqual(['post', 'read']);

@@ -170,6 +170,21 @@ describe('dashboard in Chromium', () => {
       await eventually('the restarted run to be shown', async () => (await textOf(page.locator('.detail-title .run-id'))) === `run ${secondRunId}`);
       expect(await restart.locator('[data-heartbeat]').getAttribute('data-heartbeat')).toBe('green');
 
+      // The log follows new output until the user scrolls up; "Jump to latest" brings it back.
+      const distanceFromEnd = () => live.evaluate((el: { scrollHeight: number; scrollTop: number; clientHeight: number }) => el.scrollHeight - el.scrollTop - el.clientHeight);
+      await live.getByText(/attempt 2 warm-up line 60/).waitFor();
+      await eventually('the log to follow its tail', async () => (await distanceFromEnd()) < 20);
+      await live.evaluate((el: { scrollTop: number }) => (el.scrollTop = 0));
+      const jump = page.getByRole('button', { name: 'Jump to latest ↓' });
+      await jump.waitFor();
+      const tick = async () => Number((await textOf(live.getByText(/still working, tick \d+/).last())).match(/tick (\d+)/)?.[1] ?? 0);
+      await live.evaluate((el: { scrollTop: number }) => (el.scrollTop = el.scrollTop + 0));
+      expect(await live.evaluate((el: { scrollTop: number }) => el.scrollTop)).toBe(0);
+      await page.waitForTimeout(700); // two more ticks arrive while the user reads
+      expect(await live.evaluate((el: { scrollTop: number }) => el.scrollTop)).toBe(0);
+      await jump.click();
+      await eventually('the log to follow again', async () => (await distanceFromEnd()) < 20 && (await tick()) > 0);
+
       // A message posted from the UI, and one posted by someone else, both arrive in the bus panel.
       const bus = page.getByRole('region', { name: 'Message bus' });
       await bus.getByLabel('Message body').fill('hello from the browser');
@@ -242,7 +257,7 @@ describe('dashboard in Chromium', () => {
       await exited;
       await page.getByText('Cannot reach the conductor server.', { exact: false }).waitFor({ timeout: 20_000 });
       const bus = page.getByRole('region', { name: 'Message bus' });
-      await bus.getByRole('log').getByText('reconnecting…').waitFor({ timeout: 20_000 });
+      await bus.locator('.bus-header').getByText('reconnecting…').waitFor({ timeout: 20_000 });
       await shot(page, '08-server-down');
     });
   });

@@ -9,17 +9,18 @@ type Spec = { name: string; description?: string; options?: string[][]; commands
 
 /** A command tree with the shape of commander's public API (what the completion walk reads). */
 function tree(spec: Spec, parent: CommandLike | null = null): CommandLike {
+  const commands: CommandLike[] = [];
   const node: CommandLike = {
     name: () => spec.name,
     description: () => spec.description ?? '',
-    commands: [],
+    commands,
     parent,
     createHelp: () => ({
       visibleCommands: (cmd) => [...cmd.commands],
       visibleOptions: () => [...(spec.options ?? []), ['--help', '-h']].map(([long, short]) => ({ long, short, description: `${long} flag` })),
     }),
   };
-  (node as { commands: CommandLike[] }).commands = (spec.commands ?? []).map((c) => tree(c, node));
+  commands.push(...(spec.commands ?? []).map((c) => tree(c, node)));
   return node;
 }
 

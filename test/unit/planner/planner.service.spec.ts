@@ -75,7 +75,7 @@ describe(PlannerService.name, () => {
   }
 
   function planner(limit: number, launcher: TaskLauncher, extra: Partial<ConstructorParameters<typeof PlannerService>[0]> = {}): PlannerService {
-    return new PlannerService({ root, limit, ...extra }, launcher);
+    return new PlannerService({ root, limit, rescheduleIntervalMs: 0, ...extra }, launcher);
   }
 
   it('launches at once and writes no state when max_concurrent_root_tasks is 0', async () => {
@@ -216,12 +216,31 @@ describe(PlannerService.name, () => {
     expect(await sut.submit(a)).toEqual({ status: 'queued', queuePosition: 1 });
     expect(launcher.runIds()).toEqual([]);
 
+    // the CLI run ends: the periodic re-check hands its slot to the queue
     writeRun(join(root, 'other', cli.taskId, 'runs', cli.runId), cli, 'completed');
-    expect(await sut.submit(submission('task-20260101-000000-bbb'))).toEqual({ status: 'queued', queuePosition: 1 });
+    sut.reschedule();
     expect(launcher.runIds()).toEqual([a.runId]);
+    expect(await sut.submit(submission('task-20260101-000000-bbb'))).toEqual({ status: 'queued', queuePosition: 1 });
     launcher.finish(a.runId);
     await tick();
     launcher.finish(launcher.runIds()[1]);
+    await sut.idle();
+  });
+
+  it('after bootstrap, re-checks free slots on its own while entries are queued', async () => {
+    const launcher = new DiskLauncher();
+    const sut = planner(1, launcher, { rescheduleIntervalMs: 10 });
+    const cli = { projectId: 'other', taskId: 'task-20260101-000000-cli', runId: 'cli-run-1' };
+    writeRun(join(root, 'other', cli.taskId, 'runs', cli.runId), cli, 'running');
+    const a = submission('task-20260101-000000-aaa');
+    expect(await sut.submit(a)).toMatchObject({ status: 'queued' });
+    sut.onApplicationBootstrap();
+
+    writeRun(join(root, 'other', cli.taskId, 'runs', cli.runId), cli, 'completed');
+    while (launcher.launched.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(launcher.runIds()).toEqual([a.runId]);
+    sut.beforeApplicationShutdown();
+    launcher.finish(a.runId);
     await sut.idle();
   });
 

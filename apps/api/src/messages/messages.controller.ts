@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, MessageEvent, Post, Query, Req, Sse } from '@nestjs/common';
+import { Body, Controller, Get, Headers, MessageEvent, Post, Query, Req, Sse, SseSignal } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { Observable } from 'rxjs';
 import { badRequest } from '../common/api-error';
@@ -38,7 +38,7 @@ export class MessagesController {
   }
 
   @Sse('stream')
-  stream(@Query('project_id') projectId?: string, @Query('task_id') taskId?: string, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
-    return this.hub.stream(this.bus(projectId, taskId), lastEventId);
+  stream(@SseSignal() signal: AbortSignal, @Query('project_id') projectId?: string, @Query('task_id') taskId?: string, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
+    return this.hub.stream(this.bus(projectId, taskId), lastEventId, signal);
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, MessageEvent, Param, Post, Query, Req, Sse } from '@nestjs/common';
+import { Body, Controller, Get, Headers, MessageEvent, Param, Post, Query, Req, Sse, SseSignal } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { Observable } from 'rxjs';
 import { checkId } from '../common/ids';
@@ -31,9 +31,9 @@ export class ProjectMessagesController {
   }
 
   @Sse('messages/stream')
-  streamProject(@Param('p') p: string, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
+  streamProject(@Param('p') p: string, @SseSignal() signal: AbortSignal, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
     const projectId = checkId(p, 'project_id');
-    return this.hub.stream(this.messages.busPath(projectId), lastEventId);
+    return this.hub.stream(this.messages.busPath(projectId), lastEventId, signal);
   }
 
   @Get('tasks/:t/messages')
@@ -53,9 +53,9 @@ export class ProjectMessagesController {
   }
 
   @Sse('tasks/:t/messages/stream')
-  streamTask(@Param('p') p: string, @Param('t') t: string, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
+  streamTask(@Param('p') p: string, @Param('t') t: string, @SseSignal() signal: AbortSignal, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
     const projectId = checkId(p, 'project_id');
     const taskId = checkId(t, 'task_id');
-    return this.hub.stream(this.messages.busPath(projectId, taskId), lastEventId);
+    return this.hub.stream(this.messages.busPath(projectId, taskId), lastEventId, signal);
   }
 }

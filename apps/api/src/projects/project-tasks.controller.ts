@@ -1,4 +1,4 @@
-import { Controller, Logger, Delete, Get, Headers, HttpCode, MessageEvent, Param, Post, Query, Req, Sse } from '@nestjs/common';
+import { Controller, Logger, Delete, Get, Headers, HttpCode, MessageEvent, Param, Post, Query, Req, Sse, SseSignal } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -194,12 +194,12 @@ export class ProjectTasksController {
 
   /** #41: the task's runs (and runs started later) as one SSE stream, with run_start/run_end (D12). */
   @Sse(':t/runs/stream')
-  runsStream(@Param('p') p: string, @Param('t') t: string, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
+  runsStream(@Param('p') p: string, @Param('t') t: string, @SseSignal() signal: AbortSignal, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
     const { projectId, taskId } = this.ids(p, t);
     const refs = this.discovery.listTask(projectId, taskId);
     if (refs.length === 0) throw notFound('project or task not found');
     const runsDir = path.join(this.data.taskDir(projectId, taskId), 'runs');
-    return this.streams.fanIn(refs, (r) => r.projectId === projectId && r.taskId === taskId, lastEventId, true, runsDir);
+    return this.streams.fanIn(refs, (r) => r.projectId === projectId && r.taskId === taskId, lastEventId, true, runsDir, signal);
   }
 
   /** #42 */
@@ -260,10 +260,10 @@ export class ProjectTasksController {
 
   /** #46 */
   @Sse(':t/runs/:r/stream')
-  fileStream(@Param('p') p: string, @Param('t') t: string, @Param('r') r: string, @Query('name') name?: string): Observable<MessageEvent> {
+  fileStream(@Param('p') p: string, @Param('t') t: string, @Param('r') r: string, @SseSignal() signal: AbortSignal, @Query('name') name?: string): Observable<MessageEvent> {
     const run = this.findRun(p, t, r);
     const { file } = this.runFile(run, name);
-    return this.files.stream(file, path.join(run.dir, 'run-info.yaml'));
+    return this.files.stream(file, path.join(run.dir, 'run-info.yaml'), signal);
   }
 }
 

@@ -1,4 +1,4 @@
-import { Controller, Logger, Get, Headers, Header, HttpCode, MessageEvent, Param, Post, Req, Sse } from '@nestjs/common';
+import { Controller, Logger, Get, Headers, Header, HttpCode, MessageEvent, Param, Post, Req, Sse, SseSignal } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -38,8 +38,8 @@ export class RunsController {
 
   /** #8: every run under the root, runs created later included. */
   @Sse('stream/all')
-  streamAll(@Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
-    return this.streams.fanIn(this.discovery.listAll(), () => true, lastEventId, false);
+  streamAll(@SseSignal() signal: AbortSignal, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
+    return this.streams.fanIn(this.discovery.listAll(), () => true, lastEventId, false, undefined, signal);
   }
 
   /** #14 */
@@ -74,8 +74,8 @@ export class RunsController {
 
   /** #17 (429 past the per-run client limit) */
   @Sse(':r/stream')
-  stream(@Param('r') r: string, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
+  stream(@Param('r') r: string, @SseSignal() signal: AbortSignal, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
     const run = this.find(r);
-    return this.streams.singleRun({ runId: run.runId, projectId: run.projectId, taskId: run.taskId, runDir: run.dir }, lastEventId);
+    return this.streams.singleRun({ runId: run.runId, projectId: run.projectId, taskId: run.taskId, runDir: run.dir }, lastEventId, signal);
   }
 }

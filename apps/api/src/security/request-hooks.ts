@@ -5,6 +5,8 @@ export interface HookOptions {
   apiKey?: string;
   corsOrigins: string[];
   onResponse?: (method: string, status: number) => void;
+  /** One `request_completed` line per request (server mode with logging on). */
+  log?: (line: string) => void;
 }
 
 const EXEMPT_PATHS = new Set(['/api/v1/health', '/api/v1/version', '/metrics', '/healthz']);
@@ -87,10 +89,14 @@ export function installRequestHooks(fastify: FastifyInstance, opts: HookOptions)
     const requestId = incoming || newRequestId();
     (req as any).requestId = requestId;
     reply.header('X-Request-ID', requestId);
-    if (opts.onResponse) {
-      const count = opts.onResponse;
-      reply.raw.once('close', () => count(req.method, reply.raw.statusCode || 200));
-    }
+    const started = process.hrtime.bigint();
+    reply.raw.once('close', () => {
+      const status = reply.raw.statusCode || 200;
+      opts.onResponse?.(req.method, status);
+      opts.log?.(
+        JSON.stringify({ msg: 'request_completed', request_id: requestId, method: req.method, path: pathOf(req), status, duration_ms: Number(process.hrtime.bigint() - started) / 1e6 }),
+      );
+    });
     applyCors(req, reply, opts.corsOrigins);
     if (req.method === 'OPTIONS') {
       void reply.code(204).send();

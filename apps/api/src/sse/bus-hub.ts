@@ -117,8 +117,8 @@ export class BusHub implements OnApplicationShutdown {
   }
 
   /** #20/#31/#39: hydration, then every new message from the shared tail; `id:` is the msg_id. */
-  stream(path: string, lastEventId: string | undefined): Observable<MessageEvent> {
-    const channel = new SseChannel();
+  stream(path: string, lastEventId: string | undefined, signal?: AbortSignal): Observable<MessageEvent> {
+    const channel = new SseChannel(signal);
     const sent = new Set<string>();
     let ready = false;
     const pending: BusMessage[] = [];

@@ -6,6 +6,12 @@ import { Observable, Subscriber } from 'rxjs';
  * teardown runs once when the client leaves (or the stream completes).
  */
 export class SseChannel {
+  /** `signal` (Nest's @SseSignal) also covers a client that left before Nest subscribed. */
+  constructor(signal?: AbortSignal) {
+    if (signal?.aborted) queueMicrotask(() => this.close());
+    else signal?.addEventListener('abort', () => this.close(), { once: true });
+  }
+
   private buffer: MessageEvent[] = [];
   private subscriber?: Subscriber<MessageEvent>;
   private completed = false;

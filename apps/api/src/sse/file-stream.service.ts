@@ -22,8 +22,8 @@ export class FileStreamService {
     private readonly lifecycle: SseLifecycle,
   ) {}
 
-  stream(filePath: string, runInfoPath: string): Observable<MessageEvent> {
-    const channel = new SseChannel();
+  stream(filePath: string, runInfoPath: string, signal?: AbortSignal): Observable<MessageEvent> {
+    const channel = new SseChannel(signal);
     const tail = this.hub.files.acquire(filePath);
     channel.onClose(() => this.hub.files.release(filePath));
     let finished = false;

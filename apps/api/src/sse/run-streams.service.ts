@@ -121,8 +121,8 @@ export class RunStreamsService {
   }
 
   /** #17: one run; 429 when the per-run client limit is reached. */
-  singleRun(ref: RunRef, lastEventId: string | undefined): Observable<MessageEvent> {
-    const channel = new SseChannel();
+  singleRun(ref: RunRef, lastEventId: string | undefined, signal?: AbortSignal): Observable<MessageEvent> {
+    const channel = new SseChannel(signal);
     const ok = this.attach(channel, ref, parseRunCursor(lastEventId), formatRunCursor, { initialStatus: true });
     if (!ok) throw new ApiError('TOO_MANY_REQUESTS', 'max clients reached for run');
     return this.finish(channel);
@@ -132,8 +132,8 @@ export class RunStreamsService {
    * #8 (all runs) and #41 (one task's runs): every known run plus runs discovered later. Runs at the
    * client limit are skipped for this connection. `runEvents` adds `run_start`/`run_end` (#41, D12).
    */
-  fanIn(initial: RunRef[], accept: (r: RunRef) => boolean, lastEventId: string | undefined, runEvents: boolean, watchFolder?: string): Observable<MessageEvent> {
-    const channel = new SseChannel();
+  fanIn(initial: RunRef[], accept: (r: RunRef) => boolean, lastEventId: string | undefined, runEvents: boolean, watchFolder?: string, signal?: AbortSignal): Observable<MessageEvent> {
+    const channel = new SseChannel(signal);
     const resume = parseFanInCursor(lastEventId);
     const cursors = new Map<string, Cursor>();
     for (const [run, c] of resume) cursors.set(run, c);

@@ -1,3 +1,4 @@
 export * from './goal-spec';
 export * from './quorum';
 export * from './facts';
+export * from './iterate';

@@ -1,6 +1,8 @@
 import type { Provider } from '@nestjs/common';
 import { FactsCommand, FactsPromoteCommand } from './facts.command';
 import { GoalCommand, GoalDecomposeCommand, GoalRunCommand } from './goal.command';
+import { IterateCommand } from './iterate.command';
+import { ProjectCommand, ProjectInitCommand } from './project.command';
 import { ReviewCommand, ReviewQuorumCommand } from './review.command';
 
 /** goal, review, facts, project, iterate, workflow, monitor (owner: orchestration work) */
@@ -12,4 +14,7 @@ export const orchestrationCommands: Provider[] = [
   ReviewQuorumCommand,
   FactsCommand,
   FactsPromoteCommand,
+  ProjectCommand,
+  ProjectInitCommand,
+  IterateCommand,
 ];
