@@ -100,10 +100,11 @@ export function configureApp(app: NestFastifyApplication, ctx: ApiContext, uiDir
 export async function createApiApp(opts: ServerOptions): Promise<NestFastifyApplication> {
   const config = loadServerConfig(opts);
   const ctx = buildContext(opts, config);
-  const adapter = new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES });
+  // Fastify's own forceCloseConnections (Nest's option of that name does not reach Fastify): close()
+  // destroys every socket, open SSE streams and half-aborted requests included.
+  const adapter = new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, forceCloseConnections: true });
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(ctx, { defaultMetrics: opts.defaultMetrics }), adapter, {
     logger: opts.logger ? ['log', 'error', 'warn'] : false,
-    forceCloseConnections: true,
   });
   const ui = configureApp(app, ctx, findUiDir(opts.uiDir), !!opts.logger);
   if (opts.logger) new Logger('server').log(`serving web UI from ${ui}`);

@@ -53,9 +53,8 @@ export function LogView({ project, task, run, name, live, render, onOutput, onFi
     bump();
   }, [project, task, run, name]);
 
-  useEffect(() => {
-    if (live) setStreaming(true);
-  }, [live]);
+  // Follow the run's state: a run that ended without our seeing `done` is fetched instead.
+  useEffect(() => setStreaming(live), [live]);
 
   // Finished runs: one fetch.
   useEffect(() => {

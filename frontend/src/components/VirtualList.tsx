@@ -22,7 +22,8 @@ export function VirtualList({ count, rowHeight, renderRow, follow, onFollowChang
   const ref = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
-  const programmatic = useRef(false);
+  // Where we last scrolled to ourselves: scroll events landing elsewhere come from the user.
+  const ownScrollTop = useRef(-1);
   const frame = useRef(0);
 
   useLayoutEffect(() => {
@@ -39,8 +40,8 @@ export function VirtualList({ count, rowHeight, renderRow, follow, onFollowChang
     if (!el || !follow) return;
     const target = Math.max(0, count * rowHeight - el.clientHeight);
     if (Math.abs(el.scrollTop - target) > 1) {
-      programmatic.current = true;
       el.scrollTop = target;
+      ownScrollTop.current = el.scrollTop;
       setScrollTop(el.scrollTop);
     }
   }, [count, follow, rowHeight, height]);
@@ -48,9 +49,7 @@ export function VirtualList({ count, rowHeight, renderRow, follow, onFollowChang
   const onScroll = useCallback(() => {
     const el = ref.current;
     if (!el) return;
-    if (programmatic.current) {
-      programmatic.current = false;
-    } else if (onFollowChange) {
+    if (onFollowChange && Math.abs(el.scrollTop - ownScrollTop.current) > 1) {
       const atEnd = el.scrollTop + el.clientHeight >= el.scrollHeight - rowHeight * 1.5;
       onFollowChange(atEnd);
     }

@@ -25,11 +25,12 @@ export function usePoll<T>(key: string | null, load: () => Promise<T>, intervalM
       loadRef.current().then(
         (data) => {
           inFlight.current = false;
-          setState((s) => (s.key === key || s.key === null || s.data === undefined ? { key, data, loading: false } : s));
+          // A late answer for a previous key is dropped.
+          setState((s) => (s.key === key ? { key, data, loading: false } : s));
         },
         (error: unknown) => {
           inFlight.current = false;
-          setState((s) => ({ key, data: s.key === key ? s.data : undefined, error, loading: false }));
+          setState((s) => (s.key === key ? { key, data: s.data, error, loading: false } : s));
         },
       );
     },

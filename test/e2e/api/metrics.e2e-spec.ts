@@ -87,8 +87,13 @@ describe('/metrics', () => {
       return d.runs.length === 2 && d.runs.every((r) => r.status !== 'running');
     }, 30000);
 
+    // a run of another process waiting for a max_concurrent_runs slot (D13) counts as queued
+    fs.mkdirSync(path.join(api.root, '.conductor', 'queue'), { recursive: true });
+    fs.writeFileSync(path.join(api.root, '.conductor', 'queue', '20260101-1200000000-9-9'), `${sleeper.pid}\n`);
+
     const after = await scrape();
     killGroup(sleeper);
+    expect(get(after, 'conductor_queued_runs_total')).toBe(1);
     expect(get(after, 'conductor_api_requests_total{method="GET",status="200"}')).toBeGreaterThan(get(before, 'conductor_api_requests_total{method="GET",status="200"}'));
     expect(get(after, 'conductor_api_requests_total{method="GET",status="404"}')).toBeGreaterThan(get(before, 'conductor_api_requests_total{method="GET",status="404"}'));
     expect(get(after, 'conductor_api_requests_total{method="POST",status="201"}') - get(before, 'conductor_api_requests_total{method="POST",status="201"}')).toBe(2);

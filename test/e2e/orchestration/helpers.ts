@@ -1,8 +1,9 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { BusWriter, type NewMessage } from '@app/messagebus';
+import { writeRunInfo, ZERO_TIME, type RunInfo } from '@app/storage';
 import { fakeAgentsBinDir } from '../../utils/fake-agents';
 
 export const REPO = resolve(__dirname, '..', '..', '..');
@@ -62,4 +63,41 @@ export class Sandbox {
   cleanup(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+export function runInfoOf(project: string, task: string, runId: string, over: Partial<RunInfo> = {}): RunInfo {
+  return {
+    version: 1,
+    run_id: runId,
+    project_id: project,
+    task_id: task,
+    agent: 'codex',
+    pid: 0,
+    pgid: 0,
+    start_time: new Date(Date.now() - 60_000),
+    end_time: new Date(Date.now() - 30_000),
+    exit_code: 0,
+    status: 'completed',
+    agent_version: '',
+    ...over,
+  };
+}
+
+/** Creates `<root>/<p>/<t>/runs/<run>/run-info.yaml` and returns the run folder. */
+export function writeRun(root: string, project: string, task: string, runId: string, over: Partial<RunInfo> = {}): string {
+  const dir = join(root, project, task, 'runs', runId);
+  mkdirSync(dir, { recursive: true });
+  writeRunInfo(join(dir, 'run-info.yaml'), runInfoOf(project, task, runId, over));
+  return dir;
+}
+
+/** A live process in its own process group (a stand-in for a running agent). */
+export function liveGroupLeader(): ChildProcess {
+  const child = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' });
+  child.unref();
+  return child;
+}
+
+export function runningInfo(pid: number, startedMsAgo = 60_000): Partial<RunInfo> {
+  return { pid, pgid: pid, status: 'running', exit_code: -1, end_time: ZERO_TIME, start_time: new Date(Date.now() - startedMsAgo) };
 }

@@ -1,7 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter, Gauge } from 'prom-client';
-import type { RunInfo } from '@app/storage';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { queueDir } from '@app/runner';
+import { LivenessProbe, RunInfo } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { M } from './metric-names';
 
@@ -14,12 +17,14 @@ const DEDUPE_LIMIT = 20000;
  * agent_runs_total{agent_type}; a run seen going to completed/failed (or first seen already
  * finished, after start) counts once in completed/failed. Runs already on disk at start are the
  * baseline. A fallback is a run whose previous run (previous_run_id) failed with another agent.
+ * Queued = root tasks in the planner queue + runs of any process waiting for a run slot.
  */
 @Injectable()
 export class MetricsService {
   private statuses?: Map<string, string>;
   private readonly seenMessages = new Set<string>();
   private queuedSource?: () => number;
+  private readonly probe = new LivenessProbe();
 
   constructor(
     @Inject(API_CONTEXT) private readonly ctx: ApiContext,
@@ -57,8 +62,27 @@ export class MetricsService {
 
   refresh(): void {
     this.uptime.set((Date.now() - this.ctx.startedAt) / 1000);
-    this.queuedRuns.set(this.queuedSource?.() ?? 0);
+    this.queuedRuns.set((this.queuedSource?.() ?? 0) + this.runsWaitingForSlot());
     this.scanRuns();
+  }
+
+  /** Runs of any process waiting for a max_concurrent_runs slot (D13): live `<root>/.conductor/queue/<run_id>` markers. */
+  private runsWaitingForSlot(): number {
+    const dir = queueDir(this.ctx.root);
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      return 0;
+    }
+    return names.filter((name) => {
+      try {
+        const pid = Number.parseInt(fs.readFileSync(path.join(dir, name), 'utf8'), 10);
+        return pid > 0 && this.probe.isPidAlive(pid);
+      } catch {
+        return false;
+      }
+    }).length;
   }
 
   scanRuns(): void {

@@ -2,3 +2,5 @@ export * from './goal-spec';
 export * from './quorum';
 export * from './facts';
 export * from './iterate';
+export * from './workflow';
+export * from './monitor';

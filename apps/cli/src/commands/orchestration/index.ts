@@ -2,7 +2,9 @@ import type { Provider } from '@nestjs/common';
 import { FactsCommand, FactsPromoteCommand } from './facts.command';
 import { GoalCommand, GoalDecomposeCommand, GoalRunCommand } from './goal.command';
 import { IterateCommand } from './iterate.command';
+import { MonitorCommand } from './monitor.command';
 import { ProjectCommand, ProjectInitCommand } from './project.command';
+import { WorkflowCommand, WorkflowRunCommand } from './workflow.command';
 import { ReviewCommand, ReviewQuorumCommand } from './review.command';
 
 /** goal, review, facts, project, iterate, workflow, monitor (owner: orchestration work) */
@@ -17,4 +19,7 @@ export const orchestrationCommands: Provider[] = [
   ProjectCommand,
   ProjectInitCommand,
   IterateCommand,
+  WorkflowCommand,
+  WorkflowRunCommand,
+  MonitorCommand,
 ];
