@@ -228,6 +228,36 @@ describe('REST routes', () => {
     expect(fs.existsSync(path.join(api.root, P))).toBe(false);
   });
 
+  it('lists runs of storage.extra_roots (run-info and legacy cwd.txt) without serving their files', async () => {
+    const extra = path.join(api.dir, 'extra');
+    const withInfo = seedRun(path.join(extra, 'x'), 'p', 't', 'r', { run_id: '20260101-0900000000-5-1', project_id: 'extproj', task_id: 'task-20260101-090000-ext' });
+    const flat = path.join(extra, 'runs', 'run-a');
+    fs.mkdirSync(path.dirname(flat), { recursive: true });
+    fs.renameSync(withInfo, flat);
+    const legacy = path.join(extra, 'runs', 'run_20260101-080000-77');
+    fs.mkdirSync(legacy);
+    fs.writeFileSync(path.join(legacy, 'cwd.txt'), 'RUN_ID=run_20260101-080000-77\nCWD=/home/me/legacyproj\nAGENT=claude\nEXIT_CODE=0\n');
+    const ext = await createApiApp({ extraYaml: `storage:\n  extra_roots: ["${extra}"]` });
+    try {
+      const get = async (url: string) => (await ext.app.inject({ method: 'GET', url })).json();
+      const projects = (await get('/api/projects')).projects.map((p: { id: string }) => p.id);
+      expect(projects.sort()).toEqual(['extproj', 'legacyproj']);
+      const runs = (await get('/api/v1/runs')).runs;
+      expect(runs).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ run_id: '20260101-0900000000-5-1', project_id: 'extproj', status: 'completed' }),
+          expect.objectContaining({ run_id: 'run_20260101-080000-77', project_id: 'legacyproj', status: 'completed' }),
+        ]),
+      );
+      const tasks = (await get('/api/projects/extproj/tasks')).items;
+      expect(tasks.map((t: { id: string }) => t.id)).toEqual(['task-20260101-090000-ext']);
+      const file = await ext.app.inject({ method: 'GET', url: '/api/projects/extproj/tasks/task-20260101-090000-ext/runs/20260101-0900000000-5-1/file?name=stdout' });
+      expect(file.statusCode).toBe(403);
+    } finally {
+      await ext.close();
+    }
+  });
+
   it('answers self-update with a clear 501 envelope', async () => {
     const res = await inject('GET', '/api/v1/admin/self-update');
     expect(res.statusCode).toBe(501);

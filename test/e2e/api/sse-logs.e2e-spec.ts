@@ -73,6 +73,12 @@ describe('SSE log streams (#8, #17, #41, #46)', () => {
       expect(logLines(c.events)).toEqual(['stdout:alpha 2', 'stdout:alpha 3', 'stderr:oops 1']);
     }
     expect(resumed.events.filter((e) => e.event === 'log').map((e) => e.id)).toEqual(['s=2;e=0', 's=3;e=0', 's=3;e=1']);
+    const resumedAll = await openSse(url('/api/v1/runs/stream/all'), { 'Last-Event-ID': lastTask });
+    await resumedAll.waitFor((ev) => logLines(ev).length >= 3);
+    expect(logLines(resumedAll.events)).toEqual(['stdout:alpha 2', 'stdout:alpha 3', 'stderr:oops 1']);
+    expect(resumedAll.events.filter((e) => e.event === 'log').pop()!.id).toBe(`${R}:s=3;e=1`);
+    resumedAll.close();
+    await waitUntil(() => hub.clientCount(R) === 3);
     agentAppends(path.join(runDir, 'agent-stdout.txt'), 'alpha 4');
     await resumed.waitFor((ev) => logLines(ev).includes('stdout:alpha 4'));
     expect(logLines(resumed.events)).toEqual(['stdout:alpha 2', 'stdout:alpha 3', 'stderr:oops 1', 'stdout:alpha 4']);

@@ -39,8 +39,15 @@ describe('task lifecycle through the API (fake command agent)', () => {
     expect(stdout.content).toContain('hello from fake');
     const stderr = (await inject('GET', `/api/projects/${P}/tasks/${t}/runs/${body.run_id}/file?name=stderr`)).json();
     expect(stderr.content).toContain('warn line');
-    const msgs = (await inject('GET', `/api/projects/${P}/tasks/${t}/messages`)).json().messages;
-    expect(msgs.map((m: { type: string }) => m.type)).toEqual(expect.arrayContaining(['RUN_START', 'RUN_STOP']));
+    // the runner posts RUN_STOP right after it records the exit, so wait for it rather than race it
+    const msgs = await waitUntil(async () => {
+      const list = (await inject('GET', `/api/projects/${P}/tasks/${t}/messages`)).json().messages as { type: string; run_id: string }[];
+      return list.some((m) => m.type === 'RUN_STOP') ? list : undefined;
+    });
+    expect(msgs.filter((m) => m.type === 'RUN_START' || m.type === 'RUN_STOP').map((m) => [m.type, m.run_id])).toEqual([
+      ['RUN_START', body.run_id],
+      ['RUN_STOP', body.run_id],
+    ]);
     const v1 = (await inject('GET', `/api/v1/tasks/${t}?project_id=${P}`)).json();
     expect(v1).toMatchObject({ project_id: P, task_id: t, status: 'all_finished' });
     const audit = fs.readFileSync(path.join(api.root, '_audit', 'form-submissions.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readDependsOn } from '@app/storage';
+import { readDependsOn, readRunInfo } from '@app/storage';
 import { PROJECT, Sandbox } from './helpers';
 
 describe('run-agent goal / review / facts (built CLI)', () => {
@@ -61,6 +61,37 @@ describe('run-agent goal / review / facts (built CLI)', () => {
 
       const mismatch = await sb.run(['goal', 'run', '--spec', specPath, '--root', sb.root, '--goal', 'Other goal']);
       expect(mismatch).toMatchObject({ code: 2, stderr: 'Error: the goal text does not match the spec (digest_sha256 differs)\n' });
+    });
+  });
+
+  describe('goal run --start', () => {
+    it('runs the whole graph in dependency order (exit 0), and blocks dependents of a failed task (exit 1)', async () => {
+      const specPath = join(sb.dir, 'spec.json');
+      expect((await sb.run(['goal', 'decompose', '--project', PROJECT, '--goal', 'Run it all', '--out', specPath, '--max-parallel', '2'])).code).toBe(0);
+      const res = await sb.run(['goal', 'run', '--spec', specPath, '--root', sb.root, '--start', '--json', '--restart-delay', '10ms'], { env: { FAKE_AGENT_DONE: '1' } });
+      expect(res.stderr).toBe('');
+      expect(res.code).toBe(0);
+      const out = JSON.parse(res.stdout) as { ok: boolean; tasks: { task_id: string; outcome: string }[] };
+      expect(out.ok).toBe(true);
+      expect(out.tasks.map((t) => t.outcome)).toEqual(Array(8).fill('done'));
+      const spec = JSON.parse(readFileSync(specPath, 'utf8')) as { tasks: { task_id: string; agent: string; depends_on?: string[] }[] };
+      const firstRun = (taskId: string) => {
+        const dir = join(sb.root, PROJECT, taskId, 'runs');
+        return readRunInfo(join(dir, readdirSync(dir).sort()[0], 'run-info.yaml'));
+      };
+      for (const t of spec.tasks) {
+        const info = firstRun(t.task_id);
+        expect(info.agent).toBe(t.agent);
+        for (const dep of t.depends_on ?? []) expect(info.start_time.getTime()).toBeGreaterThanOrEqual(firstRun(dep).end_time.getTime());
+      }
+
+      const other = join(sb.dir, 'other.json');
+      expect((await sb.run(['goal', 'decompose', '--project', PROJECT, '--goal', 'Fail early', '--out', other])).code).toBe(0);
+      const failed = await sb.run(['goal', 'run', '--spec', other, '--root', sb.root, '--start', '--max-restarts', '0'], { env: { FAKE_AGENT_EXIT: '1' } });
+      expect(failed.code).toBe(1);
+      expect(failed.stdout).toMatch(/\[failed {2}\] task-\d{8}-\d{6}-01-assess-context/);
+      expect(failed.stdout).toMatch(/\[blocked \] task-\d{8}-\d{6}-02-decompose-plan: dependency task-\d{8}-\d{6}-01-assess-context failed/);
+      expect(failed.stderr).toMatch(/^Error: workflow workflow-proj-[0-9a-f]{12}: not every task finished/);
     });
   });
 
@@ -131,6 +162,13 @@ describe('run-agent goal / review / facts (built CLI)', () => {
       const spec = await sb.run(['goal', 'decompose', '--goal', 'x', '--json'], { cwd: join(src, 'lib'), env: { CONDUCTOR_ROOT: sb.root } });
       expect(spec.code).toBe(0);
       expect(JSON.parse(spec.stdout).project_id).toBe('linked');
+      const task = await sb.run(['task', '--prompt', 'from the linked folder', '--agent', 'codex', '--max-restarts', '0'], {
+        cwd: join(src, 'lib'),
+        env: { CONDUCTOR_ROOT: sb.root, FAKE_AGENT_DONE: '1' },
+      });
+      expect(task.code).toBe(0);
+      const created = task.stderr.match(/task: (task-\S+)/)![1];
+      expect(existsSync(join(sb.root, 'linked', created, 'DONE'))).toBe(true);
       const noTty = await sb.run(['project', 'init', '--root', sb.root, '--dir', src]);
       expect(noTty).toMatchObject({ code: 2, stderr: 'Error: --project is required when no terminal is attached\n' });
       expect((await sb.run(['project', 'init', '--root', sb.root, '--project', 'Bad_Id', '--dir', src])).code).toBe(2);

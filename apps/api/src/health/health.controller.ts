@@ -40,7 +40,8 @@ export class HealthController {
       uptime_seconds: this.uptimeSeconds(),
       configured_agents: Object.keys(this.ctx.config?.agents ?? {}).sort(),
       version: this.ctx.version,
-      running_tasks: running.map((r) => ({ project_id: r.projectId, task_id: r.taskId, run_id: r.runId, agent: r.info.agent, started: formatTime(r.info.start_time) })),
+      // extra-root runs are counted above but, as upstream, not listed
+      running_tasks: running.filter((r) => this.ctx.layout.contains(r.dir)).map((r) => ({ project_id: r.projectId, task_id: r.taskId, run_id: r.runId, agent: r.info.agent, started: formatTime(r.info.start_time) })),
     };
   }
 

@@ -99,7 +99,8 @@ export class MetricsService {
     let active = 0;
     for (const info of infos) {
       const id = info.run_id;
-      if (!id) continue;
+      // a pre-allocated run folder without run-info yet is not a run to count until it has one
+      if (!id || (info.status === 'unknown' && !info.agent)) continue;
       next.set(id, info.status);
       if (info.status === 'running') active++;
       if (baseline) continue;

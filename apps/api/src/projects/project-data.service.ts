@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { blockedBy, hasDoneFile, readDependsOn, RunInfo } from '@app/storage';
+import { blockedBy, hasDoneFile, LivenessProbe, readDependsOn, RunInfo } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { formatTime } from '../common/go-format';
 import { confine } from '../security/path-confinement';
 import { PlannerBridge } from '../tasks/planner-bridge';
+import { readExtraRuns } from './extra-roots';
 import { byStartThenId, runActivity, RunRecord } from './shapes';
 
 export const PROJECT_ROOT_MARKER = 'PROJECT-ROOT.txt';
@@ -47,8 +48,22 @@ export class ProjectDataService {
     return this.ctx.stopGraceMs;
   }
 
+  private readonly probe = new LivenessProbe();
+
+  /** Project folders under the root. */
   projectIds(): string[] {
     return this.ctx.index.listProjects().filter((p) => !p.startsWith('.') && !p.startsWith('_'));
+  }
+
+  /** Runs of storage.extra_roots (listed and counted, never streamed; their files are outside the root). */
+  extraRuns(): RunRecord[] {
+    const roots = this.ctx.config?.storage?.extra_roots ?? [];
+    return roots.length ? readExtraRuns(roots, this.probe) : [];
+  }
+
+  /** Projects seen in the root or in extra-root runs. */
+  allProjectIds(): string[] {
+    return [...new Set([...this.projectIds(), ...this.extraRuns().map((r) => r.projectId)])].sort();
   }
 
   projectDir(p: string): string {
@@ -67,8 +82,14 @@ export class ProjectDataService {
     return isDir(this.taskDir(p, t));
   }
 
-  /** Every run of a project that has a run-info.yaml, by start time then run id. */
+  /** Every run of a project that has a run-info.yaml (extra roots included), by start time then run id. */
   runs(p: string, t?: string): RunRecord[] {
+    const out = this.rootRuns(p, t);
+    for (const r of this.extraRuns()) if (r.projectId === p && (t === undefined || r.taskId === t)) out.push(r);
+    return out.sort(byStartThenId);
+  }
+
+  private rootRuns(p: string, t?: string): RunRecord[] {
     const { index, layout } = this.ctx;
     const out: RunRecord[] = [];
     const tasks = t === undefined ? index.listTasks(p) : [t];
@@ -78,11 +99,11 @@ export class ProjectDataService {
         if (info) out.push({ info, projectId: p, taskId: task, runId, dir: layout.runDir(p, task, runId) });
       }
     }
-    return out.sort(byStartThenId);
+    return out;
   }
 
   allRuns(): RunRecord[] {
-    return this.projectIds().flatMap((p) => this.runs(p));
+    return [...this.projectIds().flatMap((p) => this.rootRuns(p)), ...this.extraRuns()].sort(byStartThenId);
   }
 
   findRun(runId: string): RunRecord | undefined {
@@ -107,8 +128,8 @@ export class ProjectDataService {
   }
 
   marker(p: string): { root: string; mtime: Date } | undefined {
-    const file = path.join(this.projectDir(p), PROJECT_ROOT_MARKER);
     try {
+      const file = path.join(this.projectDir(p), PROJECT_ROOT_MARKER);
       const st = fs.statSync(file);
       return { root: fs.readFileSync(file, 'utf8').trim(), mtime: st.mtime };
     } catch {

@@ -56,7 +56,7 @@ export class ProjectsController {
   @Get()
   list() {
     const projects = this.data
-      .projectIds()
+      .allProjectIds()
       .map((p) => this.data.project(p))
       .filter((p): p is NonNullable<typeof p> => !!p)
       .sort((a, b) => b._last - a._last || (a.id < b.id ? -1 : 1));

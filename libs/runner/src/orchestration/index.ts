@@ -4,3 +4,4 @@ export * from './facts';
 export * from './iterate';
 export * from './workflow';
 export * from './monitor';
+export * from './goal-graph';

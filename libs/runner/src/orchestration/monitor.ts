@@ -283,3 +283,42 @@ export async function monitorPass(opts: MonitorPassOptions): Promise<MonitorPass
   }
   return result;
 }
+
+/** What the conductor API (`GET /api/projects/{p}/tasks/{t}`) tells about a task. */
+export interface ApiTaskDetail {
+  done: boolean;
+  last_activity?: string;
+  runs: Array<{ id: string; status: string; start_time?: string; files?: Array<{ name: string; size?: number }> }>;
+}
+
+/**
+ * The monitor decision for server mode (`conductor monitor`), from the task detail of the API;
+ * `undefined` detail = the server does not know the task. `finalize` on a DONE task only ticks the
+ * TODO item; on a completed run it also asks the server to write DONE.
+ */
+export function decideFromTaskDetail(detail: ApiTaskDetail | undefined, opts: { staleAfterMs?: number; now?: Date } = {}): MonitorDecision {
+  if (!detail) return { action: 'start', reason: 'unknown to the server' };
+  if (detail.done) return { action: 'finalize', reason: 'DONE on the server' };
+  const latest = detail.runs.at(-1);
+  if (!latest) return { action: 'start', reason: 'no runs yet' };
+  const now = (opts.now ?? new Date()).getTime();
+  const staleMs = opts.staleAfterMs && opts.staleAfterMs > 0 ? opts.staleAfterMs : DEFAULT_MONITOR_STALE_MS;
+  switch (latest.status) {
+    case 'running': {
+      const since = Date.parse(detail.last_activity ?? latest.start_time ?? '');
+      const quietMs = Number.isNaN(since) ? 0 : now - since;
+      if (quietMs >= staleMs) return { action: 'recover', reason: `run ${latest.id} alive but quiet for ${Math.round(quietMs / 1000)}s`, runDir: latest.id };
+      return { action: 'skip', reason: `run ${latest.id} is running` };
+    }
+    case 'completed': {
+      const output = latest.files?.find((f) => f.name === 'output.md');
+      return output && (output.size ?? 0) > 0
+        ? { action: 'finalize', reason: `run ${latest.id} completed with output` }
+        : { action: 'skip', reason: `run ${latest.id} completed without output` };
+    }
+    case 'failed':
+      return { action: 'resume', reason: `run ${latest.id} failed` };
+    default:
+      return { action: 'start', reason: `latest run status is ${latest.status}` };
+  }
+}

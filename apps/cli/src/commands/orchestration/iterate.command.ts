@@ -1,7 +1,7 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { RunnerService, runIterate } from '@app/runner';
 import { validateProjectId } from '@app/storage';
-import { EXIT_FAILURE, UsageError } from '../../common/cli-errors';
+import { EXIT_FAILURE } from '../../common/cli-errors';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, optionalDuration, runRoot } from '../engine/job-common';
 import { intFlag, required, textOrFile } from './flags';
 
@@ -43,7 +43,6 @@ export class IterateCommand extends CommandRunner {
       const maxIterations = flags.maxIterations !== undefined ? intFlag(flags.maxIterations, '--max-iterations', 1) : undefined;
       const idleTimeoutMs = optionalDuration(flags.timeout, '--timeout');
       const cwd = checkDir(flags.cwd, 'working directory');
-      if (!flags.root?.trim()) throw new UsageError('--root is required');
       const loaded = loadRunConfig(flags.config);
       const root = runRoot(flags.root, loaded);
       const log = (line: string): void => {
@@ -77,7 +76,7 @@ export class IterateCommand extends CommandRunner {
     }
   }
 
-  @Option({ flags: '--root <dir>', description: 'runs root (required)' })
+  @Option({ flags: '--root <dir>', description: 'runs root (default: the root of $JRUN_TASK_FOLDER, $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })
   parseRoot(v: string): string {
     return v;
   }

@@ -17,6 +17,8 @@ import { durationFlag } from '../engine/support/options';
 import { resolveRoot } from '../engine/support/runs-root';
 import { required } from './flags';
 
+const CHANGE_SETTLE_MS = 250;
+
 interface MonitorFlags {
   root?: string;
   project?: string;
@@ -104,23 +106,20 @@ export class MonitorCommand extends CommandRunner {
     process.once('SIGTERM', stop);
     const feed = new ChangeFeed();
     let wake: (() => void) | undefined;
-    const poke = (): void => wake?.();
+    let missed = false; // a change seen while a pass was running
+    const poke = (): void => (wake ? wake() : void (missed = true));
     const unwatch = [feed.watch(todoPath, poke), feed.watch(new RunsLayout(root).projectDir(projectId), poke)];
     const launched: Array<Promise<void>> = [];
     try {
       while (!abort.signal.aborted) {
         const result = await pass();
         launched.push(...result.launched);
-        await new Promise<void>((done) => {
-          const timer = setTimeout(finish, intervalMs);
-          function finish(): void {
-            clearTimeout(timer);
-            wake = undefined;
-            abort.signal.removeEventListener('abort', finish);
-            done();
+        await this.waitForNextPass(intervalMs, abort.signal, (handler) => {
+          wake = handler;
+          if (handler && missed) {
+            missed = false;
+            handler();
           }
-          wake = finish;
-          abort.signal.addEventListener('abort', finish, { once: true });
         });
       }
       await Promise.allSettled(launched);
@@ -131,6 +130,25 @@ export class MonitorCommand extends CommandRunner {
       lock.release();
       process.removeListener('exit', releaseOnExit);
     }
+  }
+
+  /** Resolves after `intervalMs`, on abort, or shortly after a change notification. */
+  private waitForNextPass(intervalMs: number, signal: AbortSignal, onWake: (handler: (() => void) | undefined) => void): Promise<void> {
+    return new Promise<void>((done) => {
+      let settled = false;
+      const finish = (): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        onWake(undefined);
+        signal.removeEventListener('abort', finish);
+        done();
+      };
+      const timer = setTimeout(finish, intervalMs);
+      // Change notifications come in bursts (our own writes cause some too): settle briefly.
+      onWake(() => void setTimeout(finish, CHANGE_SETTLE_MS));
+      signal.addEventListener('abort', finish, { once: true });
+    });
   }
 
   @Option({ flags: '--project <id>', description: 'project id (required)' })

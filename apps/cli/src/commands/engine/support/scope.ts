@@ -1,5 +1,5 @@
 import { basename, isAbsolute, relative, resolve } from 'node:path';
-import { isProjectHome, scopeFromRunFolder, scopeFromRunInfoUpwards, scopeFromTaskFolder } from '@app/storage';
+import { findProjectByHomeFolder, findSourceProjectRoot, isProjectHome, scopeFromRunFolder, scopeFromRunInfoUpwards, scopeFromTaskFolder } from '@app/storage';
 
 export interface TaskScope {
   project?: string;
@@ -39,6 +39,8 @@ export function inferScope(flags: TaskScope, opts: { root?: string; env?: NodeJS
     () => scopeFromRunInfoUpwards(cwd),
     () => (opts.root ? scopeFromCwdUnderRoot(cwd, opts.root) : undefined),
     () => (isProjectHome(cwd) ? { project: basename(resolve(cwd)) } : undefined),
+    // A source folder linked to a project by `run-agent project init` (home-folders.md, §3.9).
+    () => (opts.root ? { project: findProjectByHomeFolder(opts.root, findSourceProjectRoot(cwd)) } : undefined),
   ];
   for (const candidate of candidates) {
     const found = candidate();
