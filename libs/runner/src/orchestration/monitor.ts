@@ -43,6 +43,8 @@ export interface MonitorDecision {
   reason: string;
   /** The run folder a `recover` stops. */
   runDir?: string;
+  /** The run a `recover` stops (server mode). */
+  runId?: string;
 }
 
 /** Unchecked `- [ ] ` items that contain a task id (the first one on the line). */
@@ -307,7 +309,7 @@ export function decideFromTaskDetail(detail: ApiTaskDetail | undefined, opts: { 
     case 'running': {
       const since = Date.parse(detail.last_activity ?? latest.start_time ?? '');
       const quietMs = Number.isNaN(since) ? 0 : now - since;
-      if (quietMs >= staleMs) return { action: 'recover', reason: `run ${latest.id} alive but quiet for ${Math.round(quietMs / 1000)}s`, runDir: latest.id };
+      if (quietMs >= staleMs) return { action: 'recover', reason: `run ${latest.id} alive but quiet for ${Math.round(quietMs / 1000)}s`, runId: latest.id };
       return { action: 'skip', reason: `run ${latest.id} is running` };
     }
     case 'completed': {

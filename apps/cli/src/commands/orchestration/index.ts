@@ -5,6 +5,7 @@ import { IterateCommand } from './iterate.command';
 import { MonitorCommand } from './monitor.command';
 import { ProjectCommand, ProjectInitCommand } from './project.command';
 import { WorkflowCommand, WorkflowRunCommand } from './workflow.command';
+import { ServerMonitorCommand } from './server-monitor.command';
 import { ReviewCommand, ReviewQuorumCommand } from './review.command';
 
 /** goal, review, facts, project, iterate, workflow, monitor (owner: orchestration work) */
@@ -22,4 +23,5 @@ export const orchestrationCommands: Provider[] = [
   WorkflowCommand,
   WorkflowRunCommand,
   MonitorCommand,
+  ServerMonitorCommand,
 ];

@@ -1,7 +1,7 @@
 // Plain module (no NestJS): main.ts uses it before deciding to boot the CLI.
 
 /** First words of `conductor <sub> …` answered by `run-agent server <sub> …` (D16). */
-export const CONDUCTOR_CLIENT_SUBCOMMANDS: readonly string[] = ['status', 'update', 'task', 'job', 'project', 'watch', 'bus'];
+export const CONDUCTOR_CLIENT_SUBCOMMANDS: readonly string[] = ['status', 'update', 'task', 'job', 'project', 'watch', 'bus', 'monitor'];
 
 const HELP_FLAGS = new Set(['--help', '-h', 'help']);
 
