@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { BusWriter } from '@app/messagebus';
-import { AppConfig, RunsLayout, validateProjectId, validateTaskId, writeFileAtomic } from '@app/storage';
+import { AppConfig, RunsLayout, rfc3339, validateProjectId, validateTaskId, writeFileAtomic } from '@app/storage';
 import type { JobOptions, JobResult } from '../job';
 import { RunnerError } from '../runner.errors';
 
@@ -126,10 +126,6 @@ export function workflowStagePrompt(template: string, stage: number, taskDir: st
     '3. Preserve prior stage outputs unless this stage explicitly requires changes.',
     '4. Summarize this stage in output.md, including decisions, facts, and unresolved risks.',
   ].join('\n');
-}
-
-function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
 /** Fixed key order, optional keys omitted when empty (as yaml.v3 omitempty). */

@@ -4,11 +4,14 @@ import { GoalCommand, GoalDecomposeCommand, GoalRunCommand } from './goal.comman
 import { IterateCommand } from './iterate.command';
 import { MonitorCommand } from './monitor.command';
 import { ProjectCommand, ProjectInitCommand } from './project.command';
-import { WorkflowCommand, WorkflowRunCommand } from './workflow.command';
-import { ServerMonitorCommand } from './server-monitor.command';
 import { ReviewCommand, ReviewQuorumCommand } from './review.command';
+import { ServerMonitorCommand } from './server-monitor.command';
+import { WorkflowCommand, WorkflowRunCommand } from './workflow.command';
 
-/** goal, review, facts, project, iterate, workflow, monitor (owner: orchestration work) */
+/**
+ * goal, review, facts, project, iterate, workflow, monitor, and `server monitor` (= `conductor
+ * monitor`, listed as a subcommand of the server group) — owner: orchestration work.
+ */
 export const orchestrationCommands: Provider[] = [
   GoalCommand,
   GoalDecomposeCommand,

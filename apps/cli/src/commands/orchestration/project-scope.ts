@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import { basename, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { findProjectByHomeFolder, findSourceProjectRoot, initProjectHome, suggestProjectId, validateProjectId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { inferScope } from '../engine/support/scope';
@@ -53,8 +53,4 @@ export async function resolveProject(flag: string | undefined, root: string, opt
   if (found) return validateProjectId(found);
   if (opts.interactive ?? process.stdin.isTTY === true) return promptProjectInit(root, findSourceProjectRoot(cwd));
   throw new UsageError(CANNOT_INFER_PROJECT);
-}
-
-export function projectBaseName(dir: string): string {
-  return basename(resolve(dir));
 }

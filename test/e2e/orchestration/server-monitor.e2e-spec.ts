@@ -1,0 +1,139 @@
+// `conductor monitor` (= `run-agent server monitor`) against the real built API server on
+// 127.0.0.1 with fake agents. Needs `npx nest build api` and `npx nest build cli`.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { liveGroupLeader, PROJECT, REPO, RUN_AGENT, runningInfo, Sandbox, writeRun } from './helpers';
+
+const CONDUCTOR = join(REPO, 'bin', 'conductor');
+const START = 'task-20260101-000000-srv-start';
+const RESUME = 'task-20260101-000000-srv-resume';
+const RECOVER = 'task-20260101-000000-srv-recover';
+const FINAL = 'task-20260101-000000-srv-final';
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const srv = createServer();
+    srv.once('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => done(port));
+    });
+  });
+}
+
+async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]);
+  } catch {
+    return false;
+  }
+}
+
+describe('conductor monitor (API client, real server)', () => {
+  let sb: Sandbox;
+  let server: ChildProcess;
+  let url: string;
+  let leader: number;
+
+  beforeAll(async () => {
+    sb = new Sandbox();
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    writeRun(sb.root, PROJECT, RESUME, '20260101-0000000000-1-1', { status: 'failed', exit_code: 1 });
+    leader = liveGroupLeader().pid!;
+    writeRun(sb.root, PROJECT, RECOVER, '20260101-0000000000-1-1', runningInfo(leader, 3_600_000));
+    const finalRun = writeRun(sb.root, PROJECT, FINAL, '20260101-0000000000-1-1', {
+      output_path: join(sb.root, PROJECT, FINAL, 'runs', '20260101-0000000000-1-1', 'output.md'),
+    });
+    writeFileSync(join(finalRun, 'output.md'), 'finished\n');
+    server = spawn(process.execPath, [RUN_AGENT, 'serve', '--host', '127.0.0.1', '--port', String(port), '--root', sb.root, '--watchdog-interval', '0'], {
+      cwd: sb.dir,
+      env: sb.env({ FAKE_AGENT_DONE: '1' }),
+      stdio: 'ignore',
+    });
+    await waitFor(async () => (await fetch(`${url}/api/v1/health`).catch(() => undefined))?.ok);
+  });
+
+  afterAll(async () => {
+    server.kill('SIGTERM');
+    await new Promise((r) => (server.exitCode !== null ? r(undefined) : server.once('close', r)));
+    try {
+      process.kill(-leader, 'SIGKILL');
+    } catch {
+      // stopped by the monitor
+    }
+    sb.cleanup();
+  });
+
+  it('starts, resumes, recovers and finalizes through the API, then ticks the finished items', async () => {
+    const todo = join(sb.dir, 'TODOs.md');
+    writeFileSync(todo, [`- [ ] ${START} say hello`, `- [ ] ${RESUME} retry`, `- [ ] ${RECOVER} stuck`, `- [ ] ${FINAL} finished`, ''].join('\n'));
+    const args = ['monitor', '--server', url, '--project', PROJECT, '--todo', todo, '--once', '--agent', 'codex', '--rate-limit', '1ms', '--stale-after', '1m'];
+
+    const dry = await sb.run(['server', ...args, '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain(`  [start   ] ${START} — unknown to the server\n`);
+    expect(dry.stdout).toContain(`  [resume  ] ${RESUME} — run 20260101-0000000000-1-1 failed\n`);
+    expect(dry.stdout).toMatch(new RegExp(`  \\[recover \\] ${RECOVER} — run 20260101-0000000000-1-1 alive but quiet for \\d+s\n`));
+    expect(dry.stdout).toContain(`  [finalize] ${FINAL} — run 20260101-0000000000-1-1 completed with output\n`);
+    expect(existsSync(join(sb.root, PROJECT, START))).toBe(false);
+
+    const first = await runConductor(args);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(new RegExp(`  \\[OK\\]    started ${START} as run \\S+\n`));
+    expect(first.stdout).toMatch(new RegExp(`  \\[OK\\]    resumed ${RESUME} as run \\S+\n`));
+    expect(first.stdout).toMatch(new RegExp(`  \\[OK\\]    restarted stale task ${RECOVER} as run \\S+\n`));
+    expect(first.stdout).toContain(`  [OK]    finalized ${FINAL} (item ticked)\n`);
+    expect(existsSync(join(sb.root, PROJECT, FINAL, 'DONE'))).toBe(true);
+    expect(readFileSync(join(sb.root, PROJECT, START, 'TASK.md'), 'utf8')).toBe(`${START} say hello\n`);
+    await waitFor(() => !alive(leader));
+
+    // The server runs the three tasks to DONE (fake agents create DONE); the next pass ticks them.
+    await waitFor(() => [START, RESUME, RECOVER].every((t) => existsSync(join(sb.root, PROJECT, t, 'DONE'))));
+    const second = await runConductor(args);
+    expect(second.code).toBe(0);
+    for (const t of [START, RESUME, RECOVER]) expect(second.stdout).toContain(`  [finalize] ${t} — DONE on the server\n`);
+    expect(readFileSync(todo, 'utf8')).toBe([`- [x] ${START} say hello`, `- [x] ${RESUME} retry`, `- [x] ${RECOVER} stuck`, `- [x] ${FINAL} finished`, ''].join('\n'));
+    const third = await runConductor(args);
+    expect(third.stdout).toBe(`monitor: no pending task IDs found in ${todo}\n`);
+  });
+
+  it('needs --project and a reachable server', async () => {
+    const todo = join(sb.dir, 'empty.md');
+    writeFileSync(todo, '');
+    expect(await runConductor(['monitor', '--server', url, '--todo', todo, '--once'])).toMatchObject({ code: 2, stderr: 'Error: --project is required\n' });
+    const port = await freePort();
+    const down = await runConductor(['monitor', '--server', `http://127.0.0.1:${port}`, '--project', PROJECT, '--todo', todo, '--once']);
+    expect(down.code).toBe(0); // nothing pending: the server is not asked
+    writeFileSync(todo, `- [ ] ${START} x\n`);
+    const unreachable = await runConductor(['monitor', '--server', `http://127.0.0.1:${port}`, '--project', PROJECT, '--todo', todo, '--once']);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(/^Error: cannot reach conductor at http:\/\/127\.0\.0\.1:\d+/);
+  });
+
+  function runConductor(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    return new Promise((done, fail) => {
+      const child = spawn(process.execPath, [CONDUCTOR, ...args], { cwd: sb.dir, env: sb.env(), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('error', fail);
+      child.on('close', (code) => done({ code, stdout, stderr }));
+    });
+  }
+});
