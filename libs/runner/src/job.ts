@@ -103,7 +103,13 @@ export async function runJob(opts: JobOptions): Promise<JobResult> {
   return runSingleJob({ ...opts, agent: next, runDir: undefined });
 }
 
-function childSentinel(base: Omit<RunInfo, 'pid' | 'pgid' | 'agent_version'>): RunInfo {
+/**
+ * A `running` record owned by this runner process, written before the agent exists: for child
+ * runs at once (the parent's DONE handling must see them), for root runs once they hold a slot,
+ * so no reader ever sees an agent's effects (DONE, output) before the run itself. If the runner
+ * dies first, reconciliation finds its pid dead and marks the run failed.
+ */
+function runnerSentinel(base: Omit<RunInfo, 'pid' | 'pgid' | 'agent_version'>): RunInfo {
   return { ...base, pid: process.pid, pgid: ownGroupId(), agent_version: '', process_ownership: 'managed' };
 }
 
@@ -224,7 +230,7 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
     cwd,
     ...paths,
   };
-  if (opts.parentRunId) await writeRunInfoAsync(infoPath, childSentinel(base));
+  if (opts.parentRunId) await writeRunInfoAsync(infoPath, runnerSentinel(base));
 
   const agentVersion = await detectVersion(spec, { ...process.env, ...opts.env });
   let slot: RunSlot;
@@ -283,6 +289,7 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
       callerEnv: opts.env,
     });
     const started: RunInfo = { ...base, start_time: new Date(), agent_version: agentVersion, pid: 0, pgid: 0 };
+    if (!opts.parentRunId) await writeRunInfoAsync(infoPath, { ...runnerSentinel(started), agent_version: agentVersion });
     const ctx: ExecContext = { opts, runId, runDir, infoPath, bus, info: started, env, cwd, spec };
     const result = spec.kind === 'cli' ? await executeCli(ctx) : await executeRest(ctx);
     result.webhook = startWebhook(opts, result, bus);

@@ -161,6 +161,7 @@ describe('dashboard in Chromium', () => {
       await live.getByText('⚙ Bash: cat TASK.md').waitFor();
       await live.getByText('▸ thinking (2 lines)').waitFor();
       await shot(page, '02-live-log');
+      writeFileSync(join(c.root, PROJECT, taskId, 'NEXT'), ''); // let the first attempt fail now
 
       // The first attempt exits 1, the Ralph loop restarts it with previous_run_id set.
       const restart = page.getByRole('treeitem').filter({ hasText: 'restart #1' });
@@ -286,9 +287,10 @@ describe('dashboard in Chromium', () => {
       await prompt.getByRole('button', { name: 'Use key' }).click();
       await page.getByRole('heading', { name: 'No projects yet' }).waitFor();
 
-      await createTask(page, 'Keyed hello');
+      const taskId = await createTask(page, 'Keyed hello');
       const live = page.getByRole('log', { name: 'Live' });
       await live.getByText(/hello from attempt 1 line \d/).first().waitFor({ timeout: 30_000 });
+      writeFileSync(join(c.root, PROJECT, taskId, 'NEXT'), '');
       const bus = page.getByRole('region', { name: 'Message bus' });
       await bus.getByLabel('Message body').fill('keyed message');
       await bus.getByRole('button', { name: 'Post' }).click();
