@@ -1,3 +1,5 @@
+import { dirname } from 'node:path';
+
 export type BusErrorCode =
   | 'INVALID_MESSAGE'
   | 'LOCK_TIMEOUT'
@@ -20,6 +22,9 @@ export class BusError extends Error {
 /** Wraps a node fs error as BusError('IO') with a short, path-bearing message. */
 export function ioError(action: string, path: string, err: unknown): BusError {
   const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === 'ENOENT' && action === 'open') {
+    return new BusError('IO', `open message bus "${path}": its folder ${dirname(path)} does not exist (check --root/--project/--task; a task folder is created by \`run-agent task\` or \`job\`)`);
+  }
   const detail = code ?? (err instanceof Error ? err.message : String(err));
   return new BusError('IO', `${action} message bus "${path}": ${detail}`);
 }

@@ -122,7 +122,7 @@ describe('run-agent bus post | read | discover', () => {
       ['empty type', ['--project', 'proj', '--type', ''], /^Error: --type must not be empty$/],
       ['over-limit body', ['--project', 'proj', '--body', 'x'.repeat(64 * 1024 + 1)], /^Error: message body is 65537 bytes, over the 65536-byte limit; .*--link/],
       ['over-limit stdin body', ['--project', 'proj'], /^Error: message body is 70000 bytes, over the 65536-byte limit/, {}, 'y'.repeat(70000)],
-      ['missing project folder', ['--project', 'ghost'], /^Error: open message bus ".*ghost\/PROJECT-MESSAGE-BUS.md": ENOENT$/],
+      ['missing project folder', ['--project', 'ghost'], /^Error: open message bus ".*ghost\/PROJECT-MESSAGE-BUS.md": its folder .*ghost does not exist \(check --root\/--project\/--task;.*\)$/],
     ];
 
     it.each(cases)('%s', (_name, args, message, extraEnv = {}, input = '') => {
