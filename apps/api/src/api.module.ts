@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { AdminModule } from './admin/admin.module';
 import { ApiContext } from './common/api-context';
 import { CoreModule } from './common/core.module';
 import { HealthController } from './health/health.controller';
@@ -38,6 +39,7 @@ export class ApiModule {
         LauncherModule,
         PlannerModule.forRoot(plannerOptionsFrom(ctx), [LauncherModule]),
         WebhookModule.forRoot(ctx.config),
+        AdminModule,
       ],
       controllers: [HealthController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController],
       providers: [

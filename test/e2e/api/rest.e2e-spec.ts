@@ -258,10 +258,10 @@ describe('REST routes', () => {
     }
   });
 
-  it('answers self-update with a clear 501 envelope', async () => {
+  it('answers the self-update status (idle until an update is requested)', async () => {
     const res = await inject('GET', '/api/v1/admin/self-update');
-    expect(res.statusCode).toBe(501);
-    expect(res.json().error.code).toBe('NOT_IMPLEMENTED');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ state: 'idle', requested_at: '0001-01-01T00:00:00Z', started_at: '0001-01-01T00:00:00Z', finished_at: '0001-01-01T00:00:00Z' });
   });
 
   it('answers wrong methods with 405 (plain text on /healthz and /metrics)', async () => {

@@ -205,7 +205,7 @@ describe('server client commands', () => {
     expect(api.requests[2]).toMatchObject({ method: 'DELETE', url: '/api/v1/tasks/task-20260101-000000-aaa?project_id=proj' });
   });
 
-  it('update status prints the self-update state; update start requires --binary', async () => {
+  it('update status prints the self-update state; update start requires --package (or --binary)', async () => {
     api.json('GET', '/api/v1/admin/self-update', 200, {
       state: 'deferred',
       binary_path: '/opt/run-agent.new',
@@ -220,7 +220,7 @@ describe('server client commands', () => {
 
     const start = await runCli(RUN_AGENT, ['server', 'update', 'start', '--server', api.url], env);
     expect(start.code).toBe(2);
-    expect(start.stderr).toBe('Error: required flag(s) "binary" not set\n');
+    expect(start.stderr).toBe('Error: required flag(s) "package" not set\n');
     expect(api.requests).toHaveLength(1);
   });
 

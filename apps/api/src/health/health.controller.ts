@@ -1,10 +1,9 @@
-import { Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
+import { Controller, Get, Inject } from '@nestjs/common';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
-import { ApiError } from '../common/api-error';
 import { formatTime, goDurationSeconds } from '../common/go-format';
 import { ProjectDataService } from '../projects/project-data.service';
 
-/** #1, #3, #4, #5 and the self-update stubs #6/#7. */
+/** #1, #3, #4, #5 (self-update #6/#7 lives in admin/). */
 @Controller()
 export class HealthController {
   constructor(
@@ -43,17 +42,5 @@ export class HealthController {
       // extra-root runs are counted above but, as upstream, not listed
       running_tasks: running.filter((r) => this.ctx.layout.contains(r.dir)).map((r) => ({ project_id: r.projectId, task_id: r.taskId, run_id: r.runId, agent: r.info.agent, started: formatTime(r.info.start_time) })),
     };
-  }
-
-  /** Self-update is not implemented in this server (documented): both methods answer 501. */
-  @Get('api/v1/admin/self-update')
-  selfUpdateStatus(): never {
-    throw new ApiError('NOT_IMPLEMENTED', 'self-update is not supported by this server');
-  }
-
-  @Post('api/v1/admin/self-update')
-  @HttpCode(202)
-  selfUpdate(): never {
-    throw new ApiError('NOT_IMPLEMENTED', 'self-update is not supported by this server');
   }
 }

@@ -88,6 +88,8 @@ export class PlannerService implements OnApplicationBootstrap, BeforeApplication
   private readonly activeLoops = new Set<string>();
   private closing = false;
   private timer?: NodeJS.Timeout;
+  /** Set by self-update (admin/): while it returns true, queued entries are not started (drain). */
+  launchesPaused?: () => boolean;
 
   constructor(
     @Inject(PLANNER_OPTIONS) private readonly options: PlannerOptions,
@@ -340,7 +342,7 @@ export class PlannerService implements OnApplicationBootstrap, BeforeApplication
 
   /** Promotes the oldest queued entries into free slots; returns the entries to launch. */
   private schedule(state: PlannerState): PlannerEntry[] {
-    if (!this.enabled || this.closing) return [];
+    if (!this.enabled || this.closing || this.launchesPaused?.()) return [];
     const running = state.entries.filter((e) => e.state === 'running');
     let available = this.limit - running.length - this.externalRunningRoots(running);
     const launches: PlannerEntry[] = [];

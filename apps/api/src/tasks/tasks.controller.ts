@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { formatTime } from '../common/go-format';
+import { SelfUpdateService } from '../admin/self-update.service';
 import { checkId } from '../common/ids';
 import { ProjectDataService } from '../projects/project-data.service';
 import { toRunV1 } from '../projects/shapes';
@@ -13,6 +14,7 @@ export class TasksController {
   constructor(
     private readonly tasks: TasksService,
     private readonly data: ProjectDataService,
+    private readonly selfUpdate: SelfUpdateService,
   ) {}
 
   private v1(projectId: string, taskId: string) {
@@ -46,6 +48,7 @@ export class TasksController {
   /** #10 */
   @Post()
   create(@Body() body: CreateTaskDto, @Req() req: FastifyRequest) {
+    this.selfUpdate.assertTaskCreationAllowed();
     return this.tasks.create(body, req);
   }
 
