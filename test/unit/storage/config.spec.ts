@@ -140,7 +140,7 @@ describe('config loading', () => {
 
   it.each([
     ['defaults:\n  timeout: 1\n', 'no agents configured'],
-    ['agents:\n  claude: {}\n', 'defaults.timeout must be positive'],
+    ['agents:\n  claude: {}\ndefaults:\n  timeout: -5\n', 'defaults.timeout must be positive'],
     [`${minimal}  max_concurrent_root_tasks: -1\n`, 'defaults.max_concurrent_root_tasks must be non-negative'],
     [`${minimal}api:\n  sse:\n    max_clients_per_run: -2\n`, 'api.sse.max_clients_per_run must be non-negative'],
     ['agents:\n  robot:\n    type: robot\ndefaults:\n  timeout: 1\n', 'agent "robot" has invalid type "robot"'],

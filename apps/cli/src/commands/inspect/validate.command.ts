@@ -50,6 +50,8 @@ export class ValidateCommand extends CommandRunner {
     if (configPath) {
       try {
         cfg = loadConfig(configPath, { strict: false, env });
+        // The strict load is what task/job use: report the problem they would stop on.
+        loadConfig(configPath, { strict: true, env });
       } catch (err) {
         configError = (err as Error).message;
       }
