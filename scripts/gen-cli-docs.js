@@ -114,7 +114,9 @@ async function generate(binDir = path.join(ROOT, 'bin')) {
   const byPath = new Map(runAgent.map((e) => [e.words.join(' '), e.help]));
   const sameAsRunAgent = (words, help) =>
     words.length > 0 && byPath.get(words.join(' ')) === help.replace(/^Usage: conductor\b/, 'Usage: run-agent');
-  const conductor = await walk(binDir, 'conductor', sameAsRunAgent, conductorClientWords(binDir));
+  // Only words that really have a `server <word>` command (the dispatch list may run ahead of it).
+  const clientWords = conductorClientWords(binDir).filter((w) => byPath.has(`server ${w}`));
+  const conductor = await walk(binDir, 'conductor', sameAsRunAgent, clientWords);
 
   const out = [
     '# CLI reference',

@@ -4,6 +4,7 @@ import { CommandFactory } from 'nest-commander';
 // The root commander instance is registered under this (not re-exported) token.
 import { Commander } from 'nest-commander/src/constants';
 import { CliModule } from './cli.module';
+import { describeConductorHelp } from './commands/server/conductor-dispatch';
 import { EXIT_OK, EXIT_USAGE, reportError } from './common/cli-errors';
 import type { ProgramName } from './main';
 
@@ -17,10 +18,44 @@ function exitOnParseError(err: CommanderError): never {
   process.exit(benign ? EXIT_OK : EXIT_USAGE);
 }
 
+/** Commander's usage errors in the CLI's one-line `Error: <message>` form (its hint joins the line). */
+export function oneLineUsageError(text: string): string {
+  return `${text.replace(/^error: /, 'Error: ').replace(/\n\((Did you mean [^)\n]*)\)\s*$/, (_m, hint: string) => ` (d${hint.slice(1)})`).trimEnd()}\n`;
+}
+
+interface OutputConfigurable {
+  configureOutput(config: { outputError: (text: string, write: (text: string) => void) => void }): unknown;
+}
+
 /** nest-commander only overrides the root; subcommands would otherwise exit 1 on usage errors. */
 function overrideExitEverywhere(command: Command): void {
   command.exitOverride(exitOnParseError);
+  (command as unknown as OutputConfigurable).configureOutput({ outputError: (text, write) => write(oneLineUsageError(text)) });
   command.commands.forEach(overrideExitEverywhere);
+}
+
+interface GroupCommand {
+  commands: readonly unknown[];
+  registeredArguments?: readonly unknown[];
+  args: string[];
+  parent: GroupCommand | null;
+  name(): string;
+  error(message: string, opts: { code: string; exitCode: number }): never;
+}
+
+/** A command group (`bus`, `server`, …) given an unknown subcommand is a usage error, not help with exit 0. */
+function rejectUnknownSubcommands(root: Command): void {
+  root.hook('preAction', (_hooked: unknown, action: unknown) => {
+    const group = action as GroupCommand;
+    if (group.commands.length === 0 || (group.registeredArguments?.length ?? 0) > 0 || group.args.length === 0) return;
+    const names: string[] = [];
+    for (let c: GroupCommand | null = group; c; c = c.parent) names.unshift(c.name());
+    const subcommands = group.commands.map((c) => (c as GroupCommand).name()).filter((n) => n !== 'help');
+    group.error(`error: unknown command '${group.args[0]}' for '${names.join(' ')}' (subcommands: ${subcommands.join(', ')})`, {
+      code: 'commander.unknownCommand',
+      exitCode: 2,
+    });
+  });
 }
 
 export async function runNestCli(argv: string[], programName: ProgramName): Promise<void> {
@@ -31,6 +66,8 @@ export async function runNestCli(argv: string[], programName: ProgramName): Prom
     errorHandler: exitOnParseError,
   });
   overrideExitEverywhere(app.get<Command>(Commander));
+  rejectUnknownSubcommands(app.get<Command>(Commander));
+  if (programName === 'conductor') describeConductorHelp(app.get<Command>(Commander));
   app.enableShutdownHooks();
   await CommandFactory.runApplication(app);
   await app.close();

@@ -8,6 +8,7 @@ import {
   ZERO_TIME,
   updateRunInfo,
   validateProjectId,
+  validateRunId,
   validateTaskId,
   writeRunInfoAsync,
   writeTaskPromptIfAbsent,
@@ -171,16 +172,18 @@ interface Prepared {
 async function prepare(opts: JobOptions): Promise<Prepared> {
   validateProjectId(opts.projectId);
   validateTaskId(opts.taskId);
+  // D18: these ids are stored in run-info.yaml and followed through the runs root (parent chain).
+  if (opts.parentRunId) validateRunId(opts.parentRunId);
+  if (opts.previousRunId) validateRunId(opts.previousRunId);
   const layout = new RunsLayout(opts.root);
   const taskDir = layout.taskDir(opts.projectId, opts.taskId);
   const prompt = (opts.prompt ?? '').trim();
   if (!prompt) throw new RunnerError('INVALID_INPUT', 'prompt is empty');
-  mkdirSync(join(taskDir, 'runs'), { recursive: true, mode: 0o755 });
-  writeTaskPromptIfAbsent(taskDir, prompt);
   const cwd = resolve(opts.cwd ?? taskDir);
-  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
+  if (opts.cwd !== undefined && (!existsSync(cwd) || !statSync(cwd).isDirectory())) {
     throw failure(`working directory does not exist: ${cwd}`, true);
   }
+  // Everything that can refuse the job runs before the task folder is created (bad input changes nothing).
   let agent: SelectedAgent;
   let spec: AgentSpec;
   try {
@@ -192,6 +195,8 @@ async function prepare(opts: JobOptions): Promise<Prepared> {
   if (opts.parentRunId) {
     checkDelegationDepth(layout.root, taskDir, opts.parentRunId, opts.maxDelegationDepth ?? DEFAULT_MAX_DELEGATION_DEPTH);
   }
+  mkdirSync(join(taskDir, 'runs'), { recursive: true, mode: 0o755 });
+  writeTaskPromptIfAbsent(taskDir, prompt);
   return { layout, taskDir, prompt, cwd, agent, spec };
 }
 

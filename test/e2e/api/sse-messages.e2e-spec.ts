@@ -65,6 +65,12 @@ describe('SSE message streams (#20, #31, #39)', () => {
     await resumed.waitFor((ev) => bodies(ev).includes('live again'));
     expect(bodies(resumed.events)).toEqual(['missed 1', 'missed 2', 'live again']);
 
+    // D15: the v1 stream resumes from Last-Event-ID too
+    const resumedV1 = await openSse(url(`/api/v1/messages/stream?project_id=${P}`), { 'Last-Event-ID': missed1 });
+    await resumedV1.waitFor((ev) => bodies(ev).length >= 2);
+    expect(bodies(resumedV1.events)).toEqual(['missed 2', 'live again']);
+    resumedV1.close();
+
     // an id that no longer exists re-hydrates the last 20
     const lost = await openSse(url(`/api/projects/${P}/messages/stream`), { 'Last-Event-ID': 'MSG-19990101-000000-000000000-PID00001-0001' });
     await lost.waitFor((ev) => bodies(ev).length === 20);

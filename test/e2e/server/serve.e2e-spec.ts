@@ -173,7 +173,7 @@ describe('conductor server (e2e)', () => {
       try {
         const denied = await runCli(RUN_AGENT, ['server', 'project', 'list', '--server', server.url], env);
         expect(denied.code).toBe(1);
-        expect(denied.stderr).toMatch(/^Error: server returned 401: .+\n$/);
+        expect(denied.stderr).toMatch(/^Error: server returned 401: .+ \(pass --api-key or set CONDUCTOR_API_KEY\)\n$/);
 
         const byFlag = await runCli(RUN_AGENT, ['server', 'project', 'list', '--server', server.url, '--api-key', 'k3y'], env);
         expect(byFlag.stderr).toBe('');

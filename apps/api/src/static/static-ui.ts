@@ -21,9 +21,10 @@ export function packageRoot(from = __dirname): string | undefined {
 
 /**
  * api.md §7.3: the first frontend/dist holding index.html, relative to the package root, then the
- * cwd. An explicit dir is used alone (no build there → the built-in page).
+ * cwd. An explicit dir (ServerOptions.uiDir, else the CONDUCTOR_UI_DIR env var: a custom UI build,
+ * e.g. upstream's React dashboard) is used alone (no build there → the built-in page).
  */
-export function findUiDir(explicit?: string): string | undefined {
+export function findUiDir(explicit: string | undefined = process.env.CONDUCTOR_UI_DIR?.trim() || undefined): string | undefined {
   if (explicit !== undefined) return fs.existsSync(path.join(explicit, 'index.html')) ? path.resolve(explicit) : undefined;
   const pkg = packageRoot();
   const cwd = process.cwd();

@@ -66,10 +66,14 @@ function validateFlags(opts: BusPostOptions): void {
   for (const l of opts.link ?? []) if (l.trim() === '') throw new UsageError('--link must not be empty');
 }
 
-/** Bus file for `bus post`: $JRUN_MESSAGE_BUS → --project[/--task] → run-info → project home → discovery. */
+/**
+ * Bus file for `bus post`: $JRUN_MESSAGE_BUS → --project[/--task] → run-info → project home →
+ * discovery. D7: an explicit --project or --task names the bus (upstream lets $JRUN_MESSAGE_BUS
+ * win, so an agent posting to another task or to the project bus wrote into its own task bus).
+ */
 export function resolvePostBus(opts: BusPostOptions, e: BusEnv): string {
   const fromEnv = firstOf(e.env.JRUN_MESSAGE_BUS);
-  if (fromEnv) return fromEnv;
+  if (fromEnv && !firstOf(opts.project, opts.task)) return fromEnv;
   let project = firstOf(opts.project);
   if (!project && firstOf(opts.task)) {
     project = firstOf(scopeFromRunFolder(e.env.JRUN_RUN_FOLDER).project, scopeFromTaskFolder(e.env.JRUN_TASK_FOLDER).project, e.env.JRUN_PROJECT_ID);

@@ -33,8 +33,13 @@ function clean(value: string | undefined): string | undefined {
   return t && t !== '.' && t !== '/' ? t : undefined;
 }
 
-/** D8: --root → $CONDUCTOR_ROOT / $RUN_AGENT_ROOT → config storage.runs_dir → ~/.run-agent/runs. */
+/**
+ * D8: --root → the root of the task an agent runs in ($JRUN_TASK_FOLDER, as every command) →
+ * $CONDUCTOR_ROOT / $RUN_AGENT_ROOT → config storage.runs_dir → ~/.run-agent/runs.
+ */
 export function resolveBusRoot(flag: string | undefined, e: BusEnv): string {
+  const taskFolder = clean(e.env.JRUN_TASK_FOLDER);
+  if (!clean(flag) && taskFolder) return dirname(dirname(resolve(taskFolder)));
   if (clean(flag) || clean(e.env.CONDUCTOR_ROOT) || clean(e.env.RUN_AGENT_ROOT)) {
     return resolveRunsRoot({ flag: clean(flag), env: e.env, cwd: e.cwd });
   }

@@ -14,6 +14,7 @@ import {
   scopeFromTaskFolder,
   updateRunInfo,
   validateProjectId,
+  validateRunId,
   validateTaskId,
   writeRunInfo,
   writeTaskPromptIfAbsent,
@@ -141,6 +142,9 @@ export class WrapCommand extends CommandRunner {
       task = generateTaskId();
       process.stderr.write(`task: ${task}\n`);
     }
+    const parentRunId = options.parentRunId?.trim() || env.JRUN_ID?.trim() || '';
+    if (parentRunId) validateRunId(parentRunId);
+    if (options.previousRunId?.trim()) validateRunId(options.previousRunId.trim());
     const layout = new RunsLayout(resolveRoot(options.root));
     const taskDir = layout.taskDir(project, task);
     mkdirSync(taskDir, { recursive: true, mode: 0o755 });
@@ -163,7 +167,6 @@ export class WrapCommand extends CommandRunner {
     writeFileSync(paths.stdout, WRAP_STDIO_NOTICE);
     writeFileSync(paths.stderr, WRAP_STDIO_NOTICE);
 
-    const parentRunId = options.parentRunId?.trim() || env.JRUN_ID?.trim() || '';
     const info: RunInfo = {
       version: 1,
       run_id: runId,

@@ -103,16 +103,22 @@ export class ServerClient {
     }
     if (res.status !== 200) {
       const text = await res.text().catch(() => '');
-      throw new ServerClientError(`server returned ${res.status}: ${errorMessageOf(text)}`, res.status);
+      throw statusError(res.status, text);
     }
     return res;
   }
 }
 
+/** `server returned <code>: <message>`; a 401 also says how to pass the key. */
+function statusError(status: number, text: string): ServerClientError {
+  const hint = status === 401 ? ' (pass --api-key or set CONDUCTOR_API_KEY)' : '';
+  return new ServerClientError(`server returned ${status}: ${errorMessageOf(text)}${hint}`, status);
+}
+
 /** Throws `server returned <code>: <message>` unless the status is expected (default: 2xx). */
 export function expectStatus(res: ServerResponse, expect?: number[]): ServerResponse {
   const ok = expect ? expect.includes(res.status) : res.status >= 200 && res.status < 300;
-  if (!ok) throw new ServerClientError(`server returned ${res.status}: ${errorMessageOf(res.text)}`, res.status);
+  if (!ok) throw statusError(res.status, res.text);
   return res;
 }
 
