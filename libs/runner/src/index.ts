@@ -1,7 +1,7 @@
 export * from './runner.module';
 export { RunnerService } from './runner.service';
 export { RunnerError, isRunnerError, type RunnerErrorCode } from './runner.errors';
-export { formatGoDuration, parseGoDuration } from './go-duration';
+export { formatGoDuration, parseDurationFlag } from './go-duration';
 export { buildPrompt, buildPreamble, RESTART_PREFIX, type PromptContext } from './prompt';
 export { LocalAgentExecutor, type AgentExecutor, type AgentHandle, type AgentLaunch, type AgentExit } from './agent-executor';
 export { runJob, runSingleJob, DEFAULT_MAX_DELEGATION_DEPTH, type JobOptions, type JobResult } from './job';

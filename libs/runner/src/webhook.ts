@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { errorText } from './runner.errors';
-import { parseGoDuration } from './go-duration';
+import { parseDurationFlag } from './go-duration';
 import { sleep } from './sleep';
 
 export interface WebhookSettings {
@@ -44,7 +44,7 @@ export function webhookWanted(cfg: WebhookSettings | undefined, event = 'run_sto
 
 export function webhookTimeoutMs(cfg: WebhookSettings): number {
   if (typeof cfg.timeout === 'number') return cfg.timeout;
-  if (cfg.timeout) return parseGoDuration(cfg.timeout, 'webhook timeout');
+  if (cfg.timeout) return parseDurationFlag(cfg.timeout, 'webhook timeout');
   return 10_000;
 }
 

@@ -1,5 +1,5 @@
 import { sseSettings } from '../../../apps/api/src/common/api-context';
-import { formatTime, goDurationSeconds, parseGoDuration } from '../../../apps/api/src/common/go-format';
+import { formatTime, goDurationSeconds, parseGoDurationOrUndefined as parseGoDuration } from '../../../apps/api/src/common/go-format';
 import { selectFlatRuns } from '../../../apps/api/src/projects/flat-runs';
 import { lastLines } from '../../../apps/api/src/projects/project-tasks.controller';
 import type { RunRecord } from '../../../apps/api/src/projects/shapes';
@@ -18,6 +18,7 @@ describe('API helpers', () => {
     expect(parseGoDuration('1h30m')).toBe(5400000);
     expect(parseGoDuration('168h')).toBe(168 * 3600000);
     expect(parseGoDuration('7d')).toBeUndefined();
+    expect(parseGoDuration('-5m')).toBeUndefined();
   });
 
   it('parses run cursors in every accepted spelling and fan-in cursors', () => {

@@ -1,4 +1,4 @@
-import { formatGoDuration, parseGoDuration } from '@app/runner';
+import { formatGoDuration, parseDurationFlag } from '@app/runner';
 
 describe('Go duration text', () => {
   it.each([
@@ -26,10 +26,10 @@ describe('Go duration text', () => {
     ['0', 0],
     ['10', 10_000],
   ])('parses %s', (text, ms) => {
-    expect(parseGoDuration(text)).toBe(ms);
+    expect(parseDurationFlag(text)).toBe(ms);
   });
 
   it.each(['', 'abc', '10x', '1m30', 's'])('rejects %p with a one-line error', (text) => {
-    expect(() => parseGoDuration(text, '--restart-delay')).toThrow(/^invalid --restart-delay ".*": use a Go duration/);
+    expect(() => parseDurationFlag(text, '--restart-delay')).toThrow(/^invalid --restart-delay ".*": use a Go duration/);
   });
 });

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { stopRun } from '@app/runner';
 import { TASK_ID_PATTERN } from '@app/storage';
 import { badRequest, conflict, notFound } from '../common/api-error';
-import { isTruthyFlag, isZeroTime, parseGoDuration } from '../common/go-format';
+import { isTruthyFlag, isZeroTime, parseGoDurationOrUndefined } from '../common/go-format';
 import { checkId, checkOptionalId } from '../common/ids';
 import { AuditLogService } from '../security/audit-log.service';
 import { refuseBrowser } from '../security/browser-origin';
@@ -188,7 +188,7 @@ export class ProjectsController {
     refuseBrowser(req, 'project garbage collection');
     const id = checkId(p, 'project_id');
     const text = olderThan ?? '168h';
-    const ms = parseGoDuration(text);
+    const ms = parseGoDurationOrUndefined(text);
     if (ms === undefined) throw badRequest(`invalid older_than: time: invalid duration "${text}"`);
     if (!isDir(this.data.projectDir(id))) throw notFound('project not found');
     const isDry = dryRun === 'true';

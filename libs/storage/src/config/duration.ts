@@ -13,18 +13,25 @@ export function parseGoDuration(text: string): number {
   return m[1] === '-' ? -total : total;
 }
 
-/** Go's Duration.String() for whole milliseconds: `1h2m3s`, `1m30s`, `20m0s`, `1.5s`, `0s`. */
+/** Go's time.Duration.String(): `5m0s`, `2h0m0s`, `1h30m30.5s`, `1.5s`, `500ms`, `250µs`, `0s`. */
 export function formatGoDuration(ms: number): string {
   if (ms === 0) return '0s';
   const sign = ms < 0 ? '-' : '';
-  let rest = Math.abs(ms);
-  if (rest < 1000) return `${sign}${Number(rest.toFixed(3))}ms`;
-  const h = Math.floor(rest / 3_600_000);
-  rest -= h * 3_600_000;
-  const m = Math.floor(rest / 60_000);
-  rest -= m * 60_000;
-  const sec = Number((rest / 1000).toFixed(3));
-  if (h > 0) return `${sign}${h}h${m}m${sec}s`;
-  if (m > 0) return `${sign}${m}m${sec}s`;
-  return `${sign}${sec}s`;
+  const totalNs = Math.round(Math.abs(ms) * 1e6);
+  if (totalNs < 1e9) {
+    if (totalNs < 1e3) return `${sign}${totalNs}ns`;
+    if (totalNs < 1e6) return `${sign}${trimFraction(totalNs / 1e3)}µs`;
+    return `${sign}${trimFraction(totalNs / 1e6)}ms`;
+  }
+  const hours = Math.floor(totalNs / 3.6e12);
+  const minutes = Math.floor((totalNs % 3.6e12) / 6e10);
+  const seconds = (totalNs % 6e10) / 1e9;
+  let out = `${trimFraction(seconds)}s`;
+  if (hours > 0 || minutes > 0) out = `${minutes}m${out}`;
+  if (hours > 0) out = `${hours}h${out}`;
+  return sign + out;
+}
+
+function trimFraction(value: number): string {
+  return value.toFixed(9).replace(/\.?0+$/, '');
 }

@@ -1,11 +1,11 @@
-import { parseGoDuration } from '@app/runner';
+import { parseDurationFlag } from '@app/runner';
 import { UsageError } from '../../../common/cli-errors';
 
 /** A Go duration flag value (`30s`, `1m30s`, `168h`) in milliseconds; bad input is a usage error. */
 export function durationFlag(value: string, flag: string): number {
   let ms: number;
   try {
-    ms = parseGoDuration(value, flag);
+    ms = parseDurationFlag(value, flag);
   } catch {
     throw new UsageError(`invalid ${flag} "${value}": use a Go duration such as 30s, 20m or 168h`);
   }
