@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileS
 import { basename, join, resolve } from 'node:path';
 import { constants as osConstants } from 'node:os';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { jrunVariables, prependPathDir, runAgentBinDir } from '@app/agents';
+import { errorSummaryForExit, jrunVariables, prependPathDir, runAgentBinDir } from '@app/agents';
 import { BusWriter } from '@app/messagebus';
 import {
   generateTaskId,
@@ -44,22 +44,6 @@ const KNOWN_AGENT_CLIS = new Set(['claude', 'codex', 'gemini']);
 export function renderCommandLine(command: string, args: string[]): string {
   const quote = (w: string): string => (w === '' ? '""' : /[\s"'`\\$]/.test(w) ? JSON.stringify(w) : w);
   return [command.trim(), ...args].map(quote).join(' ').trim();
-}
-
-/** Upstream's classification of a non-zero exit code. */
-export function exitSummary(code: number): string {
-  switch (code) {
-    case 1:
-      return 'agent reported failure';
-    case 2:
-      return 'agent usage error';
-    case 137:
-      return 'agent killed (OOM or signal)';
-    case 143:
-      return 'agent terminated (SIGTERM)';
-    default:
-      return `agent exited with code ${code}`;
-  }
 }
 
 /** D7 for wrap: --project, then JRUN_RUN_FOLDER, JRUN_TASK_FOLDER, JRUN_PROJECT_ID, the cwd's run-info, a project home. */
@@ -259,7 +243,7 @@ export class WrapCommand extends CommandRunner {
 
     const exitCode = signal ? 128 + (osConstants.signals[signal] ?? 0) : (code ?? 1);
     const status = exitCode === 0 ? 'completed' : 'failed';
-    const errorSummary = status === 'completed' ? undefined : timedOut ? 'timed out' : signal ? `agent killed by ${signal}` : exitSummary(exitCode);
+    const errorSummary = status === 'completed' ? undefined : timedOut ? 'timed out' : signal ? `agent killed by ${signal}` : errorSummaryForExit(exitCode);
     await updateRunInfo(paths.info, (current) => ({
       ...current,
       exit_code: exitCode,
