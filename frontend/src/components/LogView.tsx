@@ -97,8 +97,10 @@ export function LogView({ project, task, run, name, live, render, onOutput, onFi
         onFinished?.();
       },
     },
-    () => {
-      // Every (re)connection starts again from byte 0 of the file.
+    (fresh) => {
+      // A new connection starts again from byte 0 of the file; a resumed one (Last-Event-ID =
+      // byte offset) continues after what we already have.
+      if (!fresh) return;
       model.reset();
       bump();
     },

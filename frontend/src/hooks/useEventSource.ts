@@ -7,9 +7,10 @@ export type StreamHandlers = Record<string, (data: string, ev: MessageEvent) => 
 /**
  * Subscribes to an SSE URL (null = none). Handlers are keyed by event name ('message' = unnamed
  * events). The browser reconnects by itself after network errors; when it gives up (an HTTP
- * error answer) we retry after a pause. Returns the connection state for the UI.
+ * error answer) we retry after a pause. `onOpen(fresh)` tells a new connection from a resumed
+ * one. Returns the connection state for the UI.
  */
-export function useEventSource(url: string | null, handlers: StreamHandlers, onOpen?: () => void): StreamState {
+export function useEventSource(url: string | null, handlers: StreamHandlers, onOpen?: (fresh: boolean) => void): StreamState {
   const [state, setState] = useState<StreamState>('connecting');
   const handlersRef = useRef(handlers);
   handlersRef.current = handlers;
@@ -27,10 +28,14 @@ export function useEventSource(url: string | null, handlers: StreamHandlers, onO
     let stopped = false;
     const connect = () => {
       source = new EventSource(url);
+      // The browser's own reconnects reuse this EventSource and send Last-Event-ID, so the
+      // server resumes where it left off; only a new EventSource starts from scratch.
+      let fresh = true;
       setState((s) => (s === 'reconnecting' ? s : 'connecting'));
       source.onopen = () => {
         setState('open');
-        onOpenRef.current?.();
+        onOpenRef.current?.(fresh);
+        fresh = false;
       };
       source.onerror = () => {
         if (stopped || !source) return;

@@ -133,6 +133,32 @@ describe('SSE log streams (#8, #17, #41, #46)', () => {
     await waitUntil(() => hub.activeRuns === 0 && hub.files.size === 0); // tailers go with their last client
   });
 
+  it('resumes the raw file tail (#46) after Last-Event-ID = the byte offset it has', async () => {
+    const R3 = '20260101-1200030000-1-3';
+    const dir = seedRun(api.root, P, T, R3, runningFields(sleeper));
+    const stdout = path.join(dir, 'agent-stdout.txt');
+    agentAppends(stdout, 'one');
+    const rawUrl = url(`/api/projects/${P}/tasks/${T}/runs/${R3}/stream?name=stdout`);
+    const first = await openSse(rawUrl);
+    await first.waitFor((ev) => ev.some((e) => e.event === undefined && e.data.includes('one')));
+    const lastId = first.events.filter((e) => e.event === undefined).pop()!.id;
+    expect(lastId).toBe(String(Buffer.byteLength('one\n')));
+    first.close();
+
+    agentAppends(stdout, 'two', 'three');
+    const resumed = await openSse(rawUrl, { 'Last-Event-ID': lastId! });
+    await resumed.waitFor((ev) => ev.some((e) => e.event === undefined && e.data.includes('three')));
+    const resumedText = resumed.events.filter((e) => e.event === undefined).map((e) => e.data).join('\n');
+    expect(resumedText).toBe('two\nthree\n');
+    resumed.close();
+
+    // an id the file never reached (another file, a rotated log) starts over from byte 0
+    const restart = await openSse(rawUrl, { 'Last-Event-ID': '999999' });
+    await restart.waitFor((ev) => ev.some((e) => e.event === undefined && e.data.includes('three')));
+    expect(restart.events.find((e) => e.event === undefined)!.data).toBe('one\ntwo\nthree\n');
+    restart.close();
+  });
+
   it('releases subscriptions of clients that leave at once, so the per-run limit never leaks', async () => {
     const r3 = '20260101-1400000000-200-3';
     seedRun(api.root, P, T, r3, runningFields(sleeper));

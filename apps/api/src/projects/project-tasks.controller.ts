@@ -260,10 +260,17 @@ export class ProjectTasksController {
 
   /** #46 */
   @Sse(':t/runs/:r/stream')
-  fileStream(@Param('p') p: string, @Param('t') t: string, @Param('r') r: string, @SseSignal() signal: AbortSignal, @Query('name') name?: string): Observable<MessageEvent> {
+  fileStream(
+    @Param('p') p: string,
+    @Param('t') t: string,
+    @Param('r') r: string,
+    @SseSignal() signal: AbortSignal,
+    @Query('name') name?: string,
+    @Headers('last-event-id') lastEventId?: string,
+  ): Observable<MessageEvent> {
     const run = this.findRun(p, t, r);
     const { file } = this.runFile(run, name);
-    return this.files.stream(file, path.join(run.dir, 'run-info.yaml'), signal);
+    return this.files.stream(file, path.join(run.dir, 'run-info.yaml'), signal, lastEventId);
   }
 }
 

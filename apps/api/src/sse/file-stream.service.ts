@@ -13,6 +13,9 @@ import { sseEvent } from './sse-event';
  * #46 raw file tail (api.md §2.5): the whole current file as the first unnamed event, then each
  * appended chunk; `done` (`run completed` / `run failed`) once the run has ended and everything was
  * sent. Reads go through the shared FileTail of the file (one reader per file, D15).
+ *
+ * D15: every chunk carries `id: <byte offset after it>`; a reconnect with that `Last-Event-ID`
+ * gets the bytes after it instead of the whole file again (upstream sends no ids).
  */
 @Injectable()
 export class FileStreamService {
@@ -22,7 +25,7 @@ export class FileStreamService {
     private readonly lifecycle: SseLifecycle,
   ) {}
 
-  stream(filePath: string, runInfoPath: string, signal?: AbortSignal): Observable<MessageEvent> {
+  stream(filePath: string, runInfoPath: string, signal?: AbortSignal, lastEventId?: string): Observable<MessageEvent> {
     const channel = new SseChannel(signal);
     const tail = this.hub.files.acquire(filePath);
     channel.onClose(() => this.hub.files.release(filePath));
@@ -43,16 +46,24 @@ export class FileStreamService {
         channel.complete();
       }
     };
-    const off = tail.on((chunk) => {
-      if (chunk !== '') channel.push(sseEvent(undefined, chunk));
+    const off = tail.on((chunk, truncated) => {
+      if (chunk !== '' || truncated) channel.push(sseEvent(undefined, chunk, String(tail.offset)));
       checkDone();
     });
     channel.onClose(off);
-    const head = tail.readHead();
-    if (head !== '') channel.push(sseEvent(undefined, head));
+    const head = tail.readHead(resumeOffset(lastEventId, tail.offset));
+    if (head !== '') channel.push(sseEvent(undefined, head, String(tail.offset)));
     const stopWatch = this.feed.watch(runInfoPath, checkDone);
     channel.onClose(stopWatch);
     checkDone();
     return channel.asObservable().pipe(takeUntil(this.lifecycle.shutdown$));
   }
+}
+
+/** The byte offset a client already has (its Last-Event-ID), or 0 when absent, invalid or ahead of the file. */
+function resumeOffset(lastEventId: string | undefined, size: number): number {
+  const text = lastEventId?.trim() ?? '';
+  if (!/^\d+$/.test(text)) return 0;
+  const offset = Number(text);
+  return offset <= size ? offset : 0;
 }

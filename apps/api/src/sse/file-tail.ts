@@ -40,9 +40,9 @@ export class FileTail {
     return () => this.listeners.delete(listener);
   }
 
-  /** Reads [0, offset) — the part of the file this tail has already passed. */
-  readHead(): string {
-    return readRange(this.path, 0, this.offset);
+  /** Reads [from, offset) — the part of the file this tail has already passed (from byte `from`). */
+  readHead(from = 0): string {
+    return readRange(this.path, Math.min(from, this.offset), this.offset);
   }
 
   poll(): void {
