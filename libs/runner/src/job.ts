@@ -10,6 +10,7 @@ import {
   validateProjectId,
   validateRunId,
   validateTaskId,
+  writeRunInfo,
   writeRunInfoAsync,
   writeTaskPromptIfAbsent,
 } from '@app/storage';
@@ -375,14 +376,17 @@ async function executeCli(ctx: ExecContext): Promise<JobResult> {
     termination = terminateProcesses([handle.pgid], tree, ctx.opts.stopGraceMs ?? 30_000);
   };
   try {
-    await writeRunInfoAsync(ctx.infoPath, ctx.info);
+    // Synchronously, before the agent can do anything observable: from here on readers and
+    // `stop` see the agent's pid, not the runner's sentinel record.
+    writeRunInfo(ctx.infoPath, ctx.info);
     await post(ctx, 'RUN_START', runStartBody(ctx));
   } catch (err) {
     handle.signal('SIGKILL');
     await exitPromise;
     return { runId: ctx.runId, runDir: ctx.runDir, info: ctx.info, ok: false, error: errorText(err) };
   }
-  if (ctx.opts.signal?.aborted) onAbort();
+  // A stop that read the sentinel could not signal the agent; it left STOPPED-BY for us.
+  if (ctx.opts.signal?.aborted || readStoppedBy(ctx.runDir)) onAbort();
   else ctx.opts.signal?.addEventListener('abort', onAbort, { once: true });
   const idle = watchIdle(ctx, handle);
   const exit = await exitPromise;
