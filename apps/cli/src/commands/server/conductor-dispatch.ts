@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 
 /** First words of `conductor <sub> …` answered by `run-agent server <sub> …` (D16). */
-export const CONDUCTOR_CLIENT_SUBCOMMANDS: readonly string[] = ['status', 'update', 'task', 'job', 'project', 'watch', 'bus', 'monitor'];
+export const CONDUCTOR_CLIENT_SUBCOMMANDS: readonly string[] = ['status', 'update', 'task', 'job', 'project', 'watch', 'bus', 'monitor', 'goal', 'workflow'];
 
 const HELP_FLAGS = new Set(['--help', '-h', 'help']);
 

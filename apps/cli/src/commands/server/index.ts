@@ -1,4 +1,5 @@
 import type { Provider } from '@nestjs/common';
+import { goalWorkflowClientCommands } from './client/goal-workflow.commands';
 import { ServerJobCommand, ServerJobListCommand, ServerJobSubmitCommand } from './client/job.commands';
 import { ServerProjectCommand, ServerProjectDeleteCommand, ServerProjectGcCommand, ServerProjectListCommand, ServerProjectStatsCommand } from './client/project.commands';
 import { ServerGroupCommand } from './client/server-group.command';
@@ -44,4 +45,5 @@ export const serverCommands: Provider[] = [
   ServerBusCommand,
   ServerBusReadCommand,
   ServerBusPostCommand,
+  ...goalWorkflowClientCommands,
 ];

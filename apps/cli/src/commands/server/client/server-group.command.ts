@@ -1,5 +1,6 @@
 import { Command, CommandRunner } from 'nest-commander';
 import { ServerMonitorCommand } from '../../orchestration/server-monitor.command';
+import { ServerGoalCommand, ServerWorkflowCommand } from './goal-workflow.commands';
 import { ServerJobCommand } from './job.commands';
 import { ServerProjectCommand } from './project.commands';
 import { ServerStatusCommand, ServerUpdateCommand } from './status.commands';
@@ -10,7 +11,7 @@ import { ServerBusCommand, ServerWatchCommand } from './watch-bus.commands';
 @Command({
   name: 'server',
   description: 'Query and control a running conductor server (start one with `run-agent serve` or `conductor`)',
-  subCommands: [ServerStatusCommand, ServerUpdateCommand, ServerTaskCommand, ServerJobCommand, ServerProjectCommand, ServerWatchCommand, ServerBusCommand, ServerMonitorCommand],
+  subCommands: [ServerStatusCommand, ServerUpdateCommand, ServerTaskCommand, ServerJobCommand, ServerProjectCommand, ServerWatchCommand, ServerBusCommand, ServerMonitorCommand, ServerGoalCommand, ServerWorkflowCommand],
 })
 export class ServerGroupCommand extends CommandRunner {
   async run(): Promise<void> {
