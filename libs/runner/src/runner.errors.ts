@@ -11,6 +11,7 @@ export type RunnerErrorCode =
   | 'NOT_RUNNING'
   | 'EXTERNAL_RUN'
   | 'STOP_TIMEOUT'
+  | 'TASK_LOCKED' // another process holds the task's Ralph loop (TASK.lock)
   | 'IO';
 
 export class RunnerError extends Error {

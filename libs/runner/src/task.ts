@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { BusWriter } from '@app/messagebus';
 import {
@@ -6,10 +6,13 @@ import {
   LivenessProbe,
   RunsLayout,
   isCancelled,
+  isLockOnPath,
   isTaskDone,
   normalizeDependsOn,
   readDependsOn,
   readStopRequested,
+  tryFlock,
+  unflock,
   validateNoDependencyCycle,
   validateProjectId,
   validateTaskId,
@@ -58,6 +61,11 @@ export interface TaskOptions {
   stopGraceMs?: number;
   webhookBackoffMs?: number[];
   probe?: LivenessProbe;
+  /**
+   * How long to wait for another loop of this task to release <task>/TASK.lock before failing
+   * (default 0: fail at once). The server uses a short grace for its own loops that are finishing.
+   */
+  lockWaitMs?: number;
   /** Called after each attempt (benchmarks and the API use it for progress). */
   onAttempt?(result: JobResult, attempt: number): void;
 }
@@ -92,6 +100,67 @@ function resolvePrompt(taskDir: string, explicit?: string): string {
   return text;
 }
 
+export const TASK_LOCK_FILE = 'TASK.lock';
+const LOCK_POLL_MS = 20;
+
+function lockHolderPid(path: string): number | undefined {
+  try {
+    const pid = Number.parseInt(readFileSync(path, 'utf8'), 10);
+    return pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One Ralph loop per task: an exclusive flock on <task>/TASK.lock, held until the returned release
+ * is called; another holder makes it fail (after polling up to `waitMs`). The kernel drops the lock
+ * when the holder dies, so a crashed loop never blocks the next one. Node opens files close-on-exec,
+ * so agents do not inherit it.
+ */
+async function lockTask(taskDir: string, projectId: string, taskId: string, waitMs: number): Promise<() => void> {
+  const path = join(taskDir, TASK_LOCK_FILE);
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const fd = openSync(path, 'a+', 0o644);
+    let acquired: boolean;
+    try {
+      acquired = tryFlock(fd, 'ex');
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+    if (!acquired) {
+      closeSync(fd);
+      if (Date.now() < deadline) {
+        await sleep(Math.min(LOCK_POLL_MS, deadline - Date.now()));
+        continue;
+      }
+      const pid = lockHolderPid(path);
+      throw new RunnerError(
+        'TASK_LOCKED',
+        `task ${taskId} is already running (its Ralph loop is held by another process${pid ? `, pid ${pid}` : ''}); ` +
+          `stop it with \`run-agent stop --project ${projectId} --task ${taskId}\` or wait`,
+      );
+    }
+    // the task folder was deleted and recreated meanwhile: lock the file that is there now
+    if (!isLockOnPath(fd, path)) {
+      closeSync(fd);
+      continue;
+    }
+    ftruncateSync(fd, 0);
+    writeSync(fd, `${process.pid}\n`);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      ftruncateSync(fd, 0);
+      unflock(fd);
+      closeSync(fd);
+    };
+  }
+}
+
 /**
  * The Ralph loop (runner-agents.md §1 with D1–D4, D6): run attempts until DONE appears, the
  * restart budget is spent, a fatal error occurs or the task is stopped; then wait for child runs
@@ -107,6 +176,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
   const childWait = positive(opts.childWaitTimeoutMs, DEFAULT_CHILD_WAIT_TIMEOUT_MS);
   const childPoll = positive(opts.childPollIntervalMs, DEFAULT_CHILD_POLL_MS);
   const depPoll = positive(opts.dependencyPollIntervalMs, DEFAULT_DEPENDENCY_POLL_MS);
+  const lockWait = nonNegative(opts.lockWaitMs, 0, 'lock wait');
   let deps: string[] | undefined;
   if (opts.dependsOn !== undefined) deps = normalizeDependsOn(opts.taskId, opts.dependsOn);
 
@@ -121,123 +191,130 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
   } catch (err) {
     throw new RunnerError('DEPENDENCY_CYCLE', errorText(err));
   }
-  if (opts.dependsOn !== undefined) writeDependsOn(taskDir, deps);
-  // written only after validation, so a rejected task leaves no TASK.md behind
-  writeTaskPromptIfAbsent(taskDir, prompt);
+  const releaseLock = await lockTask(taskDir, opts.projectId, opts.taskId, lockWait);
+  try {
+    if (opts.dependsOn !== undefined) writeDependsOn(taskDir, deps);
+    // written only after validation, so a rejected task leaves no TASK.md behind
+    writeTaskPromptIfAbsent(taskDir, prompt);
 
-  const taskBus = layout.taskBus(opts.projectId, opts.taskId);
-  const bus = new BusWriter(taskBus);
-  const post = async (type: string, body: string): Promise<void> => {
-    await bus.append({ type, project_id: opts.projectId, task_id: opts.taskId, run_id: '', body });
-  };
-  const loopStart = Date.now();
-  const stopReason = (): string | undefined => {
-    if (isCancelled(taskDir)) return 'task cancelled';
-    const req = readStopRequested(taskDir);
-    if (!req) return undefined;
-    if (req.permanent) return 'stop requested (permanent)';
-    // RFC3339 has whole seconds: a marker from the second the loop started counts.
-    if (req.requestedAt && req.requestedAt.getTime() >= Math.floor(loopStart / 1000) * 1000) return 'stop requested';
-    return undefined;
-  };
-  const runIds: string[] = [];
-  const webhooks: Promise<boolean>[] = [];
-  const finish = async (result: TaskResult): Promise<TaskResult> => {
-    await Promise.allSettled(webhooks);
-    return { ...result, runIds };
-  };
-  const stopped = async (reason: string): Promise<TaskResult> => {
-    await post('INFO', `task stopped: ${reason}; not restarting`);
-    return finish({ status: 'stopped', runIds, error: `task stopped: ${reason}` });
-  };
+    const taskBus = layout.taskBus(opts.projectId, opts.taskId);
+    const bus = new BusWriter(taskBus);
+    const post = async (type: string, body: string): Promise<void> => {
+      await bus.append({ type, project_id: opts.projectId, task_id: opts.taskId, run_id: '', body });
+    };
+    const loopStart = Date.now();
+    const stopReason = (): string | undefined => {
+      if (isCancelled(taskDir)) return 'task cancelled';
+      const req = readStopRequested(taskDir);
+      if (!req) return undefined;
+      if (req.permanent) return 'stop requested (permanent)';
+      // RFC3339 has whole seconds: a marker from the second the loop started counts.
+      if (req.requestedAt && req.requestedAt.getTime() >= Math.floor(loopStart / 1000) * 1000) return 'stop requested';
+      return undefined;
+    };
+    const runIds: string[] = [];
+    const webhooks: Promise<boolean>[] = [];
+    const finish = async (result: TaskResult): Promise<TaskResult> => {
+      // the loop is over: webhook deliveries (with their back-off) need not block the next loop
+      releaseLock();
+      await Promise.allSettled(webhooks);
+      return { ...result, runIds };
+    };
+    const stopped = async (reason: string): Promise<TaskResult> => {
+      await post('INFO', `task stopped: ${reason}; not restarting`);
+      return finish({ status: 'stopped', runIds, error: `task stopped: ${reason}` });
+    };
 
-  const gate = await waitForDependencies({
-    root: layout.root,
-    projectId: opts.projectId,
-    taskDir,
-    deps,
-    pollMs: depPoll,
-    signal: opts.signal,
-    post,
-    shouldStop: () => stopReason() !== undefined,
-  });
-  if (gate === 'stopped') return stopped(stopReason() ?? 'cancelled while waiting for dependencies');
-
-  const handleDone = async (): Promise<TaskResult> => {
-    const outcome = await waitForChildren({
+    const gate = await waitForDependencies({
+      root: layout.root,
+      projectId: opts.projectId,
       taskDir,
-      timeoutMs: childWait,
-      pollMs: childPoll,
-      probe: opts.probe ?? new LivenessProbe(),
+      deps,
+      pollMs: depPoll,
       signal: opts.signal,
       post,
+      shouldStop: () => stopReason() !== undefined,
     });
-    if (outcome === 'aborted') return finish({ status: 'stopped', runIds, error: 'failed waiting for children: context canceled' });
-    await propagateAndReport(
-      {
+    if (gate === 'stopped') return stopped(stopReason() ?? 'cancelled while waiting for dependencies');
+
+    const handleDone = async (): Promise<TaskResult> => {
+      const outcome = await waitForChildren({
+        taskDir,
+        timeoutMs: childWait,
+        pollMs: childPoll,
+        probe: opts.probe ?? new LivenessProbe(),
+        signal: opts.signal,
+        post,
+      });
+      if (outcome === 'aborted') return finish({ status: 'stopped', runIds, error: 'failed waiting for children: context canceled' });
+      await propagateAndReport(
+        {
+          root: layout.root,
+          projectId: opts.projectId,
+          taskId: opts.taskId,
+          taskDir,
+          projectBus: layout.projectBus(opts.projectId),
+          taskBus,
+        },
+        bus,
+      );
+      return finish({ status: 'done', runIds });
+    };
+
+    let previousRunId: string | undefined;
+    for (let attempt = 0; ; attempt++) {
+      if (opts.signal?.aborted) return stopped(String(opts.signal.reason ?? 'interrupted'));
+      if (isTaskDone(taskDir)) return handleDone();
+      const reason = stopReason();
+      if (reason) return stopped(reason);
+      if (attempt > maxRestarts) {
+        await post('ERROR', `task failed: max restarts (${maxRestarts}) exceeded`);
+        return finish({ status: 'failed', runIds, error: 'max restarts exceeded' });
+      }
+      await post('INFO', `starting root agent (restart #${attempt})`);
+      const result = await runJob({
         root: layout.root,
         projectId: opts.projectId,
         taskId: opts.taskId,
-        taskDir,
-        projectBus: layout.projectBus(opts.projectId),
-        taskBus,
-      },
-      bus,
-    );
-    return finish({ status: 'done', runIds });
-  };
-
-  let previousRunId: string | undefined;
-  for (let attempt = 0; ; attempt++) {
-    if (opts.signal?.aborted) return stopped(String(opts.signal.reason ?? 'interrupted'));
-    if (isTaskDone(taskDir)) return handleDone();
-    const reason = stopReason();
-    if (reason) return stopped(reason);
-    if (attempt > maxRestarts) {
-      await post('ERROR', `task failed: max restarts (${maxRestarts}) exceeded`);
-      return finish({ status: 'failed', runIds, error: 'max restarts exceeded' });
-    }
-    await post('INFO', `starting root agent (restart #${attempt})`);
-    const result = await runJob({
-      root: layout.root,
-      projectId: opts.projectId,
-      taskId: opts.taskId,
-      prompt,
-      config: opts.config,
-      agent: opts.agent,
-      cwd: opts.cwd,
-      previousRunId,
-      idleTimeoutMs: opts.idleTimeoutMs,
-      conductorUrl: opts.conductorUrl,
-      runDir: attempt === 0 ? opts.firstRunDir : undefined,
-      env: opts.env,
-      signal: opts.signal,
-      restart: attempt > 0 || opts.resume === true,
-      executor: opts.executor,
-      stopGraceMs: opts.stopGraceMs,
-      webhookBackoffMs: opts.webhookBackoffMs,
-    });
-    if (result.webhook) webhooks.push(result.webhook);
-    if (result.runId) {
-      runIds.push(result.runId);
-      previousRunId = result.runId;
-    }
-    opts.onAttempt?.(result, attempt);
-    if (!result.ok) {
-      if (result.fatal) {
-        await post('ERROR', `task failed: ${result.error}`);
-        return finish({ status: 'failed', runIds, error: result.error });
+        prompt,
+        config: opts.config,
+        agent: opts.agent,
+        cwd: opts.cwd,
+        previousRunId,
+        idleTimeoutMs: opts.idleTimeoutMs,
+        conductorUrl: opts.conductorUrl,
+        runDir: attempt === 0 ? opts.firstRunDir : undefined,
+        env: opts.env,
+        signal: opts.signal,
+        restart: attempt > 0 || opts.resume === true,
+        executor: opts.executor,
+        stopGraceMs: opts.stopGraceMs,
+        webhookBackoffMs: opts.webhookBackoffMs,
+      });
+      if (result.webhook) webhooks.push(result.webhook);
+      if (result.runId) {
+        runIds.push(result.runId);
+        previousRunId = result.runId;
       }
-      await post('WARNING', `root agent failed on restart #${attempt}: ${result.error}`);
+      opts.onAttempt?.(result, attempt);
+      if (!result.ok) {
+        if (result.fatal) {
+          await post('ERROR', `task failed: ${result.error}`);
+          return finish({ status: 'failed', runIds, error: result.error });
+        }
+        await post('WARNING', `root agent failed on restart #${attempt}: ${result.error}`);
+      }
+      if (isTaskDone(taskDir)) return handleDone();
+      if (opts.signal?.aborted) return stopped(String(opts.signal.reason ?? 'interrupted'));
+      const stoppedBy = result.runDir ? readStoppedBy(result.runDir) : undefined;
+      if (stoppedBy) return stopped(`run ${result.runId} was stopped by ${stoppedBy}`);
+      const late = stopReason();
+      if (late) return stopped(late);
+      if (attempt + 1 <= maxRestarts && !(await sleep(restartDelay, opts.signal))) {
+        return stopped(String(opts.signal?.reason ?? 'interrupted'));
+      }
     }
-    if (isTaskDone(taskDir)) return handleDone();
-    if (opts.signal?.aborted) return stopped(String(opts.signal.reason ?? 'interrupted'));
-    const stoppedBy = result.runDir ? readStoppedBy(result.runDir) : undefined;
-    if (stoppedBy) return stopped(`run ${result.runId} was stopped by ${stoppedBy}`);
-    const late = stopReason();
-    if (late) return stopped(late);
-    if (attempt + 1 <= maxRestarts && !(await sleep(restartDelay, opts.signal))) {
-      return stopped(String(opts.signal?.reason ?? 'interrupted'));
-    }
+  } finally {
+    releaseLock();
   }
 }

@@ -74,6 +74,30 @@ describe('task lifecycle through the API (fake command agent)', () => {
     expect(fs.existsSync(path.join(api.root, 'untouched'))).toBe(false);
   });
 
+  it('rejects an unknown agent_type with 400 before writing anything; known types and config names pass', async () => {
+    const t = 'task-20260101-120000-noagent';
+    const res = await inject('POST', '/api/v1/tasks', { project_id: 'untouched', task_id: t, agent_type: 'gpt9', prompt: 'x' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.message).toBe('unknown agent_type "gpt9": use one of claude, codex, gemini, perplexity, xai, command, fake');
+    expect(fs.existsSync(path.join(api.root, 'untouched'))).toBe(false);
+    const auditPath = path.join(api.root, '_audit', 'form-submissions.jsonl');
+    expect(fs.existsSync(auditPath) ? fs.readFileSync(auditPath, 'utf8') : '').not.toContain(t);
+
+    // accepted: a known type in any case (the monitoring-mode server only records the task) and a config name
+    const mon = await createApiApp({ disableTaskStart: true });
+    try {
+      for (const [task, agentType] of [
+        ['task-20260101-120000-typed', 'Codex'],
+        ['task-20260101-120000-named', 'fake'],
+      ]) {
+        const ok = await mon.app.inject({ method: 'POST', url: '/api/v1/tasks', payload: { project_id: P, task_id: task, agent_type: agentType, prompt: 'x' } });
+        expect(ok.statusCode).toBe(201);
+      }
+    } finally {
+      await mon.close();
+    }
+  });
+
   it('stops a running run (#44) and the task can be resumed (#35) and cancelled (#12)', async () => {
     const t = 'task-20260101-120000-stopme';
     const res = await inject('POST', '/api/v1/tasks', { project_id: P, task_id: t, agent_type: 'fake', prompt: 'sleep', config: { FAKE_AGENT_SLEEP_MS: '60000' } });

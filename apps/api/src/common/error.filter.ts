@@ -57,6 +57,7 @@ function runnerCode(code: RunnerErrorCode): ApiErrorCode {
     case 'NOT_RUNNING':
     case 'EXTERNAL_RUN':
     case 'DEPTH_LIMIT':
+    case 'TASK_LOCKED':
       return 'CONFLICT';
     case 'FATAL_AGENT':
     case 'AGENT_FAILED':

@@ -23,6 +23,9 @@ export interface TaskLauncher {
 
 export const TASK_LAUNCHER = Symbol('TASK_LAUNCHER');
 
+/** How long a launch waits for another loop of the same task to end before failing (TASK.lock). */
+const LOOP_LOCK_GRACE_MS = 3000;
+
 /** The single-host launcher: the Ralph loop runs inside this server process. */
 @Injectable()
 export class LocalTaskLauncher implements TaskLauncher, OnApplicationShutdown {
@@ -61,6 +64,8 @@ export class LocalTaskLauncher implements TaskLauncher, OnApplicationShutdown {
         conductorUrl: this.ctx.conductorUrl,
         stopGraceMs: this.ctx.stopGraceMs,
         signal: abort.signal,
+        // a loop of this task whose run has just ended may still be posting its last messages
+        lockWaitMs: LOOP_LOCK_GRACE_MS,
       });
       if (result.status === 'failed') this.logger.warn(`task ${key} failed: ${result.error ?? 'unknown error'}`);
     } catch (err) {

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { AGENT_TYPES, isAgentType, normalizeAgentType } from '@app/agents';
 import { stopTask } from '@app/runner';
 import {
   normalizeDependsOn,
@@ -52,6 +53,7 @@ export class TasksService {
     const taskId = validateTaskId(checkId(body.task_id, 'task_id'));
     const agentType = body.agent_type.trim();
     if (agentType === '') throw badRequest('agent_type is required');
+    checkAgentType(agentType, this.ctx.config?.agents);
     if (body.prompt.trim() === '') throw badRequest('prompt is required');
     if (body.thread_message_type !== undefined && !body.thread_parent) throw badRequest('thread_message_type requires thread_parent');
     const parentMessage = body.thread_parent ? resolveThreadParent(this.ctx.layout, body.thread_parent) : undefined;
@@ -133,6 +135,13 @@ export class TasksService {
     this.audit.record(req, { endpoint: 'DELETE /api/v1/tasks/{task_id}', project_id: projectId, task_id: taskId, payload: { stopped_runs: running.length } });
     return { stopped_runs: running.length };
   }
+}
+
+/** Accepts a known agent type or the name of a configured agent, as the runner would select it. */
+function checkAgentType(agentType: string, configured: Record<string, unknown> = {}): void {
+  if (isAgentType(normalizeAgentType(agentType)) || Object.prototype.hasOwnProperty.call(configured, agentType)) return;
+  const names = [...new Set([...AGENT_TYPES, ...Object.keys(configured).sort()])];
+  throw badRequest(`unknown agent_type "${agentType}": use one of ${names.join(', ')}`);
 }
 
 function checkProcessImport(pi: ProcessImportDto): void {
