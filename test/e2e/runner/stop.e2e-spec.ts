@@ -85,9 +85,10 @@ describe('D6: stop means stop', () => {
       env: agentEnv({ FAKE_AGENT_SLEEP_MS: '60000' }),
     });
     expect(result.ok).toBe(false);
-    expect(result.info.status).toBe('failed');
-    expect(result.info.error_summary).toMatch(/^stopped by an early stop/);
-    expect(processAlive(result.info.pid)).toBe(false);
+    const info = runInfos(layout.taskDir(PROJECT, task))[0];
+    expect(info.status).toBe('failed');
+    expect(info.error_summary).toMatch(/^stopped by an early stop/);
+    expect(processAlive(info.pid)).toBe(false);
   }, 15_000);
 
   it('aborting the loop (Ctrl-C of the CLI) stops the agent group; SIGTERM honoured gives 143', async () => {
