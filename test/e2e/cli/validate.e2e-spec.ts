@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -119,7 +121,7 @@ describe('run-agent validate (built CLI)', () => {
     expect(res.stdout).toContain('Config: (not found)\n');
     expect(res.stdout).toContain(`Root:   ${join(tmp, 'home', '.run-agent', 'runs')}\n\nRoot: not created yet`);
     expect(res.stdout).toContain('Agents: (no config loaded)\n');
-    expect(res.stdout).toContain('Note: --check-network is not yet implemented\n');
+    expect(res.stdout).not.toContain('Network checks:');
     expect(readdirSync(join(tmp, 'home'))).toEqual([]);
   });
 
@@ -127,5 +129,28 @@ describe('run-agent validate (built CLI)', () => {
     const help = await runAgent(['validate', '--help'], env, tmp);
     expect(help.code).toBe(0);
     for (const flag of ['--config', '--root', '--agent', '--check-network', '--check-tokens']) expect(help.stdout).toContain(flag);
+  });
+  it('--check-network reports whether each REST agent endpoint answers HTTP', async () => {
+    const server: Server = createServer((_req, res) => res.writeHead(405).end());
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    try {
+      const dir = mkdtempSync(join(tmp, 'net-'));
+      writeFileSync(
+        join(dir, 'config.yaml'),
+        ['agents:', '  up:', '    type: perplexity', '    token: p', `    base_url: http://127.0.0.1:${port}/chat/completions`,
+          '  down:', '    type: xai', '    token: x', `    base_url: http://127.0.0.1:${closedPort}`, `storage:`, `  runs_dir: ${root}`, ''].join('\n'),
+      );
+      const r = await runAgent(['validate', '--check-network'], env, dir);
+      expect(r.stdout).toContain(`Agent ${'up:'.padEnd(14)} http://127.0.0.1:${port}/chat/completions reachable`);
+      expect(r.stdout).toContain(`Agent ${'down:'.padEnd(14)} http://127.0.0.1:${closedPort}/v1/chat/completions UNREACHABLE (ECONNREFUSED)`);
+      expect(r.code).toBe(1);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 });

@@ -1,7 +1,8 @@
 import { closeSync, openSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { AppConfig, findConfigFile, loadConfig, resolveRunsRoot } from '@app/storage';
+import { PERPLEXITY_DEFAULT_ENDPOINT, xaiEndpoint } from '@app/agents';
+import { AgentConfig, AppConfig, findConfigFile, loadConfig, resolveRunsRoot } from '@app/storage';
 import { checkAgent, checkTokenSource, formatAgentCheck } from './agent-check';
 
 interface ValidateOptions {
@@ -125,7 +126,15 @@ export class ValidateCommand extends CommandRunner {
       }
     }
 
-    if (options.checkNetwork) write('\nNote: --check-network is not yet implemented\n');
+    if (options.checkNetwork && cfg && names.length > 0) {
+      write('\nNetwork checks:\n');
+      for (const name of names) {
+        const result = await checkEndpoint(cfg.agents[name]);
+        if (!result) continue;
+        write(`  Agent ${`${name}:`.padEnd(14)} ${result.url} ${result.ok ? 'reachable' : `UNREACHABLE (${result.error})`}\n`);
+        if (!result.ok) failed = true;
+      }
+    }
     process.stdout.write(out.join(''));
     if (failed) throw new Error('validation completed with warnings');
   }
@@ -145,7 +154,7 @@ export class ValidateCommand extends CommandRunner {
     return v;
   }
 
-  @Option({ flags: '--check-network', description: 'network connectivity test for REST agents (not implemented yet; prints a note)' })
+  @Option({ flags: '--check-network', description: 'REST agents (perplexity, xai): check that the API endpoint answers HTTP (any status counts; 5 s timeout)' })
   parseCheckNetwork(): boolean {
     return true;
   }
@@ -153,5 +162,20 @@ export class ValidateCommand extends CommandRunner {
   @Option({ flags: '--check-tokens', description: 'inspect token sources instead of the basic token check: inline token, token_file readable and non-empty, or env var set' })
   parseCheckTokens(): boolean {
     return true;
+  }
+}
+
+/** The endpoint a REST agent calls, and whether it answers HTTP at all; undefined for CLI agents. */
+async function checkEndpoint(agent: AgentConfig): Promise<{ url: string; ok: boolean; error?: string } | undefined> {
+  let url: string;
+  if (agent.type === 'perplexity') url = agent.base_url?.trim() || PERPLEXITY_DEFAULT_ENDPOINT;
+  else if (agent.type === 'xai') url = xaiEndpoint(agent.base_url ?? '');
+  else return undefined;
+  try {
+    await fetch(url, { method: 'HEAD', signal: AbortSignal.timeout(5000) });
+    return { url, ok: true };
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    return { url, ok: false, error: cause?.code ?? cause?.message ?? (err as Error).message };
   }
 }
