@@ -1,17 +1,34 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-/** The package version, read from the nearest package.json above the built file. */
-export function productVersion(): string {
-  for (let dir = __dirname; dir !== dirname(dir); dir = dirname(dir)) {
+interface PackageManifest {
+  name?: string;
+  version?: string;
+}
+
+/** The nearest package.json above `from` that is this package's (the repo or the installed package). */
+function findManifest(from: string): { dir: string; manifest: PackageManifest } | undefined {
+  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) {
     try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'conductor-loop' && pkg.version) return pkg.version;
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as PackageManifest;
+      if (manifest.name === 'conductor-loop') return { dir, manifest };
     } catch {
       // no readable package.json here: keep walking up
     }
   }
-  return 'dev';
+  return undefined;
+}
+
+/** The folder holding this package's package.json. */
+export function packageRoot(from = __dirname): string {
+  const found = findManifest(from);
+  if (!found) throw new Error(`cannot locate the conductor-loop package above ${from}`);
+  return found.dir;
+}
+
+/** The package version, or `dev` when no manifest is found. */
+export function productVersion(): string {
+  return findManifest(__dirname)?.manifest.version || 'dev';
 }
 
 export function versionBanner(programName: string): string {

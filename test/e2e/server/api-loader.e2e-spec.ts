@@ -2,7 +2,8 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apiServerEntry, loadApiServer, packageRoot } from '../../../apps/cli/src/commands/server/serve/api-loader';
+import { apiServerEntry, loadApiServer } from '../../../apps/cli/src/commands/server/serve/api-loader';
+import { packageRoot } from '../../../apps/cli/src/version';
 import { REPO } from './helpers';
 
 describe('API loader of serve', () => {

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Command, CommandRunner, Option } from 'nest-commander';
+import { Command, Option } from 'nest-commander';
+import { TaskScopeParsers } from './task-options';
 import { RunsLayout, readRunInfo, validateRunId, writeStopRequested } from '@app/storage';
 import { RunnerService } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
@@ -42,7 +43,7 @@ export function findRunningRun(taskDir: string, runId?: string): string | undefi
     'SIGKILL after the grace period. The task\'s Ralph loop does not restart a stopped run. ' +
     'Target: --run-dir, or --project/--task (from JRUN_* or the working directory) with an optional --run.',
 })
-export class StopCommand extends CommandRunner {
+export class StopCommand extends TaskScopeParsers {
   constructor(private readonly runner: RunnerService) {
     super();
   }
@@ -95,21 +96,6 @@ export class StopCommand extends CommandRunner {
 
   @Option({ flags: '--run-dir <dir>', description: 'run folder to stop' })
   parseRunDir(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--root <dir>', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })
-  parseRoot(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--project <id>', description: 'project id (default: $JRUN_PROJECT_ID or the working directory)' })
-  parseProject(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--task <id>', description: 'task id (default: $JRUN_TASK_ID or the working directory)' })
-  parseTask(v: string): string {
     return v;
   }
 

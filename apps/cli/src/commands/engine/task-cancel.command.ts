@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { CommandRunner, Option, SubCommand } from 'nest-commander';
+import { Option, SubCommand } from 'nest-commander';
+import { TaskScopeParsers } from './task-options';
 import { RunsLayout, writeCancelled } from '@app/storage';
 import { RunnerService } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
@@ -21,7 +22,7 @@ interface CancelFlags {
     'Cancel a task: write <task>/CANCELLED with the reason, end its Ralph loop and stop its running agents ' +
     '(SIGTERM to each process group, SIGKILL after the grace period). `run-agent resume` clears the marker.',
 })
-export class TaskCancelCommand extends CommandRunner {
+export class TaskCancelCommand extends TaskScopeParsers {
   constructor(private readonly runner: RunnerService) {
     super();
   }
@@ -52,21 +53,6 @@ export class TaskCancelCommand extends CommandRunner {
 
   @Option({ flags: '--grace <duration>', description: 'wait this long after SIGTERM before SIGKILL (default 30s)' })
   parseGrace(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--project <id>', description: 'project id (default: $JRUN_PROJECT_ID or the working directory)' })
-  parseProject(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--task <id>', description: 'task id (default: $JRUN_TASK_ID or the working directory)' })
-  parseTask(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--root <dir>', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })
-  parseRoot(v: string): string {
     return v;
   }
 }

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CommandRunner, Option, SubCommand } from 'nest-commander';
+import { Option, SubCommand } from 'nest-commander';
+import { TaskScopeParsers } from './task-options';
 import { RunsLayout, readRunInfo } from '@app/storage';
 import { RunnerService } from '@app/runner';
 import { asCliError, resolveScope, withParentOptions } from './job-common';
@@ -30,7 +31,7 @@ function runningRun(taskDir: string): string | undefined {
   name: 'delete',
   description: 'Delete a task folder with all its runs. Refuses while a run is running unless --force, which stops the runs first.',
 })
-export class TaskDeleteCommand extends CommandRunner {
+export class TaskDeleteCommand extends TaskScopeParsers {
   constructor(private readonly runner: RunnerService) {
     super();
   }
@@ -57,20 +58,5 @@ export class TaskDeleteCommand extends CommandRunner {
   @Option({ flags: '--force', description: 'stop running runs, then delete' })
   parseForce(): boolean {
     return true;
-  }
-
-  @Option({ flags: '--project <id>', description: 'project id (default: $JRUN_PROJECT_ID or the working directory)' })
-  parseProject(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--task <id>', description: 'task id (default: $JRUN_TASK_ID or the working directory)' })
-  parseTask(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--root <dir>', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })
-  parseRoot(v: string): string {
-    return v;
   }
 }

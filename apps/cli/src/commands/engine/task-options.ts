@@ -84,3 +84,21 @@ export abstract class LoopFlagParsers extends CommandRunner {
     return v;
   }
 }
+
+/** `--project`, `--task` and `--root` of the commands that act on one existing task (D7, D8). */
+export abstract class TaskScopeParsers extends CommandRunner {
+  @Option({ flags: '--project <id>', description: 'project id (default: $JRUN_PROJECT_ID or the working directory)' })
+  parseProject(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--task <id>', description: 'task id (default: $JRUN_TASK_ID or the working directory)' })
+  parseTask(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--root <dir>', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })
+  parseRoot(v: string): string {
+    return v;
+  }
+}

@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../../../version';
 
 /** What the CLI needs from apps/api/src/server.ts (loaded at run time from the API build). */
 export interface ApiServerOptions {
@@ -23,20 +24,6 @@ export interface StartedApiServer {
 
 export interface ApiServerModule {
   startServer(opts: ApiServerOptions): Promise<StartedApiServer>;
-}
-
-/** The folder holding this package's package.json (the repo or the installed package). */
-export function packageRoot(from = __dirname): string {
-  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) {
-    const pkg = join(dir, 'package.json');
-    if (!existsSync(pkg)) continue;
-    try {
-      if ((JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'conductor-loop') return dir;
-    } catch {
-      // unreadable package.json: keep walking up
-    }
-  }
-  throw new Error(`cannot locate the conductor-loop package above ${from}`);
 }
 
 export function apiServerEntry(root = packageRoot()): string {
