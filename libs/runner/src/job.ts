@@ -236,7 +236,7 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
     cwd,
     ...paths,
   };
-  if (opts.parentRunId) await writeRunInfoAsync(infoPath, runnerSentinel(base));
+  if (opts.parentRunId) writeRunInfo(infoPath, runnerSentinel(base), { fsync: false });
 
   const agentVersion = await detectVersion(spec, { ...process.env, ...opts.env });
   let slot: RunSlot;
@@ -295,7 +295,7 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
       callerEnv: opts.env,
     });
     const started: RunInfo = { ...base, start_time: new Date(), agent_version: agentVersion, pid: 0, pgid: 0 };
-    if (!opts.parentRunId) await writeRunInfoAsync(infoPath, { ...runnerSentinel(started), agent_version: agentVersion });
+    if (!opts.parentRunId) writeRunInfo(infoPath, { ...runnerSentinel(started), agent_version: agentVersion }, { fsync: false });
     const ctx: ExecContext = { opts, runId, runDir, infoPath, bus, info: started, env, cwd, spec };
     const result = spec.kind === 'cli' ? await executeCli(ctx) : await executeRest(ctx);
     result.webhook = startWebhook(opts, result, bus);
@@ -377,8 +377,9 @@ async function executeCli(ctx: ExecContext): Promise<JobResult> {
   };
   try {
     // Synchronously, before the agent can do anything observable: from here on readers and
-    // `stop` see the agent's pid, not the runner's sentinel record.
-    writeRunInfo(ctx.infoPath, ctx.info);
+    // `stop` see the agent's pid, not the runner's sentinel record. No fsync on this hot path:
+    // the rename keeps it atomic, and the end-of-run update is written durably.
+    writeRunInfo(ctx.infoPath, ctx.info, { fsync: false });
     await post(ctx, 'RUN_START', runStartBody(ctx));
   } catch (err) {
     handle.signal('SIGKILL');

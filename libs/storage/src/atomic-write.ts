@@ -7,9 +7,10 @@ import { ioError } from './storage.errors';
 /**
  * Writes `path` atomically: a temp file in the same folder (`tempPattern`'s `*` replaced by random
  * digits, default `<name>.*.tmp`), fsync, chmod 0644, rename over the target. The temp file is
- * removed on failure, so readers only ever see the old or the new complete file.
+ * removed on failure, so readers only ever see the old or the new complete file. `fsync: false`
+ * keeps the atomicity but skips the disk flush, for records that a later durable write replaces.
  */
-export function writeFileAtomic(path: string, data: string | Buffer, tempPattern?: string): void {
+export function writeFileAtomic(path: string, data: string | Buffer, tempPattern?: string, opts: { fsync?: boolean } = {}): void {
   const tmp = tempPathFor(path, tempPattern);
   let fd: number | undefined;
   try {
@@ -17,7 +18,7 @@ export function writeFileAtomic(path: string, data: string | Buffer, tempPattern
     const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     let off = 0;
     while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    fsyncSync(fd);
+    if (opts.fsync !== false) fsyncSync(fd);
     closeSync(fd);
     fd = undefined;
     chmodSync(tmp, 0o644);

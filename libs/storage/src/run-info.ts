@@ -209,8 +209,8 @@ export function readRunInfo(path: string): RunInfo {
 }
 
 /** Atomic (temp + fsync + rename): concurrent readers see the old or the new file, never a mix. */
-export function writeRunInfo(path: string, info: RunInfo): void {
-  writeFileAtomic(path, serializeRunInfo(info), RUN_INFO_TEMP_PATTERN);
+export function writeRunInfo(path: string, info: RunInfo, opts: { fsync?: boolean } = {}): void {
+  writeFileAtomic(path, serializeRunInfo(info), RUN_INFO_TEMP_PATTERN, opts);
 }
 
 /** writeRunInfo without blocking the event loop during the fsync. */
