@@ -5,7 +5,7 @@
 # Checked offline by `npm run lint:docker` (scripts/lint-dockerfile.js). See docs/deployment.md.
 
 # --- build: compile the server, the CLI and the dashboard ---------------------------------------
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 # python3, make and g++ build the fs-ext flock binding.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
@@ -19,7 +19,7 @@ COPY . .
 RUN npm run build
 
 # --- prod-deps: production dependencies only (fs-ext compiled here, so the runtime needs no compiler)
-FROM node:20-bookworm-slim AS prod-deps
+FROM node:24-bookworm-slim AS prod-deps
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
@@ -28,13 +28,17 @@ COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
 # --- runtime ------------------------------------------------------------------------------------
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 # Agent CLIs installed globally when set, e.g. "@anthropic-ai/claude-code @openai/codex @google/gemini-cli".
 ARG AGENT_CLIS=""
 RUN if [ -n "$AGENT_CLIS" ]; then \
       npm install -g --no-audit --no-fund $AGENT_CLIS && npm cache clean --force; \
     fi
+# The container must listen on all its interfaces to be reachable through a published port; the
+# server refuses that without an API key: run with -e CONDUCTOR_API_KEY=… (or, only when the port
+# is published on loopback, -e CONDUCTOR_INSECURE_NO_AUTH=1). See docs/deployment.md.
 ENV NODE_ENV=production \
+    CONDUCTOR_HOST=0.0.0.0 \
     CONDUCTOR_ROOT=/data/runs \
     CONDUCTOR_PORT=14355 \
     PATH=/app/bin:$PATH
@@ -52,4 +56,4 @@ VOLUME ["/data/runs"]
 EXPOSE 14355
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.CONDUCTOR_PORT || 14355) + '/api/v1/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["conductor", "--host", "0.0.0.0"]
+CMD ["conductor"]

@@ -6,10 +6,6 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   testRegex: '.*\\.(spec|e2e-spec)\\.ts$',
   transform: {
-    '^.+/node_modules/content-disposition/.+\\.js$': [
-      '@swc/jest',
-      { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } },
-    ],
     '^.+\\.ts$': [
       '@swc/jest',
       {
@@ -22,8 +18,6 @@ module.exports = {
       },
     ],
   },
-  // @fastify/static (served UI) depends on content-disposition 3, which is ESM-only: compile it too.
-  transformIgnorePatterns: ['/node_modules/(?!content-disposition/)'],
   moduleNameMapper: { '^@app/([^/]+)(.*)$': '<rootDir>/libs/$1/src$2' },
   testTimeout: 60000,
 };

@@ -76,7 +76,7 @@ function lintDockerfile(text) {
       const name = at >= 0 ? image.slice(0, at) : image;
       const tag = name.includes(':') && !name.endsWith(':') ? name.slice(name.lastIndexOf(':') + 1) : '';
       if (image.startsWith('$')) add(from.line, 'from-pinned', `FROM ${image}: pin the base image with a literal tag`);
-      else if (at < 0 && (!tag || tag.includes('/'))) add(from.line, 'from-pinned', `FROM ${image}: pin the base image by tag (e.g. node:20-bookworm-slim)`);
+      else if (at < 0 && (!tag || tag.includes('/'))) add(from.line, 'from-pinned', `FROM ${image}: pin the base image by tag (e.g. node:24-bookworm-slim)`);
     }
     if (alias) aliases.add(alias.toLowerCase());
   }

@@ -9,7 +9,13 @@ if (require.main === module) {
     console.error('Error: set CONDUCTOR_ROOT (or use `run-agent serve`)');
     process.exitCode = 2;
   } else {
-    startServer({ root, logger: true })
+    startServer({
+      root,
+      logger: true,
+      host: process.env.CONDUCTOR_HOST?.trim() || undefined,
+      apiKey: process.env.CONDUCTOR_API_KEY?.trim() || undefined,
+      insecureNoAuth: ['1', 'true', 'yes', 'on'].includes(process.env.CONDUCTOR_INSECURE_NO_AUTH?.trim().toLowerCase() ?? ''),
+    })
       .then(({ app }) => {
         const stop = () => void app.close().then(() => process.exit(0));
         process.once('SIGINT', stop);

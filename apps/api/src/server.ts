@@ -25,6 +25,8 @@ export interface ServerOptions {
   portExplicit?: boolean;
   apiKey?: string;
   disableTaskStart?: boolean;
+  /** Allow a non-loopback host without an API key (the CLI's --insecure-no-auth). */
+  insecureNoAuth?: boolean;
   uiDir?: string;
   logger?: boolean;
   /** SSE tuning overrides (tests use short intervals); defaults come from api.sse.* of the config. */
@@ -35,7 +37,7 @@ export interface ServerOptions {
   stopGraceMs?: number;
 }
 
-export const DEFAULT_HOST = '0.0.0.0';
+export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 14355;
 export const BODY_LIMIT_BYTES = 1 << 20;
 const PORT_RANGE = 100;
@@ -113,6 +115,11 @@ export async function createApiApp(opts: ServerOptions): Promise<NestFastifyAppl
   return app;
 }
 
+function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
 function portFree(port: number, host: string): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
@@ -129,6 +136,10 @@ export async function startServer(opts: ServerOptions): Promise<{ app: NestFasti
   const app = await createApiApp(opts);
   const ctx = app.get<ApiContext>(API_CONTEXT);
   const host = opts.host ?? ctx.config?.api?.host ?? DEFAULT_HOST;
+  if (!ctx.apiKey && !opts.insecureNoAuth && !isLoopback(host)) {
+    await app.close();
+    throw new Error(`refusing to listen on ${host} without an API key (set one, or allow it explicitly with --insecure-no-auth)`);
+  }
   const base = opts.port ?? ctx.config?.api?.port ?? DEFAULT_PORT;
   let port = base;
   if (!opts.portExplicit && base !== 0) {

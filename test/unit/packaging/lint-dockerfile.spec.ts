@@ -16,11 +16,11 @@ describe('scripts/lint-dockerfile.js', () => {
   });
 
   it('requires pinned base images and no latest tags', () => {
-    expect(rules(dockerfile.replace('FROM node:20-bookworm-slim AS runtime', 'FROM node AS runtime'))).toEqual(['from-pinned']);
-    expect(rules(dockerfile.replace('FROM node:20-bookworm-slim AS build', 'FROM node:latest AS build'))).toEqual(['no-latest']);
+    expect(rules(dockerfile.replace('FROM node:24-bookworm-slim AS runtime', 'FROM node AS runtime'))).toEqual(['from-pinned']);
+    expect(rules(dockerfile.replace('FROM node:24-bookworm-slim AS build', 'FROM node:latest AS build'))).toEqual(['no-latest']);
     expect(rules(dockerfile.replace('npm install -g', 'npm install -g @openai/codex@latest'))).toEqual(['no-latest']);
     // a digest pins as well as a tag
-    expect(rules(dockerfile.replace('FROM node:20-bookworm-slim AS runtime', `FROM node@sha256:${'a'.repeat(64)} AS runtime`))).toEqual([]);
+    expect(rules(dockerfile.replace('FROM node:24-bookworm-slim AS runtime', `FROM node@sha256:${'a'.repeat(64)} AS runtime`))).toEqual([]);
   });
 
   it('requires a non-root USER in the runtime stage', () => {

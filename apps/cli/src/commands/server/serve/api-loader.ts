@@ -12,6 +12,7 @@ export interface ApiServerOptions {
   portExplicit?: boolean;
   apiKey?: string;
   disableTaskStart?: boolean;
+  insecureNoAuth?: boolean;
   uiDir?: string;
   logger?: unknown;
 }

@@ -12,6 +12,7 @@ export interface ServeFlags {
   apiKey?: string;
   watchdogInterval?: string;
   watchdogMaxFailures?: string;
+  insecureNoAuth?: boolean;
 }
 
 export interface ResolvedServeOptions {
@@ -26,12 +27,14 @@ export interface ResolvedServeOptions {
   apiKey?: string;
   /** auth_enabled without a key: auth stays off, with this warning. */
   authWarning?: string;
+  /** Listening beyond loopback with no API key, allowed by --insecure-no-auth. */
+  exposureWarning?: string;
   disableTaskStart: boolean;
   watchdogIntervalMs: number;
   watchdogMaxFailures: number;
 }
 
-export const DEFAULT_HOST = '0.0.0.0';
+export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 14355;
 const TRUTHY = new Set(['1', 'true', 'yes', 'y', 'on']);
 
@@ -85,6 +88,9 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
     else authWarning = 'api.auth_enabled is set but no API key is configured: authentication is disabled';
   }
 
+  const insecure = !!flags.insecureNoAuth || TRUTHY.has(env.CONDUCTOR_INSECURE_NO_AUTH?.trim().toLowerCase() ?? '');
+  const exposureWarning = checkExposure(host, apiKey, insecure);
+
   return {
     root,
     config,
@@ -95,10 +101,31 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
     portExplicit: flagPort !== undefined || envPort !== undefined,
     apiKey,
     authWarning,
+    exposureWarning,
     disableTaskStart,
     watchdogIntervalMs,
     watchdogMaxFailures,
   };
+}
+
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+/**
+ * Anyone who reaches the port can start agents: a non-loopback host needs an API key, or the
+ * explicit --insecure-no-auth (then a warning). Returns that warning.
+ */
+export function checkExposure(host: string, apiKey: string | undefined, insecureNoAuth: boolean): string | undefined {
+  if (apiKey || isLoopbackHost(host)) return undefined;
+  if (!insecureNoAuth) {
+    throw new UsageError(
+      `refusing to listen on ${host} without an API key: anyone who reaches it could start agents; ` +
+        'set --api-key (or CONDUCTOR_API_KEY), or pass --insecure-no-auth to accept that',
+    );
+  }
+  return `listening on ${host} with no API key (--insecure-no-auth): anyone who reaches this port can start agents`;
 }
 
 /** The address clients on this host use: loopback for wildcard hosts. */

@@ -42,6 +42,7 @@ export class ServeCommand extends CommandRunner {
     process.stdout.write(versionBanner(programName));
     if (opts.configError) log(`warning: config not loaded, using defaults: ${opts.configError}`);
     if (opts.authWarning) log(`warning: ${opts.authWarning}`);
+    if (opts.exposureWarning) log(`warning: ${opts.exposureWarning}`);
 
     // Registered before the server starts, and kept for the life of the process: an own listener
     // stops the default "die by signal" action, so a signal always ends in a clean exit 0.
@@ -60,6 +61,7 @@ export class ServeCommand extends CommandRunner {
       portExplicit: opts.portExplicit,
       apiKey: opts.apiKey,
       disableTaskStart: opts.disableTaskStart,
+      insecureNoAuth: !!opts.exposureWarning,
     });
     process.stdout.write(`API listening on http://${displayHostForApi(opts.host)}:${server.port}/\n`);
     process.stdout.write(`Web UI available at http://${displayHost(opts.host)}:${server.port}/ui/\n`);
@@ -88,7 +90,7 @@ export class ServeCommand extends CommandRunner {
     setTimeout(() => process.exit(0), 1000).unref();
   }
 
-  @Option({ flags: '--host <host>', description: 'address to bind (default $CONDUCTOR_HOST, api.host, 0.0.0.0)' })
+  @Option({ flags: '--host <host>', description: 'address to bind (default $CONDUCTOR_HOST, api.host, 127.0.0.1; other than loopback needs an API key or --insecure-no-auth)' })
   parseHost(value: string): string {
     return value;
   }
@@ -116,6 +118,11 @@ export class ServeCommand extends CommandRunner {
   @Option({ flags: '--api-key <key>', description: 'require this API key (default $CONDUCTOR_API_KEY)' })
   parseApiKey(value: string): string {
     return value;
+  }
+
+  @Option({ flags: '--insecure-no-auth', description: 'allow a non-loopback --host without an API key (prints a warning; $CONDUCTOR_INSECURE_NO_AUTH=1)' })
+  parseInsecureNoAuth(): boolean {
+    return true;
   }
 
   @Option({ flags: '--watchdog-interval <duration>', description: 'health probe interval (default 30s; 0 disables)' })
