@@ -7,7 +7,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { reportError, UsageError } from './common/cli-errors';
 import { BUS_POST_FLAGS, longName, type BusPostOptions, type FlagSpec } from './commands/bus/bus-flags';
-import { versionBanner } from './version';
+import { versionText } from './version';
 
 type ProgramName = 'run-agent' | 'conductor';
 
@@ -52,8 +52,9 @@ const wantsHelp = (args: string[]) => args.some((a) => a === '--help' || a === '
 
 /** Runs a hot command and returns true, or returns false to let NestJS handle `argv`. */
 export async function runFastPath(argv: string[], programName: ProgramName): Promise<boolean> {
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
-    process.stdout.write(versionBanner(programName));
+  const isVersion = (a: string) => a === '--version' || a === '-v';
+  if (argv.some(isVersion) && argv.every((a) => isVersion(a) || a === '--json')) {
+    process.stdout.write(versionText(programName, argv.includes('--json')));
     return true;
   }
   // `conductor bus …` is the API client (D16); only run-agent's bus post is local.

@@ -7,6 +7,7 @@ import { CliModule } from './cli.module';
 import { describeConductorHelp } from './commands/server/conductor-dispatch';
 import { EXIT_OK, EXIT_USAGE, reportError } from './common/cli-errors';
 import type { ProgramName } from './main';
+import { productVersion } from './version';
 
 interface CommanderError extends Error {
   code?: string;
@@ -65,6 +66,8 @@ export async function runNestCli(argv: string[], programName: ProgramName): Prom
     serviceErrorHandler: reportError,
     errorHandler: exitOnParseError,
   });
+  // Answered by the fast path; registered here so that --help lists it.
+  app.get<Command>(Commander).version(productVersion(), '-v, --version', 'print the version and exit (--json: as JSON)');
   overrideExitEverywhere(app.get<Command>(Commander));
   rejectUnknownSubcommands(app.get<Command>(Commander));
   if (programName === 'conductor') describeConductorHelp(app.get<Command>(Commander));

@@ -26,7 +26,7 @@ export function validateTaskId(id: string): string {
   if (typeof id !== 'string' || !TASK_ID_PATTERN.test(id)) {
     throw new StorageError(
       'INVALID_ID',
-      `invalid task ID ${quote(String(id))}: must match task-<YYYYMMDD>-<HHMMSS>-<slug> (e.g. task-20260220-153045-my-feature)`,
+      `invalid task ID ${quote(String(id))}: must match task-<YYYYMMDD>-<HHMMSS>-<slug>, the slug 3-50 characters of a-z, 0-9 and '-', starting and ending with a letter or digit (e.g. task-20260220-153045-my-feature)`,
     );
   }
   return id;

@@ -110,6 +110,17 @@ describe('run-agent bus post | read | discover', () => {
     }
   });
 
+  it('posting to a new project creates its folder (a fresh machine: no runs root yet)', () => {
+    const fresh = join(dir, 'fresh-root');
+    const post = runCli(['bus', 'post', '--root', fresh, '--project', 'demo', '--body', 'hello'], { env, cwd: dir });
+    expect(post.stderr).toBe('');
+    expect(post.code).toBe(0);
+    expect(post.stdout).toMatch(/^msg_id: \S+\n$/);
+    const read = runCli(['bus', 'read', '--root', fresh, '--project', 'demo'], { env, cwd: dir });
+    expect(read.code).toBe(0);
+    expect(read.stdout).toContain('hello');
+  });
+
   describe('bad input: one-line error, non-zero exit, nothing changed', () => {
     const cases: Array<[string, string[], RegExp, Record<string, string>?, string?]> = [
       ['invalid project id', ['--project', 'Bad_Project'], /^Error: invalid project ID "Bad_Project": /],
@@ -122,7 +133,7 @@ describe('run-agent bus post | read | discover', () => {
       ['empty type', ['--project', 'proj', '--type', ''], /^Error: --type must not be empty$/],
       ['over-limit body', ['--project', 'proj', '--body', 'x'.repeat(64 * 1024 + 1)], /^Error: message body is 65537 bytes, over the 65536-byte limit; .*--link/],
       ['over-limit stdin body', ['--project', 'proj'], /^Error: message body is 70000 bytes, over the 65536-byte limit/, {}, 'y'.repeat(70000)],
-      ['missing project folder', ['--project', 'ghost'], /^Error: open message bus ".*ghost\/PROJECT-MESSAGE-BUS.md": its folder .*ghost does not exist \(check --root\/--project\/--task;.*\)$/],
+      ['missing task folder', ['--project', 'ghost', '--task', 'task-20260101-000000-nosuch'], /^Error: open message bus ".*ghost\/task-20260101-000000-nosuch\/TASK-MESSAGE-BUS.md": its folder .*nosuch does not exist \(check --root\/--project\/--task;.*\)$/],
     ];
 
     it.each(cases)('%s', (_name, args, message, extraEnv = {}, input = '') => {

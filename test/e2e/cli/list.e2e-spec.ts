@@ -77,7 +77,10 @@ describe('run-agent list (built CLI)', () => {
     const json = await runAgent(['list', '--root', root, '--json'], env, tmp);
     expect(json.stdout).toBe('{\n  "projects": [\n    "other",\n    "proj"\n  ]\n}\n');
     const missing = await runAgent(['list', '--root', join(tmp, 'nope')], env, tmp);
-    expect(missing).toEqual({ code: 1, stdout: '', stderr: `Error: root directory not found: ${join(tmp, 'nope')}\n` });
+    expect(missing).toEqual({ code: 0, stdout: '', stderr: `no runs yet in ${join(tmp, 'nope')} (start one with \`run-agent task\`)\n` });
+    expect(await runAgent(['list', '--root', join(tmp, 'nope'), '--json'], env, tmp)).toEqual({ code: 0, stdout: '{\n  "projects": null\n}\n', stderr: '' });
+    mkdirSync(join(tmp, 'empty-root'));
+    expect((await runAgent(['list', '--root', join(tmp, 'empty-root')], env, tmp)).stderr).toMatch(/^no runs yet in /);
   });
 
   it('lists tasks with latest status, DONE, blockers, and heals the stale running run', async () => {
@@ -162,7 +165,7 @@ describe('run-agent list (built CLI)', () => {
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/^Error: resolve runs dir: config .*config\.yaml: parse config: line \d+: /);
     const bare = await runAgent(['list'], env, tmp);
-    expect(bare.stderr).toBe(`Error: root directory not found: ${join(tmp, 'home', '.run-agent', 'runs')}\n`);
+    expect(bare).toEqual({ code: 0, stdout: '', stderr: `no runs yet in ${join(tmp, 'home', '.run-agent', 'runs')} (start one with \`run-agent task\`)\n` });
     const { readdirSync } = await import('node:fs');
     expect(readdirSync(join(tmp, 'home'))).toEqual([]);
   });

@@ -111,6 +111,12 @@ describe('run-agent validate (built CLI)', () => {
     const broken = await runAgent(['validate', '--config', 'broken.yaml'], env, tmp);
     expect(broken.code).toBe(1);
     expect(broken.stdout).toMatch(new RegExp(`Config: FAIL\\n  config ${join(tmp, 'broken.yaml')}: parse config: line \\d+: .+\\n\\nAgents: \\(no config loaded\\)\\n`));
+    expect(broken.stderr).toBe('Error: validation failed: the config could not be loaded\n');
+  });
+
+  it('--config naming a missing file is a usage error, not "completed with warnings"', async () => {
+    const res = await runAgent(['validate', '--config', join(tmp, 'missing.yaml')], env, tmp);
+    expect(res).toEqual({ code: 2, stdout: '', stderr: `Error: config file not found: ${join(tmp, 'missing.yaml')}\n` });
   });
 
   it('works without any config and never creates the home config', async () => {

@@ -66,7 +66,7 @@ describe('task ids', () => {
     const err = errorOf(() => validateTaskId(id));
     expect(err.code).toBe('INVALID_ID');
     expect(err.message).toBe(
-      `invalid task ID ${JSON.stringify(id)}: must match task-<YYYYMMDD>-<HHMMSS>-<slug> (e.g. task-20260220-153045-my-feature)`,
+      `invalid task ID ${JSON.stringify(id)}: must match task-<YYYYMMDD>-<HHMMSS>-<slug>, the slug 3-50 characters of a-z, 0-9 and '-', starting and ending with a letter or digit (e.g. task-20260220-153045-my-feature)`,
     );
   });
 

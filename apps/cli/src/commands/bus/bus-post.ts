@@ -1,4 +1,5 @@
-import { fstatSync, readSync } from 'node:fs';
+import { fstatSync, mkdirSync, readSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { validateProjectId, validateRunId, validateTaskId } from '@app/storage/ids';
 import { BusWriter } from '@app/messagebus/writer';
 import { MAX_BODY_BYTES } from '@app/messagebus/types';
@@ -116,6 +117,9 @@ export async function runBusPost(opts: BusPostOptions, io: PostIo): Promise<void
   if (bytes > MAX_BODY_BYTES) {
     throw new Error(`message body is ${bytes} bytes, over the ${MAX_BODY_BYTES}-byte limit; write it to a file and post a short message with --link <path>`);
   }
+  // A project's bus is the first thing a new user posts to: create its folder (a task's bus still
+  // needs its task folder).
+  if (firstOf(opts.project) && !firstOf(opts.task)) mkdirSync(dirname(busPath), { recursive: true });
   const writer = new BusWriter(busPath);
   try {
     const msg = await writer.append({

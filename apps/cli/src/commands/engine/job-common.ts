@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { AppConfig, findConfigFile, generateTaskId, loadConfig, TASK_ID_PATTERN, validateProjectId, validateTaskId } from '@app/storage';
+import { AppConfig, findConfigFile, generateTaskId, loadConfig, validateProjectId, validateTaskId } from '@app/storage';
 import { isRunnerError } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { durationFlag } from './support/options';
@@ -71,10 +71,11 @@ export function resolveScope(
   if (!scope.project) throw new UsageError('cannot infer project: pass --project or run from inside a task or project directory');
   validateProjectId(scope.project);
   if (scope.task) {
-    if (!TASK_ID_PATTERN.test(scope.task)) {
-      throw new UsageError(`invalid task ID "${scope.task}": must match task-<YYYYMMDD>-<HHMMSS>-<slug> (e.g. task-20260220-153045-my-feature)`);
+    try {
+      validateTaskId(scope.task);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
     }
-    validateTaskId(scope.task);
     return { projectId: scope.project, taskId: scope.task, generated: false };
   }
   if (!opts.generate) throw new UsageError('task is required: pass --task');

@@ -76,8 +76,11 @@ export class ListCommand extends CommandRunner {
     const index = new StorageIndex(new RunsLayout(root), new LivenessProbe());
 
     if (!project) {
-      if (!isDir(root)) throw new Error(`root directory not found: ${root}`);
-      const projects = index.listProjects();
+      const projects = isDir(root) ? index.listProjects() : [];
+      if (!projects.length && !options.json) {
+        process.stderr.write(`no runs yet in ${root} (start one with \`run-agent task\`)\n`);
+        return;
+      }
       process.stdout.write(options.json ? goJson({ projects: projects.length ? projects : null }) : projects.map((p) => `${p}\n`).join(''));
       return;
     }

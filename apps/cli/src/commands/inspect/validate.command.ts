@@ -1,9 +1,10 @@
-import { closeSync, openSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { PERPLEXITY_DEFAULT_ENDPOINT, xaiEndpoint } from '@app/agents';
 import { AgentConfig, AppConfig, findConfigFile, loadConfig, resolveRunsRoot } from '@app/storage';
 import { checkAgent, checkTokenSource, formatAgentCheck } from './agent-check';
+import { UsageError } from '../../common/cli-errors';
 
 interface ValidateOptions {
   config?: string;
@@ -44,6 +45,7 @@ export class ValidateCommand extends CommandRunner {
     let failed = false;
 
     const configPath = options.config?.trim() ? resolve(options.config.trim()) : findConfigFile(process.cwd(), env);
+    if (options.config?.trim() && !existsSync(configPath!)) throw new UsageError(`config file not found: ${configPath}`);
     write(configPath ? `Config: ${configPath}\n` : 'Config: (not found)\n');
 
     let cfg: AppConfig | undefined;
@@ -136,6 +138,7 @@ export class ValidateCommand extends CommandRunner {
       }
     }
     process.stdout.write(out.join(''));
+    if (configError) throw new Error('validation failed: the config could not be loaded');
     if (failed) throw new Error('validation completed with warnings');
   }
 
