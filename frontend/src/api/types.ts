@@ -31,6 +31,7 @@ export interface FlatRun {
   end_time?: string;
   parent_run_id?: string;
   previous_run_id?: string;
+  error_summary?: string;
 }
 
 export interface TaskListItem {

@@ -83,6 +83,11 @@ export function RunDetail({ project, taskId, run, taskStatus, heartbeat, onOutpu
                 {run.agent}
                 {!running && ` · exit ${run.exit_code}`} · {duration(run)}
               </span>
+              {run.error_summary && (
+                <span className="run-error" role="status">
+                  {run.error_summary}
+                </span>
+              )}
             </>
           ) : (
             <span className="muted">no runs yet ({taskStatus})</span>

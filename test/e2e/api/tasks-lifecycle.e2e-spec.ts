@@ -74,10 +74,10 @@ describe('task lifecycle through the API (fake command agent)', () => {
     expect(fs.existsSync(path.join(api.root, 'untouched'))).toBe(false);
   });
 
-  it('rejects an unknown agent_type with 400 before writing anything; known types and config names pass', async () => {
+  it('rejects an unknown agent_type with 422 before writing anything; known types and config names pass', async () => {
     const t = 'task-20260101-120000-noagent';
     const res = await inject('POST', '/api/v1/tasks', { project_id: 'untouched', task_id: t, agent_type: 'gpt9', prompt: 'x' });
-    expect(res.statusCode).toBe(400);
+    expect(res.statusCode).toBe(422);
     expect(res.json().error.message).toBe('unknown agent_type "gpt9": use one of claude, codex, gemini, perplexity, xai, command, fake');
     expect(fs.existsSync(path.join(api.root, 'untouched'))).toBe(false);
     const auditPath = path.join(api.root, '_audit', 'form-submissions.jsonl');

@@ -55,4 +55,16 @@ describe('first run with an empty HOME', () => {
     expect(res.stderr.split('\n')).toHaveLength(2);
     expect(readdirSync(tmp).sort()).toEqual(['home', 'work']);
   });
+
+  it.each([
+    ['an unknown agent', ['--agent', 'nosuch', '--prompt', 'x'], 1, /^Error: unsupported agent type "nosuch"\n$/],
+    ['no prompt', ['--agent', 'codex'], 2, /^Error: TASK.md not found and no prompt provided\n$/],
+    ['a missing agent binary', ['--agent', 'codex', '--prompt', 'x'], 1, /^Error: agent cli "codex" not found in PATH\n$/],
+  ])('a task start refused for %s leaves no task folder behind', (_name, args, code, stderr) => {
+    const root = join(tmp, 'refused');
+    const res = runCli(['task', '--root', root, '--project', 'demo', ...args], { env: { ...env, PATH: '/usr/bin:/bin' }, cwd });
+    expect(res.code).toBe(code);
+    expect(res.stderr).toMatch(stderr);
+    expect(readdirSync(tmp)).not.toContain('refused');
+  });
 });

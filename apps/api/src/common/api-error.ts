@@ -6,6 +6,7 @@ export type ApiErrorCode =
   | 'METHOD_NOT_ALLOWED'
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
+  | 'UNPROCESSABLE'
   | 'TOO_MANY_REQUESTS'
   | 'NOT_IMPLEMENTED'
   | 'INTERNAL';
@@ -17,6 +18,7 @@ const STATUS: Record<ApiErrorCode, number> = {
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
+  UNPROCESSABLE: 422,
   TOO_MANY_REQUESTS: 429,
   NOT_IMPLEMENTED: 501,
   INTERNAL: 500,
@@ -43,6 +45,8 @@ export function codeForStatus(status: number): ApiErrorCode {
 export const badRequest = (msg: string, details?: Record<string, string>) => new ApiError('BAD_REQUEST', msg, details);
 export const notFound = (msg: string, details?: Record<string, string>) => new ApiError('NOT_FOUND', msg, details);
 export const conflict = (msg: string, details?: Record<string, string>) => new ApiError('CONFLICT', msg, details);
+/** Well-formed, but the server cannot act on it (e.g. the agent's CLI is not installed). */
+export const unprocessable = (msg: string, details?: Record<string, string>) => new ApiError('UNPROCESSABLE', msg, details);
 export const forbidden = (msg: string) => new ApiError('FORBIDDEN', msg);
 export const internal = (msg: string) => new ApiError('INTERNAL', msg);
 

@@ -106,6 +106,8 @@ export function toFlatRun(r: RunRecord) {
     end_time: isZeroTime(i.end_time) ? undefined : formatTime(i.end_time),
     parent_run_id: orUndefined(i.parent_run_id),
     previous_run_id: orUndefined(i.previous_run_id),
+    // why a run failed (e.g. the task could not start): shown by the dashboard
+    error_summary: orUndefined(i.error_summary),
   };
 }
 

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import { runTask } from '@app/runner';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { MetricsService } from '../metrics/metrics.service';
+import { recordStartFailure } from './launch-failure';
 
 /** One root task to run: the pre-allocated first run folder plus what POST /api/v1/tasks received. */
 export interface LaunchRequest {
@@ -67,14 +68,19 @@ export class LocalTaskLauncher implements TaskLauncher, OnApplicationShutdown {
         // a loop of this task whose run has just ended may still be posting its last messages
         lockWaitMs: LOOP_LOCK_GRACE_MS,
       });
-      if (result.status === 'failed') this.logger.warn(`task ${key} failed: ${result.error ?? 'unknown error'}`);
+      if (result.status === 'failed') this.failed(req, result.error ?? 'unknown error');
     } catch (err) {
-      this.logger.error(`task ${key}: ${(err as Error).message}`);
+      this.failed(req, (err as Error).message);
     } finally {
       set.delete(abort);
       if (set.size === 0) this.loops.delete(key);
       this.metrics.scanRuns();
     }
+  }
+
+  private failed(req: LaunchRequest, reason: string): void {
+    const started = !recordStartFailure(req, reason);
+    this.logger.error(`task ${req.projectId}/${req.taskId} failed${started ? '' : ' to start'}: ${reason}`);
   }
 
   /** Ends this process's loops of a task (the runs themselves are stopped by stopTask). */

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AGENT_TYPES, isAgentType, normalizeAgentType } from '@app/agents';
-import { stopTask } from '@app/runner';
+import { checkTaskStart, stopTask } from '@app/runner';
 import {
   normalizeDependsOn,
   RunInfo,
@@ -19,7 +19,7 @@ import {
   ZERO_TIME,
 } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
-import { badRequest, conflict, notFound } from '../common/api-error';
+import { badRequest, conflict, notFound, unprocessable } from '../common/api-error';
 import { checkId } from '../common/ids';
 import { ProjectDataService, isDir } from '../projects/project-data.service';
 import { AuditLogService } from '../security/audit-log.service';
@@ -72,6 +72,14 @@ export class TasksService {
     if (body.config && Object.values(body.config).some((v) => typeof v !== 'string')) throw badRequest('config values must be strings');
 
     const taskDir = this.data.taskDir(projectId, taskId);
+    if (!body.process_import && !this.ctx.disableTaskStart) {
+      // 422 for what a started loop would fail on at once (missing CLI, bad agent config).
+      try {
+        await checkTaskStart({ config: this.ctx.config, agent: agentType, prompt: body.prompt, taskDir, env: body.config, cwd: projectRoot ?? taskDir });
+      } catch (err) {
+        throw unprocessable((err as Error).message, { agent_type: agentType });
+      }
+    }
     if (dependsOn?.length) {
       try {
         validateNoDependencyCycle(this.ctx.root, projectId, taskId, dependsOn);
@@ -141,7 +149,7 @@ export class TasksService {
 function checkAgentType(agentType: string, configured: Record<string, unknown> = {}): void {
   if (isAgentType(normalizeAgentType(agentType)) || Object.prototype.hasOwnProperty.call(configured, agentType)) return;
   const names = [...new Set([...AGENT_TYPES, ...Object.keys(configured).sort()])];
-  throw badRequest(`unknown agent_type "${agentType}": use one of ${names.join(', ')}`);
+  throw unprocessable(`unknown agent_type "${agentType}": use one of ${names.join(', ')}`);
 }
 
 function checkProcessImport(pi: ProcessImportDto): void {

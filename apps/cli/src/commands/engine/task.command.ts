@@ -1,5 +1,6 @@
 import { Command, Option } from 'nest-commander';
-import { RunnerService, TaskResult } from '@app/runner';
+import { checkTaskStart, RunnerService, TaskResult } from '@app/runner';
+import { RunsLayout } from '@app/storage';
 import { collect } from './support/options';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
 import { LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
@@ -39,6 +40,9 @@ export class TaskCommand extends LoopFlagParsers {
     const loaded = loadRunConfig(flags.config);
     const root = runRoot(flags.root, loaded);
     const scope = resolveScope(flags, root, { generate: true, inferTask: false });
+    // A start that cannot succeed leaves no task folder behind.
+    const taskDir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
+    await checkTaskStart({ config: loaded.config, agent: flags.agent, prompt, taskDir, env: agentCallerEnv(loaded), cwd: cwd ?? taskDir });
     if (scope.generated) process.stderr.write(`task: ${scope.taskId}\n`);
     const result = await this.runner.runTask({
       root,

@@ -1,0 +1,31 @@
+// What can refuse a task start, checked before anything is written (issue #13 item 5): the agent
+// (known, configured, binary on PATH) and a prompt. The CLI and POST /api/v1/tasks call it first.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AppConfig } from '@app/storage';
+import { resolveSpec, selectAgent } from './agent-resolution';
+import { errorText, RunnerError } from './runner.errors';
+
+export interface StartCheck {
+  config?: AppConfig;
+  /** Agent name from the request (config name or agent type); undefined = the config's default. */
+  agent?: string;
+  prompt?: string;
+  /** The task folder: an existing TASK.md stands in for the prompt. */
+  taskDir: string;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+}
+
+/** Throws RunnerError INVALID_INPUT (no prompt) or FATAL_AGENT (unknown agent, missing binary …). */
+export async function checkTaskStart(check: StartCheck): Promise<void> {
+  if (!check.prompt?.trim() && !existsSync(join(check.taskDir, 'TASK.md'))) {
+    throw new RunnerError('INVALID_INPUT', 'TASK.md not found and no prompt provided');
+  }
+  try {
+    const agent = selectAgent(check.config, check.agent);
+    await resolveSpec(agent, { ...process.env, ...check.env }, check.cwd ?? process.cwd());
+  } catch (err) {
+    throw new RunnerError('FATAL_AGENT', errorText(err));
+  }
+}
