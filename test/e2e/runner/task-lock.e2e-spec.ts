@@ -76,7 +76,7 @@ describe('one Ralph loop per task (TASK.lock, two real run-agent processes)', ()
 
     rmSync(join(taskDir, 'DONE'));
     const third = await startTask(task, secondRelease).done;
-    expect(third).toEqual({ code: 0, stderr: '' });
+    expect(third).toEqual({ code: 0, stderr: expect.stringContaining('DONE: task completed') });
     const infos = runInfos(taskDir);
     expect(infos.map((i) => i.status)).toEqual(['completed', 'completed']);
   });
@@ -94,7 +94,7 @@ describe('one Ralph loop per task (TASK.lock, two real run-agent processes)', ()
       const next = startTask(task, release);
       await waitFor(() => runInfos(taskDir).length === 2, 20_000);
       writeFileSync(release, '');
-      expect(await next.done).toEqual({ code: 0, stderr: '' });
+      expect(await next.done).toEqual({ code: 0, stderr: expect.stringContaining('DONE: task completed') });
       expect(existsSync(join(taskDir, 'DONE'))).toBe(true);
     } finally {
       writeFileSync(release, '');

@@ -200,6 +200,38 @@ describe('conductor server (e2e)', () => {
       }
     });
 
+    it('listens on 127.0.0.1 by default', async () => {
+      const server = await startServer(RUN_AGENT, ['serve', '--port', '0', '--root', root, '--config', config], env, dir);
+      try {
+        expect(server.stdout()).toContain(`API listening on http://127.0.0.1:${server.port}/\n`);
+        expect(server.stderr()).not.toContain('warning');
+      } finally {
+        expect(await server.stop('SIGTERM')).toBe(0);
+      }
+    });
+
+    it('refuses a non-loopback host without an API key unless --insecure-no-auth, which warns', async () => {
+      const refused = await runCli(RUN_AGENT, ['serve', '--host', '0.0.0.0', '--port', '0', '--root', root, '--config', config], env, { cwd: dir });
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toMatch(/^Error: refusing to listen on 0\.0\.0\.0 without an API key: .*--api-key.*--insecure-no-auth.*\n$/);
+
+      const insecure = await startServer(RUN_AGENT, ['serve', '--host', '0.0.0.0', '--port', '0', '--root', root, '--config', config, '--insecure-no-auth'], env, dir);
+      try {
+        expect(insecure.stderr()).toContain('warning: listening on 0.0.0.0 with no API key (--insecure-no-auth): anyone who reaches this port can start agents\n');
+        expect((await getJson(`${insecure.url}/api/v1/health`)).status).toBe(200);
+      } finally {
+        expect(await insecure.stop('SIGTERM')).toBe(0);
+      }
+
+      const keyed = await startServer(RUN_AGENT, ['serve', '--port', '0', '--root', root, '--config', config], { ...env, CONDUCTOR_HOST: '0.0.0.0', CONDUCTOR_API_KEY: 'k3y' }, dir);
+      try {
+        expect(keyed.stderr()).not.toContain('warning');
+      } finally {
+        expect(await keyed.stop('SIGTERM')).toBe(0);
+      }
+    });
+
     it('rejects a bad --port before starting anything', async () => {
       const r = await runCli(RUN_AGENT, ['serve', '--port', 'http', '--root', root], env, { cwd: dir });
       expect(r.code).toBe(2);

@@ -108,7 +108,7 @@ describe('config loading', () => {
       diversification: { enabled: true, strategy: 'weighted', agents: ['claude', 'pplx'], weights: [3, 1], fallback_on_failure: true },
     });
     expect(cfg.api).toEqual({
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       port: 8080,
       cors_origins: ['http://localhost:3000'],
       auth_enabled: false,

@@ -86,7 +86,7 @@ export interface AppConfig {
   path?: string;
 }
 
-export const API_DEFAULTS = { host: '0.0.0.0', port: 14355 } as const;
+export const API_DEFAULTS = { host: '127.0.0.1', port: 14355 } as const;
 export const SSE_DEFAULTS: SseConfig = {
   poll_interval_ms: 500,
   discovery_interval_ms: 1000,

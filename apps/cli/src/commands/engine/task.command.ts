@@ -1,8 +1,9 @@
 import { Command, Option } from 'nest-commander';
-import { checkTaskStart, RunnerService, TaskResult } from '@app/runner';
+import { checkTaskStart, DEFAULT_RESTART_DELAY_MS, RunnerService, TaskResult } from '@app/runner';
 import { RunsLayout } from '@app/storage';
 import { collect } from './support/options';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
+import { startTaskProgress } from './progress/task-progress';
 import { LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
 import { TaskCancelCommand } from './task-cancel.command';
 import { TaskDeleteCommand } from './task-delete.command';
@@ -44,6 +45,13 @@ export class TaskCommand extends LoopFlagParsers {
     const taskDir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
     await checkTaskStart({ config: loaded.config, agent: flags.agent, prompt, taskDir, env: agentCallerEnv(loaded), cwd: cwd ?? taskDir });
     if (scope.generated) process.stderr.write(`task: ${scope.taskId}\n`);
+    const progress = startTaskProgress({
+      busPath: new RunsLayout(root).taskBus(scope.projectId, scope.taskId),
+      taskDir,
+      taskId: scope.taskId,
+      restartDelayMs: settings.restartDelayMs ?? DEFAULT_RESTART_DELAY_MS,
+      stream: process.stderr,
+    });
     const result = await this.runner.runTask({
       root,
       projectId: scope.projectId,
@@ -56,7 +64,7 @@ export class TaskCommand extends LoopFlagParsers {
       conductorUrl: flags.conductorUrl,
       env: agentCallerEnv(loaded),
       ...settings,
-    });
+    }).finally(() => progress.stop());
     throwIfNotDone(result);
   }
 
