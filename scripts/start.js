@@ -1,13 +1,19 @@
 'use strict';
-// `npm start`: on a fresh clone installs and builds what is missing, then runs the conductor
-// server with its dashboard (http://localhost:14355/ui/). Extra arguments go to `conductor`.
+// `npm start`: on a fresh clone installs (npm ci) what is missing, rebuilds what is missing or
+// older than its sources (e.g. after `git pull`), then runs the conductor server with its
+// dashboard (http://localhost:14355/ui/). Extra arguments go to `conductor`.
 const { execSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const { staleBuilds } = require('./stale-build');
 
 const root = path.join(__dirname, '..');
 const run = (cmd) => execSync(cmd, { cwd: root, stdio: 'inherit' });
-if (!fs.existsSync(path.join(root, 'node_modules', '.package-lock.json'))) run('npm install --no-audit --no-fund');
-if (!fs.existsSync(path.join(root, 'dist', 'apps', 'cli')) || !fs.existsSync(path.join(root, 'dist', 'apps', 'api'))) run('npm run build');
+if (!fs.existsSync(path.join(root, 'node_modules', '.package-lock.json'))) run('npm ci --no-audit --no-fund');
+const BUILD = { api: 'npx nest build api', cli: 'npx nest build cli', ui: 'npm run build:ui' };
+for (const part of staleBuilds(root)) {
+  console.error(`npm start: building ${part} (missing or older than its sources)`);
+  run(BUILD[part]);
+}
 const res = spawnSync(process.execPath, [path.join(root, 'bin', 'conductor'), ...process.argv.slice(2)], { stdio: 'inherit' });
 process.exit(res.status ?? 1);

@@ -110,7 +110,7 @@ describe('run-agent job / task / stop / resume (built CLI)', () => {
     expect(stop.stdout).toBe(`Stopped run ${info.run_id} (PID ${info.pid})\n`);
     const outcome = await loop.done;
     expect(outcome.code).toBe(1);
-    expect(outcome.stderr).toMatch(/^Error: task stopped: /);
+    expect(outcome.stderr).toMatch(/(^|\n)Error: task stopped: [^\n]+\n$/);
     expect(runInfos(taskDir)).toHaveLength(1);
     expect(processAlive(info.pid)).toBe(false);
     expect(busTypesAndBodies(layout.taskBus(PROJECT, task)).filter((l) => l.startsWith('INFO starting root agent'))).toHaveLength(1);

@@ -59,15 +59,18 @@ describe('job limits and policies', () => {
 
   it('idle-output timeout kills the whole group, records "timed out" and posts WARN after RUN_CRASH', async () => {
     const task = taskId('idle');
+    // The idle timer runs from the spawn: 3 s leaves a loaded machine time to start the agent and
+    // its grandchildren (a 300 ms timeout could fire before the agent existed, issue #13 item 8).
     const result = await runJob({
-      root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', idleTimeoutMs: 300,
+      root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', idleTimeoutMs: 3000,
       env: agentEnv({ FAKE_AGENT_SLEEP_MS: '30000', FAKE_AGENT_SPAWN_GRANDCHILDREN: '2' }),
     });
     expect(result.ok).toBe(false);
     expect(result.info).toMatchObject({ status: 'failed', exit_code: 137, error_summary: 'timed out' });
     const bus = busTypesAndBodies(layout.taskBus(PROJECT, task));
-    expect(bus.slice(-2)).toEqual(['RUN_CRASH run stopped with code 137', 'WARN agent job timed out after 300ms of idle output']);
+    expect(bus.slice(-2)).toEqual(['RUN_CRASH run stopped with code 137', 'WARN agent job timed out after 3s of idle output']);
     const pids = readJson<{ pid: number; grandchildren: { pid: number }[] }>(join(result.runDir, 'fake-agent-pids.json'));
+    expect(pids.grandchildren).toHaveLength(2);
     expect([pids.pid, ...pids.grandchildren.map((g) => g.pid)].filter(processAlive)).toEqual([]);
-  }, 15_000);
+  }, 30_000);
 });
