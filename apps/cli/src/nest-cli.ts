@@ -59,18 +59,25 @@ function rejectUnknownSubcommands(root: Command): void {
   });
 }
 
-export async function runNestCli(argv: string[], programName: ProgramName): Promise<void> {
+/** The CLI application with its commander tree configured (run by runNestCli; read by the docs generator). */
+export async function createNestCli(argv: string[], programName: ProgramName) {
   process.argv = [process.argv[0], programName, ...argv];
   const app = await CommandFactory.createWithoutRunning(CliModule, {
     logger: ['error', 'warn'],
     serviceErrorHandler: reportError,
     errorHandler: exitOnParseError,
   });
+  const root = app.get<Command>(Commander);
   // Answered by the fast path; registered here so that --help lists it.
-  app.get<Command>(Commander).version(productVersion(), '-v, --version', 'print the version and exit (--json: as JSON)');
-  overrideExitEverywhere(app.get<Command>(Commander));
-  rejectUnknownSubcommands(app.get<Command>(Commander));
-  if (programName === 'conductor') describeConductorHelp(app.get<Command>(Commander));
+  root.version(productVersion(), '-v, --version', 'print the version and exit (--json: as JSON)');
+  overrideExitEverywhere(root);
+  rejectUnknownSubcommands(root);
+  if (programName === 'conductor') describeConductorHelp(root);
+  return { app, root };
+}
+
+export async function runNestCli(argv: string[], programName: ProgramName): Promise<void> {
+  const { app } = await createNestCli(argv, programName);
   app.enableShutdownHooks();
   await CommandFactory.runApplication(app);
   await app.close();
