@@ -35,8 +35,27 @@ function runHelpOnce(binDir, program, words) {
   });
 }
 
-/** One retry: a help run can fail transiently while the build is being rewritten. */
-async function runHelp(binDir, program, words) {
+/** Every command's help of `program` from one process (scripts/cli-help-dump.js). */
+function dumpHelps(binDir, program, extraTopLevel = []) {
+  const script = path.join(binDir, '..', 'scripts', 'cli-help-dump.js');
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [script, program, ...extraTopLevel], { cwd: os.tmpdir(), env: helpEnv(), timeout: 120000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`help dump of ${program} failed: ${String(stderr || err.message).trim().split('\n')[0]}`));
+      const map = new Map();
+      for (const [words, help] of Object.entries(JSON.parse(stdout))) map.set(words, help.split('\n').map((l) => l.trimEnd()).join('\n').trim());
+      resolve(map);
+    });
+  });
+}
+
+const dumps = new Map();
+
+/** A command's help: from the one-process dump, else (a path the dump lacks) its own --help run. */
+async function runHelp(binDir, program, words, extraTopLevel) {
+  const key = `${binDir}\0${program}`;
+  if (!dumps.has(key)) dumps.set(key, dumpHelps(binDir, program, extraTopLevel).catch(() => new Map()));
+  const help = (await dumps.get(key)).get(words.join(' '));
+  if (help !== undefined) return help;
   try {
     return await runHelpOnce(binDir, program, words);
   } catch {
@@ -81,7 +100,7 @@ async function walk(binDir, program, skip = () => false, extraTopLevel = []) {
   const found = [];
   let level = [[]];
   while (level.length) {
-    const helps = await pool(level.map((words) => () => runHelp(binDir, program, words)), CONCURRENCY);
+    const helps = await pool(level.map((words) => () => runHelp(binDir, program, words, extraTopLevel)), CONCURRENCY);
     const nextLevel = [];
     level.forEach((words, i) => {
       found.push({ words, help: helps[i] });
