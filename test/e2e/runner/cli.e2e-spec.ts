@@ -53,7 +53,7 @@ describe('run-agent job / task / stop / resume (built CLI)', () => {
     // not a terminal: plain progress lines, one per event
     expect(result.stderr).toMatch(/^\[\d\d:\d\d:\d\d\] attempt 1: run \S+ started with agent claude\n/);
     expect(result.stderr).toMatch(/\] attempt 3: run \S+ exited with code 0; DONE written\n/);
-    expect(result.stderr).not.toMatch(/\x1b\[/);
+    expect(result.stderr).not.toContain('\u001b[');
     expect(result.code).toBe(0);
     expect(runInfos(layout.taskDir(PROJECT, task))).toHaveLength(3);
     const help = await run(['job', '--help']);
