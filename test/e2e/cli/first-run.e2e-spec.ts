@@ -3,7 +3,8 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cleanEnv, requireBuild, runCli } from './bus-helpers';
+import { spawnSync } from 'node:child_process';
+import { cleanEnv, requireBuild, runAgentBin, runCli } from './bus-helpers';
 
 describe('first run with an empty HOME', () => {
   let tmp: string;
@@ -62,7 +63,9 @@ describe('first run with an empty HOME', () => {
     ['a missing agent binary', ['--agent', 'codex', '--prompt', 'x'], 1, /^Error: agent cli "codex" not found in PATH\n$/],
   ])('a task start refused for %s leaves no task folder behind', (_name, args, code, stderr) => {
     const root = join(tmp, 'refused');
-    const res = runCli(['task', '--root', root, '--project', 'demo', ...args], { env: { ...env, PATH: '/usr/bin:/bin' }, cwd });
+    // node itself, not the shebang's `env node`: PATH holds no agent CLIs (and maybe another node)
+    const r = spawnSync(process.execPath, [runAgentBin, 'task', '--root', root, '--project', 'demo', ...args], { env: { ...env, PATH: '/usr/bin:/bin' }, cwd, encoding: 'utf8' });
+    const res = { code: r.status, stderr: r.stderr };
     expect(res.code).toBe(code);
     expect(res.stderr).toMatch(stderr);
     expect(readdirSync(tmp)).not.toContain('refused');
