@@ -19,3 +19,4 @@ export { wakeTask, isTaskLoopRunning, latestAgentOf, type WakeOptions, type Wake
 export { watchStall, isRunStalled, STALLED_FILE, STALL_META_KIND, type StallWatchOptions } from './stall';
 export { awaitInput, taskUiLink, DEFAULT_INPUT_WAIT_MS, DEFAULT_INPUT_POLL_MS, type InputGateOptions, type InputGateResult } from './input-gate';
 export { needsInputHooks, type NeedsInputLoopOptions, type LoopHooks } from './loop-hooks';
+export { scanOpenQuestions, type TaskQuestions } from './scan';
