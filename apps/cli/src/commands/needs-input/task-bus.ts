@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../../common/cli-errors';
+import { packageRoot } from '../../version';
 
 export const TASK_BUS_FILE = 'TASK-MESSAGE-BUS.md';
 
@@ -16,7 +17,7 @@ export function taskOfBus(busPath: string): { taskDir: string; root: string } {
  * when a message wakes a finished task and no loop holds its TASK.lock. Returns the loop's pid.
  */
 export function spawnTaskLoop(root: string, projectId: string, taskId: string, agent: string | undefined): number | undefined {
-  const cli = process.argv[1] ?? join(__dirname, '..', '..', 'main.js');
+  const cli = join(packageRoot(), 'bin', 'run-agent');
   const args = [cli, 'task', '--root', root, '--project', projectId, '--task', taskId];
   if (agent) args.push('--agent', agent);
   const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', cwd: join(root, projectId, taskId) });
