@@ -36,3 +36,14 @@ export function runCli(file: string, args: string[], env: NodeJS.ProcessEnv): Pr
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/** Polls an async probe until it returns a truthy value (generous deadline). */
+export async function eventually<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 20_000, pollMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
