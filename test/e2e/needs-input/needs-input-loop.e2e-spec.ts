@@ -63,7 +63,7 @@ describe('needs-input: a question parks the Ralph loop until it is answered (#17
         question: QUESTION,
         asked_at: question.ts.toISOString(),
         open_questions: 1,
-        ui_url: `http://127.0.0.1:14355/?project=${PROJECT}&task=${task}`,
+        ui_url: `http://127.0.0.1:14355/ui/?project=${PROJECT}&task=${task}`,
       });
 
       // the absence of a restart can only be observed over a span: 3× the restart delay

@@ -29,10 +29,10 @@ export interface InputGateOptions {
 
 export type InputGateResult = { kind: 'none' } | { kind: 'answered' } | { kind: 'stopped'; reason: string } | { kind: 'timeout'; error: string };
 
-/** UI link of a task (the dashboard reads `?project=&task=`). */
+/** UI link of a task (the dashboard at /ui/ reads `?project=&task=`). */
 export function taskUiLink(conductorUrl: string | undefined, projectId: string, taskId: string): string | undefined {
   if (!conductorUrl) return undefined;
-  return `${conductorUrl.replace(/\/+$/, '')}/?project=${encodeURIComponent(projectId)}&task=${encodeURIComponent(taskId)}`;
+  return `${conductorUrl.replace(/\/+$/, '')}/ui/?project=${encodeURIComponent(projectId)}&task=${encodeURIComponent(taskId)}`;
 }
 
 function notify(opts: InputGateOptions, open: OpenQuestion[]): void {
