@@ -132,6 +132,20 @@ describe('needs-input: a question parks the Ralph loop until it is answered (#17
     expect(bus[bus.length - 1]).toBe('ERROR task failed: no answer within the input wait budget (200ms)');
   }, 30_000);
 
+  it('run-agent task --input-wait sets the budget from the command line', async () => {
+    const task = taskId('cliwait');
+    const res = await runCli(RUN_AGENT, ['task', '--root', tmp.root, '--project', PROJECT, '--task', task, '--agent', 'claude', '--prompt', 'x', '--restart-delay', '10ms', '--input-wait', '300ms'], {
+      ...env,
+      FAKE_AGENT_POST_BUS: 'hello?',
+      FAKE_AGENT_POST_BUS_TYPE: 'QUESTION',
+    });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('Error: no answer within the input wait budget (300ms)');
+    expect(runInfos(layout.taskDir(PROJECT, task))).toHaveLength(1);
+    const bad = await runCli(RUN_AGENT, ['task', '--root', tmp.root, '--project', PROJECT, '--task', taskId('badwait'), '--agent', 'claude', '--prompt', 'x', '--input-wait', 'soon'], env);
+    expect(bad.code).toBe(2);
+  }, 60_000);
+
   it('run-agent answer without an open question, or without a body, changes nothing', async () => {
     const task = taskId('noq');
     await runTask({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', env: agentEnv({ FAKE_AGENT_DONE: '1' }) });
