@@ -12,10 +12,12 @@ function msg(type: string, body: string, extra: Partial<BusMessage> = {}): BusMe
 
 describe('needs-input: open questions from the bus', () => {
   it('a QUESTION/BLOCKED is open until an ANSWER names it as parent; other parents do not close it', () => {
-    const q1 = msg('QUESTION', 'a?');
-    const q2 = msg('BLOCKED', 'need creds');
+    const q1 = msg('QUESTION', 'a?', { run_id: 'run-1' });
+    const q2 = msg('BLOCKED', 'need creds', { meta: { needs_input: 'true' } });
+    // a human's QUESTION to the agents (no run id, not asked through askQuestion) parks nothing
+    const human = msg('QUESTION', 'how is it going?');
     const other = msg('INFO', 'x', { parents: [{ msg_id: q1.msg_id }] });
-    expect(openQuestionsOf([q1, q2, other]).map((q) => q.msg_id)).toEqual([q1.msg_id, q2.msg_id]);
+    expect(openQuestionsOf([q1, human, q2, other]).map((q) => q.msg_id)).toEqual([q1.msg_id, q2.msg_id]);
     const a = msg('ANSWER', 'yes', { parents: [{ msg_id: q1.msg_id }] });
     expect(openQuestionsOf([q1, q2, other, a]).map((q) => q.msg_id)).toEqual([q2.msg_id]);
     const both = msg('ANSWER', 'ok', { parents: [{ msg_id: q2.msg_id }] });

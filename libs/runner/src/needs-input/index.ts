@@ -2,6 +2,7 @@ export {
   QUESTION_TYPES,
   ANSWER_TYPE,
   NEEDS_INPUT_FILE,
+  ASK_META_KEY,
   openQuestionsOf,
   readOpenQuestions,
   syncNeedsInputFile,

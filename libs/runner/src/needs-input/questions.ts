@@ -27,11 +27,23 @@ function answeredIds(messages: BusMessage[]): Set<string> {
   return ids;
 }
 
-/** Questions (QUESTION/BLOCKED) without an ANSWER naming them as parent, oldest first. */
+/** Meta key `askQuestion` sets: the message is a question to the task's owner even without a run id. */
+export const ASK_META_KEY = 'needs_input';
+
+/**
+ * An agent's question: a QUESTION/BLOCKED posted by a run (it carries its run id) or through
+ * askQuestion. A human's QUESTION to the agents (dashboard, API, `bus post` outside a run) does
+ * not park the task.
+ */
+function isAgentQuestion(m: BusMessage): boolean {
+  return QUESTION_TYPES.includes(m.type) && (m.run_id !== '' || m.meta?.[ASK_META_KEY] === 'true');
+}
+
+/** Agent questions without an ANSWER naming them as parent, oldest first. */
 export function openQuestionsOf(messages: BusMessage[]): OpenQuestion[] {
   const answered = answeredIds(messages);
   return messages
-    .filter((m) => QUESTION_TYPES.includes(m.type) && !answered.has(m.msg_id))
+    .filter((m) => isAgentQuestion(m) && !answered.has(m.msg_id))
     .map((m) => ({ msg_id: m.msg_id, type: m.type, ts: m.ts, project_id: m.project_id, task_id: m.task_id, run_id: m.run_id, body: m.body }));
 }
 
@@ -79,7 +91,14 @@ export async function askQuestion(opts: AskOptions): Promise<BusMessage> {
   mkdirSync(dirname(opts.busPath), { recursive: true });
   const writer = new BusWriter(opts.busPath);
   try {
-    const msg = await writer.append({ type: opts.type ?? 'QUESTION', project_id: opts.projectId, task_id: opts.taskId, run_id: opts.runId ?? '', body: opts.body });
+    const msg = await writer.append({
+      type: opts.type ?? 'QUESTION',
+      project_id: opts.projectId,
+      task_id: opts.taskId,
+      run_id: opts.runId ?? '',
+      meta: { [ASK_META_KEY]: 'true' },
+      body: opts.body,
+    });
     if (opts.taskDir) syncNeedsInputFile(opts.taskDir, readOpenQuestions(opts.busPath));
     return msg;
   } finally {
