@@ -12,6 +12,7 @@ import { usePoll } from './hooks/usePoll';
 import { KeyPrompt } from './components/KeyPrompt';
 import { MessageBus } from './components/MessageBus';
 import { NewTaskDialog } from './components/NewTaskDialog';
+import { OpenQuestionsPanel, TaskInputBanner } from './components/NeedsInput';
 import { ProjectList, StatsCards } from './components/ProjectPanel';
 import { RunDetail } from './components/RunDetail';
 import { TaskTree } from './components/TaskTree';
@@ -43,7 +44,7 @@ export function App() {
 
   const version = usePoll(`v${epoch}`, () => api.version(), 0);
   const projects = usePoll(`projects:${epoch}`, () => api.projects(), 5000);
-  const [selectedProject, setSelectedProject] = useState<string | undefined>();
+  const [selectedProject, setSelectedProject] = useState<string | undefined>(() => urlParam('project'));
   const project = selectedProject ?? projects.data?.[0]?.id;
 
   const stats = usePoll(project ? `${project}:${epoch}` : null, () => api.stats(project!), 10000);
@@ -103,7 +104,9 @@ export function App() {
   const noteOutput = useCallback((runId: string) => lastOutput.current.set(runId, Date.now()), []);
   const now = useClock(2000);
 
-  const [selection, setSelection] = useState<{ task?: string; run?: string }>({});
+  const [selection, setSelection] = useState<{ task?: string; run?: string }>(() => ({ task: urlParam('task') }));
+  const questionsPoll = usePoll(`questions:${epoch}`, () => api.openQuestions(), 3000);
+  const questions = questionsPoll.data ?? [];
   const tree = useMemo(() => buildTaskTree(runs, tasksPoll.data ?? []), [runs, tasksPoll.data]);
   const selectedTask = selection.task ? findTask(tree, selection.task) : undefined;
   const selectedRun = useMemo(() => {
@@ -184,6 +187,18 @@ export function App() {
                 setSelectedProject(id);
               }}
             />
+            <OpenQuestionsPanel
+              questions={questions}
+              notify={notify}
+              onAnswered={() => {
+                questionsPoll.reload();
+                refreshAll();
+              }}
+              onSelect={(p, t) => {
+                setSelectedProject(p);
+                setSelection({ task: t });
+              }}
+            />
             <StatsCards stats={stats.data} />
             {project && (
               <TaskTree
@@ -200,6 +215,17 @@ export function App() {
           </aside>
           <section className="right">
             {project && <MessageBus key={`${project}`} project={project} taskId={selection.task} />}
+            {project && selection.task && (
+              <TaskInputBanner
+                questions={questions.filter((q) => q.project_id === project && q.task_id === selection.task)}
+                stalled={!!tasksPoll.data?.find((t) => t.id === selection.task)?.stalled}
+                notify={notify}
+                onAnswered={() => {
+                  questionsPoll.reload();
+                  refreshAll();
+                }}
+              />
+            )}
             {project && selection.task ? (
               <RunDetail
                 project={project}
@@ -252,6 +278,11 @@ export function App() {
       </div>
     </div>
   );
+}
+
+/** `?project=…&task=…` (the link of the needs_input webhook) preselects a task. */
+function urlParam(name: string): string | undefined {
+  return new URLSearchParams(globalThis.location?.search ?? '').get(name) || undefined;
 }
 
 function runHeartbeat(run: FlatRun, lastOutput: ReadonlyMap<string, number>, now: number) {

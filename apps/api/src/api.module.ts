@@ -7,6 +7,8 @@ import { MessagesController } from './messages/messages.controller';
 import { MessagesService } from './messages/messages.service';
 import { ProjectMessagesController } from './messages/project-messages.controller';
 import { MetricsModule } from './metrics/metrics.module';
+import { NeedsInputController } from './needs-input/needs-input.controller';
+import { NeedsInputService } from './needs-input/needs-input.service';
 import { PlannerModule, plannerOptionsFrom } from './planner/planner.module';
 import { ProjectDataService } from './projects/project-data.service';
 import { ProjectTasksController } from './projects/project-tasks.controller';
@@ -41,11 +43,12 @@ export class ApiModule {
         WebhookModule.forRoot(ctx.config),
         AdminModule,
       ],
-      controllers: [HealthController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController],
+      controllers: [HealthController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController, NeedsInputController],
       providers: [
         PlannerBridge,
         ProjectDataService,
         MessagesService,
+        NeedsInputService,
         TasksService,
         RunLogHub,
         RunDiscovery,

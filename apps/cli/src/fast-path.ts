@@ -61,6 +61,8 @@ export async function runFastPath(argv: string[], programName: ProgramName): Pro
   if (programName !== 'run-agent' || argv[0] !== 'bus' || argv[1] !== 'post' || wantsHelp(argv.slice(2))) return false;
   try {
     const options = parseBusPostArgs(argv.slice(2));
+    // waking a task starts a Ralph loop: the Nest path handles it
+    if (options.resume) return false;
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { runBusPost, readStdinIfPiped } = require('./commands/bus/bus-post') as typeof import('./commands/bus/bus-post');
     await runBusPost(options, { env: process.env, cwd: process.cwd(), stdout: process.stdout, readStdin: readStdinIfPiped });

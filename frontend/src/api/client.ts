@@ -4,6 +4,7 @@ import type {
   CreateTaskResponse,
   FileContent,
   FlatRun,
+  OpenQuestion,
   Paginated,
   Project,
   ProjectRun,
@@ -169,6 +170,14 @@ export class ApiClient {
 
   stopTask(p: string, t: string): Promise<{ stopped_runs: number }> {
     return this.request(`/api/v1/tasks/${enc(t)}?project_id=${enc(p)}`, { method: 'DELETE' });
+  }
+
+  async openQuestions(): Promise<OpenQuestion[]> {
+    return (await this.request<{ questions: OpenQuestion[] | null }>('/api/v1/questions')).questions ?? [];
+  }
+
+  answer(p: string, t: string, body: string, questionId?: string): Promise<{ msg_id: string; answers: string[] }> {
+    return this.request(`/api/projects/${enc(p)}/tasks/${enc(t)}/answer`, { method: 'POST', body: JSON.stringify({ body, question_id: questionId }) });
   }
 
   resumeTask(p: string, t: string): Promise<unknown> {

@@ -44,6 +44,21 @@ export interface TaskListItem {
   depends_on?: string[] | null;
   blocked_by?: string[] | null;
   last_run_status?: string;
+  /** needs_input: number of open questions (#17). */
+  open_questions?: number;
+  /** The latest run is flagged stalled (no output, no bus activity). */
+  stalled?: boolean;
+}
+
+/** GET /api/v1/questions: a QUESTION/BLOCKED message without an ANSWER. */
+export interface OpenQuestion {
+  msg_id: string;
+  type: string;
+  timestamp: string;
+  project_id: string;
+  task_id?: string;
+  run_id?: string;
+  body: string;
 }
 
 export interface Paginated<T> {

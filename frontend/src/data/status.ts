@@ -1,9 +1,9 @@
 import type { FlatRun } from '../api/types';
 import { parseTime } from './time';
 
-export type DisplayStatus = 'running' | 'queued' | 'completed' | 'failed' | 'blocked' | 'stopped' | 'unknown' | 'idle';
+export type DisplayStatus = 'running' | 'queued' | 'needs_input' | 'completed' | 'failed' | 'blocked' | 'stopped' | 'unknown' | 'idle';
 
-export const DISPLAY_STATUSES: DisplayStatus[] = ['running', 'queued', 'completed', 'failed', 'blocked', 'stopped', 'unknown', 'idle'];
+export const DISPLAY_STATUSES: DisplayStatus[] = ['running', 'queued', 'needs_input', 'completed', 'failed', 'blocked', 'stopped', 'unknown', 'idle'];
 
 /** Maps any server status spelling (run or task vocabularies, api.md §A.2) onto what the UI shows. */
 export function normalizeStatus(raw: string | undefined | null): DisplayStatus {
@@ -26,6 +26,8 @@ export function normalizeStatus(raw: string | undefined | null): DisplayStatus {
       return 'failed';
     case 'blocked':
       return 'blocked';
+    case 'needs_input':
+      return 'needs_input';
     case 'stopped':
     case 'cancelled':
       return 'stopped';

@@ -49,7 +49,8 @@ export function buildTaskTree(runs: readonly FlatRun[], tasks: readonly TaskList
     list.sort(compareRuns);
     const info = taskInfo.get(taskId);
     const done = info?.done ?? false;
-    const status = list.length > 0 ? deriveTaskStatus(list, done) : normalizeStatus(info?.status);
+    // needs_input (#17) comes from the task bus, not from the runs: the server's task status wins
+    const status = info?.status === 'needs_input' ? 'needs_input' : list.length > 0 ? deriveTaskStatus(list, done) : normalizeStatus(info?.status);
     let lastActivity = 0;
     for (const r of list) lastActivity = Math.max(lastActivity, parseTimeOrZero(r.end_time), parseTimeOrZero(r.start_time));
     nodes.set(taskId, {

@@ -27,9 +27,10 @@ export {
   type StopOptions,
   type StopRunResult,
 } from './stop';
-export { deliverWebhook, signBody, webhookWanted, webhookTimeoutMs, WEBHOOK_BACKOFF_MS, type RunStopPayload, type WebhookSettings, type WarnSink, type DeliveryOptions } from './webhook';
+export { deliverWebhook, signBody, webhookWanted, webhookTimeoutMs, WEBHOOK_BACKOFF_MS, type RunStopPayload, type NeedsInputPayload, type WebhookSettings, type WarnSink, type DeliveryOptions } from './webhook';
 export { LocalTaskDispatcher, type TaskDispatcher, type DispatchedTask } from './task-dispatcher';
 export { acquireRunSlot, queueDir, slotsDir, type RunSlot } from './run-slots';
 export { propagateCompletion, completionKey, PROPAGATION_KIND } from './completion';
 export { collectProcessTree, isProcessRunning } from './process-tree';
 export * from './orchestration';
+export * from './needs-input';

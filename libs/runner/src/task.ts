@@ -23,6 +23,7 @@ import { AgentExecutor } from './agent-executor';
 import { waitForChildren } from './child-wait';
 import { propagateAndReport } from './completion';
 import { waitForDependencies } from './dependencies';
+import { needsInputHooks, NeedsInputLoopOptions } from './needs-input/loop-hooks';
 import { JobResult, runJob } from './job';
 import { RunnerError, errorText } from './runner.errors';
 import { sleep } from './sleep';
@@ -34,7 +35,7 @@ export const DEFAULT_CHILD_WAIT_TIMEOUT_MS = 300_000;
 export const DEFAULT_CHILD_POLL_MS = 1000;
 export const DEFAULT_DEPENDENCY_POLL_MS = 2000;
 
-export interface TaskOptions {
+export interface TaskOptions extends NeedsInputLoopOptions {
   root: string;
   projectId: string;
   taskId: string;
@@ -261,22 +262,46 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
       return finish({ status: 'done', runIds });
     };
 
+    const input = needsInputHooks(opts, {
+      root: layout.root,
+      projectId: opts.projectId,
+      taskId: opts.taskId,
+      bus,
+      post,
+      stopReason,
+      conductorUrl: opts.conductorUrl,
+      webhook: opts.config?.webhook,
+      webhookBackoffMs: opts.webhookBackoffMs,
+      signal: opts.signal,
+      onWebhook: (w) => webhooks.push(w),
+    });
     let previousRunId: string | undefined;
+    let answeredAttempts = 0; // attempts resumed after an answer do not count as restarts
     for (let attempt = 0; ; attempt++) {
       if (opts.signal?.aborted) return stopped(String(opts.signal.reason ?? 'interrupted'));
       if (isTaskDone(taskDir)) return handleDone();
       const reason = stopReason();
       if (reason) return stopped(reason);
-      if (attempt > maxRestarts) {
+      const waited = await input.gate();
+      if (waited.kind === 'stopped') return stopped(waited.reason);
+      if (waited.kind === 'timeout') {
+        await post('ERROR', `task failed: ${waited.error}`);
+        return finish({ status: 'failed', runIds, error: waited.error });
+      }
+      if (waited.kind === 'answered') answeredAttempts++;
+      if (isTaskDone(taskDir)) return handleDone();
+      if (attempt > maxRestarts + answeredAttempts) {
         await post('ERROR', `task failed: max restarts (${maxRestarts}) exceeded`);
         return finish({ status: 'failed', runIds, error: 'max restarts exceeded' });
       }
+      const attemptPrompt = input.promptFor(prompt);
       await post('INFO', `starting root agent (restart #${attempt})`);
+      const unwatch = input.watch();
       const result = await runJob({
         root: layout.root,
         projectId: opts.projectId,
         taskId: opts.taskId,
-        prompt,
+        prompt: attemptPrompt,
         config: opts.config,
         agent: opts.agent,
         cwd: opts.cwd,
@@ -290,7 +315,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
         executor: opts.executor,
         stopGraceMs: opts.stopGraceMs,
         webhookBackoffMs: opts.webhookBackoffMs,
-      });
+      }).finally(unwatch);
       if (result.webhook) webhooks.push(result.webhook);
       if (result.runId) {
         runIds.push(result.runId);
@@ -310,7 +335,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
       if (stoppedBy) return stopped(`run ${result.runId} was stopped by ${stoppedBy}`);
       const late = stopReason();
       if (late) return stopped(late);
-      if (attempt + 1 <= maxRestarts && !(await sleep(restartDelay, opts.signal))) {
+      if (attempt + 1 <= maxRestarts + answeredAttempts && !(await sleep(restartDelay, opts.signal))) {
         return stopped(String(opts.signal?.reason ?? 'interrupted'));
       }
     }

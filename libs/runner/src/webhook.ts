@@ -24,6 +24,20 @@ export interface RunStopPayload {
   error_summary?: string;
 }
 
+/** Sent when a task enters needs_input (an open QUESTION/BLOCKED on its bus); signed like run_stop. */
+export interface NeedsInputPayload {
+  event: 'needs_input';
+  project_id: string;
+  task_id: string;
+  run_id: string;
+  question_id: string;
+  question_type: string;
+  question: string;
+  asked_at: string;
+  open_questions: number;
+  ui_url?: string;
+}
+
 /** Minimal view of a bus writer, so tests and callers can pass a BusWriter. */
 export interface WarnSink {
   append(msg: { type: string; project_id: string; task_id: string; run_id: string; body: string }): Promise<unknown>;
@@ -53,12 +67,12 @@ export function signBody(secret: string, body: string): string {
 }
 
 /**
- * POSTs the run_stop payload (3 attempts; backoff 1 s, 2 s; any 2xx is success). After the last
+ * POSTs the run_stop (or needs_input) payload (3 attempts; backoff 1 s, 2 s; any 2xx is success). After the last
  * failure a WARN goes to the task bus. Resolves true when delivered.
  */
 export async function deliverWebhook(
   cfg: WebhookSettings,
-  payload: RunStopPayload,
+  payload: RunStopPayload | NeedsInputPayload,
   bus?: WarnSink,
   opts: DeliveryOptions = {},
 ): Promise<boolean> {

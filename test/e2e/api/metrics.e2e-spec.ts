@@ -53,6 +53,7 @@ describe('/metrics', () => {
       conductor_api_requests_total: 'counter',
       conductor_agent_runs_total: 'counter',
       conductor_agent_fallbacks_total: 'counter',
+      conductor_tasks_needs_input: 'gauge',
     });
   });
 

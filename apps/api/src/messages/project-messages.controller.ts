@@ -4,7 +4,8 @@ import { Observable } from 'rxjs';
 import { checkId } from '../common/ids';
 import { AuditLogService } from '../security/audit-log.service';
 import { BusHub } from '../sse/bus-hub';
-import { PostMessageDto } from './dto/post-message.dto';
+import { NeedsInputService } from '../needs-input/needs-input.service';
+import { PostMessageDto, PostTaskMessageDto } from './dto/post-message.dto';
 import { MessagesService, parseMessageLimit } from './messages.service';
 
 /** Project and task message buses: #29–#31 and #37–#39. */
@@ -14,6 +15,7 @@ export class ProjectMessagesController {
     private readonly messages: MessagesService,
     private readonly hub: BusHub,
     private readonly audit: AuditLogService,
+    private readonly needsInput: NeedsInputService,
   ) {}
 
   @Get('messages')
@@ -44,11 +46,11 @@ export class ProjectMessagesController {
   }
 
   @Post('tasks/:t/messages')
-  async postTask(@Param('p') p: string, @Param('t') t: string, @Body() body: PostMessageDto, @Req() req: FastifyRequest) {
+  async postTask(@Param('p') p: string, @Param('t') t: string, @Body() body: PostTaskMessageDto, @Req() req: FastifyRequest) {
     const projectId = checkId(p, 'project_id');
     const taskId = checkId(t, 'task_id');
-    const res = await this.messages.post({ projectId, taskId, type: body.type, body: body.body });
-    this.audit.record(req, { endpoint: 'POST /api/projects/{project_id}/tasks/{task_id}/messages', project_id: projectId, task_id: taskId, message_id: res.msg_id, payload: { type: body.type, body: body.body } });
+    const res = body.resume ? await this.needsInput.wake(projectId, taskId, body.type, body.body) : await this.messages.post({ projectId, taskId, type: body.type, body: body.body });
+    this.audit.record(req, { endpoint: 'POST /api/projects/{project_id}/tasks/{task_id}/messages', project_id: projectId, task_id: taskId, message_id: res.msg_id, payload: { type: body.type, body: body.body, resume: body.resume } });
     return res;
   }
 

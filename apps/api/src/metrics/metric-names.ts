@@ -8,4 +8,5 @@ export const M = {
   apiRequests: 'conductor_api_requests_total',
   agentRuns: 'conductor_agent_runs_total',
   agentFallbacks: 'conductor_agent_fallbacks_total',
+  tasksNeedingInput: 'conductor_tasks_needs_input',
 } as const;

@@ -15,6 +15,7 @@ const metricProviders: Provider[] = [
   makeGaugeProvider({ name: M.queuedRuns, help: 'Root tasks waiting for a free planner slot.' }),
   makeCounterProvider({ name: M.apiRequests, help: 'HTTP requests answered, by method and status.', labelNames: ['method', 'status'] }),
   makeCounterProvider({ name: M.agentRuns, help: 'Agent runs started, by agent type.', labelNames: ['agent_type'] }),
+  makeGaugeProvider({ name: M.tasksNeedingInput, help: 'Tasks in needs_input: an open QUESTION/BLOCKED on their bus without an ANSWER.' }),
   makeCounterProvider({ name: M.agentFallbacks, help: 'Agent fallbacks after a failed run, by agent types.', labelNames: ['from_type', 'to_type'] }),
 ];
 

@@ -3,7 +3,7 @@ import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter, Gauge } from 'prom-client';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { queueDir } from '@app/runner';
+import { queueDir, scanOpenQuestions } from '@app/runner';
 import { LivenessProbe, RunInfo } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { M } from './metric-names';
@@ -37,6 +37,7 @@ export class MetricsService {
     @InjectMetric(M.apiRequests) private readonly apiRequests: Counter<string>,
     @InjectMetric(M.agentRuns) private readonly agentRuns: Counter<string>,
     @InjectMetric(M.agentFallbacks) private readonly agentFallbacks: Counter<string>,
+    @InjectMetric(M.tasksNeedingInput) private readonly tasksNeedingInput: Gauge<string>,
   ) {
     this.scanRuns();
   }
@@ -63,6 +64,7 @@ export class MetricsService {
   refresh(): void {
     this.uptime.set((Date.now() - this.ctx.startedAt) / 1000);
     this.queuedRuns.set((this.queuedSource?.() ?? 0) + this.runsWaitingForSlot());
+    this.tasksNeedingInput.set(scanOpenQuestions(this.ctx.root).length);
     this.scanRuns();
   }
 

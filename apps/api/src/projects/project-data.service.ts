@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isRunStalled, needsInputOf, type OpenQuestion } from '@app/runner';
 import { blockedBy, hasDoneFile, LivenessProbe, readDependsOn, RunInfo } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { formatTime } from '../common/go-format';
@@ -26,6 +27,10 @@ export interface TaskSummary {
   createdAt: Date;
   runs: RunRecord[];
   threadParent: Record<string, string> | null;
+  /** needs_input (#17): open QUESTION/BLOCKED messages of the task bus. */
+  openQuestions: OpenQuestion[];
+  /** The running latest run is flagged stalled. */
+  stalled: boolean;
 }
 
 /** Read model over the runs root for the project routes (api.md §1.3, §A.2). */
@@ -189,6 +194,14 @@ export class ProjectDataService {
       state = 'queued';
       v1Status = 'queued';
     }
+    const openQuestions = done ? [] : needsInputOf(dir, this.ctx.layout.taskBus(p, t));
+    if (openQuestions.length) {
+      status = 'needs_input';
+      state = 'needs_input';
+      v1Status = 'needs_input';
+    }
+    const latest = runs[runs.length - 1];
+    const stalled = latest?.info.status === 'running' && isRunStalled(latest.dir);
     const taskMdMtime = mtime(path.join(dir, 'TASK.md'));
     let last = 0;
     for (const r of runs) last = Math.max(last, runActivity(r.info));
@@ -207,6 +220,8 @@ export class ProjectDataService {
       createdAt: firstStart && firstStart.getUTCFullYear() > 1 ? firstStart : (taskMdMtime ?? new Date(0)),
       runs,
       threadParent: readThreadParent(dir),
+      openQuestions,
+      stalled,
     };
   }
 }

@@ -15,6 +15,7 @@ import { FileStreamService } from '../sse/file-stream.service';
 import { RunDiscovery } from '../sse/run-discovery.service';
 import { RunStreamsService } from '../sse/run-streams.service';
 import { PlannerBridge } from '../tasks/planner-bridge';
+import { toRestQuestion } from '../needs-input/needs-input.service';
 import { paginate } from './pagination';
 import { isDir, ProjectDataService, TaskSummary } from './project-data.service';
 import { RUN_FILE_NAMES, runFilePath, RunRecord, toProjectRun } from './shapes';
@@ -29,6 +30,7 @@ const STATUS_FILTERS: Record<string, (t: TaskSummary) => boolean> = {
   queued: (t) => t.status === 'queued',
   postponed: (t) => t.status === 'queued',
   partial_failure: (t) => t.status === 'partial_failure',
+  needs_input: (t) => t.status === 'needs_input',
 };
 
 function includeFiles(text: string | undefined): boolean {
@@ -103,6 +105,8 @@ export class ProjectTasksController {
       thread_parent: t.threadParent,
       done: t.done,
     };
+    if (t.openQuestions.length) item.open_questions = t.openQuestions.length;
+    if (t.stalled) item.stalled = true;
     const last = t.runs[t.runs.length - 1];
     if (last) {
       item.last_run_status = last.info.status;
@@ -134,6 +138,8 @@ export class ProjectTasksController {
       depends_on: s.dependsOn.length ? s.dependsOn : undefined,
       blocked_by: s.blockedBy.length ? s.blockedBy : undefined,
       thread_parent: s.threadParent ?? undefined,
+      open_questions: s.openQuestions.length ? s.openQuestions.map(toRestQuestion) : undefined,
+      stalled: s.stalled || undefined,
       runs: runs.map((r) => toProjectRun(r, withFiles)),
     };
   }

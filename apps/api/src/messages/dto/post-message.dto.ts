@@ -1,4 +1,4 @@
-import { IsOptional, IsString } from 'class-validator';
+import { IsBoolean, IsOptional, IsString } from 'class-validator';
 
 /** Body of #30/#38: exactly `{type?, body}`. */
 export class PostMessageDto {
@@ -8,6 +8,13 @@ export class PostMessageDto {
 
   @IsString()
   body!: string;
+}
+
+/** Body of #38: `resume: true` wakes the task (removes DONE, restarts its loop with the message in the prompt). */
+export class PostTaskMessageDto extends PostMessageDto {
+  @IsOptional()
+  @IsBoolean()
+  resume?: boolean;
 }
 
 /** Body of #19. */

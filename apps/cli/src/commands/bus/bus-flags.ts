@@ -21,6 +21,7 @@ export const BUS_POST_FLAGS = {
   body: { flags: '--body <text>', type: 'string', description: 'message body (read from stdin when omitted and stdin is not a terminal; max 64 KiB)' },
   parent: { flags: '--parent <msg_id>', type: 'string', multiple: true, description: 'msg_id this message answers or continues (repeatable; threading)' },
   link: { flags: '--link <url>', type: 'string', multiple: true, description: 'URL or file path to attach by reference, e.g. a large log (repeatable)' },
+  resume: { flags: '--resume', type: 'boolean', description: 'wake the task: remove DONE and restart its Ralph loop (if none runs) with this message at the head of the prompt' },
 } as const satisfies Record<string, FlagSpec>;
 
 export const BUS_READ_FLAGS = {
@@ -46,6 +47,7 @@ export interface BusPostOptions {
   body?: string;
   parent?: string[];
   link?: string[];
+  resume?: boolean;
 }
 
 export interface BusReadOptions {

@@ -3,6 +3,7 @@ import { BUS_DISCOVER_FLAGS, BUS_POST_FLAGS, BUS_READ_FLAGS, type BusDiscoverOpt
 import { runBusDiscover } from './bus-discover';
 import { readStdinIfPiped, runBusPost } from './bus-post';
 import { runBusRead } from './bus-read';
+import { runBusResume } from './bus-resume';
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 const asIs = (value: string): string => value;
@@ -25,6 +26,7 @@ function untilInterrupted(): Promise<void> {
 @SubCommand({ name: 'post', description: 'Post a message to the message bus (prints msg_id: <id>)' })
 export class BusPostCommand extends CommandRunner {
   async run(_params: string[], options: BusPostOptions = {}): Promise<void> {
+    if (options.resume) return runBusResume(options, { env: process.env, cwd: process.cwd(), stdout: process.stdout, readStdin: readStdinIfPiped });
     await runBusPost(options, { env: process.env, cwd: process.cwd(), stdout: process.stdout, readStdin: readStdinIfPiped });
   }
 
@@ -36,6 +38,7 @@ export class BusPostCommand extends CommandRunner {
   @Option(BUS_POST_FLAGS.body) body(v: string) { return asIs(v); }
   @Option(BUS_POST_FLAGS.parent) parent(v: string, prev?: string[]) { return collect(v, prev); }
   @Option(BUS_POST_FLAGS.link) link(v: string, prev?: string[]) { return collect(v, prev); }
+  @Option(BUS_POST_FLAGS.resume) resume() { return true; }
 }
 
 @SubCommand({ name: 'read', description: 'Print messages of the message bus' })

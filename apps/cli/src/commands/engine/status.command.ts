@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { queueDir } from '@app/runner';
+import { isRunStalled, needsInputOf, queueDir } from '@app/runner';
 import { blockedBy, isTaskDone, LivenessProbe, readDependsOn, readRunInfoReconciled, RunsLayout, type RunInfo } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import {
@@ -40,6 +40,10 @@ export interface StatusRow {
   pid_alive: boolean | null;
   depends_on?: string[];
   blocked_by?: string[];
+  /** needs_input: open QUESTION/BLOCKED messages without an ANSWER. */
+  open_questions?: number;
+  /** The latest run is flagged stalled (no output and no bus activity; see docs/needs-input.md). */
+  stalled?: boolean;
   activity?: ActivitySignals;
 }
 
@@ -88,6 +92,12 @@ export function buildStatusRow(
     }
     // D13: a run waiting for a max_concurrent_runs slot leaves a queue marker.
     if ((row.status === 'unknown' || row.status === 'running') && existsSync(join(queueDir(layout.root), row.latest_run))) row.status = 'queued';
+    if (row.status === 'running' && isRunStalled(join(taskDir, 'runs', row.latest_run))) row.stalled = true;
+  }
+  const open = row.done ? [] : needsInputOf(taskDir, layout.taskBus(project, task));
+  if (open.length) {
+    row.status = 'needs_input';
+    row.open_questions = open.length;
   }
 
   if (activity.enabled) {
@@ -178,7 +188,7 @@ export class StatusCommand extends CommandRunner {
     return v;
   }
 
-  @Option({ flags: '--status <filter>', description: 'keep rows by status: running|active, completed, failed, unknown, queued, blocked, done|all_finished, pending' })
+  @Option({ flags: '--status <filter>', description: 'keep rows by status: running|active, completed, failed, unknown, queued, blocked, needs_input, done|all_finished, pending' })
   parseStatus(v: string): string {
     return v;
   }

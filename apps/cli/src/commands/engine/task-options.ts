@@ -9,6 +9,9 @@ export interface LoopFlags extends RunFlags {
   childWaitTimeout?: string;
   childPollInterval?: string;
   restartDelay?: string;
+  inputWait?: string;
+  stallAfter?: string;
+  killOnStall?: boolean;
 }
 
 export interface LoopSettings {
@@ -18,6 +21,9 @@ export interface LoopSettings {
   childPollIntervalMs?: number;
   dependencyPollIntervalMs?: number;
   idleTimeoutMs?: number;
+  inputWaitMs?: number;
+  stallAfterMs?: number;
+  killOnStall?: boolean;
 }
 
 /** Parses the Ralph-loop flags; bad values are usage errors. */
@@ -29,6 +35,9 @@ export function loopSettings(flags: LoopFlags, defaultMaxRestarts?: number): Loo
     childPollIntervalMs: optionalDuration(flags.childPollInterval, '--child-poll-interval'),
     dependencyPollIntervalMs: optionalDuration(flags.dependencyPollInterval, '--dependency-poll-interval'),
     idleTimeoutMs: optionalDuration(flags.timeout, '--timeout'),
+    inputWaitMs: optionalDuration(flags.inputWait, '--input-wait'),
+    stallAfterMs: optionalDuration(flags.stallAfter, '--stall-after'),
+    killOnStall: flags.killOnStall,
   };
 }
 
@@ -77,6 +86,21 @@ export abstract class LoopFlagParsers extends CommandRunner {
   @Option({ flags: '--child-wait-timeout <duration>', description: 'after DONE, how long to wait for live child runs before completing with a warning (default 5m0s)' })
   parseChildWaitTimeout(v: string): string {
     return v;
+  }
+
+  @Option({ flags: '--input-wait <duration>', description: 'how long the loop waits for an answer to an open QUESTION/BLOCKED before the task fails (default 24h0m0s)' })
+  parseInputWait(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--stall-after <duration>', description: 'flag a run stalled (bus WARNING, UI) after this long without output or bus activity (default: off)' })
+  parseStallAfter(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--kill-on-stall', description: 'with --stall-after: also terminate a stalled run (the loop restarts it like a failed attempt)' })
+  parseKillOnStall(): boolean {
+    return true;
   }
 
   @Option({ flags: '--child-poll-interval <duration>', description: 'how often to check child runs after DONE (default 1s)' })

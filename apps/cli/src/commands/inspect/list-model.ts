@@ -10,6 +10,7 @@ import {
   StorageIndex,
   synthesizeRunInfo,
 } from '@app/storage';
+import { needsInputOf } from '@app/runner';
 import { collectActivity, type ActivitySignals } from '../engine/support/activity';
 import { rfc3339, utcSecond } from '../engine/support/table';
 
@@ -22,6 +23,8 @@ export interface TaskRow {
   last_activity: string;
   depends_on?: string[];
   blocked_by?: string[];
+  /** needs_input: open QUESTION/BLOCKED messages without an ANSWER. */
+  open_questions?: number;
   activity?: ActivitySignals;
 }
 
@@ -34,7 +37,7 @@ export interface RunRow {
   duration: string;
 }
 
-export const TASK_STATUS_FILTERS = ['running', 'active', 'done', 'all_finished', 'failed', 'blocked', 'queued', 'partial_failure'];
+export const TASK_STATUS_FILTERS = ['running', 'active', 'done', 'all_finished', 'failed', 'blocked', 'queued', 'partial_failure', 'needs_input'];
 
 function latestReadableRun(index: StorageIndex, project: string, task: string, runs: string[]): { runId: string; info: RunInfo } | undefined {
   for (let i = runs.length - 1; i >= 0; i--) {
@@ -76,6 +79,11 @@ export function buildTaskRow(index: StorageIndex, project: string, task: string,
     if (latest) row.latest_status = latest.info.status;
     else if (row.done) row.latest_status = 'done';
   }
+  const open = row.done ? [] : needsInputOf(taskDir, layout.taskBus(project, task));
+  if (open.length) {
+    row.latest_status = 'needs_input';
+    row.open_questions = open.length;
+  }
   if (activity) {
     const info = latest?.info;
     row.activity = collectActivity(
@@ -109,6 +117,7 @@ export function filterTaskRows(rows: TaskRow[], filter: string): TaskRow[] | und
     case 'blocked':
     case 'queued':
     case 'partial_failure':
+    case 'needs_input':
       return rows.filter((r) => r.latest_status === filter.toLowerCase());
     default:
       return undefined;

@@ -120,7 +120,7 @@ export class ListCommand extends CommandRunner {
 
   @Option({
     flags: '--status <filter>',
-    description: 'with --project: keep tasks whose latest status matches: running|active, done|all_finished, failed, blocked, queued, partial_failure',
+    description: 'with --project: keep tasks whose latest status matches: running|active, done|all_finished, failed, blocked, queued, partial_failure, needs_input',
   })
   parseStatus(v: string): string {
     return v;

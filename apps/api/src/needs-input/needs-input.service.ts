@@ -1,0 +1,62 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { answerQuestion, OpenQuestion, scanOpenQuestions, wakeTask } from '@app/runner';
+import { readTaskPrompt } from '@app/storage';
+import { API_CONTEXT, ApiContext } from '../common/api-context';
+import { formatTime } from '../common/go-format';
+import { MetricsService } from '../metrics/metrics.service';
+import { TASK_LAUNCHER, TaskLauncher } from '../tasks/task-launcher';
+
+export function toRestQuestion(q: OpenQuestion) {
+  return { msg_id: q.msg_id, type: q.type, timestamp: formatTime(q.ts), project_id: q.project_id, task_id: q.task_id || undefined, run_id: q.run_id || undefined, body: q.body };
+}
+
+/** Answers, open-question listing and waking of finished tasks for the API (#17). */
+@Injectable()
+export class NeedsInputService {
+  private readonly logger = new Logger('needs-input');
+
+  constructor(
+    @Inject(API_CONTEXT) private readonly ctx: ApiContext,
+    @Inject(TASK_LAUNCHER) private readonly launcher: TaskLauncher,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  openQuestions(projectId?: string) {
+    const tasks = scanOpenQuestions(this.ctx.root, projectId);
+    return { questions: tasks.flatMap((t) => t.questions.map(toRestQuestion)) };
+  }
+
+  async answer(projectId: string, taskId: string, body: string, questionId?: string) {
+    const { layout } = this.ctx;
+    const { answer, questions } = await answerQuestion({
+      busPath: layout.taskBus(projectId, taskId),
+      taskDir: layout.taskDir(projectId, taskId),
+      projectId,
+      taskId,
+      body,
+      questionId,
+    });
+    this.metrics.countBusMessages([answer.msg_id]);
+    return { msg_id: answer.msg_id, timestamp: formatTime(answer.ts), answers: questions.map((q) => q.msg_id) };
+  }
+
+  /** `resume: true`: post marked as waking, remove DONE, and start a loop when none holds the task. */
+  async wake(projectId: string, taskId: string, type: string | undefined, body: string) {
+    const woken = await wakeTask({ root: this.ctx.root, projectId, taskId, body, type });
+    this.metrics.countBusMessages([woken.message.msg_id]);
+    let loop: 'running' | 'started' | 'not_started' = woken.loopRunning ? 'running' : 'not_started';
+    if (!woken.loopRunning && !this.ctx.disableTaskStart) {
+      const taskDir = this.ctx.layout.taskDir(projectId, taskId);
+      const agentType = woken.agent ?? this.ctx.config?.defaults?.agent;
+      const prompt = readTaskPrompt(taskDir);
+      if (agentType && prompt) {
+        const { runId, dir } = this.ctx.layout.allocateRunDir(projectId, taskId);
+        void this.launcher
+          .launch({ projectId, taskId, runId, runDir: dir, prompt, agentType })
+          .catch((err) => this.logger.error(`wake ${projectId}/${taskId}: ${(err as Error).message}`));
+        loop = 'started';
+      }
+    }
+    return { msg_id: woken.message.msg_id, timestamp: formatTime(woken.message.ts), resumed: true, reopened: woken.reopened, loop };
+  }
+}

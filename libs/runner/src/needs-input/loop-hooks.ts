@@ -1,0 +1,79 @@
+import { BusWriter } from '@app/messagebus';
+import { RunsLayout } from '@app/storage';
+import { WebhookSettings } from '../webhook';
+import { readInputContext } from './context';
+import { awaitInput, InputGateResult } from './input-gate';
+import { watchStall } from './stall';
+
+/** The needs-input settings of a Ralph loop (TaskOptions carries them). */
+export interface NeedsInputLoopOptions {
+  /** Wall time a loop waits for an answer to an open question (default 24h); then the task fails. */
+  inputWaitMs?: number;
+  inputPollMs?: number;
+  /** Flag a run stalled after this long without output or bus activity (0/undefined: off). */
+  stallAfterMs?: number;
+  /** Terminate a stalled run (the loop restarts it like a failed attempt). */
+  killOnStall?: boolean;
+}
+
+export interface LoopHookContext {
+  root: string;
+  projectId: string;
+  taskId: string;
+  bus: BusWriter;
+  conductorUrl?: string;
+  webhook?: WebhookSettings;
+  webhookBackoffMs?: number[];
+  signal?: AbortSignal;
+  post(type: string, body: string): Promise<void>;
+  stopReason(): string | undefined;
+  onWebhook(delivery: Promise<boolean>): void;
+}
+
+/** The three small calls task.ts makes into the needs-input mechanism. */
+export interface LoopHooks {
+  /** Before an attempt: waits while a question is open (the attempt is neither started nor counted). */
+  gate(): Promise<InputGateResult>;
+  /** The prompt of the next attempt: answers and waking messages since the last attempt, then the task. */
+  promptFor(prompt: string): string;
+  /** Around an attempt: stall detection (returns the function that ends it). */
+  watch(): () => void;
+}
+
+export function needsInputHooks(opts: NeedsInputLoopOptions, ctx: LoopHookContext): LoopHooks {
+  const layout = new RunsLayout(ctx.root);
+  const taskDir = layout.taskDir(ctx.projectId, ctx.taskId);
+  const busPath = layout.taskBus(ctx.projectId, ctx.taskId);
+  return {
+    gate: () =>
+      awaitInput({
+        taskDir,
+        busPath,
+        projectId: ctx.projectId,
+        taskId: ctx.taskId,
+        waitBudgetMs: opts.inputWaitMs,
+        pollMs: opts.inputPollMs,
+        signal: ctx.signal,
+        conductorUrl: ctx.conductorUrl,
+        webhook: ctx.webhook,
+        webhookBackoffMs: ctx.webhookBackoffMs,
+        bus: ctx.bus,
+        post: ctx.post,
+        stopReason: ctx.stopReason,
+        onWebhook: ctx.onWebhook,
+      }),
+    promptFor: (prompt) => readInputContext(busPath) + prompt,
+    watch: () => {
+      if (!opts.stallAfterMs || opts.stallAfterMs <= 0) return () => undefined;
+      return watchStall({
+        runsDir: layout.runsDir(ctx.projectId, ctx.taskId),
+        busPath,
+        stallAfterMs: opts.stallAfterMs,
+        kill: opts.killOnStall,
+        post: async (type, body, meta, runId) => {
+          await ctx.bus.append({ type, project_id: ctx.projectId, task_id: ctx.taskId, run_id: runId, meta, body });
+        },
+      });
+    },
+  };
+}
