@@ -6,6 +6,8 @@ import { HealthController } from './health/health.controller';
 import { MessagesController } from './messages/messages.controller';
 import { MessagesService } from './messages/messages.service';
 import { ProjectMessagesController } from './messages/project-messages.controller';
+import { McpController } from './mcp/mcp.controller';
+import { McpSessions } from './mcp/mcp-sessions.service';
 import { MetricsModule } from './metrics/metrics.module';
 import { PlannerModule, plannerOptionsFrom } from './planner/planner.module';
 import { ProjectDataService } from './projects/project-data.service';
@@ -41,7 +43,7 @@ export class ApiModule {
         WebhookModule.forRoot(ctx.config),
         AdminModule,
       ],
-      controllers: [HealthController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController],
+      controllers: [HealthController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController, McpController],
       providers: [
         PlannerBridge,
         ProjectDataService,
@@ -52,6 +54,7 @@ export class ApiModule {
         RunStreamsService,
         BusHub,
         FileStreamService,
+        McpSessions,
       ],
     };
   }

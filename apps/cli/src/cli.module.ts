@@ -3,8 +3,9 @@ import { busCommands } from './commands/bus';
 import { completionCommands } from './commands/completion';
 import { engineCommands } from './commands/engine';
 import { inspectCommands } from './commands/inspect';
+import { mcpCommands } from './commands/mcp';
 import { orchestrationCommands } from './commands/orchestration';
 import { serverCommands } from './commands/server';
 
-@Module({ providers: [...busCommands, ...inspectCommands, ...engineCommands, ...serverCommands, ...completionCommands, ...orchestrationCommands] })
+@Module({ providers: [...busCommands, ...inspectCommands, ...engineCommands, ...serverCommands, ...completionCommands, ...orchestrationCommands, ...mcpCommands] })
 export class CliModule {}

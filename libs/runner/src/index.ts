@@ -4,6 +4,7 @@ export { RunnerError, isRunnerError, type RunnerErrorCode } from './runner.error
 export { formatGoDuration, parseDurationFlag } from './go-duration';
 export { buildPrompt, buildPreamble, RESTART_PREFIX, type PromptContext } from './prompt';
 export { LocalAgentExecutor, type AgentExecutor, type AgentHandle, type AgentLaunch, type AgentExit } from './agent-executor';
+export { selectAgent, resolveSpec } from './agent-resolution';
 export { runJob, runSingleJob, DEFAULT_MAX_DELEGATION_DEPTH, type JobOptions, type JobResult } from './job';
 export {
   runTask,
