@@ -6,6 +6,7 @@ import { readMessages } from '@app/messagebus';
 import { ChangeFeed, StorageIndex } from '@app/storage';
 import { busPathOf, messageJson } from './bus-tools';
 import type { McpScope } from './mcp.types';
+import { visibleProjects } from './task-state';
 import { parseResourceUri, projectBusUri, runOutputUri, taskBusUri, type ParsedUri } from './resource-uris';
 
 /** A bus resource holds its newest messages; bus_read pages through older ones. */
@@ -40,7 +41,7 @@ function readResource(index: StorageIndex, uri: string) {
 }
 
 function scopedProjects(index: StorageIndex, scope: McpScope): string[] {
-  return scope.projectId ? [scope.projectId] : index.listProjects();
+  return scope.projectId ? [scope.projectId] : visibleProjects(index);
 }
 
 /**

@@ -28,6 +28,11 @@ export interface TaskSummary {
   error?: string;
 }
 
+/** Project folders as the API lists them: dot- and underscore-folders (`_audit`) are not projects. */
+export function visibleProjects(index: StorageIndex): string[] {
+  return index.listProjects().filter((p) => !p.startsWith('.') && !p.startsWith('_'));
+}
+
 const iso = (d: Date): string | undefined => (d.getTime() === ZERO_TIME.getTime() ? undefined : d.toISOString());
 
 /** The state of a task from its files (reconciled run-infos, DONE) and what this process still runs. */

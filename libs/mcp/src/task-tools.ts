@@ -4,7 +4,7 @@ import { stopTask } from '@app/runner';
 import { StorageIndex } from '@app/storage';
 import type { ConductorMcpOptions } from './mcp.types';
 import { addTool } from './register-tool';
-import { taskSummary, type TaskSummary } from './task-state';
+import { taskSummary, visibleProjects, type TaskSummary } from './task-state';
 import { projectOf, taskOf } from './tool-scope';
 import { McpInputError, toolCall } from './tool-result';
 
@@ -118,7 +118,7 @@ export function registerTaskTools(server: McpServer, opts: ConductorMcpOptions, 
     server,
     'list_projects',
     { title: 'List projects', description: 'Projects of the runs root.', inputSchema: {} },
-    () => toolCall(() => ({ projects: index.listProjects() })),
+    () => toolCall(() => ({ projects: visibleProjects(index) })),
   );
 
   addTool<{ project?: string }>(
