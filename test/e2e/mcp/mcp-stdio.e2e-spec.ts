@@ -104,3 +104,36 @@ describe('run-agent mcp over stdio (the SDK client)', () => {
     expect((await call(client, 'list_projects', {})).projects).toEqual([P]);
   });
 });
+
+describe('run-agent mcp scope', () => {
+  let dir: string;
+  beforeAll(() => {
+    requireBuild();
+    dir = mkdtempSync(join(tmpdir(), 'mcp-scope-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('takes project, task and run from the JRUN_* variables of the agent that starts it', async () => {
+    const root = join(dir, 'runs');
+    const runFolder = join(root, P, T, 'runs', RUN);
+    mkdirSync(runFolder, { recursive: true });
+    const env = { ...(cleanEnv(dir) as Record<string, string>), JRUN_PROJECT_ID: P, JRUN_TASK_ID: T, JRUN_ID: RUN, JRUN_TASK_FOLDER: join(root, P, T), JRUN_RUN_FOLDER: runFolder };
+    const client = new Client({ name: 'scope-test', version: '1' });
+    await client.connect(new StdioClientTransport({ command: runAgentBin, args: ['mcp'], env, stderr: 'pipe' }));
+    try {
+      const posted = await call(client, 'bus_post', { type: 'INFO', body: 'from the agent' });
+      expect(posted.bus).toBe(join(root, P, T, 'TASK-MESSAGE-BUS.md'));
+      const read = await call(client, 'bus_read', {});
+      expect(read.messages.map((m: { project_id: string; task_id: string; run_id: string }) => [m.project_id, m.task_id, m.run_id])).toEqual([[P, T, RUN]]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses an invalid scope flag with one line and exit 2', () => {
+    const r = runCli(['mcp', '--root', join(dir, 'runs'), '--project', '../escape'], { env: cleanEnv(dir) });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^Error: invalid project ID[^\n]*\n$/);
+    expect(r.stdout).toBe('');
+  });
+});

@@ -28,7 +28,9 @@ export function resolveMcpScope(flags: McpFlags, e: BusEnv): McpScope {
     scope = resolvePostScope({ project: flags.project, task: flags.task, run: flags.run }, bus, e);
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    // no bus found from here: a root-wide server
+    // no bus file found from here: the ids still come from $JRUN_RUN_FOLDER, $JRUN_TASK_FOLDER or
+    // $JRUN_*_ID when set (no bus path to read them from); with none of them a root-wide server
+    scope = resolvePostScope({ project: flags.project, task: flags.task, run: flags.run }, '', e);
   }
   return {
     root,
