@@ -52,7 +52,7 @@ describe('MCP over Streamable HTTP at /mcp (the SDK client)', () => {
   it('answers 401 without the API key', async () => {
     const res = await post({});
     expect(res.status).toBe(401);
-    expect((await res.json()).error).toBe('unauthorized');
+    expect(((await res.json()) as { error: string }).error).toBe('unauthorized');
   });
 
   it('refuses a foreign Origin even with the key, and accepts the server own origin', async () => {
