@@ -6,6 +6,8 @@ import { HealthController } from './health/health.controller';
 import { MessagesController } from './messages/messages.controller';
 import { MessagesService } from './messages/messages.service';
 import { ProjectMessagesController } from './messages/project-messages.controller';
+import { McpController } from './mcp/mcp.controller';
+import { McpSessions } from './mcp/mcp-sessions.service';
 import { MetricsModule } from './metrics/metrics.module';
 import { NeedsInputController } from './needs-input/needs-input.controller';
 import { NeedsInputService } from './needs-input/needs-input.service';
@@ -43,7 +45,7 @@ export class ApiModule {
         WebhookModule.forRoot(ctx.config),
         AdminModule,
       ],
-      controllers: [HealthController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController, NeedsInputController],
+      controllers: [HealthController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController, NeedsInputController, McpController],
       providers: [
         PlannerBridge,
         ProjectDataService,
@@ -55,6 +57,7 @@ export class ApiModule {
         RunStreamsService,
         BusHub,
         FileStreamService,
+        McpSessions,
       ],
     };
   }

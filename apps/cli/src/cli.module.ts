@@ -3,9 +3,10 @@ import { busCommands } from './commands/bus';
 import { completionCommands } from './commands/completion';
 import { engineCommands } from './commands/engine';
 import { inspectCommands } from './commands/inspect';
+import { mcpCommands } from './commands/mcp';
 import { needsInputCommands } from './commands/needs-input';
 import { orchestrationCommands } from './commands/orchestration';
 import { serverCommands } from './commands/server';
 
-@Module({ providers: [...busCommands, ...inspectCommands, ...engineCommands, ...serverCommands, ...completionCommands, ...orchestrationCommands, ...needsInputCommands] })
+@Module({ providers: [...busCommands, ...inspectCommands, ...engineCommands, ...serverCommands, ...completionCommands, ...orchestrationCommands, ...needsInputCommands, ...mcpCommands] })
 export class CliModule {}

@@ -13,6 +13,8 @@ export interface AgentConfigLike {
   command?: string;
   /** `command` agents (D17): arguments passed before the prompt arrives on stdin. */
   args?: string[];
+  /** Add our MCP server (`run-agent mcp`) to the agent CLI's configuration for each run. */
+  mcp?: boolean;
 }
 
 /** Settings a REST backend reads from the agent's config entry. */

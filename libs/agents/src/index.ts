@@ -9,3 +9,4 @@ export * from './output-extraction';
 export * from './diversification';
 export * from './parsers';
 export * from './rest';
+export * from './mcp-config';

@@ -5,6 +5,7 @@ export { checkTaskStart, type StartCheck } from './preflight';
 export { formatGoDuration, parseDurationFlag } from './go-duration';
 export { buildPrompt, buildPreamble, RESTART_PREFIX, type PromptContext } from './prompt';
 export { LocalAgentExecutor, type AgentExecutor, type AgentHandle, type AgentLaunch, type AgentExit } from './agent-executor';
+export { selectAgent, resolveSpec } from './agent-resolution';
 export { runJob, runSingleJob, DEFAULT_MAX_DELEGATION_DEPTH, type JobOptions, type JobResult } from './job';
 export {
   runTask,

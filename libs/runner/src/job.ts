@@ -24,6 +24,7 @@ import {
   GEMINI_FLAG_REJECTED_SUMMARY,
   isFatalAgentError,
   runAgentBinDir,
+  setupAgentMcp,
 } from '@app/agents';
 import { AgentExecutor, AgentHandle, LocalAgentExecutor } from './agent-executor';
 import { AgentChoice, chooseAgent, detectVersion, resolveSpec, selectAgent } from './agent-resolution';
@@ -294,15 +295,26 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
       binDir: runAgentBinDir(),
       callerEnv: opts.env,
     });
+    const agentSpec = agent.config.mcp ? withMcp(spec, env, { root: layout.root, projectId: opts.projectId, taskId: opts.taskId, runId, runDir }) : spec;
     const started: RunInfo = { ...base, start_time: new Date(), agent_version: agentVersion, pid: 0, pgid: 0 };
     if (!opts.parentRunId) writeRunInfo(infoPath, { ...runnerSentinel(started), agent_version: agentVersion }, { fsync: false });
-    const ctx: ExecContext = { opts, runId, runDir, infoPath, bus, info: started, env, cwd, spec };
+    const ctx: ExecContext = { opts, runId, runDir, infoPath, bus, info: started, env, cwd, spec: agentSpec };
     const result = spec.kind === 'cli' ? await executeCli(ctx) : await executeRest(ctx);
     result.webhook = startWebhook(opts, result, bus);
     return result;
   } finally {
     slot.release();
   }
+}
+
+/** `mcp: true`: the agent CLI gets our MCP server (`run-agent mcp` scoped to this run) in its config. */
+function withMcp(spec: AgentSpec, env: Record<string, string>, run: { root: string; projectId: string; taskId: string; runId: string; runDir: string }): AgentSpec {
+  if (spec.kind !== 'cli') return spec;
+  const binDir = runAgentBinDir();
+  const setup = setupAgentMcp(spec.type, spec.args, run.runDir, { ...run, runAgentPath: binDir ? join(binDir, 'run-agent') : 'run-agent' });
+  if (!setup) return spec;
+  Object.assign(env, setup.env);
+  return { ...spec, args: setup.args };
 }
 
 interface ExecContext {

@@ -38,10 +38,11 @@ function pathOf(req: FastifyRequest): string {
   return q >= 0 ? raw.slice(0, q) : raw;
 }
 
-/** Static UI assets and the health/version/metrics endpoints need no key (D11); everything under /api/ does. */
+/** Static UI assets and the health/version/metrics endpoints need no key (D11); everything under /api/ and /mcp does. */
 export function isAuthExempt(method: string, urlPath: string): boolean {
   if (method === 'OPTIONS') return true;
   if (EXEMPT_PATHS.has(urlPath)) return true;
+  if (urlPath === '/mcp' || urlPath.startsWith('/mcp/')) return false;
   return !urlPath.startsWith('/api/') && urlPath !== '/api';
 }
 

@@ -26,6 +26,8 @@ export interface AgentConfig {
   command?: string;
   /** type `command` (D17): arguments passed to `command`. */
   args?: string[];
+  /** claude/codex/gemini: give the agent our MCP server (`run-agent mcp`) for each run. */
+  mcp?: boolean;
 }
 
 export interface DiversificationConfig {

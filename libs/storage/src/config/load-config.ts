@@ -53,6 +53,7 @@ function buildAgents(r: RawReader): Record<string, AgentConfig> {
       if (v !== '') agent[key] = v;
     }
     if (r.get([...p, 'args']) !== undefined) agent.args = r.strList([...p, 'args']);
+    if (r.get([...p, 'mcp']) !== undefined) agent.mcp = r.bool([...p, 'mcp']);
     agents[name] = agent;
   }
   return agents;

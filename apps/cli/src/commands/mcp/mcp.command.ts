@@ -1,0 +1,78 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { Command, CommandRunner, Option } from 'nest-commander';
+import { createConductorMcp, JobStarter } from '@app/mcp';
+import { agentCallerEnv, asCliError, loadRunConfig } from '../engine/job-common';
+import { productVersion } from '../../version';
+import { resolveMcpScope, type McpFlags } from './mcp-scope';
+
+/** Resolves when stdin ends or a SIGINT/SIGTERM arrives. */
+function untilClosed(transport: StdioServerTransport): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const done = (reason?: string) => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      resolve(reason);
+    };
+    const onInt = () => done('SIGINT');
+    const onTerm = () => done('SIGTERM');
+    process.once('SIGINT', onInt);
+    process.once('SIGTERM', onTerm);
+    process.stdin.once('end', () => done());
+    transport.onclose = () => done();
+  });
+}
+
+@Command({
+  name: 'mcp',
+  description:
+    'Serve the Model Context Protocol over stdio (tools bus_post, bus_read, task_start, task_status, task_wait, task_stop, list_projects, list_tasks; ' +
+    'bus and run-output resources). Scoped like `bus post`: flags, else the JRUN_* variables of the agent that starts it.',
+})
+export class McpCommand extends CommandRunner {
+  async run(_args: string[], flags: McpFlags = {}): Promise<void> {
+    let scope;
+    let loaded;
+    try {
+      scope = resolveMcpScope(flags, { env: process.env, cwd: process.cwd() });
+      loaded = loadRunConfig(flags.config);
+    } catch (err) {
+      throw asCliError(err);
+    }
+    const abort = new AbortController();
+    const starter = new JobStarter({ root: scope.root, config: loaded.config, env: agentCallerEnv(loaded), signal: abort.signal });
+    const mcp = createConductorMcp({ scope, config: loaded.config, starter, version: productVersion() });
+    const transport = new StdioServerTransport();
+    const closed = untilClosed(transport);
+    await mcp.server.connect(transport);
+    const signal = await closed;
+    // A client that hangs up leaves its sub-tasks running to their end; a signal stops them.
+    if (signal) abort.abort(`run-agent mcp (pid ${process.pid}) received ${signal}`);
+    await starter.settled();
+    await mcp.close();
+  }
+
+  @Option({ flags: '--root <dir>', description: 'runs root (default: the root of $JRUN_TASK_FOLDER, $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })
+  parseRoot(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--project <id>', description: 'project ID (default: from $JRUN_* or the working directory; none: tools take a project argument)' })
+  parseProject(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--task <id>', description: 'task ID: bus tools use its bus (default: from $JRUN_*)' })
+  parseTask(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--run <id>', description: 'run ID stored in posted messages and made the parent of started tasks (default: $JRUN_RUN_FOLDER, run-info.yaml or $JRUN_ID)' })
+  parseRun(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--config <file>', description: 'config file for started tasks (default: $CONDUCTOR_CONFIG, ./config.yaml, ./config.yml, ~/.run-agent/conductor-loop.hcl)' })
+  parseConfig(v: string): string {
+    return v;
+  }
+}

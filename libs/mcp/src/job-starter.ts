@@ -1,0 +1,80 @@
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { JobResult, resolveSpec, runJob, selectAgent } from '@app/runner';
+import { AppConfig, generateTaskId, RunsLayout } from '@app/storage';
+import type { SubTaskRequest, SubTaskStarted, SubTaskStarter } from './mcp.types';
+import { McpInputError } from './tool-result';
+
+export interface JobStarterOptions {
+  root: string;
+  config?: AppConfig;
+  /** Extra environment for the agents (the CLI passes CONDUCTOR_CONFIG on, as `run-agent job` does). */
+  env?: Record<string, string>;
+  conductorUrl?: string;
+  /** Aborting stops every job started here (the CLI aborts on SIGTERM/SIGINT). */
+  signal?: AbortSignal;
+}
+
+/**
+ * `task_start` for `run-agent mcp`: one agent run in this process, exactly what `run-agent job
+ * --project P --task T --agent A --prompt …` runs as a child of the calling run. Everything that
+ * can refuse the job (ids, prompt, working directory, agent, binary) is checked before the run
+ * folder is created, so a refused call changes nothing on disk.
+ */
+export class JobStarter implements SubTaskStarter {
+  private readonly active = new Map<string, Promise<JobResult>>();
+  private readonly failures = new Map<string, string>();
+
+  constructor(private readonly opts: JobStarterOptions) {}
+
+  async start(req: SubTaskRequest): Promise<SubTaskStarted> {
+    const layout = new RunsLayout(this.opts.root);
+    const taskId = req.taskId ?? generateTaskId();
+    const key = `${req.projectId}/${taskId}`;
+    if (this.active.has(key)) throw new McpInputError(`task ${taskId} already has a run started by this server`);
+    let cwd: string | undefined;
+    if (req.cwd) {
+      cwd = resolve(req.cwd);
+      if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new McpInputError(`working directory not found: ${cwd}`);
+    }
+    const env = { ...process.env, ...this.opts.env };
+    await resolveSpec(selectAgent(this.opts.config, req.agent), env, cwd ?? layout.taskDir(req.projectId, taskId));
+    const runDir = layout.allocateRunDir(req.projectId, taskId);
+    this.failures.delete(key);
+    const job = runJob({
+      root: layout.root,
+      projectId: req.projectId,
+      taskId,
+      prompt: req.prompt,
+      config: this.opts.config,
+      agent: req.agent,
+      cwd,
+      parentRunId: req.parentRunId,
+      conductorUrl: this.opts.conductorUrl,
+      env: this.opts.env,
+      runDir,
+      signal: this.opts.signal,
+    });
+    this.active.set(key, job);
+    void job
+      .then((r) => {
+        if (!r.ok && !r.info) this.failures.set(key, r.error ?? 'agent execution failed');
+      })
+      .catch((err: unknown) => this.failures.set(key, err instanceof Error ? err.message : String(err)))
+      .finally(() => this.active.delete(key));
+    return { project_id: req.projectId, task_id: taskId, run_id: runDir.runId, status: 'started' };
+  }
+
+  isActive(projectId: string, taskId: string): boolean {
+    return this.active.has(`${projectId}/${taskId}`);
+  }
+
+  failure(projectId: string, taskId: string): string | undefined {
+    return this.failures.get(`${projectId}/${taskId}`);
+  }
+
+  /** Resolves when every job started here has ended. */
+  async settled(): Promise<void> {
+    while (this.active.size > 0) await Promise.allSettled([...this.active.values()]);
+  }
+}

@@ -1,0 +1,51 @@
+import type { AppConfig, ChangeFeed } from '@app/storage';
+
+/** What an MCP server is scoped to: the runs root, and optionally a project, task and calling run. */
+export interface McpScope {
+  root: string;
+  projectId?: string;
+  taskId?: string;
+  /** The run of the agent that started the server (parent of sub-tasks, `run_id` of posted messages). */
+  runId?: string;
+}
+
+/** `task_start` input after the tool's own checks; the starter validates the rest as its entrance does. */
+export interface SubTaskRequest {
+  projectId: string;
+  /** Absent: the starter generates one. */
+  taskId?: string;
+  prompt: string;
+  agent?: string;
+  cwd?: string;
+  parentRunId?: string;
+}
+
+export interface SubTaskStarted {
+  project_id: string;
+  task_id: string;
+  run_id: string;
+  status: string;
+}
+
+/**
+ * Starts sub-tasks for `task_start`. The CLI's server runs a job in-process (as `run-agent job`
+ * does); the HTTP server goes through its own task launcher (as POST /api/v1/tasks does).
+ */
+export interface SubTaskStarter {
+  start(req: SubTaskRequest): Promise<SubTaskStarted>;
+  /** True while a task started here is still being run by this process. */
+  isActive(projectId: string, taskId: string): boolean;
+  /** Why a task started here failed before its run could record it. */
+  failure(projectId: string, taskId: string): string | undefined;
+}
+
+export interface ConductorMcpOptions {
+  scope: McpScope;
+  config?: AppConfig;
+  starter: SubTaskStarter;
+  /** Change notifications for resource subscriptions and task_wait (default: a private feed). */
+  feed?: ChangeFeed;
+  /** Poll interval of task_wait and of subscriptions' fallback check (default 250 ms). */
+  pollMs?: number;
+  version?: string;
+}
