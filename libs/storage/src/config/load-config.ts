@@ -12,7 +12,8 @@ import {
 } from './config.types';
 import { parseGoDuration } from './duration';
 import { ConfigProblem, RawReader, readRawConfig } from './raw-config';
-import { homeDir, resolveConfigPath } from './paths';
+import { findConfigFile } from './paths';
+import { resolveConfigPath } from './paths';
 import { isValidationProblem, validateConfig } from './validate-config';
 
 export interface LoadConfigOptions {
@@ -21,22 +22,8 @@ export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** The home config location upstream uses. Read if present, never created (D8). */
-export function homeConfigPath(env: NodeJS.ProcessEnv = process.env): string {
-  return join(homeDir(env), '.run-agent', 'conductor-loop.hcl');
-}
-
-/** First existing of ./config.yaml, ./config.yml (relative to `cwd`), ~/.run-agent/conductor-loop.hcl. */
-export function findConfigFile(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const candidates = [join(cwd, 'config.yaml'), join(cwd, 'config.yml'), homeConfigPath(env)];
-  return candidates.find((p) => {
-    try {
-      return statSync(p).isFile();
-    } catch {
-      return false;
-    }
-  });
-}
+// Re-exported: the finders live in paths.ts so YAML-free callers (bus post's fast path) can use them.
+export { findConfigFile, homeConfigPath } from './paths';
 
 function envTokenName(agentName: string): string {
   return `CONDUCTOR_AGENT_${agentName.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_TOKEN`;
@@ -117,8 +104,13 @@ function build(r: RawReader): AppConfig {
       auth_enabled: r.bool(['api', 'auth_enabled']),
       api_key: r.str(['api', 'api_key']),
       sse,
+      max_request_body_bytes: r.int(['api', 'max_request_body_bytes']),
     },
-    storage: { runs_dir: r.str(['storage', 'runs_dir']), extra_roots: r.strList(['storage', 'extra_roots']) },
+    storage: {
+      runs_dir: r.str(['storage', 'runs_dir']),
+      extra_roots: r.strList(['storage', 'extra_roots']),
+      max_message_body_bytes: r.int(['storage', 'max_message_body_bytes']),
+    },
     webhook: buildWebhook(r),
   };
 }

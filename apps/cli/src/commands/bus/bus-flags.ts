@@ -18,7 +18,9 @@ export const BUS_POST_FLAGS = {
   project: { flags: '--project <id>', type: 'string', description: 'project ID (inferred from $JRUN_* or the working directory if omitted)' },
   task: { flags: '--task <id>', type: 'string', description: 'task ID (posts to the task bus; inferred if omitted)' },
   run: { flags: '--run <id>', type: 'string', description: 'run ID stored in the message (inferred from $JRUN_RUN_FOLDER, run-info.yaml or $JRUN_ID)' },
-  body: { flags: '--body <text>', type: 'string', description: 'message body (read from stdin when omitted and stdin is not a terminal; max 64 KiB)' },
+  body: { flags: '--body <text>', type: 'string', description: 'message body, taken as given even when it starts with a dash (read from stdin when omitted and stdin is not a terminal)' },
+  maxBodyBytes: { flags: '--max-body-bytes <n>', type: 'string', description: 'largest accepted body in bytes (default: $CONDUCTOR_MAX_MESSAGE_BODY_BYTES, config storage.max_message_body_bytes, 16 MiB)' },
+  allowEmpty: { flags: '--allow-empty', type: 'boolean', defaultValue: false, description: 'post an empty body (refused otherwise)' },
   parent: { flags: '--parent <msg_id>', type: 'string', multiple: true, description: 'msg_id this message answers or continues (repeatable; threading)' },
   link: { flags: '--link <url>', type: 'string', multiple: true, description: 'URL or file path to attach by reference, e.g. a large log (repeatable)' },
 } as const satisfies Record<string, FlagSpec>;
@@ -44,6 +46,8 @@ export interface BusPostOptions {
   task?: string;
   run?: string;
   body?: string;
+  maxBodyBytes?: string;
+  allowEmpty?: boolean;
   parent?: string[];
   link?: string[];
 }
@@ -60,6 +64,11 @@ export interface BusReadOptions {
 
 export interface BusDiscoverOptions {
   from?: string;
+}
+
+/** The option key of a flag spec as commander names it (`--max-body-bytes <n>` → `maxBodyBytes`). */
+export function optionKey(spec: FlagSpec): string {
+  return longName(spec).replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 }
 
 /** The long name of a flag spec (`--tail <n>` → `tail`). */

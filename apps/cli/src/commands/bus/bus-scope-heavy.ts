@@ -24,3 +24,12 @@ export function scopeFromRunInfo(cwd: string): Scope {
 export function isProjectHome(cwd: string): boolean {
   return projectHome(cwd);
 }
+
+/** config storage.max_message_body_bytes of the config file at `path` (0 when unset). */
+export function maxBodyFromConfig(path: string, e: BusEnv): number {
+  try {
+    return loadConfig(path, { strict: false, env: e.env }).storage.max_message_body_bytes;
+  } catch (err) {
+    throw new Error(`read body limit: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

@@ -34,6 +34,8 @@ export class BusPostCommand extends CommandRunner {
   @Option(BUS_POST_FLAGS.task) task(v: string) { return asIs(v); }
   @Option(BUS_POST_FLAGS.run) runId(v: string) { return asIs(v); }
   @Option(BUS_POST_FLAGS.body) body(v: string) { return asIs(v); }
+  @Option(BUS_POST_FLAGS.maxBodyBytes) maxBodyBytes(v: string) { return asIs(v); }
+  @Option(BUS_POST_FLAGS.allowEmpty) allowEmpty() { return true; }
   @Option(BUS_POST_FLAGS.parent) parent(v: string, prev?: string[]) { return collect(v, prev); }
   @Option(BUS_POST_FLAGS.link) link(v: string, prev?: string[]) { return collect(v, prev); }
 }

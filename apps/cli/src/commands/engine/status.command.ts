@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command, CommandRunner, Option } from 'nest-commander';
+import { Command, Option } from 'nest-commander';
+import { ScopeOptionParsers } from './support/scope-options';
 import { queueDir } from '@app/runner';
 import { blockedBy, isTaskDone, LivenessProbe, readDependsOn, readRunInfoReconciled, RunsLayout, type RunInfo } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
@@ -20,6 +21,7 @@ import { formatTable } from './support/table';
 import { listRunNames } from './support/task-state';
 
 interface StatusOptions {
+  config?: string;
   root?: string;
   project?: string;
   task?: string;
@@ -133,11 +135,11 @@ const show = (v: number | boolean | null | string | undefined): string => (v ===
   name: 'status',
   description: 'Show the latest run status of every task of a project (or of one task)',
 })
-export class StatusCommand extends CommandRunner {
+export class StatusCommand extends ScopeOptionParsers {
   async run(_params: string[], options: StatusOptions = {}): Promise<void> {
     if (options.json && options.concise) throw new UsageError('--concise cannot be used with --json');
     const driftAfterMs = options.driftAfter !== undefined ? durationFlag(options.driftAfter, '--drift-after') : DEFAULT_DRIFT_AFTER_MS;
-    const root = resolveRoot(options.root);
+    const root = resolveRoot(options.root, process.env, options.config);
     const scope = inferScope({ project: options.project }, { root });
     if (!scope.project) throw new UsageError('--project is required (or run inside a task: JRUN_PROJECT_ID or a task working directory)');
     const project = scope.project;
@@ -161,21 +163,6 @@ export class StatusCommand extends CommandRunner {
     const activity = { enabled: !!options.activity, driftAfterMs };
     const rows = tasks.map((t) => buildStatusRow(layout, project, t, probe, activity)).filter((r) => !filter || statusRowMatches(r, filter));
     process.stdout.write(renderStatus(rows, { ...options, project, task, filter: filterText }));
-  }
-
-  @Option({ flags: '--root <dir>', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })
-  parseRoot(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--project <id>', description: 'project id (default: inferred from JRUN_* variables or the working directory)' })
-  parseProject(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--task <id>', description: 'show only this task (default: every task of the project)' })
-  parseTask(v: string): string {
-    return v;
   }
 
   @Option({ flags: '--status <filter>', description: 'keep rows by status: running|active, completed, failed, unknown, queued, blocked, done|all_finished, pending' })
