@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Command, Option } from 'nest-commander';
 import { ScopeOptionParsers } from './support/scope-options';
 import { queueDir } from '@app/runner';
-import { blockedBy, isTaskDone, LivenessProbe, readDependsOn, readRunInfoReconciled, RunsLayout, type RunInfo } from '@app/storage';
+import { blockedBy, isTaskDone, LivenessProbe, readDependsOn, readRunInfoReconciled, RunsLayout, runState, shownExitCode, type RunInfo } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import {
   collectActivity,
@@ -40,6 +40,8 @@ export interface StatusRow {
   latest_run: string;
   done: boolean;
   pid_alive: boolean | null;
+  /** The configured agent name of the latest run (added field; run-info agent_name). */
+  agent_name?: string;
   depends_on?: string[];
   blocked_by?: string[];
   activity?: ActivitySignals;
@@ -84,8 +86,10 @@ export function buildStatusRow(
     if (!info) {
       row.status = 'unknown';
     } else {
-      row.status = info.status?.trim() || 'unknown';
-      row.exit_code = info.exit_code;
+      // Issue #12: stopped/cancelled runs are named so (not failed 143); no exit code while running.
+      row.status = runState(info, taskDir);
+      row.exit_code = shownExitCode(info);
+      if (info.agent_name) row.agent_name = info.agent_name;
       row.pid_alive = row.status === 'running' && probe.isRunAlive(info);
     }
     // D13: a run waiting for a max_concurrent_runs slot leaves a queue marker.
@@ -165,7 +169,7 @@ export class StatusCommand extends ScopeOptionParsers {
     process.stdout.write(renderStatus(rows, { ...options, project, task, filter: filterText }));
   }
 
-  @Option({ flags: '--status <filter>', description: 'keep rows by status: running|active, completed, failed, unknown, queued, blocked, done|all_finished, pending' })
+  @Option({ flags: '--status <filter>', description: 'keep rows by status: running|active, completed, failed, stopped, cancelled, unknown, queued, blocked, done|all_finished, pending' })
   parseStatus(v: string): string {
     return v;
   }

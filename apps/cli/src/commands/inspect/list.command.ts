@@ -52,8 +52,8 @@ function renderTasks(rows: TaskRow[], withActivity: boolean): string {
 
 function renderRuns(rows: RunRow[]): string {
   return formatTable([
-    ['RUN_ID', 'STATUS', 'EXIT_CODE', 'STARTED', 'DURATION'],
-    ...rows.map((r) => [r.run_id, r.status, String(r.exit_code), r.started, r.duration]),
+    ['RUN_ID', 'STATUS', 'EXIT_CODE', 'STARTED', 'DURATION', 'AGENT'],
+    ...rows.map((r) => [r.run_id, r.status, r.exit_code === null ? '-' : String(r.exit_code), r.started, r.duration, r.agent ?? '-']),
   ]);
 }
 
@@ -104,7 +104,7 @@ export class ListCommand extends ScopeOptionParsers {
 
   @Option({
     flags: '--status <filter>',
-    description: 'with --project: keep tasks whose latest status matches: running|active, done|all_finished, failed, blocked, queued, partial_failure',
+    description: 'with --project: keep tasks whose latest status matches: running|active, done|all_finished, failed, stopped, cancelled, blocked, queued, partial_failure',
   })
   parseStatus(v: string): string {
     return v;
