@@ -46,14 +46,14 @@ export class MessagesService {
     if (input.body.trim() === '') throw badRequest('body is required');
     const bus = this.busPath(input.projectId, input.taskId);
     fs.mkdirSync(path.dirname(bus), { recursive: true });
-    const msg = await new BusWriter(bus).append({
+    // Counted in conductor_messagebus_appends_total by MetricsService's append observer.
+    const msg = await new BusWriter(bus, { maxBodyBytes: this.ctx.config?.storage?.max_message_body_bytes || undefined }).append({
       type: input.type?.trim() || 'USER',
       project_id: input.projectId,
       task_id: input.taskId ?? '',
       run_id: input.runId ?? '',
       body: input.body,
     });
-    this.metrics.countBusMessages([msg.msg_id]);
     return { msg_id: msg.msg_id, timestamp: formatTime(msg.ts) };
   }
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Command, Option } from 'nest-commander';
 import { ScopeOptionParsers } from './support/scope-options';
 import { queueDir } from '@app/runner';
-import { blockedBy, isTaskDone, LivenessProbe, readDependsOn, readRunInfoReconciled, RunsLayout, runState, shownExitCode, type RunInfo } from '@app/storage';
+import { blockedBy, isTaskDone, LivenessProbe, readDependsOn, readRunInfoReconciled, RunsLayout, runState, shownExitCode, validateProjectId, validateTaskId, type RunInfo } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import {
   collectActivity,
@@ -146,8 +146,8 @@ export class StatusCommand extends ScopeOptionParsers {
     const root = resolveRoot(options.root, process.env, options.config);
     const scope = inferScope({ project: options.project }, { root });
     if (!scope.project) throw new UsageError('--project is required (or run inside a task: JRUN_PROJECT_ID or a task working directory)');
-    const project = scope.project;
-    const task = options.task?.trim() || undefined;
+    const project = validateProjectId(scope.project);
+    const task = options.task?.trim() ? validateTaskId(options.task.trim()) : undefined;
     const filterText = (options.status ?? '').trim();
     const filter = filterText.toLowerCase();
 
