@@ -108,7 +108,7 @@ export class ProjectTasksController {
       item.last_run_status = last.info.status;
       item.last_run_exit_code = last.info.status === 'running' ? -1 : last.info.exit_code;
       const added = addedRunFields(last);
-      item.last_run_state = added.state;
+      item.last_run_display_status = added.display_status;
       if (added.agent_name) item.last_run_agent_name = added.agent_name;
       const out = runFilePath(last, 'output.md');
       item.last_run_output_size = Math.max(fileSizeOf(last.info.stdout_path), fileSizeOf(out));

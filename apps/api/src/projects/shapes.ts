@@ -51,11 +51,11 @@ const exitCodeOf = (i: RunInfo) => (i.status === 'running' ? -1 : i.exit_code);
 
 /**
  * Added fields (issue #12; upstream clients ignore them, `status`/`exit_code` keep upstream's
- * values): `state` names stopped and cancelled runs (status `failed`, exit 143 upstream) and
+ * values): `display_status` names stopped and cancelled runs (status `failed`, exit 143 upstream) and
  * `agent_name` is the configured agent the run used.
  */
-export function addedRunFields(r: RunRecord): { state: string; agent_name?: string } {
-  return { state: runState(r.info, path.dirname(path.dirname(r.dir))), agent_name: orUndefined(r.info.agent_name) };
+export function addedRunFields(r: RunRecord): { display_status: string; agent_name?: string } {
+  return { display_status: runState(r.info, path.dirname(path.dirname(r.dir))), agent_name: orUndefined(r.info.agent_name) };
 }
 
 /** ProjectRun (api.md §1.3) plus the D12 superset the React run view reads. */
