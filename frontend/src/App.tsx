@@ -3,7 +3,7 @@ import Button from '@jetbrains/ring-ui-built/components/button/button';
 import { api, AuthRequiredError, describeError, ServerDownError } from './api/client';
 import type { FlatRun } from './api/types';
 import { heartbeatColour } from './data/heartbeat';
-import { compareRuns, parseTimeOrZero } from './data/status';
+import { compareRuns, parseTimeOrZero, runDisplayStatus } from './data/status';
 import { formatDuration } from './data/time';
 import { buildTaskTree, findTask } from './data/tree';
 import { useClock } from './hooks/useClock';
@@ -60,10 +60,12 @@ export function App() {
   const runs: FlatRun[] = useMemo(() => {
     const base = runsPoll.data ?? [];
     knownRuns.current = new Set(base.map((r) => r.id));
-    if (patches.size === 0) return base;
+    // `status` becomes what to show: the added display_status (stopped, cancelled) unless a newer
+    // stream event changed the run since the poll.
     return base.map((r) => {
       const p = patches.get(r.id);
-      return p && (p.status !== r.status || p.exit_code !== r.exit_code) ? { ...r, status: p.status, exit_code: p.exit_code } : r;
+      const patched = p && (p.status !== r.status || p.exit_code !== r.exit_code) ? { ...r, status: p.status, exit_code: p.exit_code, display_status: undefined } : r;
+      return { ...patched, status: runDisplayStatus(patched) };
     });
   }, [runsPoll.data, patches]);
 
@@ -184,7 +186,7 @@ export function App() {
                 setSelectedProject(id);
               }}
             />
-            <StatsCards stats={stats.data} />
+            <StatsCards stats={stats.data} runs={runs} />
             {project && (
               <TaskTree
                 runs={runs}
@@ -206,6 +208,7 @@ export function App() {
                 taskId={selection.task}
                 run={selectedRun}
                 taskStatus={selectedTask?.status ?? 'idle'}
+                taskDone={selectedTask?.done ?? false}
                 heartbeat={selectedRun ? runHeartbeat(selectedRun, lastOutput.current, now) : undefined}
                 onOutput={noteOutput}
                 onChanged={refreshAll}
