@@ -225,7 +225,7 @@ export function App() {
       {creating && (
         <NewTaskDialog
           defaultProject={project}
-          defaultAgent={runs.at(-1)?.agent}
+          defaultAgent={runs.at(-1)?.agent_name || runs.at(-1)?.agent}
           onClose={() => setCreating(false)}
           onCreated={(p, t, r) => {
             setCreating(false);
