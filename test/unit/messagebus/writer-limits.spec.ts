@@ -40,4 +40,15 @@ describe('BusWriter body limit and append observer (issue #12)', () => {
     await new BusWriter(bus).append(msg('after unsubscribe'));
     expect(seen).toHaveLength(3);
   });
+
+  it('reads the last messages of a bus of large messages (tail windows that hold fewer entries than asked)', async () => {
+    const bus = join(dir, 'PROJECT-MESSAGE-BUS.md');
+    const w = new BusWriter(bus);
+    const big = (i: number) => `${i}\n${'---\nü line\n'.repeat(20_000)}`; // ~240 KB each, with escaped fences
+    for (let i = 0; i < 12; i++) await w.append(msg(big(i)));
+    w.close();
+    expect(readMessages(bus, { last: 3 }).map((m) => m.body)).toEqual([big(9), big(10), big(11)]);
+    expect(readMessages(bus, { last: 1 }).map((m) => m.body.slice(0, 3))).toEqual(['11\n']);
+    expect(readMessages(bus, { last: 50 })).toHaveLength(12);
+  });
 });
