@@ -103,7 +103,7 @@ describe('issue #12 field defects (CLI)', () => {
   });
 
   describe('item 5: one set of scope options, one exit code per error class', () => {
-    it.each([['status'], ['stop'], ['list'], ['output'], ['task', 'cancel'], ['task', 'delete'], ['task'], ['job'], ['resume']])(
+    it.each([['status'], ['stop'], ['list'], ['output'], ['task', 'cancel'], ['task', 'delete'], ['task'], ['job'], ['resume'], ['bus', 'post'], ['bus', 'read']])(
       '%j accepts --root, --config, --project and --task',
       async (...cmd) => {
         const r = await sb.run([...cmd, '--help']);
@@ -111,6 +111,17 @@ describe('issue #12 field defects (CLI)', () => {
         for (const flag of ['--root <dir>', '--config <file>', '--project <id>', '--task <id>']) expect(r.stdout).toContain(flag);
       },
     );
+
+    it('bus post and bus read take --config (runs root and body limit from that file)', () => {
+      const cfg = join(sb.dir, 'bus.yaml');
+      writeFileSync(cfg, `storage:\n  runs_dir: ${sb.root}\n  max_message_body_bytes: 10\n`);
+      const big = runWithInput(['bus', 'post', '--config', cfg, '--project', P, '--body', 'x'.repeat(11)], '');
+      expect([big.code, big.stderr]).toEqual([2, expect.stringMatching(/^Error: message body is 11 bytes, over the 10-byte limit/)]);
+      const ok = runWithInput(['bus', 'post', '--config', cfg, '--project', P, '--body', 'short'], '');
+      expect([ok.code, ok.stderr]).toEqual([0, '']);
+      const read = runWithInput(['bus', 'read', '--config', cfg, '--project', P], '');
+      expect(read.stdout).toMatch(/\(INFO\) short\n$/);
+    });
 
     it('status and stop take the runs root from --config', async () => {
       writeRun(sb.root, P, T, '20260101-0000000000-1-1');

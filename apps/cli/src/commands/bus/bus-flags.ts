@@ -14,6 +14,7 @@ export interface FlagSpec {
 
 export const BUS_POST_FLAGS = {
   root: { flags: '--root <dir>', type: 'string', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' },
+  config: { flags: '--config <file>', type: 'string', description: 'config file (default: $CONDUCTOR_CONFIG, ./config.yaml, ./config.yml, ~/.run-agent/conductor-loop.hcl)' },
   type: { flags: '--type <type>', type: 'string', defaultValue: 'INFO', description: 'message type (FACT, PROGRESS, DECISION, ERROR, QUESTION, INFO, …)' },
   project: { flags: '--project <id>', type: 'string', description: 'project ID (inferred from $JRUN_* or the working directory if omitted)' },
   task: { flags: '--task <id>', type: 'string', description: 'task ID (posts to the task bus; inferred if omitted)' },
@@ -27,6 +28,7 @@ export const BUS_POST_FLAGS = {
 
 export const BUS_READ_FLAGS = {
   root: BUS_POST_FLAGS.root,
+  config: BUS_POST_FLAGS.config,
   project: { flags: '--project <id>', type: 'string', description: 'project ID (without --task: the project bus)' },
   task: { flags: '--task <id>', type: 'string', description: 'task ID (the task bus)' },
   tail: { flags: '--tail <n>', type: 'string', defaultValue: '20', description: 'print the last N messages (0 = all)' },
@@ -41,6 +43,7 @@ export const BUS_DISCOVER_FLAGS = {
 
 export interface BusPostOptions {
   root?: string;
+  config?: string;
   type?: string;
   project?: string;
   task?: string;
@@ -54,6 +57,7 @@ export interface BusPostOptions {
 
 export interface BusReadOptions {
   root?: string;
+  config?: string;
   project?: string;
   task?: string;
   tail?: string | number;
@@ -64,6 +68,11 @@ export interface BusReadOptions {
 
 export interface BusDiscoverOptions {
   from?: string;
+}
+
+/** `--config` names the config file for everything that reads one (as $CONDUCTOR_CONFIG does). */
+export function withConfigFlag<T extends { env: NodeJS.ProcessEnv }>(io: T, config: string | undefined): T {
+  return config?.trim() ? { ...io, env: { ...io.env, CONDUCTOR_CONFIG: config.trim() } } : io;
 }
 
 /** The option key of a flag spec as commander names it (`--max-body-bytes <n>` → `maxBodyBytes`). */

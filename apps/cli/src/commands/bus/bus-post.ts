@@ -3,7 +3,7 @@ import { validateProjectId, validateRunId, validateTaskId } from '@app/storage/i
 import { BusWriter } from '@app/messagebus/writer';
 import { resolveBodyLimit } from './body-limit';
 import { UsageError } from '../../common/cli-errors';
-import type { BusPostOptions } from './bus-flags';
+import { withConfigFlag, type BusPostOptions } from './bus-flags';
 import { busFileFor, busFromWorkingDir, resolveBusRoot, scopeFromBusPath, scopeFromCwdRunInfo, scopeFromRunFolder, scopeFromTaskFolder, type BusEnv, type Scope } from './bus-scope';
 
 export interface PostIo extends BusEnv {
@@ -105,7 +105,8 @@ export function resolvePostScope(opts: BusPostOptions, busPath: string, e: BusEn
 }
 
 /** `run-agent bus post`: appends one message and prints `msg_id: <id>`. */
-export async function runBusPost(opts: BusPostOptions, io: PostIo): Promise<void> {
+export async function runBusPost(opts: BusPostOptions, rawIo: PostIo): Promise<void> {
+  const io = withConfigFlag(rawIo, opts.config);
   validateFlags(opts);
   const maxBodyBytes = resolveBodyLimit(opts.maxBodyBytes, io);
   const busPath = resolvePostBus(opts, io);

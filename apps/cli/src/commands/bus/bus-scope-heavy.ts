@@ -8,7 +8,7 @@ import { isProjectHome as projectHome, scopeFromRunInfoUpwards } from '@app/stor
 import type { BusEnv, Scope } from './bus-scope';
 
 export function rootFromConfig(e: BusEnv): string {
-  const path = findConfigFile(e.cwd, e.env);
+  const path = e.env.CONDUCTOR_CONFIG?.trim() || findConfigFile(e.cwd, e.env);
   if (!path) return resolveRunsRoot({ env: e.env, cwd: e.cwd });
   try {
     return resolveRunsRoot({ env: e.env, cwd: e.cwd, config: loadConfig(path, { strict: false, env: e.env }) });

@@ -29,6 +29,7 @@ export class BusPostCommand extends CommandRunner {
   }
 
   @Option(BUS_POST_FLAGS.root) root(v: string) { return asIs(v); }
+  @Option(BUS_POST_FLAGS.config) config(v: string) { return asIs(v); }
   @Option(BUS_POST_FLAGS.type) type(v: string) { return asIs(v); }
   @Option(BUS_POST_FLAGS.project) project(v: string) { return asIs(v); }
   @Option(BUS_POST_FLAGS.task) task(v: string) { return asIs(v); }
@@ -52,6 +53,7 @@ export class BusReadCommand extends CommandRunner {
   }
 
   @Option(BUS_READ_FLAGS.root) root(v: string) { return asIs(v); }
+  @Option(BUS_READ_FLAGS.config) config(v: string) { return asIs(v); }
   @Option(BUS_READ_FLAGS.project) project(v: string) { return asIs(v); }
   @Option(BUS_READ_FLAGS.task) task(v: string) { return asIs(v); }
   @Option(BUS_READ_FLAGS.tail) tail(v: string) { return asIs(v); }
