@@ -1,5 +1,5 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { StorageError } from '../storage.errors';
 import {
   AgentConfig,
@@ -12,8 +12,7 @@ import {
 } from './config.types';
 import { parseGoDuration } from './duration';
 import { ConfigProblem, RawReader, readRawConfig } from './raw-config';
-import { findConfigFile } from './paths';
-import { resolveConfigPath } from './paths';
+import { findConfigFile, resolveConfigPath } from './paths';
 import { isValidationProblem, validateConfig } from './validate-config';
 
 export interface LoadConfigOptions {
