@@ -103,7 +103,7 @@ describe('issue #12 field defects (CLI)', () => {
   });
 
   describe('item 5: one set of scope options, one exit code per error class', () => {
-    it.each([['status'], ['stop'], ['list'], ['output'], ['task', 'cancel'], ['task', 'delete'], ['task'], ['job'], ['resume'], ['bus', 'post'], ['bus', 'read']])(
+    it.each([['status'], ['stop'], ['list'], ['output'], ['task', 'cancel'], ['task', 'delete'], ['task'], ['job'], ['resume'], ['watch'], ['bus', 'post'], ['bus', 'read']])(
       '%j accepts --root, --config, --project and --task',
       async (...cmd) => {
         const r = await sb.run([...cmd, '--help']);

@@ -12,6 +12,7 @@ import { waitForChange } from './support/wake';
 
 interface WatchOptions {
   root?: string;
+  config?: string;
   project?: string;
   task?: string[];
   timeout?: string;
@@ -102,7 +103,7 @@ export function watchPhase(status: string): 'active' | 'blocked' | 'completed' |
 export class WatchCommand extends CommandRunner {
   async run(_params: string[], options: WatchOptions = {}): Promise<void> {
     const timeoutMs = durationFlag(options.timeout ?? '30m', '--timeout');
-    const root = resolveRoot(options.root);
+    const root = resolveRoot(options.root, process.env, options.config);
     const scope = inferScope({ project: options.project, task: options.task?.[0] }, { root });
     if (!scope.project) throw new UsageError('--project is required (or run inside a task: JRUN_PROJECT_ID or a task working directory)');
     const project = scope.project;
@@ -134,6 +135,11 @@ export class WatchCommand extends CommandRunner {
 
   @Option({ flags: '--root <dir>', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })
   parseRoot(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--config <file>', description: 'config file (default: $CONDUCTOR_CONFIG, ./config.yaml, ./config.yml, ~/.run-agent/conductor-loop.hcl)' })
+  parseConfig(v: string): string {
     return v;
   }
 
