@@ -5,7 +5,6 @@ import { BusMessage, BusWriter, readMessages } from '@app/messagebus';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { ApiError, badRequest } from '../common/api-error';
 import { formatTime } from '../common/go-format';
-import { MetricsService } from '../metrics/metrics.service';
 import { confine } from '../security/path-confinement';
 import { toRestMessage } from '../projects/shapes';
 
@@ -16,7 +15,6 @@ export const MESSAGE_LIMIT_MAX = 5000;
 export class MessagesService {
   constructor(
     @Inject(API_CONTEXT) private readonly ctx: ApiContext,
-    private readonly metrics: MetricsService,
   ) {}
 
   busPath(projectId: string, taskId?: string): string {
