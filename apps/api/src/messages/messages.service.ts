@@ -13,9 +13,7 @@ export const MESSAGE_LIMIT_MAX = 5000;
 /** Bus reads and writes for the message routes (api.md §1.2 #18/#19, §1.3 #29/#30/#37/#38). */
 @Injectable()
 export class MessagesService {
-  constructor(
-    @Inject(API_CONTEXT) private readonly ctx: ApiContext,
-  ) {}
+  constructor(@Inject(API_CONTEXT) private readonly ctx: ApiContext) {}
 
   busPath(projectId: string, taskId?: string): string {
     const p = taskId ? this.ctx.layout.taskBus(projectId, taskId) : this.ctx.layout.projectBus(projectId);
