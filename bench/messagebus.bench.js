@@ -89,6 +89,24 @@ async function sinceIdRead(lib, dir) {
   return { since: median(times), last: median(lastN), size: fs.statSync(bus).size };
 }
 
+// Issue #12: bodies up to 16 MiB are accepted; the tail reader must stay proportional to what it
+// returns (20 × 1 MiB ≈ 20 MB read), not degrade with the file (100 × 1 MiB messages before them).
+async function largeTailRead(lib, dir) {
+  const bus = path.join(dir, 'large.md');
+  const w = new lib.BusWriter(bus);
+  const body = `${'ünïcødé report line, '.repeat(40)}\n`.repeat(1100); // ~1 MiB of UTF-8 with line breaks
+  for (let i = 0; i < 120; i++) await w.append({ ...msg(i), body: `${i}\n${body}` });
+  w.close();
+  const times = [];
+  for (let i = 0; i < 9; i++) {
+    const start = nowMs();
+    const got = lib.readMessages(bus, { last: 20 });
+    times.push(nowMs() - start);
+    if (got.length !== 20 || !got[19].body.startsWith('119\n')) throw new Error('large tail read returned the wrong messages');
+  }
+  return { ms: median(times), size: fs.statSync(bus).size, bodyBytes: Buffer.byteLength(body) };
+}
+
 function cliPost(ctx, dir) {
   const root = path.join(dir, 'runs');
   fs.mkdirSync(path.join(root, 'bench-project'), { recursive: true });
@@ -115,6 +133,7 @@ module.exports.run = async function run(ctx) {
   const coalesced = await singleWriter(lib, dir, { burst: 1000, total: 300_000 });
   const multi = await multiProcess(ctx, dir, { writers: 10, perWriter: 20_000 });
   const read = await sinceIdRead(lib, dir);
+  const large = await largeTailRead(lib, dir);
   const cli = cliPost(ctx, dir);
   return [
     { name: 'bus append, 1 writer, same-tick bursts of 1000', value: coalesced, unit: 'msg/s', target: 100_000, better: 'higher' },
@@ -122,6 +141,7 @@ module.exports.run = async function run(ctx) {
     { name: 'bus append, 10 writer processes (total)', value: multi, unit: 'msg/s', target: 70_000, better: 'higher', note: 'bursts of 100 per process' },
     { name: 'bus read since-id (last 10 of 100k messages)', value: read.since, unit: 'ms', target: 5, better: 'lower', note: `${(read.size / 1e6).toFixed(1)} MB file, median of 30` },
     { name: 'bus read last 20 (100k messages)', value: read.last, unit: 'ms', better: 'lower' },
+    { name: 'bus tail-read of 20 × 1 MiB messages (120 in the file)', value: large.ms, unit: 'ms', better: 'lower', note: `${(large.size / 1e6).toFixed(0)} MB file, ${(large.bodyBytes / 1048576).toFixed(2)} MiB bodies, median of 9` },
     { name: 'run-agent bus post wall time', value: cli.post, unit: 'ms', better: 'lower', note: `node -e 0: ${cli.bare.toFixed(1)} ms` },
     { name: 'run-agent bus post / node -e 0', value: cli.post / cli.bare, unit: 'x', target: 2, better: 'lower', note: 'median of 15, interleaved' },
   ];

@@ -3,7 +3,7 @@ import Button from '@jetbrains/ring-ui-built/components/button/button';
 import { api, AuthRequiredError, describeError, ServerDownError } from './api/client';
 import type { FlatRun } from './api/types';
 import { heartbeatColour } from './data/heartbeat';
-import { compareRuns, parseTimeOrZero } from './data/status';
+import { compareRuns, parseTimeOrZero, runDisplayStatus } from './data/status';
 import { formatDuration } from './data/time';
 import { buildTaskTree, findTask } from './data/tree';
 import { useClock } from './hooks/useClock';
@@ -61,10 +61,12 @@ export function App() {
   const runs: FlatRun[] = useMemo(() => {
     const base = runsPoll.data ?? [];
     knownRuns.current = new Set(base.map((r) => r.id));
-    if (patches.size === 0) return base;
+    // `status` becomes what to show: the added display_status (stopped, cancelled) unless a newer
+    // stream event changed the run since the poll.
     return base.map((r) => {
       const p = patches.get(r.id);
-      return p && (p.status !== r.status || p.exit_code !== r.exit_code) ? { ...r, status: p.status, exit_code: p.exit_code } : r;
+      const patched = p && (p.status !== r.status || p.exit_code !== r.exit_code) ? { ...r, status: p.status, exit_code: p.exit_code, display_status: undefined } : r;
+      return { ...patched, status: runDisplayStatus(patched) };
     });
   }, [runsPoll.data, patches]);
 
@@ -199,7 +201,7 @@ export function App() {
                 setSelection({ task: t });
               }}
             />
-            <StatsCards stats={stats.data} />
+            <StatsCards stats={stats.data} runs={runs} />
             {project && (
               <TaskTree
                 runs={runs}
@@ -232,6 +234,7 @@ export function App() {
                 taskId={selection.task}
                 run={selectedRun}
                 taskStatus={selectedTask?.status ?? 'idle'}
+                taskDone={selectedTask?.done ?? false}
                 heartbeat={selectedRun ? runHeartbeat(selectedRun, lastOutput.current, now) : undefined}
                 onOutput={noteOutput}
                 onChanged={refreshAll}
@@ -248,7 +251,7 @@ export function App() {
       {creating && (
         <NewTaskDialog
           defaultProject={project}
-          defaultAgent={runs.at(-1)?.agent}
+          defaultAgent={runs.at(-1)?.agent_name || runs.at(-1)?.agent}
           onClose={() => setCreating(false)}
           onCreated={(p, t, r) => {
             setCreating(false);

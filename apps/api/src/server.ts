@@ -35,10 +35,13 @@ export interface ServerOptions {
   defaultMetrics?: boolean;
   /** Grace period between SIGTERM and SIGKILL of stop actions (default 30 s, D6). */
   stopGraceMs?: number;
+  /** Largest request body in bytes (default: config api.max_request_body_bytes, else 1 MiB). */
+  maxRequestBodyBytes?: number;
 }
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 14355;
+/** Default request-body limit; config api.max_request_body_bytes or ServerOptions.maxRequestBodyBytes change it. */
 export const BODY_LIMIT_BYTES = 1 << 20;
 const PORT_RANGE = 100;
 
@@ -104,7 +107,8 @@ export async function createApiApp(opts: ServerOptions): Promise<NestFastifyAppl
   const ctx = buildContext(opts, config);
   // Fastify's own forceCloseConnections (Nest's option of that name does not reach Fastify): close()
   // destroys every socket, open SSE streams and half-aborted requests included.
-  const adapter = new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, forceCloseConnections: true });
+  const bodyLimit = opts.maxRequestBodyBytes || config?.api?.max_request_body_bytes || BODY_LIMIT_BYTES;
+  const adapter = new FastifyAdapter({ bodyLimit, forceCloseConnections: true });
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(ctx, { defaultMetrics: opts.defaultMetrics }), adapter, {
     logger: opts.logger ? ['log', 'error', 'warn'] : false,
   });

@@ -6,7 +6,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { reportError, UsageError } from './common/cli-errors';
-import { BUS_POST_FLAGS, longName, type BusPostOptions, type FlagSpec } from './commands/bus/bus-flags';
+import { BUS_POST_FLAGS, longName, optionKey, type BusPostOptions, type FlagSpec } from './commands/bus/bus-flags';
 import { versionText } from './version';
 
 type ProgramName = 'run-agent' | 'conductor';
@@ -21,7 +21,7 @@ function parseArgsOptions(specs: Record<string, FlagSpec>): NonNullable<ParseArg
 
 function defaults(specs: Record<string, FlagSpec>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const spec of Object.values(specs)) if (spec.defaultValue !== undefined) out[longName(spec)] = spec.defaultValue;
+  for (const spec of Object.values(specs)) if (spec.defaultValue !== undefined) out[optionKey(spec)] = spec.defaultValue;
   return out;
 }
 
@@ -38,14 +38,35 @@ function usageErrorFrom(err: unknown): UsageError {
   return new UsageError(message.split('\n')[0]);
 }
 
-export function parseBusPostArgs(args: string[]): BusPostOptions {
+/**
+ * `--body -x` → `--body=-x`: a value-taking flag takes the next argument as given, even when it
+ * starts with a dash (parseArgs would call it ambiguous; commander takes it, so both paths agree).
+ */
+export function attachFlagValues(args: string[], specs: Record<string, FlagSpec>): string[] {
+  const takesValue = new Set(Object.values(specs).filter((s) => s.type === 'string').map((s) => `--${longName(s)}`));
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--') {
+      out.push(...args.slice(i));
+      break;
+    }
+    if (takesValue.has(args[i]) && i + 1 < args.length) out.push(`${args[i]}=${args[++i]}`);
+    else out.push(args[i]);
+  }
+  return out;
+}
+
+export function parseBusPostArgs(rawArgs: string[]): BusPostOptions {
+  const args = attachFlagValues(rawArgs, BUS_POST_FLAGS);
   let values: Record<string, unknown>;
   try {
     ({ values } = parseArgs({ args, options: parseArgsOptions(BUS_POST_FLAGS), strict: true, allowPositionals: false }));
   } catch (err) {
     throw usageErrorFrom(err);
   }
-  return { ...defaults(BUS_POST_FLAGS), ...values } as BusPostOptions;
+  const options = defaults(BUS_POST_FLAGS);
+  for (const spec of Object.values(BUS_POST_FLAGS)) if (values[longName(spec)] !== undefined) options[optionKey(spec)] = values[longName(spec)];
+  return options as BusPostOptions;
 }
 
 const wantsHelp = (args: string[]) => args.some((a) => a === '--help' || a === '-h' || a === 'help');
@@ -58,7 +79,8 @@ export async function runFastPath(argv: string[], programName: ProgramName): Pro
     return true;
   }
   // `conductor bus …` is the API client (D16); only run-agent's bus post is local.
-  if (programName !== 'run-agent' || argv[0] !== 'bus' || argv[1] !== 'post' || wantsHelp(argv.slice(2))) return false;
+  if (programName !== 'run-agent' || argv[0] !== 'bus' || argv[1] !== 'post') return false;
+  if (wantsHelp(attachFlagValues(argv.slice(2), BUS_POST_FLAGS))) return false;
   try {
     const options = parseBusPostArgs(argv.slice(2));
     // waking a task starts a Ralph loop: the Nest path handles it

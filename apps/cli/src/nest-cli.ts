@@ -28,9 +28,15 @@ interface OutputConfigurable {
   configureOutput(config: { outputError: (text: string, write: (text: string) => void) => void }): unknown;
 }
 
-/** nest-commander only overrides the root; subcommands would otherwise exit 1 on usage errors. */
+/**
+ * nest-commander only overrides the root; subcommands would otherwise exit 1 on usage errors.
+ * Positional options: a command stops reading its own options at its subcommand, so a value such as
+ * `task cancel --reason --prompt` reaches the subcommand as given instead of being taken by the
+ * group's flag of that name (commander's parents otherwise scan every later argument).
+ */
 function overrideExitEverywhere(command: Command): void {
   command.exitOverride(exitOnParseError);
+  command.enablePositionalOptions(true);
   (command as unknown as OutputConfigurable).configureOutput({ outputError: (text, write) => write(oneLineUsageError(text)) });
   command.commands.forEach(overrideExitEverywhere);
 }

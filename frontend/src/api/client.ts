@@ -104,6 +104,11 @@ export class ApiClient {
     return body as T;
   }
 
+  /** GET /api/v1/status: the configured agent names among others. */
+  serverStatus(): Promise<{ configured_agents?: string[] }> {
+    return this.request('/api/v1/status');
+  }
+
   version(): Promise<{ version: string }> {
     return this.request('/api/v1/version');
   }

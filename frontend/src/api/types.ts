@@ -26,6 +26,10 @@ export interface FlatRun {
   task_id: string;
   agent: string;
   status: RunStatus;
+  /** Added by this server (issue #12): stopped / cancelled where `status` says failed. */
+  display_status?: string;
+  /** Added by this server: the configured agent name (config `agents:` key). */
+  agent_name?: string;
   exit_code: number;
   start_time: string;
   end_time?: string;

@@ -1,9 +1,8 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import Button from '@jetbrains/ring-ui-built/components/button/button';
 import { api, describeError } from '../api/client';
+import { agentChoices } from '../data/agents';
 import { generateTaskId, parseDependencies } from '../data/taskid';
-
-const KNOWN_AGENTS = ['claude', 'codex', 'gemini', 'perplexity', 'xai'];
 
 interface NewTaskDialogProps {
   defaultProject?: string;
@@ -15,7 +14,24 @@ interface NewTaskDialogProps {
 /** Form for POST /api/v1/tasks; the task id is proposed from the prompt and may be edited. */
 export function NewTaskDialog({ defaultProject, defaultAgent, onClose, onCreated }: NewTaskDialogProps) {
   const [project, setProject] = useState(defaultProject ?? '');
-  const [agent, setAgent] = useState(defaultAgent ?? 'claude');
+  const [configured, setConfigured] = useState<string[] | undefined>();
+  const choices = agentChoices(configured, defaultAgent);
+  const [agent, setAgent] = useState(defaultAgent ?? choices.initial);
+  useEffect(() => {
+    let live = true;
+    api.serverStatus().then(
+      (s) => {
+        if (!live) return;
+        const next = agentChoices(s.configured_agents, defaultAgent);
+        setConfigured(s.configured_agents);
+        if (next.configured) setAgent((current) => (next.options.includes(current) ? current : next.initial));
+      },
+      () => undefined, // no status: the known types stay on offer
+    );
+    return () => {
+      live = false;
+    };
+  }, [defaultAgent]);
   const [prompt, setPrompt] = useState('');
   const [taskId, setTaskId] = useState('');
   const [deps, setDeps] = useState('');
@@ -56,12 +72,24 @@ export function NewTaskDialog({ defaultProject, defaultAgent, onClose, onCreated
         </label>
         <label>
           Agent
-          <input value={agent} onChange={(e) => setAgent(e.target.value)} list="known-agents" />
-          <datalist id="known-agents">
-            {KNOWN_AGENTS.map((a) => (
-              <option key={a} value={a} />
-            ))}
-          </datalist>
+          {choices.configured ? (
+            <select value={agent} onChange={(e) => setAgent(e.target.value)} aria-label="Agent">
+              {choices.options.map((a) => (
+                <option key={a} value={a}>
+                  {a}
+                </option>
+              ))}
+            </select>
+          ) : (
+            <>
+              <input value={agent} onChange={(e) => setAgent(e.target.value)} list="known-agents" />
+              <datalist id="known-agents">
+                {choices.options.map((a) => (
+                  <option key={a} value={a} />
+                ))}
+              </datalist>
+            </>
+          )}
         </label>
         <label>
           Prompt

@@ -1,4 +1,5 @@
-import type { Project, ProjectStats } from '../api/types';
+import type { FlatRun, Project, ProjectStats } from '../api/types';
+import { runCounts } from '../data/status';
 import { formatBytes } from '../data/time';
 
 export function ProjectList({ projects, selected, onSelect }: { projects: Project[]; selected?: string; onSelect: (id: string) => void }) {
@@ -27,14 +28,17 @@ function relative(time: string): string {
   return new Date(t).toLocaleDateString();
 }
 
-export function StatsCards({ stats }: { stats?: ProjectStats }) {
+/** Task count and bus size come from the project stats; run counts from the tree's runs. */
+export function StatsCards({ stats, runs }: { stats?: ProjectStats; runs?: readonly FlatRun[] }) {
   if (!stats) return null;
+  const counts = runs ? runCounts(runs) : undefined;
   const cards: [string, string | number][] = [
     ['tasks', stats.total_tasks],
-    ['runs', stats.total_runs],
-    ['running', stats.running_runs],
-    ['completed', stats.completed_runs],
-    ['failed', stats.failed_runs + (stats.crashed_runs ?? 0)],
+    ['runs', counts?.runs ?? stats.total_runs],
+    ['running', counts?.running ?? stats.running_runs],
+    ['completed', counts?.completed ?? stats.completed_runs],
+    ['failed', counts?.failed ?? stats.failed_runs + (stats.crashed_runs ?? 0)],
+    ...(counts ? [['stopped', counts.stopped] as [string, number]] : []),
     ['bus size', formatBytes(stats.message_bus_total_bytes ?? 0)],
   ];
   return (

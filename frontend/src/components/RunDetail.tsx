@@ -2,7 +2,7 @@ import { useState } from 'react';
 import Button from '@jetbrains/ring-ui-built/components/button/button';
 import { api, describeError } from '../api/client';
 import type { FlatRun, ProjectRun } from '../api/types';
-import { normalizeStatus } from '../data/status';
+import { normalizeStatus, shownExitCode } from '../data/status';
 import { parseTime, formatDuration } from '../data/time';
 import { usePoll } from '../hooks/usePoll';
 import { LogView } from './LogView';
@@ -25,6 +25,8 @@ interface RunDetailProps {
   taskId: string;
   run?: FlatRun;
   taskStatus: string;
+  /** The task has a DONE file (only then is there something for POST …/resume to reopen). */
+  taskDone: boolean;
   /** Heartbeat of the run when it is running. */
   heartbeat?: { colour: HeartbeatColour; age: string };
   onOutput: (runId: string) => void;
@@ -32,7 +34,7 @@ interface RunDetailProps {
   notify: (text: string, error?: boolean) => void;
 }
 
-export function RunDetail({ project, taskId, run, taskStatus, heartbeat, onOutput, onChanged, notify }: RunDetailProps) {
+export function RunDetail({ project, taskId, run, taskStatus, taskDone, heartbeat, onOutput, onChanged, notify }: RunDetailProps) {
   const [tab, setTab] = useState<TabId>('stdout');
   const [busy, setBusy] = useState<string | null>(null);
   const running = run ? normalizeStatus(run.status) === 'running' : false;
@@ -54,14 +56,10 @@ export function RunDetail({ project, taskId, run, taskStatus, heartbeat, onOutpu
     act(
       'Resume task',
       async () => {
-        try {
-          await api.resumeTask(project, taskId);
-        } catch (err) {
-          // A task that was never marked DONE can still be restarted.
-          if (!(err instanceof Error && /nothing to resume/.test(err.message))) throw err;
-        }
+        // POST …/resume only reopens a DONE task; a stopped or failed one is restarted directly.
+        if (taskDone) await api.resumeTask(project, taskId);
         const prompt = (await api.taskFile(project, taskId)).content;
-        await api.createTask({ project_id: project, task_id: taskId, agent_type: run?.agent ?? 'claude', prompt, attach_mode: 'resume' });
+        await api.createTask({ project_id: project, task_id: taskId, agent_type: run?.agent_name || run?.agent || 'claude', prompt, attach_mode: 'resume' });
       },
       `Task ${taskId} resumed`,
     );
@@ -80,8 +78,8 @@ export function RunDetail({ project, taskId, run, taskStatus, heartbeat, onOutpu
               <StatusBadge status={normalizeStatus(run.status)} />
               {running && heartbeat && <HeartbeatBadge colour={heartbeat.colour} age={heartbeat.age} />}
               <span className="muted">
-                {run.agent}
-                {!running && ` · exit ${run.exit_code}`} · {duration(run)}
+                {run.agent_name && run.agent_name !== run.agent ? `${run.agent_name} (${run.agent})` : run.agent}
+                {shownExitCode(run) !== '' && ` · exit ${shownExitCode(run)}`} · {duration(run)}
               </span>
               {run.error_summary && (
                 <span className="run-error" role="status">

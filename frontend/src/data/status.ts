@@ -1,10 +1,22 @@
 import type { FlatRun } from '../api/types';
 import { parseTime } from './time';
 
-export type DisplayStatus = 'running' | 'queued' | 'needs_input' | 'completed' | 'failed' | 'blocked' | 'stopped' | 'unknown' | 'idle';
+export type DisplayStatus = 'running' | 'queued' | 'needs_input' | 'completed' | 'failed' | 'blocked' | 'stopped' | 'cancelled' | 'unknown' | 'idle';
 
-export const DISPLAY_STATUSES: DisplayStatus[] = ['running', 'queued', 'needs_input', 'completed', 'failed', 'blocked', 'stopped', 'unknown', 'idle'];
+export const DISPLAY_STATUSES: DisplayStatus[] = ['running', 'queued', 'needs_input', 'completed', 'failed', 'blocked', 'stopped', 'cancelled', 'unknown', 'idle'];
 
+/**
+ * The status to show for a run: the server's added `display_status` (stopped, cancelled) when
+ * present, else upstream's `status` (where a stopped run is `failed` with exit 143).
+ */
+export function runDisplayStatus(run: Pick<FlatRun, 'status' | 'display_status'>): string {
+  return run.display_status || run.status;
+}
+
+/** The exit code to show: none while the run has not ended (the API sends -1 then). */
+export function shownExitCode(run: Pick<FlatRun, 'status' | 'exit_code'>): string {
+  return normalizeStatus(run.status) === 'running' || run.exit_code === -1 || run.exit_code === undefined ? '' : String(run.exit_code);
+}
 /** Maps any server status spelling (run or task vocabularies, api.md §A.2) onto what the UI shows. */
 export function normalizeStatus(raw: string | undefined | null): DisplayStatus {
   switch ((raw ?? '').toLowerCase()) {
@@ -29,8 +41,10 @@ export function normalizeStatus(raw: string | undefined | null): DisplayStatus {
     case 'needs_input':
       return 'needs_input';
     case 'stopped':
-    case 'cancelled':
       return 'stopped';
+    case 'cancelled':
+    case 'canceled':
+      return 'cancelled';
     case '':
     case '-':
     case 'idle':
@@ -68,4 +82,20 @@ export function compareRuns(a: FlatRun, b: FlatRun): number {
 
 export function parseTimeOrZero(value: string | undefined | null): number {
   return parseTime(value) ?? 0;
+}
+
+/**
+ * The run counts of the summary cards, from the same (stream-patched) runs as the tree, so the
+ * cards never disagree with it (the polled project stats lag a stop by up to one poll).
+ */
+export function runCounts(runs: readonly Pick<FlatRun, 'status'>[]): { runs: number; running: number; completed: number; failed: number; stopped: number } {
+  const counts = { runs: runs.length, running: 0, completed: 0, failed: 0, stopped: 0 };
+  for (const r of runs) {
+    const s = normalizeStatus(r.status);
+    if (s === 'running') counts.running++;
+    else if (s === 'completed') counts.completed++;
+    else if (s === 'failed') counts.failed++;
+    else if (s === 'stopped' || s === 'cancelled') counts.stopped++;
+  }
+  return counts;
 }

@@ -57,11 +57,27 @@ function parseWindow(w: Window): BusMessage[] {
   return parseAll(w.data, w.start === 0 ? 'seek' : 'emitted');
 }
 
-/** Last `n` messages using growing tail windows (whole file when needed). */
+/** Entries opening in an aligned window (counted with native indexOf, no parsing). */
+function entryStarts(w: Window): number {
+  if (w.data.length === 0) return 0;
+  let count = 1;
+  for (let at = w.data.indexOf(ENTRY_START); at >= 0; at = w.data.indexOf(ENTRY_START, at + ENTRY_START.length)) count++;
+  return count;
+}
+
+/**
+ * Last `n` messages using growing tail windows (whole file when needed). A window is parsed only
+ * once it holds `n` entry openers, so large messages (issue #12: bodies up to 16 MiB) cost one
+ * parse of about the bytes returned instead of a parse per doubling.
+ */
 function readLast(fd: number, size: number, n: number, path: string): BusMessage[] {
   let window = Math.max(MIN_WINDOW, n * BYTES_PER_MESSAGE_GUESS);
   for (;;) {
     const w = alignedWindow(fd, size, window, path);
+    if (w.start > 0 && entryStarts(w) < n) {
+      window *= 2;
+      continue;
+    }
     const msgs = parseWindow(w);
     if (msgs.length >= n || w.start === 0) return msgs.slice(Math.max(0, msgs.length - n));
     window *= 2;

@@ -33,5 +33,9 @@ export const PROJECT_BUS_FILE = 'PROJECT-MESSAGE-BUS.md';
 export const GENERIC_BUS_FILE = 'MESSAGE-BUS.md';
 export const BUS_FILE_NAMES = [TASK_BUS_FILE, PROJECT_BUS_FILE, GENERIC_BUS_FILE] as const;
 
-/** Largest body accepted by BusWriter; bigger content belongs in a file referenced from `links`. */
-export const MAX_BODY_BYTES = 64 * 1024;
+/**
+ * Default largest body accepted by BusWriter (16 MiB; upstream has no limit). Writers take
+ * `maxBodyBytes` to change it (config `storage.max_message_body_bytes`, $CONDUCTOR_MAX_MESSAGE_BODY_BYTES,
+ * `bus post --max-body-bytes`); bigger content belongs in a file referenced from `links`.
+ */
+export const MAX_BODY_BYTES = 16 * 1024 * 1024;

@@ -7,6 +7,7 @@ import { serializeEntry } from './format';
 import { endsTorn, repairPrefix } from './repair';
 import { formatTimestamp, nextMessageId } from './msg-id';
 import { MAX_BODY_BYTES, type BusMessage, type NewMessage } from './types';
+import { notifyAppended } from './append-observer';
 
 export interface BusWriterOptions {
   /** How long one attempt waits for the exclusive flock (default 10 s, polled every 10 ms). */
@@ -18,6 +19,8 @@ export interface BusWriterOptions {
   rotateAtBytes?: number;
   /** Close the kept-open file after this long without appends (default 2 s). */
   idleCloseMs?: number;
+  /** Largest accepted body in UTF-8 bytes (default MAX_BODY_BYTES, 16 MiB). */
+  maxBodyBytes?: number;
 }
 
 interface Pending {
@@ -44,16 +47,16 @@ export function archivePath(path: string, now: Date = new Date()): string {
 }
 
 /** Builds the stored message and its serialised entry; throws BusError on invalid input. */
-export function prepareMessage(input: NewMessage): { msg: BusMessage; entry: string } {
+export function prepareMessage(input: NewMessage, maxBodyBytes: number = MAX_BODY_BYTES): { msg: BusMessage; entry: string } {
   if (!input || typeof input.type !== 'string' || input.type.trim() === '') throw new BusError('INVALID_MESSAGE', 'message type is empty');
   if (typeof input.project_id !== 'string' || input.project_id.trim() === '') throw new BusError('INVALID_MESSAGE', 'project id is empty');
   const body = input.body ?? '';
   if (typeof body !== 'string') throw new BusError('INVALID_MESSAGE', 'message body is not a string');
   const bodyBytes = Buffer.byteLength(body);
-  if (bodyBytes > MAX_BODY_BYTES) {
+  if (bodyBytes > maxBodyBytes) {
     throw new BusError(
       'TOO_LARGE',
-      `message body is ${bodyBytes} bytes, over the ${MAX_BODY_BYTES}-byte limit; put large content in a file and reference it in links`,
+      `message body is ${bodyBytes} bytes, over the ${maxBodyBytes}-byte limit; put large content in a file and reference it in links`,
     );
   }
   const id = nextMessageId();
@@ -111,12 +114,14 @@ const sharedFiles = new Map<string, BusFile>();
  */
 export class BusWriter {
   private readonly file: BusFile;
+  private readonly maxBodyBytes: number;
 
   constructor(
     readonly path: string,
     opts: BusWriterOptions = {},
   ) {
     if (typeof path !== 'string' || path.trim() === '') throw new BusError('INVALID_MESSAGE', 'message bus path is empty');
+    this.maxBodyBytes = opts.maxBodyBytes ?? MAX_BODY_BYTES;
     const key = JSON.stringify([resolvePath(path), opts.lockTimeoutMs, opts.retries, opts.fsync, opts.rotateAtBytes, opts.idleCloseMs]);
     let file = sharedFiles.get(key);
     if (!file) {
@@ -128,7 +133,7 @@ export class BusWriter {
 
   /** Appends one message; resolves with the stored message (generated msg_id and ts). */
   append(input: NewMessage): Promise<BusMessage> {
-    return this.file.append(input);
+    return this.file.append(input, this.maxBodyBytes);
   }
 
   /** Closes the kept-open descriptor now (it is reopened by the next append). */
@@ -166,10 +171,10 @@ class BusFile {
   }
 
   /** Appends one message; resolves with the stored message (generated msg_id and ts). */
-  append(input: NewMessage): Promise<BusMessage> {
+  append(input: NewMessage, maxBodyBytes: number): Promise<BusMessage> {
     let prepared: { msg: BusMessage; entry: string };
     try {
-      prepared = prepareMessage(input);
+      prepared = prepareMessage(input, maxBodyBytes);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -216,6 +221,7 @@ class BusFile {
       }
       if (written) {
         this.touch();
+        notifyAppended(this.path, batch.map((p) => p.msg));
         for (const p of batch) p.resolve(p.msg);
         continue;
       }
@@ -224,6 +230,7 @@ class BusFile {
       this.appendWaiting(entries).then(
         () => {
           this.touch();
+          notifyAppended(this.path, batch.map((p) => p.msg));
           for (const p of batch) p.resolve(p.msg);
         },
         (err: unknown) => {

@@ -230,6 +230,7 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
     project_id: opts.projectId,
     task_id: opts.taskId,
     agent: spec.type,
+    agent_name: agent.name || undefined,
     start_time: new Date(),
     end_time: ZERO_TIME,
     exit_code: -1,

@@ -4,6 +4,7 @@ export * from './ids';
 export * from './layout';
 export * from './yaml-scalar';
 export * from './run-info';
+export * from './run-state';
 export * from './atomic-write';
 export * from './file-lock';
 export * from './task-files';

@@ -17,6 +17,8 @@ export interface RunInfo {
   project_id: string;
   task_id: string;
   agent: string;
+  /** Added field (issue #12): the configured agent name (config `agents:` key); upstream ignores it. */
+  agent_name?: string;
   process_ownership?: string;
   pid: number;
   pgid: number;
@@ -55,6 +57,7 @@ const FIELDS: Field[] = [
   ['project_id', 'str', 'always'],
   ['task_id', 'str', 'always'],
   ['agent', 'str', 'always'],
+  ['agent_name', 'str', 'nonEmpty'],
   ['process_ownership', 'str', 'nonEmpty'],
   ['pid', 'int', 'always'],
   ['pgid', 'int', 'always'],
@@ -184,7 +187,7 @@ export function parseRunInfo(text: string, path?: string): RunInfo {
     status: normaliseStatus(toStr(raw.status)),
     agent_version: toStr(raw.agent_version),
   };
-  for (const key of ['parent_run_id', 'previous_run_id', 'process_ownership', 'cwd', 'prompt_path', 'output_path',
+  for (const key of ['parent_run_id', 'previous_run_id', 'agent_name', 'process_ownership', 'cwd', 'prompt_path', 'output_path',
     'stdout_path', 'stderr_path', 'commandline', 'error_summary'] as const) {
     const s = toStr(raw[key]);
     if (s !== '') info[key] = s;

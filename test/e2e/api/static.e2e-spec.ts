@@ -35,6 +35,10 @@ describe('static UI', () => {
     expect(redirect.statusCode).toBe(301);
     expect(redirect.headers.location).toBe('/ui/');
     expect((await get('/missing.js')).statusCode).toBe(404);
+    // Issue #12: every page load asks for /favicon.ico (no key needed, never a 404)
+    const icon = await get('/favicon.ico');
+    expect([icon.statusCode, icon.headers['content-type']]).toEqual([200, 'image/svg+xml']);
+    expect(icon.body).toMatch(/^<svg /);
     expect((await get('/api/projects')).statusCode).toBe(401);
   });
 
@@ -47,6 +51,8 @@ describe('static UI', () => {
         expect(res.statusCode).toBe(200);
         expect(res.body).toContain('npm run build:ui');
       }
+      const icon = await bare.app.inject({ method: 'GET', url: '/favicon.ico' });
+      expect([icon.statusCode, icon.headers['content-type']]).toEqual([200, 'image/svg+xml']);
     } finally {
       await bare.close();
       fs.rmSync(empty, { recursive: true, force: true });

@@ -131,9 +131,9 @@ describe('run-agent bus post | read | discover', () => {
       ['unknown flag', ['--project', 'proj', '--bogus'], /^Error: unknown option '--bogus'$/],
       ['flag without value', ['--project', 'proj', '--body'], /^Error: option '--body <value>' argument missing$/],
       ['empty type', ['--project', 'proj', '--type', ''], /^Error: --type must not be empty$/],
-      ['over-limit body', ['--project', 'proj', '--body', 'x'.repeat(64 * 1024 + 1)], /^Error: message body is 65537 bytes, over the 65536-byte limit; .*--link/],
-      ['over-limit stdin body', ['--project', 'proj'], /^Error: message body is 70000 bytes, over the 65536-byte limit/, {}, 'y'.repeat(70000)],
-      ['missing task folder', ['--project', 'ghost', '--task', 'task-20260101-000000-nosuch'], /^Error: open message bus ".*ghost\/task-20260101-000000-nosuch\/TASK-MESSAGE-BUS.md": its folder .*nosuch does not exist \(check --root\/--project\/--task;.*\)$/],
+      ['over-limit body', ['--project', 'proj', '--max-body-bytes', '65536', '--body', 'x'.repeat(64 * 1024 + 1)], /^Error: message body is 65537 bytes, over the 65536-byte limit; .*--link/],
+      ['over-limit stdin body', ['--project', 'proj'], /^Error: message body is 70000 bytes, over the 65536-byte limit/, { CONDUCTOR_MAX_MESSAGE_BODY_BYTES: '65536' }, 'y'.repeat(70000)],
+      ['missing task folder', ['--project', 'ghost', '--task', 'task-20260101-000000-nosuch', '--body', 'x'], /^Error: open message bus ".*ghost\/task-20260101-000000-nosuch\/TASK-MESSAGE-BUS.md": its folder .*nosuch does not exist \(check --root\/--project\/--task;.*\)$/],
     ];
 
     it.each(cases)('%s', (_name, args, message, extraEnv = {}, input = '') => {
@@ -174,7 +174,7 @@ describe('run-agent bus post | read | discover', () => {
     it('rejects bad ids and a bad --tail on read', () => {
       const before = snapshotTree(dir);
       const bad = runCli(['bus', 'read', '--root', root, '--project', '../x'], { env, cwd: dir });
-      expect(bad.code).toBe(1);
+      expect(bad.code).toBe(2);
       expect(bad.stderr).toMatch(/^Error: invalid project ID "\.\.\/x": .*\n$/);
       const tail = runCli(['bus', 'read', '--root', root, '--project', 'proj', '--tail', 'many'], { env, cwd: dir });
       expect(tail).toMatchObject({ code: 2, stderr: 'Error: invalid --tail "many": must be an integer\n' });

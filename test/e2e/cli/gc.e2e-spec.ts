@@ -112,7 +112,7 @@ describe('run-agent gc', () => {
       [['--older-than', 'a week'], 2, /^Error: invalid --older-than "a week"/],
       [['--bus-max-size', '-5MB'], 2, /^Error: invalid --bus-max-size "-5MB": size must be non-negative\n$/],
       [['--bus-max-size', 'big'], 2, /^Error: invalid --bus-max-size "big"/],
-      [['--project', '../..'], 1, /^Error: invalid project ID/],
+      [['--project', '../..'], 2, /^Error: invalid project ID/],
       [['--project', 'absent'], 1, /^Error: project directory not found: /],
     ] as const) {
       const r = await sb.run(['gc', '--root', sb.root, '--older-than', '1s', ...args]);

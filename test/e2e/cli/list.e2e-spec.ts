@@ -118,15 +118,15 @@ describe('run-agent list (built CLI)', () => {
     const res = await runAgent(['list', '--root', root, '--project', 'proj', '--task', T_FAIL], env, tmp);
     expect(res.stdout).toBe(
       [
-        'RUN_ID                   STATUS     EXIT_CODE  STARTED              DURATION',
-        '20260101-1000000000-1-1  completed  0          2026-01-01 10:00:00  1m5s',
-        '20260101-1000000000-1-2  failed     1          2026-01-01 10:00:00  1h2m3s',
-        '20260101-1000000000-1-3  unknown    0                               ',
+        'RUN_ID                   STATUS     EXIT_CODE  STARTED              DURATION  AGENT',
+        '20260101-1000000000-1-1  completed  0          2026-01-01 10:00:00  1m5s      claude',
+        '20260101-1000000000-1-2  failed     1          2026-01-01 10:00:00  1h2m3s    claude',
+        '20260101-1000000000-1-3  unknown    -                                         -',
         '',
       ].join('\n'),
     );
     const json = JSON.parse((await runAgent(['list', '--root', root, '--project', 'proj', '--task', T_STALE, '--json'], env, tmp)).stdout);
-    expect(json.runs).toEqual([{ run_id: '20260101-1000000000-1-1', status: 'failed', exit_code: -1, started: '2026-01-01 10:00:00', duration: expect.stringMatching(/^\d+h\d+m\d+s$/) }]);
+    expect(json.runs).toEqual([{ run_id: '20260101-1000000000-1-1', status: 'failed', exit_code: -1, agent: 'claude', started: '2026-01-01 10:00:00', duration: expect.stringMatching(/^\d+h\d+m\d+s$/) }]);
   });
 
   it('adds activity columns with --activity', async () => {

@@ -55,11 +55,11 @@ describe('run-agent output', () => {
     expect(noRuns.stderr).toBe(`Error: no runs found for project ${P} task ${T2}\n`);
     for (const args of [['--run', '../../x'], ['--run', '*']]) {
       const r = await sb.run(['output', ...base(), ...args]);
-      expect(r.code).toBe(1);
+      expect(r.code).toBe(2); // #12: invalid input exits 2 in every command
       expect(r.stderr).toMatch(/^Error: invalid run ID/);
     }
     const taskEscape = await sb.run(['output', '--root', sb.root, '--project', P, '--task', '../..']);
-    expect([taskEscape.code, taskEscape.stdout]).toEqual([1, '']);
+    expect([taskEscape.code, taskEscape.stdout]).toEqual([2, '']);
     const badTail = await sb.run(['output', ...base(), '--tail', '-3']);
     expect(badTail.code).toBe(2);
   });
@@ -159,7 +159,7 @@ describe('run-agent output synthesize', () => {
     expect(strict.stderr).toMatch(new RegExp(`^Error: run ${OLD}: no output.md or agent-stdout.txt found in `));
     const outFile = join(sb.dir, 'never.md');
     const escape = await sb.run(['output', 'synthesize', '--root', sb.root, '--project', P, '--task', T1, '--runs', '../../..', '--out', outFile]);
-    expect(escape.code).toBe(1);
+    expect(escape.code).toBe(2);
     expect(existsSync(outFile)).toBe(false);
     const none = await sb.run(['output', 'synthesize', '--runs', ' , ']);
     expect(none.code).toBe(2);

@@ -36,7 +36,7 @@ describe('run-agent status', () => {
     expect(lines[0].split(/\s+/)).toEqual(['TASK_ID', 'STATUS', 'EXIT_CODE', 'LATEST_RUN', 'DONE', 'PID_ALIVE', 'BLOCKED_BY']);
     const rows = Object.fromEntries(lines.slice(1).map((l) => [l.split(/\s+/)[0], l.split(/\s+/).slice(1)]));
     expect(rows[T1]).toEqual(['completed', '0', '20260101-1300000000-100-1', 'false', 'false', '-']);
-    expect(rows[T2]).toEqual(['running', '-1', '20260101-1200000000-200-1', 'false', 'true', '-']);
+    expect(rows[T2]).toEqual(['running', '-', '20260101-1200000000-200-1', 'false', 'true', '-']); // #12: no exit code while running
     expect(rows[T3]).toEqual(['failed', '-1', '20260101-1200000000-300-1', 'false', 'false', '-']);
     expect(rows[T4]).toEqual(['done', '-', '-', 'true', '-', '-']);
     expect(rows[T5]).toEqual(['blocked', '-', '-', 'false', '-', T2]);
@@ -48,7 +48,7 @@ describe('run-agent status', () => {
     expect(r.code).toBe(0);
     const tasks = (JSON.parse(r.stdout) as { tasks: Record<string, unknown>[] }).tasks;
     expect(tasks.map((t) => t.task_id)).toEqual([T1, T2, T4, T5, T3]); // sorted by name
-    expect(tasks[1]).toEqual({ task_id: T2, status: 'running', exit_code: -1, latest_run: '20260101-1200000000-200-1', done: false, pid_alive: true });
+    expect(tasks[1]).toEqual({ task_id: T2, status: 'running', exit_code: null, latest_run: '20260101-1200000000-200-1', done: false, pid_alive: true });
     expect(tasks[2]).toEqual({ task_id: T4, status: 'done', exit_code: null, latest_run: '', done: true, pid_alive: null });
     expect(tasks[3]).toMatchObject({ status: 'blocked', depends_on: [T2], blocked_by: [T2] });
   });
@@ -56,7 +56,7 @@ describe('run-agent status', () => {
   it('--concise prints tab-separated rows without a header; --status filters', async () => {
     const r = await sb.run(['status', '--root', sb.root, '--project', P, '--concise', '--status', 'active']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`${T2}\trunning\t-1\t20260101-1200000000-200-1\tfalse\ttrue\n`);
+    expect(r.stdout).toBe(`${T2}\trunning\t-\t20260101-1200000000-200-1\tfalse\ttrue\n`);
     const none = await sb.run(['status', '--root', sb.root, '--project', P, '--concise', '--status', 'pending']);
     expect(none.stdout).toBe(`No status rows matched --status "pending" in project ${P}.\n`);
     const done = await sb.run(['status', '--root', sb.root, '--project', P, '--json', '--status', 'done']);
@@ -110,10 +110,10 @@ describe('run-agent status', () => {
     const noProject = await sb.run(['status', '--root', sb.root]);
     expect(noProject.code).toBe(2);
     const escape = await sb.run(['status', '--root', sb.root, '--project', P, '--task', '../../etc']);
-    expect(escape.code).toBe(1);
+    expect(escape.code).toBe(2); // #12: invalid input is a usage error everywhere
     expect(escape.stderr).toMatch(/^Error: invalid task ID "..\/..\/etc".*\n$/);
     const projectEscape = await sb.run(['status', '--root', sb.root, '--project', '..']);
-    expect(projectEscape.code).toBe(1);
+    expect(projectEscape.code).toBe(2);
     const missing = await sb.run(['status', '--root', sb.root, '--project', 'nope']);
     expect(missing.stderr).toBe(`Error: project directory not found: ${join(sb.root, 'nope')}\n`);
     const badDrift = await sb.run(['status', '--root', sb.root, '--project', P, '--activity', '--drift-after', 'soon']);

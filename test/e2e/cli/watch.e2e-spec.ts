@@ -17,11 +17,9 @@ describe('run-agent watch', () => {
     expect(r.stdout).toBe(
       [
         `Watching 2 task(s) for project "${P}":`,
-        '  phase counts: active=0 blocked=0 completed=1 failed=1 pending=0',
+        '  phase counts: active=0 blocked=0 completed=1 failed=1 stopped=0 pending=0',
         `  ${T1.padEnd(45)} [completed] completed duration: 1m5s`,
-        '    transition: unknown -> completed',
-        `  ${T2.padEnd(45)} [failed   ] failed    duration: 0m30s`,
-        '    transition: unknown -> failed',
+        `  ${T2.padEnd(45)} [failed   ] failed    duration: 30s`,
         'All tasks complete.',
         '',
       ].join('\n'),
@@ -67,7 +65,7 @@ describe('run-agent watch', () => {
     const badTimeout = await sb.run(['watch', '--root', sb.root, '--project', P, '--task', T1, '--timeout', 'later']);
     expect(badTimeout.code).toBe(2);
     const escape = await sb.run(['watch', '--root', sb.root, '--project', P, '--task', '../x']);
-    expect(escape.code).toBe(1);
+    expect(escape.code).toBe(2);
     expect(escape.stderr).toMatch(/^Error: invalid task ID/);
     expect(escape.stdout).toBe('');
   });

@@ -80,10 +80,10 @@ describe('run-agent wrap', () => {
     expect(noProject.code).toBe(2);
     expect(noProject.stderr).toMatch(/^Error: cannot infer project/);
     const badProject = await sb.run(['wrap', '--root', sb.root, '--project', '../evil', '--task', T1, '--agent', 'true']);
-    expect(badProject.code).toBe(1);
+    expect(badProject.code).toBe(2);
     expect(badProject.stderr).toMatch(/^Error: invalid project ID "..\/evil"/);
     const badTask = await sb.run(['wrap', '--root', sb.root, '--project', P, '--task', '../../x', '--agent', 'true']);
-    expect(badTask.code).toBe(1);
+    expect(badTask.code).toBe(2);
     expect(badTask.stderr).toMatch(/^Error: invalid task ID/);
     expect(readdirSync(sb.root)).toEqual([]);
     expect(existsSync(join(sb.dir, 'evil'))).toBe(false);

@@ -86,7 +86,11 @@ async function createTask(page: Page, prompt: string): Promise<string> {
   await page.getByRole('button', { name: 'New task' }).click();
   const dialog = page.getByRole('dialog', { name: 'New task' });
   await dialog.getByLabel('Project').fill(PROJECT);
-  await dialog.getByLabel('Agent').fill('uiagent');
+  // Issue #12: the agent is chosen from the server's configured agents.
+  const agent = dialog.locator('select[aria-label="Agent"]');
+  await agent.waitFor();
+  expect(await agent.locator('option').allInnerTexts()).toEqual(['uiagent']);
+  await agent.selectOption('uiagent');
   await dialog.getByLabel('Prompt').fill(prompt);
   await dialog.getByRole('button', { name: 'Start task' }).click();
   await dialog.waitFor({ state: 'detached' });
@@ -151,6 +155,10 @@ describe('dashboard in Chromium', () => {
 
     it('creates a task, streams its log, shows the restart chain, posts a message, stops, and resumes', () => onFailure(page, server!, 'main-flow', async () => {
       const c = server!;
+      const failures: string[] = [];
+      page.on('response', (res) => {
+        if (res.status() >= 400) failures.push(`${res.status()} ${res.request().method()} ${new URL(res.url()).pathname}`);
+      });
       await page.goto(`${c.url}/ui/`);
       await page.getByRole('heading', { name: 'No projects yet' }).waitFor();
       await shot(page, '01-empty');
@@ -213,6 +221,10 @@ describe('dashboard in Chromium', () => {
       // Stop the running run.
       await page.getByRole('button', { name: 'Stop run' }).click();
       await eventually('the stopped run to end', async () => (await textOf(runRow(page, secondRunId).locator('.status'))) !== 'running', 45_000);
+      // Issue #12: a stopped run is shown as stopped (not failed 143), and the cards agree with the tree.
+      await eventually('the run to show as stopped', async () => (await textOf(runRow(page, secondRunId).locator('.status'))) === 'stopped', 15_000);
+      const runningRows = async () => (await page.locator('[role=treeitem] .status', { hasText: /^running$/ }).count()).toString();
+      await eventually('the running card to agree with the tree', async () => (await textOf(page.locator('.stat-running .stat-value'))) === (await runningRows()), 5_000);
 
       // If the loop went on, stop the whole task.
       const stopTask = page.getByRole('button', { name: 'Stop task' });
@@ -235,6 +247,8 @@ describe('dashboard in Chromium', () => {
       await live.getByText(/resumed in attempt \d+ and finished/).waitFor();
       await live.getByText('✔ all done').waitFor();
       await shot(page, '05-resumed');
+      // Issue #12: resuming a stopped task made no failing call, and the favicon was served.
+      expect(failures.filter((f) => /\/resume$|favicon/.test(f))).toEqual([]);
       // Project stats reflect the runs.
       await eventually('project stats to count runs', async () => Number(await textOf(page.locator('.stat-runs .stat-value'))) >= 3);
     }));

@@ -163,9 +163,9 @@ describe('prepareMessage validation', () => {
     expect(() => prepareMessage({ ...base, project_id: '' })).toThrow('project id is empty');
   });
 
-  it('refuses bodies over 64 KiB with a pointer to links', () => {
-    expect(() => prepareMessage({ ...base, body: 'x'.repeat(64 * 1024 + 1) })).toThrow(/over the 65536-byte limit.*links/);
-    expect(prepareMessage({ ...base, body: 'x'.repeat(64 * 1024) }).msg.body).toHaveLength(65536);
+  it('refuses bodies over the given limit with a pointer to links', () => {
+    expect(() => prepareMessage({ ...base, body: 'x'.repeat(64 * 1024 + 1) }, 64 * 1024)).toThrow(/over the 65536-byte limit.*links/);
+    expect(prepareMessage({ ...base, body: 'x'.repeat(64 * 1024) }, 64 * 1024).msg.body).toHaveLength(65536);
   });
 
   it('sets issue_id of ISSUE messages to their msg_id and keeps caller timestamps in UTC', () => {

@@ -55,7 +55,7 @@ describe('BusWriter', () => {
   it('rejects invalid messages without touching the file', async () => {
     const w = new BusWriter(bus);
     await expect(w.append(msg('x', { type: '' }))).rejects.toThrow('message type is empty');
-    await expect(w.append(msg('x'.repeat(70000)))).rejects.toMatchObject({ code: 'TOO_LARGE' });
+    await expect(new BusWriter(bus, { maxBodyBytes: 65536 }).append(msg('x'.repeat(70000)))).rejects.toMatchObject({ code: 'TOO_LARGE' });
     expect(() => statSync(bus)).toThrow();
   });
 

@@ -74,12 +74,14 @@ describe('config loading', () => {
         'api:',
         '  port: 8080',
         '  cors_origins: ["http://localhost:3000"]',
+        '  max_request_body_bytes: 2097152',
         '  sse:',
         '    poll_interval_ms: 0',
         '    heartbeat_interval_s: 5',
         'storage:',
         '  runs_dir: ./runs',
         '  extra_roots: [~/legacy]',
+        '  max_message_body_bytes: 33554432',
         'webhook:',
         '  url: https://hooks.example.test/x',
         '  events: [run_stop]',
@@ -114,8 +116,9 @@ describe('config loading', () => {
       auth_enabled: false,
       api_key: '',
       sse: { poll_interval_ms: 500, discovery_interval_ms: 1000, heartbeat_interval_s: 5, max_clients_per_run: 10 },
+      max_request_body_bytes: 2097152,
     });
-    expect(cfg.storage).toEqual({ runs_dir: join(tmp.dir, 'cfg', 'runs'), extra_roots: [join(tmp.dir, 'home', 'legacy')] });
+    expect(cfg.storage).toEqual({ runs_dir: join(tmp.dir, 'cfg', 'runs'), extra_roots: [join(tmp.dir, 'home', 'legacy')], max_message_body_bytes: 33554432 });
     expect(cfg.webhook).toEqual({ url: 'https://hooks.example.test/x', events: ['run_stop'], secret: 's3', timeout: '1m30s', timeoutMs: 90_000 });
   });
 
@@ -141,6 +144,8 @@ describe('config loading', () => {
   it.each([
     ['defaults:\n  timeout: 1\n', 'no agents configured'],
     ['agents:\n  claude: {}\ndefaults:\n  timeout: -5\n', 'defaults.timeout must be positive'],
+    ['agents:\n  claude: {}\nstorage:\n  max_message_body_bytes: -1\n', 'storage.max_message_body_bytes must not be negative'],
+    ['agents:\n  claude: {}\napi:\n  max_request_body_bytes: -1\n', 'api.max_request_body_bytes must not be negative'],
     [`${minimal}  max_concurrent_root_tasks: -1\n`, 'defaults.max_concurrent_root_tasks must be non-negative'],
     [`${minimal}api:\n  sse:\n    max_clients_per_run: -2\n`, 'api.sse.max_clients_per_run must be non-negative'],
     ['agents:\n  robot:\n    type: robot\ndefaults:\n  timeout: 1\n', 'agent "robot" has invalid type "robot"'],

@@ -81,7 +81,7 @@ export function toEnvelope(err: unknown, logger?: Logger, methodNotAllowed?: (er
   let message: string;
   let details: Record<string, string> | undefined;
   const fst = fastifyCode(err);
-  if (fst === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, body: envelope('PAYLOAD_TOO_LARGE', 'request body too large (limit 1 MiB)') };
+  if (fst === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, body: envelope('PAYLOAD_TOO_LARGE', 'request body too large (limit: config api.max_request_body_bytes, default 1 MiB)') };
   if (fst === 'FST_ERR_CTP_EMPTY_JSON_BODY') return { status: 400, body: envelope('BAD_REQUEST', 'request body is required') };
   if (fst === 'FST_ERR_CTP_INVALID_JSON_BODY') return { status: 400, body: envelope('BAD_REQUEST', 'invalid json: body is not a valid JSON value') };
   if (err instanceof ApiError) {
@@ -105,7 +105,7 @@ export function toEnvelope(err: unknown, logger?: Logger, methodNotAllowed?: (er
       message = 'not found';
     }
     // Fastify's body-parser errors reach the filter re-wrapped by Nest, with only their text left.
-    if (status === 413) message = 'request body too large (limit 1 MiB)';
+    if (status === 413) message = 'request body too large (limit: config api.max_request_body_bytes, default 1 MiB)';
     if (/^Body cannot be empty/.test(message)) message = 'request body is required';
     if (/^Body is not valid JSON/.test(message)) message = 'invalid json: body is not a valid JSON value';
     return { status, body: envelope(codeForStatus(status), message) };

@@ -5,7 +5,6 @@ import { BusMessage, BusWriter, readMessages } from '@app/messagebus';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { ApiError, badRequest } from '../common/api-error';
 import { formatTime } from '../common/go-format';
-import { MetricsService } from '../metrics/metrics.service';
 import { confine } from '../security/path-confinement';
 import { toRestMessage } from '../projects/shapes';
 
@@ -14,10 +13,7 @@ export const MESSAGE_LIMIT_MAX = 5000;
 /** Bus reads and writes for the message routes (api.md §1.2 #18/#19, §1.3 #29/#30/#37/#38). */
 @Injectable()
 export class MessagesService {
-  constructor(
-    @Inject(API_CONTEXT) private readonly ctx: ApiContext,
-    private readonly metrics: MetricsService,
-  ) {}
+  constructor(@Inject(API_CONTEXT) private readonly ctx: ApiContext) {}
 
   busPath(projectId: string, taskId?: string): string {
     const p = taskId ? this.ctx.layout.taskBus(projectId, taskId) : this.ctx.layout.projectBus(projectId);
@@ -46,14 +42,14 @@ export class MessagesService {
     if (input.body.trim() === '') throw badRequest('body is required');
     const bus = this.busPath(input.projectId, input.taskId);
     fs.mkdirSync(path.dirname(bus), { recursive: true });
-    const msg = await new BusWriter(bus).append({
+    // Counted in conductor_messagebus_appends_total by MetricsService's append observer.
+    const msg = await new BusWriter(bus, { maxBodyBytes: this.ctx.config?.storage?.max_message_body_bytes || undefined }).append({
       type: input.type?.trim() || 'USER',
       project_id: input.projectId,
       task_id: input.taskId ?? '',
       run_id: input.runId ?? '',
       body: input.body,
     });
-    this.metrics.countBusMessages([msg.msg_id]);
     return { msg_id: msg.msg_id, timestamp: formatTime(msg.ts) };
   }
 }

@@ -1,9 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter, Gauge } from 'prom-client';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { queueDir, scanOpenQuestions } from '@app/runner';
+import { onBusAppend } from '@app/messagebus';
 import { LivenessProbe, RunInfo } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { M } from './metric-names';
@@ -20,9 +21,12 @@ const DEDUPE_LIMIT = 20000;
  * Queued = root tasks in the planner queue + runs of any process waiting for a run slot.
  */
 @Injectable()
-export class MetricsService {
+export class MetricsService implements OnModuleDestroy {
   private statuses?: Map<string, string>;
-  private readonly seenMessages = new Set<string>();
+  /** Two generations of counted ids: the older one is dropped when the newer one fills up. */
+  private seenMessages = new Set<string>();
+  private olderSeen = new Set<string>();
+  private readonly stopObserving: () => void;
   private queuedSource?: () => number;
   private readonly probe = new LivenessProbe();
 
@@ -40,17 +44,30 @@ export class MetricsService {
     @InjectMetric(M.tasksNeedingInput) private readonly tasksNeedingInput: Gauge<string>,
   ) {
     this.scanRuns();
+    // Every append by a BusWriter of this process: the API, the server's task loops, completion posts.
+    this.stopObserving = onBusAppend((_path, messages) => this.countBusMessages(messages.map((m) => m.msg_id)));
+  }
+
+  onModuleDestroy(): void {
+    this.stopObserving();
   }
 
   countRequest(method: string, status: number): void {
     this.apiRequests.inc({ method: method.toUpperCase(), status: String(status) });
   }
 
-  /** Bus appends made through the server and new messages seen by the shared tails, each id once. */
+  /**
+   * conductor_messagebus_appends_total: appends made by this process (any BusWriter) plus new
+   * messages of other processes seen by the shared bus tails, each msg_id once (an own append seen
+   * again by a tail is not counted twice).
+   */
   countBusMessages(ids: string[]): void {
     for (const id of ids) {
-      if (this.seenMessages.has(id)) continue;
-      if (this.seenMessages.size >= DEDUPE_LIMIT) this.seenMessages.clear();
+      if (this.seenMessages.has(id) || this.olderSeen.has(id)) continue;
+      if (this.seenMessages.size >= DEDUPE_LIMIT) {
+        this.olderSeen = this.seenMessages;
+        this.seenMessages = new Set<string>();
+      }
       this.seenMessages.add(id);
       this.busAppends.inc();
     }

@@ -18,7 +18,7 @@ import { PlannerBridge } from '../tasks/planner-bridge';
 import { toRestQuestion } from '../needs-input/needs-input.service';
 import { paginate } from './pagination';
 import { isDir, ProjectDataService, TaskSummary } from './project-data.service';
-import { RUN_FILE_NAMES, runFilePath, RunRecord, toProjectRun } from './shapes';
+import { addedRunFields, RUN_FILE_NAMES, runFilePath, RunRecord, toProjectRun } from './shapes';
 
 const STATUS_FILTERS: Record<string, (t: TaskSummary) => boolean> = {
   running: (t) => t.status === 'running',
@@ -111,6 +111,9 @@ export class ProjectTasksController {
     if (last) {
       item.last_run_status = last.info.status;
       item.last_run_exit_code = last.info.status === 'running' ? -1 : last.info.exit_code;
+      const added = addedRunFields(last);
+      item.last_run_display_status = added.display_status;
+      if (added.agent_name) item.last_run_agent_name = added.agent_name;
       const out = runFilePath(last, 'output.md');
       item.last_run_output_size = Math.max(fileSizeOf(last.info.stdout_path), fileSizeOf(out));
     }

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { RunInfo } from '@app/storage';
+import { runState, type RunInfo } from '@app/storage';
 import type { BusMessage } from '@app/messagebus';
 import { formatTime, isZeroTime } from '../common/go-format';
 
@@ -49,6 +49,15 @@ function runFiles(r: RunRecord) {
 const orUndefined = (s: string | undefined) => (s ? s : undefined);
 const exitCodeOf = (i: RunInfo) => (i.status === 'running' ? -1 : i.exit_code);
 
+/**
+ * Added fields (issue #12; upstream clients ignore them, `status`/`exit_code` keep upstream's
+ * values): `display_status` names stopped and cancelled runs (status `failed`, exit 143 upstream) and
+ * `agent_name` is the configured agent the run used.
+ */
+export function addedRunFields(r: RunRecord): { display_status: string; agent_name?: string } {
+  return { display_status: runState(r.info, path.dirname(path.dirname(r.dir))), agent_name: orUndefined(r.info.agent_name) };
+}
+
 /** ProjectRun (api.md §1.3) plus the D12 superset the React run view reads. */
 export function toProjectRun(r: RunRecord, withFiles: boolean) {
   const i = r.info;
@@ -60,6 +69,7 @@ export function toProjectRun(r: RunRecord, withFiles: boolean) {
     agent: i.agent,
     agent_version: orUndefined(i.agent_version),
     status: i.status,
+    ...addedRunFields(r),
     process_ownership: i.process_ownership === 'external' ? 'external' : 'managed',
     exit_code: exitCodeOf(i),
     start_time: formatTime(i.start_time),
@@ -85,6 +95,7 @@ export function toRunV1(r: RunRecord) {
     project_id: i.project_id || r.projectId,
     task_id: i.task_id || r.taskId,
     status: i.status,
+    ...addedRunFields(r),
     process_ownership: orUndefined(i.process_ownership),
     start_time: formatTime(i.start_time),
     end_time: formatTime(i.end_time),
@@ -101,6 +112,7 @@ export function toFlatRun(r: RunRecord) {
     task_id: i.task_id || r.taskId,
     agent: i.agent,
     status: i.status,
+    ...addedRunFields(r),
     exit_code: exitCodeOf(i),
     start_time: formatTime(i.start_time),
     end_time: isZeroTime(i.end_time) ? undefined : formatTime(i.end_time),

@@ -47,10 +47,17 @@ const BUILTIN_PAGE = `<!doctype html>
 </body></html>
 `;
 
+/** The dashboard's icon (a conductor's baton on the project's blue), served as /favicon.ico. */
+export const FAVICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f55c4"/>' +
+  '<path d="M8 24 L22 10" stroke="#fff" stroke-width="3" stroke-linecap="round"/><circle cx="23.5" cy="8.5" r="3" fill="#fff"/></svg>';
+
 /** Serves the dashboard at `/` and `/ui/` (`/ui` → 301 `/ui/`), or a built-in page when no build exists. */
 export function registerStaticUi(app: NestFastifyApplication, uiDir: string | undefined): string {
   const fastify = app.getHttpAdapter().getInstance() as FastifyInstance;
   fastify.get('/ui', (_req, reply) => reply.redirect('/ui/', 301));
+  // Browsers ask for /favicon.ico on every load, whether or not the page names an icon.
+  fastify.get('/favicon.ico', (_req, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON_SVG));
   if (uiDir) {
     void fastify.register(fastifyStatic, { root: uiDir, prefix: '/', wildcard: true, index: ['index.html'] });
     void fastify.register(fastifyStatic, { root: uiDir, prefix: '/ui/', wildcard: true, index: ['index.html'], decorateReply: false });

@@ -8,8 +8,16 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/**
+ * Lib error codes that mean "the input is wrong" (a bad id, flag value or message), whichever lib
+ * or command raised them: the same class as a usage error, so the same exit code everywhere.
+ */
+const INVALID_INPUT_CODES = new Set(['INVALID_ID', 'INVALID_INPUT', 'INVALID_MESSAGE', 'TOO_LARGE']);
+
 export function exitCodeFor(err: unknown): number {
-  return err instanceof UsageError ? EXIT_USAGE : EXIT_FAILURE;
+  if (err instanceof UsageError) return EXIT_USAGE;
+  const code = (err as { code?: unknown } | null)?.code;
+  return err instanceof Error && typeof code === 'string' && INVALID_INPUT_CODES.has(code) ? EXIT_USAGE : EXIT_FAILURE;
 }
 
 /** One line on stderr: `Error: <message>` (upstream's cobra style). */

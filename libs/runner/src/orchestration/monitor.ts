@@ -212,8 +212,10 @@ export interface MonitorPassOptions {
 
 export interface MonitorPassResult {
   decisions: Array<MonitorDecision & { taskId: string }>;
-  /** Jobs started by this pass; settle with a one-line outcome. */
-  launched: Array<Promise<void>>;
+  /** Jobs started by this pass; settle with a one-line outcome (true = the run completed). */
+  launched: Array<Promise<boolean>>;
+  /** Actions of this pass that failed before a job started (e.g. an unknown agent). */
+  failed: number;
 }
 
 const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
@@ -228,7 +230,7 @@ export async function monitorPass(opts: MonitorPassOptions): Promise<MonitorPass
   validateProjectId(opts.projectId);
   const text = readFileSync(opts.todoPath, 'utf8');
   const todos = parseTodo(text);
-  const result: MonitorPassResult = { decisions: [], launched: [] };
+  const result: MonitorPassResult = { decisions: [], launched: [], failed: 0 };
   if (todos.length === 0) {
     opts.out(`monitor: no pending task IDs found in ${opts.todoPath}`);
     return result;
@@ -273,13 +275,20 @@ export async function monitorPass(opts: MonitorPassOptions): Promise<MonitorPass
       const job = opts
         .runJob({ root: opts.root, projectId: opts.projectId, taskId: todo.taskId, prompt, agent: opts.agent, config: opts.config, cwd: opts.cwd, env: opts.env, signal: opts.signal })
         .then(
-          (r) => opts.out(r.ok ? `  [OK]    run completed for ${todo.taskId} (${r.runId})` : `  [ERROR] run ${todo.taskId}: ${r.error ?? 'agent execution failed'}`),
-          (err: unknown) => opts.out(`  [ERROR] run ${todo.taskId}: ${err instanceof Error ? err.message : String(err)}`),
+          (r) => {
+            opts.out(r.ok ? `  [OK]    run completed for ${todo.taskId} (${r.runId})` : `  [ERROR] run ${todo.taskId}: ${r.error ?? 'agent execution failed'}`);
+            return r.ok;
+          },
+          (err: unknown) => {
+            opts.out(`  [ERROR] run ${todo.taskId}: ${err instanceof Error ? err.message : String(err)}`);
+            return false;
+          },
         )
         .finally(() => opts.inFlight?.delete(todo.taskId));
       result.launched.push(job);
       opts.out(`  [OK]    launched job for ${todo.taskId}`);
     } catch (err) {
+      result.failed++;
       opts.out(`  [ERROR] ${decision.action} ${todo.taskId}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }

@@ -60,12 +60,16 @@ export interface ApiConfig {
   auth_enabled: boolean;
   api_key: string;
   sse: SseConfig;
+  /** Largest HTTP request body the server accepts, in bytes (0 = the server's default, 1 MiB). */
+  max_request_body_bytes: number;
 }
 
 export interface StorageConfig {
   /** Absolute after loading ('' when not configured). */
   runs_dir: string;
   extra_roots: string[];
+  /** Largest message-bus body accepted by writers, in bytes (0 = the message bus default, 16 MiB). */
+  max_message_body_bytes: number;
 }
 
 export interface WebhookConfig {

@@ -1,5 +1,5 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { StorageError } from '../storage.errors';
 import {
   AgentConfig,
@@ -12,7 +12,7 @@ import {
 } from './config.types';
 import { parseGoDuration } from './duration';
 import { ConfigProblem, RawReader, readRawConfig } from './raw-config';
-import { homeDir, resolveConfigPath } from './paths';
+import { findConfigFile, resolveConfigPath } from './paths';
 import { isValidationProblem, validateConfig } from './validate-config';
 
 export interface LoadConfigOptions {
@@ -21,22 +21,8 @@ export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** The home config location upstream uses. Read if present, never created (D8). */
-export function homeConfigPath(env: NodeJS.ProcessEnv = process.env): string {
-  return join(homeDir(env), '.run-agent', 'conductor-loop.hcl');
-}
-
-/** First existing of ./config.yaml, ./config.yml (relative to `cwd`), ~/.run-agent/conductor-loop.hcl. */
-export function findConfigFile(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const candidates = [join(cwd, 'config.yaml'), join(cwd, 'config.yml'), homeConfigPath(env)];
-  return candidates.find((p) => {
-    try {
-      return statSync(p).isFile();
-    } catch {
-      return false;
-    }
-  });
-}
+// Re-exported: the finders live in paths.ts so YAML-free callers (bus post's fast path) can use them.
+export { findConfigFile, homeConfigPath } from './paths';
 
 function envTokenName(agentName: string): string {
   return `CONDUCTOR_AGENT_${agentName.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_TOKEN`;
@@ -118,8 +104,13 @@ function build(r: RawReader): AppConfig {
       auth_enabled: r.bool(['api', 'auth_enabled']),
       api_key: r.str(['api', 'api_key']),
       sse,
+      max_request_body_bytes: r.int(['api', 'max_request_body_bytes']),
     },
-    storage: { runs_dir: r.str(['storage', 'runs_dir']), extra_roots: r.strList(['storage', 'extra_roots']) },
+    storage: {
+      runs_dir: r.str(['storage', 'runs_dir']),
+      extra_roots: r.strList(['storage', 'extra_roots']),
+      max_message_body_bytes: r.int(['storage', 'max_message_body_bytes']),
+    },
     webhook: buildWebhook(r),
   };
 }

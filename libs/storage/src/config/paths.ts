@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { StorageError } from '../storage.errors';
@@ -22,3 +23,21 @@ export function resolveConfigPath(path: string, baseDir: string, env: NodeJS.Pro
   const expanded = expandHome(trimmed, env);
   return isAbsolute(expanded) ? resolve(expanded) : resolve(baseDir, expanded);
 }
+
+/** The home config location upstream uses. Read if present, never created (D8). */
+export function homeConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(homeDir(env), '.run-agent', 'conductor-loop.hcl');
+}
+
+/** First existing of ./config.yaml, ./config.yml (relative to `cwd`), ~/.run-agent/conductor-loop.hcl. */
+export function findConfigFile(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const candidates = [join(cwd, 'config.yaml'), join(cwd, 'config.yml'), homeConfigPath(env)];
+  return candidates.find((p) => {
+    try {
+      return statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
+

@@ -38,6 +38,8 @@ export function validateConfig(cfg: AppConfig): void {
   if (Object.keys(cfg.agents).length === 0) fail('no agents configured');
   // Upstream requires a positive timeout it never uses; we only refuse nonsense (0 or absent = unset).
   if (cfg.defaults.timeout < 0) fail('defaults.timeout must be positive');
+  if (cfg.storage.max_message_body_bytes < 0) fail('storage.max_message_body_bytes must not be negative');
+  if (cfg.api.max_request_body_bytes < 0) fail('api.max_request_body_bytes must not be negative');
   if (cfg.defaults.max_concurrent_root_tasks < 0) fail('defaults.max_concurrent_root_tasks must be non-negative');
   for (const key of ['poll_interval_ms', 'discovery_interval_ms', 'heartbeat_interval_s', 'max_clients_per_run'] as const) {
     if (cfg.api.sse[key] < 0) fail(`api.sse.${key} must be non-negative`);

@@ -14,11 +14,14 @@ export interface FlagSpec {
 
 export const BUS_POST_FLAGS = {
   root: { flags: '--root <dir>', type: 'string', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' },
+  config: { flags: '--config <file>', type: 'string', description: 'config file (default: $CONDUCTOR_CONFIG, ./config.yaml, ./config.yml, ~/.run-agent/conductor-loop.hcl)' },
   type: { flags: '--type <type>', type: 'string', defaultValue: 'INFO', description: 'message type (FACT, PROGRESS, DECISION, ERROR, QUESTION, INFO, …)' },
   project: { flags: '--project <id>', type: 'string', description: 'project ID (inferred from $JRUN_* or the working directory if omitted)' },
   task: { flags: '--task <id>', type: 'string', description: 'task ID (posts to the task bus; inferred if omitted)' },
   run: { flags: '--run <id>', type: 'string', description: 'run ID stored in the message (inferred from $JRUN_RUN_FOLDER, run-info.yaml or $JRUN_ID)' },
-  body: { flags: '--body <text>', type: 'string', description: 'message body (read from stdin when omitted and stdin is not a terminal; max 64 KiB)' },
+  body: { flags: '--body <text>', type: 'string', description: 'message body, taken as given even when it starts with a dash (read from stdin when omitted and stdin is not a terminal)' },
+  maxBodyBytes: { flags: '--max-body-bytes <n>', type: 'string', description: 'largest accepted body in bytes (default: $CONDUCTOR_MAX_MESSAGE_BODY_BYTES, config storage.max_message_body_bytes, 16 MiB)' },
+  allowEmpty: { flags: '--allow-empty', type: 'boolean', defaultValue: false, description: 'post an empty body (refused otherwise)' },
   parent: { flags: '--parent <msg_id>', type: 'string', multiple: true, description: 'msg_id this message answers or continues (repeatable; threading)' },
   link: { flags: '--link <url>', type: 'string', multiple: true, description: 'URL or file path to attach by reference, e.g. a large log (repeatable)' },
   resume: { flags: '--resume', type: 'boolean', description: 'wake the task: remove DONE and restart its Ralph loop (if none runs) with this message at the head of the prompt' },
@@ -26,6 +29,7 @@ export const BUS_POST_FLAGS = {
 
 export const BUS_READ_FLAGS = {
   root: BUS_POST_FLAGS.root,
+  config: BUS_POST_FLAGS.config,
   project: { flags: '--project <id>', type: 'string', description: 'project ID (without --task: the project bus)' },
   task: { flags: '--task <id>', type: 'string', description: 'task ID (the task bus)' },
   tail: { flags: '--tail <n>', type: 'string', defaultValue: '20', description: 'print the last N messages (0 = all)' },
@@ -40,11 +44,14 @@ export const BUS_DISCOVER_FLAGS = {
 
 export interface BusPostOptions {
   root?: string;
+  config?: string;
   type?: string;
   project?: string;
   task?: string;
   run?: string;
   body?: string;
+  maxBodyBytes?: string;
+  allowEmpty?: boolean;
   parent?: string[];
   link?: string[];
   resume?: boolean;
@@ -52,6 +59,7 @@ export interface BusPostOptions {
 
 export interface BusReadOptions {
   root?: string;
+  config?: string;
   project?: string;
   task?: string;
   tail?: string | number;
@@ -62,6 +70,16 @@ export interface BusReadOptions {
 
 export interface BusDiscoverOptions {
   from?: string;
+}
+
+/** `--config` names the config file for everything that reads one (as $CONDUCTOR_CONFIG does). */
+export function withConfigFlag<T extends { env: NodeJS.ProcessEnv }>(io: T, config: string | undefined): T {
+  return config?.trim() ? { ...io, env: { ...io.env, CONDUCTOR_CONFIG: config.trim() } } : io;
+}
+
+/** The option key of a flag spec as commander names it (`--max-body-bytes <n>` → `maxBodyBytes`). */
+export function optionKey(spec: FlagSpec): string {
+  return longName(spec).replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 }
 
 /** The long name of a flag spec (`--tail <n>` → `tail`). */

@@ -2,9 +2,9 @@ import { fstatSync, mkdirSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { validateProjectId, validateRunId, validateTaskId } from '@app/storage/ids';
 import { BusWriter } from '@app/messagebus/writer';
-import { MAX_BODY_BYTES } from '@app/messagebus/types';
+import { resolveBodyLimit } from './body-limit';
 import { UsageError } from '../../common/cli-errors';
-import type { BusPostOptions } from './bus-flags';
+import { withConfigFlag, type BusPostOptions } from './bus-flags';
 import { busFileFor, busFromWorkingDir, resolveBusRoot, scopeFromBusPath, scopeFromCwdRunInfo, scopeFromRunFolder, scopeFromTaskFolder, type BusEnv, type Scope } from './bus-scope';
 
 export interface PostIo extends BusEnv {
@@ -106,21 +106,24 @@ export function resolvePostScope(opts: BusPostOptions, busPath: string, e: BusEn
 }
 
 /** `run-agent bus post`: appends one message and prints `msg_id: <id>`. */
-export async function runBusPost(opts: BusPostOptions, io: PostIo): Promise<void> {
+export async function runBusPost(opts: BusPostOptions, rawIo: PostIo): Promise<void> {
+  const io = withConfigFlag(rawIo, opts.config);
   validateFlags(opts);
+  const maxBodyBytes = resolveBodyLimit(opts.maxBodyBytes, io);
   const busPath = resolvePostBus(opts, io);
   const scope = resolvePostScope(opts, busPath, io);
   if (!scope.project) throw new Error('cannot infer project: run from inside a task or project directory');
   let body = opts.body ?? '';
   if (body === '') body = io.readStdin() ?? '';
+  if (body.trim() === '' && !opts.allowEmpty) throw new UsageError('message body is empty: pass --body <text> or pipe it on stdin (--allow-empty posts an empty message)');
   const bytes = Buffer.byteLength(body);
-  if (bytes > MAX_BODY_BYTES) {
-    throw new Error(`message body is ${bytes} bytes, over the ${MAX_BODY_BYTES}-byte limit; write it to a file and post a short message with --link <path>`);
+  if (bytes > maxBodyBytes) {
+    throw new UsageError(`message body is ${bytes} bytes, over the ${maxBodyBytes}-byte limit; write it to a file and post a short message with --link <path> (or raise --max-body-bytes)`);
   }
   // A project's bus is the first thing a new user posts to: create its folder (a task's bus still
   // needs its task folder).
   if (firstOf(opts.project) && !firstOf(opts.task)) mkdirSync(dirname(busPath), { recursive: true });
-  const writer = new BusWriter(busPath);
+  const writer = new BusWriter(busPath, { maxBodyBytes });
   try {
     const msg = await writer.append({
       type: opts.type ?? 'INFO',

@@ -3,7 +3,7 @@ import { readMessages } from '@app/messagebus/reader';
 import type { BusMessage } from '@app/messagebus/types';
 import { validateProjectId, validateTaskId } from '@app/storage/ids';
 import { UsageError } from '../../common/cli-errors';
-import type { BusReadOptions } from './bus-flags';
+import { withConfigFlag, type BusReadOptions } from './bus-flags';
 import { busFileFor, busFromWorkingDir, resolveBusRoot, scopeFromRunFolder, scopeFromTaskFolder, type BusEnv } from './bus-scope';
 
 export interface ReadIo extends BusEnv {
@@ -48,7 +48,8 @@ export function formatJson(m: BusMessage): string {
 }
 
 /** `run-agent bus read`: prints the last --tail messages; with --follow keeps printing new ones. */
-export async function runBusRead(opts: BusReadOptions, io: ReadIo): Promise<void> {
+export async function runBusRead(opts: BusReadOptions, rawIo: ReadIo): Promise<void> {
+  const io = withConfigFlag(rawIo, opts.config);
   const tail = parseTail(opts.tail);
   const busPath = resolveReadBus(opts, io);
   const format = opts.json ? formatJson : formatMessage;

@@ -8,7 +8,7 @@ import { isProjectHome as projectHome, scopeFromRunInfoUpwards } from '@app/stor
 import type { BusEnv, Scope } from './bus-scope';
 
 export function rootFromConfig(e: BusEnv): string {
-  const path = findConfigFile(e.cwd, e.env);
+  const path = e.env.CONDUCTOR_CONFIG?.trim() || findConfigFile(e.cwd, e.env);
   if (!path) return resolveRunsRoot({ env: e.env, cwd: e.cwd });
   try {
     return resolveRunsRoot({ env: e.env, cwd: e.cwd, config: loadConfig(path, { strict: false, env: e.env }) });
@@ -23,4 +23,13 @@ export function scopeFromRunInfo(cwd: string): Scope {
 
 export function isProjectHome(cwd: string): boolean {
   return projectHome(cwd);
+}
+
+/** config storage.max_message_body_bytes of the config file at `path` (0 when unset). */
+export function maxBodyFromConfig(path: string, e: BusEnv): number {
+  try {
+    return loadConfig(path, { strict: false, env: e.env }).storage.max_message_body_bytes;
+  } catch (err) {
+    throw new Error(`read body limit: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }

@@ -31,11 +31,14 @@ export class BusPostCommand extends CommandRunner {
   }
 
   @Option(BUS_POST_FLAGS.root) root(v: string) { return asIs(v); }
+  @Option(BUS_POST_FLAGS.config) config(v: string) { return asIs(v); }
   @Option(BUS_POST_FLAGS.type) type(v: string) { return asIs(v); }
   @Option(BUS_POST_FLAGS.project) project(v: string) { return asIs(v); }
   @Option(BUS_POST_FLAGS.task) task(v: string) { return asIs(v); }
   @Option(BUS_POST_FLAGS.run) runId(v: string) { return asIs(v); }
   @Option(BUS_POST_FLAGS.body) body(v: string) { return asIs(v); }
+  @Option(BUS_POST_FLAGS.maxBodyBytes) maxBodyBytes(v: string) { return asIs(v); }
+  @Option(BUS_POST_FLAGS.allowEmpty) allowEmpty() { return true; }
   @Option(BUS_POST_FLAGS.parent) parent(v: string, prev?: string[]) { return collect(v, prev); }
   @Option(BUS_POST_FLAGS.link) link(v: string, prev?: string[]) { return collect(v, prev); }
   @Option(BUS_POST_FLAGS.resume) resume() { return true; }
@@ -53,6 +56,7 @@ export class BusReadCommand extends CommandRunner {
   }
 
   @Option(BUS_READ_FLAGS.root) root(v: string) { return asIs(v); }
+  @Option(BUS_READ_FLAGS.config) config(v: string) { return asIs(v); }
   @Option(BUS_READ_FLAGS.project) project(v: string) { return asIs(v); }
   @Option(BUS_READ_FLAGS.task) task(v: string) { return asIs(v); }
   @Option(BUS_READ_FLAGS.tail) tail(v: string) { return asIs(v); }

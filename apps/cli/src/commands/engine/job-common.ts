@@ -1,3 +1,4 @@
+import { MAX_BODY_BYTES } from '@app/messagebus';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { AppConfig, findConfigFile, generateTaskId, loadConfig, validateProjectId, validateTaskId } from '@app/storage';
@@ -38,7 +39,10 @@ export function loadRunConfig(flag: string | undefined, env: NodeJS.ProcessEnv =
 
 /** The caller env given to agents: carries the config path on to sub-agent `run-agent job` calls. */
 export function agentCallerEnv(loaded: LoadedConfig): Record<string, string> | undefined {
-  return loaded.path ? { CONDUCTOR_CONFIG: loaded.path } : undefined;
+  if (!loaded.path) return undefined;
+  // The body limit travels as a number so an agent's `bus post` (fast path) need not parse the config.
+  const limit = loaded.config?.storage?.max_message_body_bytes || MAX_BODY_BYTES;
+  return { CONDUCTOR_CONFIG: loaded.path, CONDUCTOR_MAX_MESSAGE_BODY_BYTES: String(limit) };
 }
 
 /**

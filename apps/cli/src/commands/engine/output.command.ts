@@ -1,6 +1,7 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command, CommandRunner, Option } from 'nest-commander';
+import { Command, Option } from 'nest-commander';
+import { ScopeOptionParsers } from './support/scope-options';
 import { ChangeFeed, LivenessProbe, readRunInfo, readRunInfoReconciled, RunsLayout } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { OutputSynthesizeCommand } from './output-synthesize.command';
@@ -11,6 +12,7 @@ import { listRunNames } from './support/task-state';
 import { waitForChange } from './support/wake';
 
 interface OutputOptions {
+  config?: string;
   runDir?: string;
   root?: string;
   project?: string;
@@ -76,7 +78,7 @@ export function resolveRunDir(options: OutputOptions): string {
     if (!existsSync(dir)) throw new Error(`run directory ${dir}: no such file or directory`);
     return dir;
   }
-  const root = resolveRoot(options.root);
+  const root = resolveRoot(options.root, process.env, options.config);
   const scope = inferScope({ project: options.project, task: options.task }, { root });
   if (!scope.project) throw new UsageError('--project is required when --run-dir is not specified');
   if (!scope.task) throw new UsageError('--task is required when --run-dir is not specified');
@@ -197,7 +199,7 @@ export async function followOutput(runDir: string, file: OutputFile): Promise<vo
   description: 'Print a file of a run (default: output.md of the newest run), or follow it while the run is live',
   subCommands: [OutputSynthesizeCommand],
 })
-export class OutputCommand extends CommandRunner {
+export class OutputCommand extends ScopeOptionParsers {
   async run(params: string[], options: OutputOptions = {}): Promise<void> {
     if (params.length) throw new UsageError(`unknown argument ${JSON.stringify(params[0])} (did you mean "output synthesize"?)`);
     const file = parseOutputFile(options.file);
@@ -214,21 +216,6 @@ export class OutputCommand extends CommandRunner {
 
   @Option({ flags: '--run-dir <dir>', description: 'run folder to read (overrides --root/--project/--task/--run)' })
   parseRunDir(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--root <dir>', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })
-  parseRoot(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--project <id>', description: 'project id (default: inferred from JRUN_* variables or the working directory)' })
-  parseProject(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--task <id>', description: 'task id (default: inferred from JRUN_* variables or the working directory)' })
-  parseTask(v: string): string {
     return v;
   }
 

@@ -1,8 +1,9 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command, CommandRunner, Option } from 'nest-commander';
+import { Command, Option } from 'nest-commander';
+import { ScopeOptionParsers } from './support/scope-options';
 import { isRunStalled, needsInputOf, queueDir } from '@app/runner';
-import { blockedBy, isTaskDone, LivenessProbe, readDependsOn, readRunInfoReconciled, RunsLayout, type RunInfo } from '@app/storage';
+import { blockedBy, isTaskDone, LivenessProbe, readDependsOn, readRunInfoReconciled, RunsLayout, runState, shownExitCode, validateProjectId, validateTaskId, type RunInfo } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import {
   collectActivity,
@@ -20,6 +21,7 @@ import { formatTable } from './support/table';
 import { listRunNames } from './support/task-state';
 
 interface StatusOptions {
+  config?: string;
   root?: string;
   project?: string;
   task?: string;
@@ -38,6 +40,8 @@ export interface StatusRow {
   latest_run: string;
   done: boolean;
   pid_alive: boolean | null;
+  /** The configured agent name of the latest run (added field; run-info agent_name). */
+  agent_name?: string;
   depends_on?: string[];
   blocked_by?: string[];
   /** needs_input: open QUESTION/BLOCKED messages without an ANSWER. */
@@ -86,8 +90,10 @@ export function buildStatusRow(
     if (!info) {
       row.status = 'unknown';
     } else {
-      row.status = info.status?.trim() || 'unknown';
-      row.exit_code = info.exit_code;
+      // Issue #12: stopped/cancelled runs are named so (not failed 143); no exit code while running.
+      row.status = runState(info, taskDir);
+      row.exit_code = shownExitCode(info);
+      if (info.agent_name) row.agent_name = info.agent_name;
       row.pid_alive = row.status === 'running' && probe.isRunAlive(info);
     }
     // D13: a run waiting for a max_concurrent_runs slot leaves a queue marker.
@@ -143,15 +149,15 @@ const show = (v: number | boolean | null | string | undefined): string => (v ===
   name: 'status',
   description: 'Show the latest run status of every task of a project (or of one task)',
 })
-export class StatusCommand extends CommandRunner {
+export class StatusCommand extends ScopeOptionParsers {
   async run(_params: string[], options: StatusOptions = {}): Promise<void> {
     if (options.json && options.concise) throw new UsageError('--concise cannot be used with --json');
     const driftAfterMs = options.driftAfter !== undefined ? durationFlag(options.driftAfter, '--drift-after') : DEFAULT_DRIFT_AFTER_MS;
-    const root = resolveRoot(options.root);
+    const root = resolveRoot(options.root, process.env, options.config);
     const scope = inferScope({ project: options.project }, { root });
     if (!scope.project) throw new UsageError('--project is required (or run inside a task: JRUN_PROJECT_ID or a task working directory)');
-    const project = scope.project;
-    const task = options.task?.trim() || undefined;
+    const project = validateProjectId(scope.project);
+    const task = options.task?.trim() ? validateTaskId(options.task.trim()) : undefined;
     const filterText = (options.status ?? '').trim();
     const filter = filterText.toLowerCase();
 
@@ -173,22 +179,7 @@ export class StatusCommand extends CommandRunner {
     process.stdout.write(renderStatus(rows, { ...options, project, task, filter: filterText }));
   }
 
-  @Option({ flags: '--root <dir>', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })
-  parseRoot(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--project <id>', description: 'project id (default: inferred from JRUN_* variables or the working directory)' })
-  parseProject(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--task <id>', description: 'show only this task (default: every task of the project)' })
-  parseTask(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--status <filter>', description: 'keep rows by status: running|active, completed, failed, unknown, queued, blocked, needs_input, done|all_finished, pending' })
+  @Option({ flags: '--status <filter>', description: 'keep rows by status: running|active, completed, failed, stopped, cancelled, unknown, queued, blocked, needs_input, done|all_finished, pending' })
   parseStatus(v: string): string {
     return v;
   }

@@ -10,6 +10,7 @@ import { durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
 
 interface StopFlags {
+  config?: string;
   runDir?: string;
   root?: string;
   project?: string;
@@ -63,7 +64,7 @@ export class StopCommand extends TaskScopeParsers {
       runDir = resolve(flags.runDir);
       if (!existsSync(runDir)) throw new UsageError(`run directory not found: ${runDir}`);
     } else {
-      const root = resolveRoot(flags.root);
+      const root = resolveRoot(flags.root, process.env, flags.config);
       const scope = resolveScope(flags, root, { generate: false });
       const taskDir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
       if (flags.run) validateRunId(flags.run);

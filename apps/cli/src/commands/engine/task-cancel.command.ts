@@ -9,6 +9,7 @@ import { durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
 
 interface CancelFlags {
+  config?: string;
   root?: string;
   project?: string;
   task?: string;
@@ -33,7 +34,7 @@ export class TaskCancelCommand extends TaskScopeParsers {
       const reason = flags.reason?.trim();
       if (!reason) throw new UsageError('--reason is required');
       const graceMs = flags.grace !== undefined ? durationFlag(flags.grace, '--grace') : undefined;
-      const root = resolveRoot(flags.root);
+      const root = resolveRoot(flags.root, process.env, flags.config);
       const scope = resolveScope(flags, root, { generate: false });
       const taskDir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
       if (!existsSync(taskDir)) throw new Error(`task not found: ${scope.projectId}/${scope.taskId}`);

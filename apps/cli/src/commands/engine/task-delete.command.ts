@@ -8,6 +8,7 @@ import { asCliError, resolveScope, withParentOptions } from './job-common';
 import { resolveRoot } from './support/runs-root';
 
 interface DeleteFlags {
+  config?: string;
   root?: string;
   project?: string;
   task?: string;
@@ -39,7 +40,7 @@ export class TaskDeleteCommand extends TaskScopeParsers {
   async run(_args: string[], options: DeleteFlags = {}): Promise<void> {
     const flags = withParentOptions(this.command, options);
     try {
-      const root = resolveRoot(flags.root);
+      const root = resolveRoot(flags.root, process.env, flags.config);
       const scope = resolveScope(flags, root, { generate: false });
       const taskDir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
       if (!existsSync(taskDir)) throw new Error(`task not found: ${scope.projectId}/${scope.taskId}`);

@@ -1,4 +1,5 @@
-import { CommandRunner, Option } from 'nest-commander';
+import { Option } from 'nest-commander';
+import { ScopeOptionParsers } from './support/scope-options';
 import { countFlag } from './support/options';
 import { RunFlags, optionalDuration } from './job-common';
 
@@ -42,27 +43,7 @@ export function loopSettings(flags: LoopFlags, defaultMaxRestarts?: number): Loo
 }
 
 /** Flags common to `task`, `task resume` and `resume` (nest-commander reads the decorators of a base class). */
-export abstract class LoopFlagParsers extends CommandRunner {
-  @Option({ flags: '--project <id>', description: 'project id (default: $JRUN_PROJECT_ID or the working directory)' })
-  parseProject(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--task <id>', description: 'task id task-YYYYMMDD-HHMMSS-slug (task: generated and printed on stderr when omitted; resume: from $JRUN_TASK_ID or the working directory)' })
-  parseTask(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--root <dir>', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })
-  parseRoot(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--config <file>', description: 'config file (default: $CONDUCTOR_CONFIG, ./config.yaml, ./config.yml, ~/.run-agent/conductor-loop.hcl)' })
-  parseConfig(v: string): string {
-    return v;
-  }
-
+export abstract class LoopFlagParsers extends ScopeOptionParsers {
   @Option({ flags: '--agent <name>', description: 'config agent name or agent type: claude, codex, gemini, perplexity, xai (default: diversification policy, defaults.agent, first configured agent)' })
   parseAgent(v: string): string {
     return v;
@@ -109,20 +90,5 @@ export abstract class LoopFlagParsers extends CommandRunner {
   }
 }
 
-/** `--project`, `--task` and `--root` of the commands that act on one existing task (D7, D8). */
-export abstract class TaskScopeParsers extends CommandRunner {
-  @Option({ flags: '--project <id>', description: 'project id (default: $JRUN_PROJECT_ID or the working directory)' })
-  parseProject(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--task <id>', description: 'task id (default: $JRUN_TASK_ID or the working directory)' })
-  parseTask(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--root <dir>', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })
-  parseRoot(v: string): string {
-    return v;
-  }
-}
+/** The commands that act on one existing task (stop, task cancel, task delete) take the shared scope flags. */
+export abstract class TaskScopeParsers extends ScopeOptionParsers {}

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { formatGoDuration } from '@app/runner';
-import { blockedBy, ChangeFeed, isTaskDone, LivenessProbe, readDependsOn, readRunInfoReconciled, RunsLayout, type RunInfo } from '@app/storage';
+import { blockedBy, ChangeFeed, isTaskDone, LivenessProbe, readDependsOn, readRunInfoReconciled, RunsLayout, runState, type RunInfo } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { collect, durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
@@ -12,6 +12,7 @@ import { waitForChange } from './support/wake';
 
 interface WatchOptions {
   root?: string;
+  config?: string;
   project?: string;
   task?: string[];
   timeout?: string;
@@ -22,6 +23,7 @@ interface WatchOptions {
 export interface WatchTaskStatus {
   task_id: string;
   status: string;
+  /** Seconds since the latest run started (its duration once it ended); -1 when no run time is known. */
   elapsed: number;
   done: boolean;
 }
@@ -49,19 +51,21 @@ export function watchTaskStatus(layout: RunsLayout, project: string, task: strin
   const runs = listRunNames(runsDir) ?? [];
   const info = runs.length ? latestReadableRunInfo(runsDir, runs, probe) : undefined;
   if (!info) {
-    if (isTaskDone(taskDir)) return { ...result, status: 'done', done: true };
+    if (isTaskDone(taskDir)) return { ...result, status: 'done', done: true, elapsed: -1 };
     if (runs.length === 0) {
       const deps = readDependsOn(taskDir);
       if (deps.length && blockedBy(layout.root, project, deps).length) result.status = 'blocked';
     }
     return result;
   }
-  result.status = info.status;
+  result.status = runState(info, taskDir);
   const start = info.start_time?.getTime() ?? ZERO_TIME_MS;
   if (start > ZERO_TIME_MS) {
     const end = info.end_time?.getTime() ?? ZERO_TIME_MS;
     const finished = info.status === 'completed' || info.status === 'failed';
-    result.elapsed = ((finished && end > ZERO_TIME_MS ? end : now.getTime()) - start) / 1000;
+    result.elapsed = Math.max(0, (finished && end > ZERO_TIME_MS ? end : now.getTime()) - start) / 1000;
+  } else {
+    result.elapsed = -1;
   }
   result.done = ['completed', 'failed', 'done'].includes(info.status);
   return result;
@@ -73,7 +77,7 @@ function watchedPaths(runsDir: string): string[] {
   return runs.length ? [runsDir, join(runsDir, runs[runs.length - 1], 'run-info.yaml')] : [runsDir];
 }
 
-export function watchPhase(status: string): 'active' | 'blocked' | 'completed' | 'failed' | 'pending' {
+export function watchPhase(status: string): 'active' | 'blocked' | 'completed' | 'failed' | 'stopped' | 'pending' {
   switch (status) {
     case 'running':
       return 'active';
@@ -84,6 +88,9 @@ export function watchPhase(status: string): 'active' | 'blocked' | 'completed' |
       return 'completed';
     case 'failed':
       return 'failed';
+    case 'stopped':
+    case 'cancelled':
+      return 'stopped';
     default:
       return 'pending';
   }
@@ -96,7 +103,7 @@ export function watchPhase(status: string): 'active' | 'blocked' | 'completed' |
 export class WatchCommand extends CommandRunner {
   async run(_params: string[], options: WatchOptions = {}): Promise<void> {
     const timeoutMs = durationFlag(options.timeout ?? '30m', '--timeout');
-    const root = resolveRoot(options.root);
+    const root = resolveRoot(options.root, process.env, options.config);
     const scope = inferScope({ project: options.project, task: options.task?.[0] }, { root });
     if (!scope.project) throw new UsageError('--project is required (or run inside a task: JRUN_PROJECT_ID or a task working directory)');
     const project = scope.project;
@@ -131,6 +138,11 @@ export class WatchCommand extends CommandRunner {
     return v;
   }
 
+  @Option({ flags: '--config <file>', description: 'config file (default: $CONDUCTOR_CONFIG, ./config.yaml, ./config.yml, ~/.run-agent/conductor-loop.hcl)' })
+  parseConfig(v: string): string {
+    return v;
+  }
+
   @Option({ flags: '--project <id>', description: 'project id (default: inferred from JRUN_* variables or the working directory)' })
   parseProject(v: string): string {
     return v;
@@ -153,16 +165,18 @@ export class WatchCommand extends CommandRunner {
 }
 
 export function renderWatchPoll(statuses: WatchTaskStatus[], previous: Map<string, string>, allDone: boolean, remainingMs: number): string {
-  const counts = { active: 0, blocked: 0, completed: 0, failed: 0, pending: 0 };
+  const counts = { active: 0, blocked: 0, completed: 0, failed: 0, stopped: 0, pending: 0 };
   statuses.forEach((s) => counts[watchPhase(s.status)]++);
-  let out = `  phase counts: active=${counts.active} blocked=${counts.blocked} completed=${counts.completed} failed=${counts.failed} pending=${counts.pending}\n`;
+  let out = `  phase counts: active=${counts.active} blocked=${counts.blocked} completed=${counts.completed} failed=${counts.failed} stopped=${counts.stopped} pending=${counts.pending}\n`;
   for (const s of statuses) {
     const phase = watchPhase(s.status);
-    const whole = Math.floor(s.elapsed);
     const label = s.done ? 'duration' : 'elapsed';
-    out += `  ${s.task_id.padEnd(45)} [${s.status.padEnd(9)}] ${phase.padEnd(9)} ${label}: ${Math.floor(whole / 60)}m${whole % 60}s\n`;
+    // Go duration text of the real run time (sub-second runs too); "-" when no run time is known.
+    const time = s.elapsed < 0 ? '-' : formatGoDuration(Math.round(s.elapsed * 1000));
+    out += `  ${s.task_id.padEnd(45)} [${s.status.padEnd(9)}] ${phase.padEnd(9)} ${label}: ${time}\n`;
+    // A transition is a change seen by this watch; the first poll only shows the state.
     const before = previous.get(s.task_id);
-    if (before !== phase) out += `    transition: ${before ?? 'unknown'} -> ${phase}\n`;
+    if (before !== undefined && before !== phase) out += `    transition: ${before} -> ${phase}\n`;
     previous.set(s.task_id, phase);
   }
   if (allDone) return `${out}All tasks complete.\n`;

@@ -7,6 +7,8 @@ import {
   isZeroTime,
   readDependsOn,
   RunInfo,
+  runState,
+  shownExitCode,
   StorageIndex,
   synthesizeRunInfo,
 } from '@app/storage';
@@ -32,12 +34,15 @@ export interface TaskRow {
 export interface RunRow {
   run_id: string;
   status: string;
-  exit_code: number;
+  /** null while the run has not ended (shown blank). */
+  exit_code: number | null;
+  /** The configured agent name (run-info agent_name, added field), else the agent type. */
+  agent?: string;
   started: string;
   duration: string;
 }
 
-export const TASK_STATUS_FILTERS = ['running', 'active', 'done', 'all_finished', 'failed', 'blocked', 'queued', 'partial_failure', 'needs_input'];
+export const TASK_STATUS_FILTERS = ['running', 'active', 'done', 'all_finished', 'failed', 'stopped', 'cancelled', 'blocked', 'queued', 'partial_failure', 'needs_input'];
 
 function latestReadableRun(index: StorageIndex, project: string, task: string, runs: string[]): { runId: string; info: RunInfo } | undefined {
   for (let i = runs.length - 1; i >= 0; i--) {
@@ -76,7 +81,7 @@ export function buildTaskRow(index: StorageIndex, project: string, task: string,
     }
   } else {
     latest = latestReadableRun(index, project, task, runs);
-    if (latest) row.latest_status = latest.info.status;
+    if (latest) row.latest_status = runState(latest.info, taskDir);
     else if (row.done) row.latest_status = 'done';
   }
   const open = row.done ? [] : needsInputOf(taskDir, layout.taskBus(project, task));
@@ -114,6 +119,8 @@ export function filterTaskRows(rows: TaskRow[], filter: string): TaskRow[] | und
     case 'all_finished':
       return rows.filter((r) => r.done);
     case 'failed':
+    case 'stopped':
+    case 'cancelled':
     case 'blocked':
     case 'queued':
     case 'partial_failure':
@@ -135,8 +142,9 @@ export function buildRunRow(index: StorageIndex, project: string, task: string, 
     row.duration = '-';
     return row;
   }
-  row.status = info.status;
-  row.exit_code = info.exit_code;
+  row.status = runState(info, index.layout.taskDir(project, task));
+  row.exit_code = shownExitCode(info);
+  row.agent = info.agent_name || info.agent || undefined;
   if (!isZeroTime(info.start_time)) {
     row.started = utcSecond(info.start_time);
     if (info.status === 'running' || isZeroTime(info.end_time)) row.duration = 'running';

@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
-import { Command, CommandRunner, Option } from 'nest-commander';
+import { Command, Option } from 'nest-commander';
+import { ScopeOptionParsers } from '../engine/support/scope-options';
 import { LivenessProbe, RunsLayout, StorageIndex, validateProjectId, validateSegment } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { DEFAULT_DRIFT_AFTER_MS, formatAge, formatBusSummary, formatLocalTimestamp, safeField } from '../engine/support/activity';
@@ -10,6 +11,7 @@ import { goJson } from './go-json';
 import { buildRunRow, buildTaskRow, filterTaskRows, RunRow, runsDirOf, TaskRow } from './list-model';
 
 interface ListOptions {
+  config?: string;
   root?: string;
   project?: string;
   task?: string;
@@ -50,8 +52,8 @@ function renderTasks(rows: TaskRow[], withActivity: boolean): string {
 
 function renderRuns(rows: RunRow[]): string {
   return formatTable([
-    ['RUN_ID', 'STATUS', 'EXIT_CODE', 'STARTED', 'DURATION'],
-    ...rows.map((r) => [r.run_id, r.status, String(r.exit_code), r.started, r.duration]),
+    ['RUN_ID', 'STATUS', 'EXIT_CODE', 'STARTED', 'DURATION', 'AGENT'],
+    ...rows.map((r) => [r.run_id, r.status, r.exit_code === null ? '-' : String(r.exit_code), r.started, r.duration, r.agent ?? '-']),
   ]);
 }
 
@@ -60,7 +62,7 @@ function renderRuns(rows: RunRow[]): string {
   description:
     'List projects of the runs root; with --project its tasks (runs, latest status, DONE, blockers); with --project and --task its runs',
 })
-export class ListCommand extends CommandRunner {
+export class ListCommand extends ScopeOptionParsers {
   async run(_params: string[], options: ListOptions = {}): Promise<void> {
     const project = options.project?.trim() || undefined;
     const task = options.task?.trim() || undefined;
@@ -72,7 +74,7 @@ export class ListCommand extends CommandRunner {
       throw new UsageError((err as Error).message);
     }
     const driftAfterMs = options.driftAfter !== undefined ? durationFlag(options.driftAfter, '--drift-after') : DEFAULT_DRIFT_AFTER_MS;
-    const root = resolveRoot(options.root);
+    const root = resolveRoot(options.root, process.env, options.config);
     const index = new StorageIndex(new RunsLayout(root), new LivenessProbe());
 
     if (!project) {
@@ -103,24 +105,9 @@ export class ListCommand extends CommandRunner {
     process.stdout.write(options.json ? goJson({ tasks: rows.length ? rows : null }) : renderTasks(rows, !!options.activity));
   }
 
-  @Option({ flags: '--root <dir>', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, storage.runs_dir of ./config.yaml, else ~/.run-agent/runs)' })
-  parseRoot(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--project <id>', description: 'list the tasks of this project instead of the projects' })
-  parseProject(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--task <id>', description: 'with --project: list the runs of this task' })
-  parseTask(v: string): string {
-    return v;
-  }
-
   @Option({
     flags: '--status <filter>',
-    description: 'with --project: keep tasks whose latest status matches: running|active, done|all_finished, failed, blocked, queued, partial_failure, needs_input',
+    description: 'with --project: keep tasks whose latest status matches: running|active, done|all_finished, failed, stopped, cancelled, blocked, queued, partial_failure, needs_input',
   })
   parseStatus(v: string): string {
     return v;

@@ -12,9 +12,8 @@ import {
 } from '@app/runner';
 import { ChangeFeed, RunsLayout, validateProjectId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
-import { agentCallerEnv, asCliError, checkDir, loadRunConfig, LoadedConfig } from '../engine/job-common';
+import { agentCallerEnv, asCliError, checkDir, loadRunConfig, LoadedConfig, runRoot } from '../engine/job-common';
 import { durationFlag } from '../engine/support/options';
-import { resolveRoot } from '../engine/support/runs-root';
 import { required } from './flags';
 
 const CHANGE_SETTLE_MS = 250;
@@ -64,8 +63,10 @@ export class MonitorCommand extends CommandRunner {
     const rateLimitMs = (flags.rateLimit !== undefined ? durationFlag(flags.rateLimit, '--rate-limit') : 0) || DEFAULT_MONITOR_RATE_LIMIT_MS;
     const stopGraceMs = flags.stopGrace !== undefined ? durationFlag(flags.stopGrace, '--stop-grace') : undefined;
     const cwd = checkDir(flags.cwd, 'working directory');
-    const loaded: LoadedConfig = flags.config || (!flags.agent && !flags.dryRun) ? loadRunConfig(flags.config) : {};
-    const root = resolveRoot(flags.root);
+    // Issue #12: the config is loaded as every run command loads it (--config, $CONDUCTOR_CONFIG,
+    // ./config.yaml, …), also with --agent, which may name one of its agents.
+    const loaded: LoadedConfig = loadRunConfig(flags.config);
+    const root = runRoot(flags.root, loaded);
     const once = flags.once === true || intervalMs === 0;
     const out = (line: string): void => void process.stdout.write(`${line}\n`);
     const inFlight = new Set<string>();
@@ -92,7 +93,8 @@ export class MonitorCommand extends CommandRunner {
 
     if (once) {
       const result = await pass();
-      await Promise.all(result.launched);
+      const outcomes = await Promise.all(result.launched);
+      if (result.failed > 0 || outcomes.includes(false)) throw new Error(`monitor: ${result.failed + outcomes.filter((ok) => !ok).length} task(s) failed to start or run`);
       return;
     }
 
@@ -109,11 +111,13 @@ export class MonitorCommand extends CommandRunner {
     let missed = false; // a change seen while a pass was running
     const poke = (): void => (wake ? wake() : void (missed = true));
     const unwatch = [feed.watch(todoPath, poke), feed.watch(new RunsLayout(root).projectDir(projectId), poke)];
-    const launched: Array<Promise<void>> = [];
+    const launched: Array<Promise<boolean>> = [];
+    let failed = 0;
     try {
       while (!abort.signal.aborted) {
         const result = await pass();
         launched.push(...result.launched);
+        failed += result.failed;
         await this.waitForNextPass(intervalMs, abort.signal, (handler) => {
           wake = handler;
           if (handler && missed) {
@@ -122,7 +126,8 @@ export class MonitorCommand extends CommandRunner {
           }
         });
       }
-      await Promise.allSettled(launched);
+      const outcomes = await Promise.all(launched);
+      failed += outcomes.filter((ok) => !ok).length;
     } finally {
       unwatch.forEach((u) => u());
       process.removeListener('SIGINT', stop);
@@ -130,6 +135,7 @@ export class MonitorCommand extends CommandRunner {
       lock.release();
       process.removeListener('exit', releaseOnExit);
     }
+    if (failed > 0) throw new Error(`monitor: ${failed} task(s) failed to start or run`);
   }
 
   /** Resolves after `intervalMs`, on abort, or shortly after a change notification. */
