@@ -32,3 +32,4 @@ export { acquireRunSlot, queueDir, slotsDir, type RunSlot } from './run-slots';
 export { propagateCompletion, completionKey, PROPAGATION_KIND } from './completion';
 export { collectProcessTree, isProcessRunning } from './process-tree';
 export * from './orchestration';
+export * from './worktree';
