@@ -197,9 +197,10 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
   const releaseLock = await lockTask(taskDir, opts.projectId, opts.taskId, lockWait);
   try {
     if (opts.dependsOn !== undefined) writeDependsOn(taskDir, deps);
+    // a bad --repo/--base is refused here, before TASK.md exists
+    const wt = await prepareTaskWorktree({ ...opts, taskDir, root: layout.root });
     // written only after validation, so a rejected task leaves no TASK.md behind
     writeTaskPromptIfAbsent(taskDir, prompt);
-    const wt = await prepareTaskWorktree({ ...opts, taskDir, root: layout.root });
 
     const taskBus = layout.taskBus(opts.projectId, opts.taskId);
     const bus = new BusWriter(taskBus);

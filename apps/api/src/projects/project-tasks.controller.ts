@@ -15,6 +15,7 @@ import { FileStreamService } from '../sse/file-stream.service';
 import { RunDiscovery } from '../sse/run-discovery.service';
 import { RunStreamsService } from '../sse/run-streams.service';
 import { PlannerBridge } from '../tasks/planner-bridge';
+import { worktreeView } from '../tasks/worktree.controller';
 import { paginate } from './pagination';
 import { isDir, ProjectDataService, TaskSummary } from './project-data.service';
 import { RUN_FILE_NAMES, runFilePath, RunRecord, toProjectRun } from './shapes';
@@ -134,6 +135,7 @@ export class ProjectTasksController {
       depends_on: s.dependsOn.length ? s.dependsOn : undefined,
       blocked_by: s.blockedBy.length ? s.blockedBy : undefined,
       thread_parent: s.threadParent ?? undefined,
+      worktree: worktreeView(this.data.taskDir(projectId, taskId)),
       runs: runs.map((r) => toProjectRun(r, withFiles)),
     };
   }

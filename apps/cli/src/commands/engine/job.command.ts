@@ -1,8 +1,8 @@
 import { existsSync, openSync, readSync, closeSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command, CommandRunner, Option } from 'nest-commander';
+import { Command, Option } from 'nest-commander';
 import { RunsLayout } from '@app/storage';
-import { JobResult, RunnerService } from '@app/runner';
+import { JobResult, prepareJobWorktree, RunnerService } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { collect } from './support/options';
 import {
@@ -17,6 +17,7 @@ import {
   runRoot,
 } from './job-common';
 import { JobBatchCommand } from './job-batch.command';
+import { isolationFromFlags, WorktreeFlagParsers } from './task-options';
 
 interface JobFlags extends Omit<RunFlags, 'task' | 'prompt' | 'promptFile'> {
   // Collected as lists because `job batch` repeats them and the parent command parses them.
@@ -26,6 +27,10 @@ interface JobFlags extends Omit<RunFlags, 'task' | 'prompt' | 'promptFile'> {
   parentRunId?: string;
   previousRunId?: string;
   follow?: boolean;
+  worktree?: boolean;
+  repo?: string;
+  base?: string;
+  paths?: string[];
 }
 
 /** Copies what the agent writes to agent-stdout.txt onto our stdout until `done` settles. */
@@ -63,7 +68,7 @@ export async function followRun(runDir: string, done: Promise<unknown>): Promise
     'agent-stdout.txt/agent-stderr.txt and output.md, and posts RUN_START/RUN_STOP to the task bus. ' +
     'Inside an agent, project/task/parent run come from the JRUN_* variables.',
 })
-export class JobCommand extends CommandRunner {
+export class JobCommand extends WorktreeFlagParsers {
   constructor(private readonly runner: RunnerService) {
     super();
   }
@@ -87,7 +92,20 @@ export class JobCommand extends CommandRunner {
     const scope = resolveScope(flags, root, { generate: true });
     if (scope.generated) process.stderr.write(`task: ${scope.taskId}\n`);
     const parentRunId = flags.parentRunId?.trim() || process.env.JRUN_ID?.trim() || undefined;
-    const runDir = flags.follow ? new RunsLayout(root).allocateRunDir(scope.projectId, scope.taskId) : undefined;
+    const layout = new RunsLayout(root);
+    // sub-agent jobs run in the worktree of their task (or of the task that started them) unless --worktree
+    const wt = await prepareJobWorktree({
+      root,
+      projectId: scope.projectId,
+      taskId: scope.taskId,
+      taskDir: layout.taskDir(scope.projectId, scope.taskId),
+      isolation: isolationFromFlags(flags),
+      config: loaded.config,
+      agent: flags.agent,
+      cwd,
+      parentTaskDir: process.env.JRUN_TASK_FOLDER?.trim() || undefined,
+    });
+    const runDir = flags.follow ? layout.allocateRunDir(scope.projectId, scope.taskId) : undefined;
     const pending = this.runner.runJob({
       root,
       projectId: scope.projectId,
@@ -95,12 +113,13 @@ export class JobCommand extends CommandRunner {
       prompt,
       config: loaded.config,
       agent: flags.agent,
-      cwd,
+      cwd: wt?.cwd ?? cwd,
+      worktree: wt?.fields,
       parentRunId,
       previousRunId: flags.previousRunId?.trim() || undefined,
       idleTimeoutMs,
       conductorUrl: flags.conductorUrl,
-      env: agentCallerEnv(loaded),
+      env: wt ? { ...agentCallerEnv(loaded), ...wt.env } : agentCallerEnv(loaded),
       runDir,
     });
     if (runDir) await followRun(runDir.dir, pending);

@@ -1,5 +1,6 @@
 import { CommandRunner, Option } from 'nest-commander';
-import { countFlag } from './support/options';
+import type { IsolationRequest } from '@app/runner';
+import { collect, countFlag } from './support/options';
 import { RunFlags, optionalDuration } from './job-common';
 
 export interface LoopFlags extends RunFlags {
@@ -9,6 +10,40 @@ export interface LoopFlags extends RunFlags {
   childWaitTimeout?: string;
   childPollInterval?: string;
   restartDelay?: string;
+  worktree?: boolean;
+  repo?: string;
+  base?: string;
+  paths?: string[];
+}
+
+/** `--worktree` (implied by `--repo`, `--base`, `--paths`); undefined leaves it to config and an existing worktree. */
+export function isolationFromFlags(flags: Pick<LoopFlags, 'worktree' | 'repo' | 'base' | 'paths'>): IsolationRequest | undefined {
+  const asked = flags.worktree || flags.repo !== undefined || flags.base !== undefined || flags.paths !== undefined;
+  if (!asked) return undefined;
+  return { worktree: true, repo: flags.repo, base: flags.base, paths: flags.paths };
+}
+
+/** `--worktree`, `--repo`, `--base` of task, task resume, resume and job (docs/worktrees.md). */
+export abstract class WorktreeFlagParsers extends CommandRunner {
+  @Option({ flags: '--worktree', description: 'run in its own git worktree on branch conductor/<task-id> (<repo>/.conductor/worktrees/<task-id>; default: config defaults.isolation)' })
+  parseWorktree(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--repo <dir>', description: 'git repository of the worktree (default: the repository of the working directory; implies --worktree)' })
+  parseRepo(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--base <ref>', description: 'branch or commit the worktree starts from and merges into (default: the repository HEAD; implies --worktree)' })
+  parseBase(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--paths <paths>', description: 'repository paths the task expects to change (repeatable or comma-separated; overlap warnings; implies --worktree)' })
+  parsePaths(v: string, prev?: string[]): string[] {
+    return collect(v, prev);
+  }
 }
 
 export interface LoopSettings {
@@ -33,7 +68,7 @@ export function loopSettings(flags: LoopFlags, defaultMaxRestarts?: number): Loo
 }
 
 /** Flags common to `task`, `task resume` and `resume` (nest-commander reads the decorators of a base class). */
-export abstract class LoopFlagParsers extends CommandRunner {
+export abstract class LoopFlagParsers extends WorktreeFlagParsers {
   @Option({ flags: '--project <id>', description: 'project id (default: $JRUN_PROJECT_ID or the working directory)' })
   parseProject(v: string): string {
     return v;

@@ -2,7 +2,7 @@ import { Command, Option } from 'nest-commander';
 import { RunnerService, TaskResult } from '@app/runner';
 import { collect } from './support/options';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
-import { LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
+import { isolationFromFlags, LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
 import { TaskCancelCommand } from './task-cancel.command';
 import { TaskDeleteCommand } from './task-delete.command';
 import { TaskResumeCommand } from './task-resume.command';
@@ -49,6 +49,7 @@ export class TaskCommand extends LoopFlagParsers {
       agent: flags.agent,
       cwd,
       dependsOn: flags.dependsOn,
+      isolation: isolationFromFlags(flags),
       conductorUrl: flags.conductorUrl,
       env: agentCallerEnv(loaded),
       ...settings,
