@@ -40,14 +40,22 @@ function mtime(path: string): number {
   }
 }
 
-async function isMerged(repo: string, branch: string, base: string): Promise<boolean> {
-  if (!base) return false;
+/** Uncommitted work in a worktree is never "merged", whatever its branch says. */
+async function isDirty(path: string): Promise<boolean> {
+  if (!existsSync(path)) return false;
+  const r = await gitRaw(path, ['status', '--porcelain']);
+  return r.code !== 0 || r.stdout.trim() !== '';
+}
+
+async function isMerged(repo: string, branch: string, base: string, path: string): Promise<boolean> {
+  if (!base || (await isDirty(path))) return false;
   const r = await gitRaw(repo, ['merge-base', '--is-ancestor', `refs/heads/${branch}`, `refs/heads/${base}`]);
   return r.code === 0;
 }
 
 /** A branch whose commits all reached some other branch (for worktrees whose task folder is gone). */
-async function mergedSomewhere(repo: string, branch: string): Promise<boolean> {
+async function mergedSomewhere(repo: string, branch: string, path: string): Promise<boolean> {
+  if (await isDirty(path)) return false;
   const r2 = await gitRaw(repo, ['for-each-ref', '--format=%(refname:short)', '--contains', `refs/heads/${branch}`, 'refs/heads/']);
   if (r2.code !== 0) return false;
   return r2.stdout.split('\n').some((b) => b && b !== branch);
@@ -78,7 +86,7 @@ export async function gcWorktrees(opts: WorktreeGcOptions): Promise<WorktreeGcRe
         if (!rec) continue;
         known.add(rec.path);
         if (rec.removed_at || mtime(taskDir) >= opts.cutoff.getTime()) continue;
-        const merged = rec.merge_status === 'merged' || (await isMerged(rec.repo, rec.branch, rec.base_branch));
+        const merged = rec.merge_status === 'merged' || (await isMerged(rec.repo, rec.branch, rec.base_branch, rec.path));
         if (!merged && !opts.force) {
           report.kept_unmerged.push(rec.path);
           continue;
@@ -101,7 +109,7 @@ export async function gcWorktrees(opts: WorktreeGcOptions): Promise<WorktreeGcRe
         const taskId = basename(wt.path);
         if (mtime(wt.path) >= opts.cutoff.getTime() && existsSync(wt.path)) continue;
         const branch = taskBranch(taskId);
-        const merged = await mergedSomewhere(repo, branch);
+        const merged = await mergedSomewhere(repo, branch, wt.path);
         if (!merged && !opts.force) {
           report.kept_unmerged.push(wt.path);
           continue;
