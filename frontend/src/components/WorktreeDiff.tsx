@@ -107,11 +107,9 @@ function FileHunks({ file }: { file: DiffFile }) {
       {file.hunks.map((h, i) => (
         <pre key={i} className="diff-hunk">
           <span className="hunk-header">{h.header}</span>
-          {'\n'}
           {h.lines.map((line, j) => (
             <span key={j} className={line.startsWith('+') ? 'line-add' : line.startsWith('-') ? 'line-del' : 'line-ctx'}>
               {line}
-              {'\n'}
             </span>
           ))}
         </pre>
