@@ -60,7 +60,7 @@ describe('worktree diff view and merge button in Chromium', () => {
       expect(res.status).toBe(201);
     }
     for (const task of [T1, T2]) {
-      await eventually(`${task} to finish`, async () => ((await (await fetch(`${url}/api/projects/${P}/tasks/${task}`)).json()).status === 'all_finished' ? true : undefined));
+      await eventually(`${task} to finish`, async () => ((await (await fetch(`${url}/api/projects/${P}/tasks/${task}`)).json() as { status: string }).status === 'all_finished' ? true : undefined));
     }
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
