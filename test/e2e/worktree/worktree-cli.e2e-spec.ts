@@ -133,4 +133,22 @@ describe('run-agent task --worktree, diff and merge (real git, built CLI)', () =
     for (const t of [T1, T2]) expect(readdirSync(sb.taskDir(t))).not.toContain('TASK.md');
     expect(gitSync(sb.repo, 'worktree', 'list').split('\n')).toHaveLength(1);
   });
+
+  it('gc removes the merged task worktree and branch, keeps the unmerged one unless --force', async () => {
+    sb = new WorktreeSandbox();
+    const [a, b] = await Promise.all([sb.task(T1, 'ALPHA'), sb.task(T2, 'BETA')]);
+    expect([a.code, b.code]).toEqual([0, 0]);
+    expect((await sb.run(['merge', ...sb.scope(T1)])).code).toBe(0);
+    const wt = (t: string) => join(sb.repo, '.conductor', 'worktrees', t);
+    const gc = await sb.run(['gc', '--root', sb.root, '--older-than', '0s', '--json']);
+    expect(gc.code).toBe(0);
+    const report = JSON.parse(gc.stdout) as { worktrees: { removed: { task_id: string; reason: string }[]; kept_unmerged: string[] } };
+    expect(report.worktrees.removed).toEqual([{ path: wt(T1), task_id: T1, reason: 'merged' }]);
+    expect(report.worktrees.kept_unmerged).toEqual([wt(T2)]);
+    expect(gitSync(sb.repo, 'branch', '--format=%(refname:short)', '--list', 'conductor/*')).toBe(`conductor/${T2}`);
+    const forced = await sb.run(['gc', '--root', sb.root, '--older-than', '0s', '--force']);
+    expect(forced.stdout).toContain(`removed worktree ${wt(T2)} (forced)`);
+    expect(gitSync(sb.repo, 'worktree', 'list').split('\n')).toHaveLength(1);
+    expect(gitSync(sb.repo, 'branch', '--format=%(refname:short)', '--list', 'conductor/*')).toBe(`conductor/${T2}`);
+  });
 });
