@@ -24,6 +24,7 @@ import { RunStreamsService } from './sse/run-streams.service';
 import { LauncherModule } from './tasks/launcher.module';
 import { PlannerBridge } from './tasks/planner-bridge';
 import { TasksController } from './tasks/tasks.controller';
+import { WorktreeController } from './tasks/worktree.controller';
 import { TasksService } from './tasks/tasks.service';
 import { WebhookModule } from './webhook/webhook.module';
 
@@ -45,7 +46,7 @@ export class ApiModule {
         WebhookModule.forRoot(ctx.config),
         AdminModule,
       ],
-      controllers: [HealthController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController, NeedsInputController, McpController],
+      controllers: [HealthController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController, NeedsInputController, McpController, WorktreeController],
       providers: [
         PlannerBridge,
         ProjectDataService,

@@ -8,6 +8,7 @@ import { usePoll } from '../hooks/usePoll';
 import { LogView } from './LogView';
 import { MessageBus } from './MessageBus';
 import { HeartbeatBadge, StatusBadge } from './StatusBadge';
+import { WorktreeBadge, WorktreeDiff } from './WorktreeDiff';
 import type { HeartbeatColour } from '../data/heartbeat';
 
 const TABS = [
@@ -17,6 +18,7 @@ const TABS = [
   { id: 'stderr', label: 'stderr' },
   { id: 'info', label: 'run-info' },
   { id: 'messages', label: 'messages' },
+  { id: 'diff', label: 'diff' },
 ] as const;
 type TabId = (typeof TABS)[number]['id'];
 
@@ -90,6 +92,7 @@ export function RunDetail({ project, taskId, run, taskStatus, taskDone, heartbea
           ) : (
             <span className="muted">no runs yet ({taskStatus})</span>
           )}
+          <WorktreeBadge project={project} taskId={taskId} />
         </div>
         <div className="detail-actions">
           {run && running && (
@@ -119,6 +122,7 @@ export function RunDetail({ project, taskId, run, taskStatus, taskDone, heartbea
       <div className="tab-body" role="tabpanel">
         {tab === 'task' && <TaskFile project={project} taskId={taskId} />}
         {tab === 'messages' && <MessageBus project={project} taskId={taskId} fixedScope="task" />}
+        {tab === 'diff' && <WorktreeDiff project={project} taskId={taskId} notify={notify} onChanged={onChanged} />}
         {tab === 'info' && run && <RunInfoView project={project} taskId={taskId} runId={run.id} status={run.status} />}
         {(tab === 'stdout' || tab === 'stderr' || tab === 'output') &&
           (run ? (

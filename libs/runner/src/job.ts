@@ -48,6 +48,8 @@ export interface JobOptions {
   config?: AppConfig;
   agent?: string;
   cwd?: string;
+  /** run-info.yaml fields of a run in a git worktree (the worktree is `cwd`). */
+  worktree?: { worktree: string; branch: string; base_commit: string };
   parentRunId?: string;
   previousRunId?: string;
   /** Idle-output timeout (CLI agents) or total deadline (REST agents); 0/undefined = none. */
@@ -236,6 +238,7 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
     exit_code: -1,
     status: 'running' as const,
     cwd,
+    ...opts.worktree,
     ...paths,
   };
   if (opts.parentRunId) writeRunInfo(infoPath, runnerSentinel(base), { fsync: false });

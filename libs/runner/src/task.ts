@@ -28,6 +28,7 @@ import { JobResult, runJob } from './job';
 import { RunnerError, errorText } from './runner.errors';
 import { sleep } from './sleep';
 import { readStoppedBy } from './stop';
+import { IsolationRequest, prepareTaskWorktree } from './worktree';
 
 export const DEFAULT_MAX_RESTARTS = 100;
 export const DEFAULT_RESTART_DELAY_MS = 1000;
@@ -67,6 +68,8 @@ export interface TaskOptions extends NeedsInputLoopOptions {
    * (default 0: fail at once). The server uses a short grace for its own loops that are finishing.
    */
   lockWaitMs?: number;
+  /** Git worktree isolation (docs/worktrees.md); config `defaults.isolation` applies when absent. */
+  isolation?: IsolationRequest;
   /** Called after each attempt (benchmarks and the API use it for progress). */
   onAttempt?(result: JobResult, attempt: number): void;
 }
@@ -195,6 +198,8 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
   const releaseLock = await lockTask(taskDir, opts.projectId, opts.taskId, lockWait);
   try {
     if (opts.dependsOn !== undefined) writeDependsOn(taskDir, deps);
+    // a bad --repo/--base is refused here, before TASK.md exists
+    const wt = await prepareTaskWorktree({ ...opts, taskDir, root: layout.root });
     // written only after validation, so a rejected task leaves no TASK.md behind
     writeTaskPromptIfAbsent(taskDir, prompt);
 
@@ -304,12 +309,13 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
         prompt: attemptPrompt,
         config: opts.config,
         agent: opts.agent,
-        cwd: opts.cwd,
+        cwd: wt?.cwd ?? opts.cwd,
+        worktree: wt?.fields,
         previousRunId,
         idleTimeoutMs: opts.idleTimeoutMs,
         conductorUrl: opts.conductorUrl,
         runDir: attempt === 0 ? opts.firstRunDir : undefined,
-        env: opts.env,
+        env: wt ? { ...opts.env, ...wt.env } : opts.env,
         signal: opts.signal,
         restart: attempt > 0 || opts.resume === true,
         executor: opts.executor,

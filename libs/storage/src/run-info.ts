@@ -27,6 +27,10 @@ export interface RunInfo {
   exit_code: number;
   status: RunStatus;
   cwd?: string;
+  /** Added fields (issue #16): the task's git worktree, its branch and the commit it started from. */
+  worktree?: string;
+  branch?: string;
+  base_commit?: string;
   prompt_path?: string;
   output_path?: string;
   stdout_path?: string;
@@ -66,6 +70,9 @@ const FIELDS: Field[] = [
   ['exit_code', 'int', 'always'],
   ['status', 'str', 'always'],
   ['cwd', 'str', 'nonEmpty'],
+  ['worktree', 'str', 'nonEmpty'],
+  ['branch', 'str', 'nonEmpty'],
+  ['base_commit', 'str', 'nonEmpty'],
   ['prompt_path', 'str', 'nonEmpty'],
   ['output_path', 'str', 'nonEmpty'],
   ['stdout_path', 'str', 'nonEmpty'],
@@ -187,7 +194,7 @@ export function parseRunInfo(text: string, path?: string): RunInfo {
     status: normaliseStatus(toStr(raw.status)),
     agent_version: toStr(raw.agent_version),
   };
-  for (const key of ['parent_run_id', 'previous_run_id', 'agent_name', 'process_ownership', 'cwd', 'prompt_path', 'output_path',
+  for (const key of ['parent_run_id', 'previous_run_id', 'agent_name', 'process_ownership', 'cwd', 'worktree', 'branch', 'base_commit', 'prompt_path', 'output_path',
     'stdout_path', 'stderr_path', 'commandline', 'error_summary'] as const) {
     const s = toStr(raw[key]);
     if (s !== '') info[key] = s;

@@ -58,12 +58,15 @@ function runnerCode(code: RunnerErrorCode): ApiErrorCode {
     case 'EXTERNAL_RUN':
     case 'DEPTH_LIMIT':
     case 'TASK_LOCKED':
+    case 'MERGE_CONFLICT':
+    case 'MERGE_FAILED':
       return 'CONFLICT';
     case 'FATAL_AGENT':
     case 'AGENT_FAILED':
     case 'MAX_RESTARTS':
     case 'STOPPED':
     case 'STOP_TIMEOUT':
+    case 'WORKTREE':
     case 'IO':
       return 'INTERNAL';
     default: {

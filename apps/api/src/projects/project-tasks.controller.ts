@@ -16,6 +16,7 @@ import { RunDiscovery } from '../sse/run-discovery.service';
 import { RunStreamsService } from '../sse/run-streams.service';
 import { PlannerBridge } from '../tasks/planner-bridge';
 import { toRestQuestion } from '../needs-input/needs-input.service';
+import { worktreeView } from '../tasks/worktree.controller';
 import { paginate } from './pagination';
 import { isDir, ProjectDataService, TaskSummary } from './project-data.service';
 import { addedRunFields, RUN_FILE_NAMES, runFilePath, RunRecord, toProjectRun } from './shapes';
@@ -143,6 +144,7 @@ export class ProjectTasksController {
       thread_parent: s.threadParent ?? undefined,
       open_questions: s.openQuestions.length ? s.openQuestions.map(toRestQuestion) : undefined,
       stalled: s.stalled || undefined,
+      worktree: worktreeView(this.data.taskDir(projectId, taskId)),
       runs: runs.map((r) => toProjectRun(r, withFiles)),
     };
   }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { runTask } from '@app/runner';
+import { runTask, type IsolationRequest } from '@app/runner';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { MetricsService } from '../metrics/metrics.service';
 import { recordStartFailure } from './launch-failure';
@@ -15,6 +15,8 @@ export interface LaunchRequest {
   config?: Record<string, string>;
   projectRoot?: string;
   attachMode?: string;
+  /** `isolation: worktree` of POST /api/v1/tasks. */
+  isolation?: IsolationRequest;
 }
 
 /** Runs a task loop (runTask with firstRunDir); the promise settles when the loop ends. */
@@ -60,6 +62,7 @@ export class LocalTaskLauncher implements TaskLauncher, OnApplicationShutdown {
         agent: req.agentType,
         cwd: req.projectRoot,
         resume: req.attachMode === 'resume',
+        isolation: req.isolation,
         firstRunDir: { runId: req.runId, dir: req.runDir },
         env: req.config,
         conductorUrl: this.ctx.conductorUrl,

@@ -7,6 +7,7 @@ import { ProjectDataService } from '../projects/project-data.service';
 import { toRunV1 } from '../projects/shapes';
 import { CreateTaskDto } from './dto/create-task.dto';
 import { TasksService } from './tasks.service';
+import { worktreeView } from './worktree.controller';
 
 /** #9–#12 */
 @Controller('api/v1/tasks')
@@ -58,7 +59,7 @@ export class TasksController {
     const loc = this.tasks.locate(checkId(id, 'task_id'), projectId);
     const { summary, body } = this.v1(loc.projectId, loc.taskId);
     const runs = [...summary.runs].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
-    return { ...body, runs: runs.length ? runs.map(toRunV1) : undefined };
+    return { ...body, worktree: worktreeView(this.data.taskDir(loc.projectId, loc.taskId)), runs: runs.length ? runs.map(toRunV1) : undefined };
   }
 
   /** #12: cancel (DONE + stop of its running runs, D6). */

@@ -27,6 +27,7 @@ import { CreateTaskDto, ProcessImportDto } from './dto/create-task.dto';
 import { PlannerBridge } from './planner-bridge';
 import { LaunchRequest, TASK_LAUNCHER, TaskLauncher } from './task-launcher';
 import { resolveThreadParent, writeThreadLink } from './thread-link';
+import { checkIsolation } from './worktree-request';
 
 const ATTACH_MODES = ['create', 'attach', 'resume'];
 
@@ -65,6 +66,7 @@ export class TasksService {
       projectRoot = expandHome(body.project_root.trim());
       if (!fs.existsSync(projectRoot)) throw badRequest(`project_root does not exist: ${projectRoot}`);
     }
+    const isolation = await checkIsolation(body, projectRoot);
     const dependsOn = body.depends_on !== undefined ? normalizeDependsOn(taskId, body.depends_on) : undefined;
     const attachMode = body.attach_mode?.trim() || 'create';
     if (!ATTACH_MODES.includes(attachMode)) throw badRequest(`invalid attach_mode "${attachMode}": must be create, attach, or resume`);
@@ -102,7 +104,7 @@ export class TasksService {
       payload: { ...body, attach_mode: attachMode, depends_on: dependsOn, project_root: projectRoot },
     });
 
-    const request: LaunchRequest = { projectId, taskId, runId, runDir, prompt: body.prompt, agentType, config: body.config, projectRoot, attachMode };
+    const request: LaunchRequest = { projectId, taskId, runId, runDir, prompt: body.prompt, agentType, config: body.config, projectRoot, attachMode, isolation };
     let status: 'started' | 'queued' = 'started';
     let queuePosition: number | undefined;
     if (body.process_import) {

@@ -28,6 +28,19 @@ export interface AgentConfig {
   args?: string[];
   /** claude/codex/gemini: give the agent our MCP server (`run-agent mcp`) for each run. */
   mcp?: boolean;
+  /** Per-agent override of `defaults.isolation`. */
+  isolation?: IsolationMode;
+}
+
+/** `worktree`: each task runs in its own git worktree (docs/worktrees.md); `none`: in its working directory. */
+export type IsolationMode = 'worktree' | 'none';
+
+/** `worktree:` section (docs/worktrees.md): shell commands run with the worktree as cwd. */
+export interface WorktreeConfig {
+  setup?: string;
+  teardown?: string;
+  /** Run in the merge candidate after each merge; a non-zero exit blocks the merge. */
+  verify?: string;
 }
 
 export interface DiversificationConfig {
@@ -44,6 +57,7 @@ export interface DefaultsConfig {
   max_concurrent_runs: number;
   max_concurrent_root_tasks: number;
   diversification?: DiversificationConfig;
+  isolation?: IsolationMode;
 }
 
 export interface SseConfig {
@@ -88,6 +102,7 @@ export interface AppConfig {
   api: ApiConfig;
   storage: StorageConfig;
   webhook?: WebhookConfig;
+  worktree?: WorktreeConfig;
   /** Absolute path of the file this config was loaded from. */
   path?: string;
 }

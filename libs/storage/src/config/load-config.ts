@@ -6,9 +6,11 @@ import {
   API_DEFAULTS,
   AppConfig,
   DiversificationConfig,
+  IsolationMode,
   SSE_DEFAULTS,
   WEBHOOK_DEFAULT_TIMEOUT,
   WebhookConfig,
+  WorktreeConfig,
 } from './config.types';
 import { parseGoDuration } from './duration';
 import { ConfigProblem, RawReader, readRawConfig } from './raw-config';
@@ -40,6 +42,8 @@ function buildAgents(r: RawReader): Record<string, AgentConfig> {
     }
     if (r.get([...p, 'args']) !== undefined) agent.args = r.strList([...p, 'args']);
     if (r.get([...p, 'mcp']) !== undefined) agent.mcp = r.bool([...p, 'mcp']);
+    const isolation = isolationMode(r, [...p, 'isolation']);
+    if (isolation) agent.isolation = isolation;
     agents[name] = agent;
   }
   return agents;
@@ -57,6 +61,25 @@ function buildDiversification(r: RawReader): DiversificationConfig | undefined {
     weights: r.intList([...p, 'weights']),
     fallback_on_failure: r.bool([...p, 'fallback_on_failure']),
   };
+}
+
+function isolationMode(r: RawReader, path: string[]): IsolationMode | undefined {
+  const v = r.str(path).trim();
+  if (v === '') return undefined;
+  if (v !== 'worktree' && v !== 'none') return r.fail(path, `must be "worktree" or "none", got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function buildWorktree(r: RawReader): WorktreeConfig | undefined {
+  const v = r.get(['worktree']);
+  if (v === undefined || v === null) return undefined;
+  r.map(['worktree']);
+  const out: WorktreeConfig = {};
+  for (const key of ['setup', 'teardown', 'verify'] as const) {
+    const cmd = r.str(['worktree', key]).trim();
+    if (cmd) out[key] = cmd;
+  }
+  return out;
 }
 
 function buildWebhook(r: RawReader): WebhookConfig | undefined {
@@ -96,6 +119,7 @@ function build(r: RawReader): AppConfig {
       max_concurrent_runs: r.int(['defaults', 'max_concurrent_runs']),
       max_concurrent_root_tasks: r.int(['defaults', 'max_concurrent_root_tasks']),
       diversification: buildDiversification(r),
+      isolation: isolationMode(r, ['defaults', 'isolation']),
     },
     api: {
       host: r.str(['api', 'host']) || API_DEFAULTS.host,
@@ -112,6 +136,7 @@ function build(r: RawReader): AppConfig {
       max_message_body_bytes: r.int(['storage', 'max_message_body_bytes']),
     },
     webhook: buildWebhook(r),
+    worktree: buildWorktree(r),
   };
 }
 

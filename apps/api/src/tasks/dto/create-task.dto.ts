@@ -31,4 +31,10 @@ export class CreateTaskDto {
   @IsOptional() @ValidateNested() @Type(() => ThreadParentDto) thread_parent?: ThreadParentDto;
   @IsOptional() @IsString() thread_message_type?: string;
   @IsOptional() @ValidateNested() @Type(() => ProcessImportDto) process_import?: ProcessImportDto;
+  /** `worktree`: run in a git worktree of project_root's repository (docs/worktrees.md); `none`: not. */
+  @IsOptional() @IsString() isolation?: string;
+  /** With isolation worktree: branch or commit to start from and merge into (default: the repository HEAD). */
+  @IsOptional() @IsString() base?: string;
+  /** With isolation worktree: repository paths the task expects to change (overlap warnings). */
+  @IsOptional() @IsArray() @IsString({ each: true }) paths?: string[];
 }

@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { rotateBus } from '@app/messagebus';
 import { formatGoDuration } from '@app/runner';
+import { gcTaskWorktrees } from './support/worktree-gc';
 import { isTaskDone, LivenessProbe, readRunInfo, readRunInfoReconciled, RunsLayout, type RunInfo } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { durationFlag } from './support/options';
@@ -20,6 +21,7 @@ interface GcOptions {
   busMaxSize?: string;
   deleteDoneTasks?: boolean;
   json?: boolean;
+  force?: boolean;
 }
 
 export interface GcSettings {
@@ -297,6 +299,15 @@ export class GcCommand extends CommandRunner {
       projects = listRunNames(layout.root) ?? [];
     }
     const json = !!options.json;
+    // worktrees first: --delete-done-tasks would remove the records that name them
+    const worktrees = await gcTaskWorktrees(layout.root, {
+      cutoff: new Date(Date.now() - olderThanMs),
+      dryRun: !!options.dryRun,
+      force: !!options.force,
+      projects: options.project?.trim() ? projects : undefined,
+      log: json ? () => undefined : (line) => process.stdout.write(`${line}\n`),
+      warn: (line) => process.stderr.write(`${line}\n`),
+    });
     const report = runGc(layout, projects, {
       cutoff: new Date(Date.now() - olderThanMs),
       dryRun: !!options.dryRun,
@@ -307,7 +318,7 @@ export class GcCommand extends CommandRunner {
       log: json ? () => undefined : (line) => process.stdout.write(`${line}\n`),
       warn: (line) => process.stderr.write(`${line}\n`),
     });
-    if (json) process.stdout.write(`${JSON.stringify({ ...report, older_than: formatGoDuration(olderThanMs) }, null, 2)}\n`);
+    if (json) process.stdout.write(`${JSON.stringify({ ...report, worktrees, older_than: formatGoDuration(olderThanMs) }, null, 2)}\n`);
     else process.stdout.write(gcSummary(report));
   }
 
@@ -348,6 +359,11 @@ export class GcCommand extends CommandRunner {
 
   @Option({ flags: '--delete-done-tasks', description: 'also delete task folders that have DONE, no runs left and are older than --older-than' })
   parseDeleteDoneTasks(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--force', description: 'also remove worktrees of old tasks whose branch is not merged (the branch is kept)' })
+  parseForce(): boolean {
     return true;
   }
 

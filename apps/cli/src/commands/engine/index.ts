@@ -15,6 +15,7 @@ import { ShellSetupCommand, ShellSetupInstallCommand, ShellSetupUninstallCommand
 import { StatusCommand } from './status.command';
 import { WatchCommand } from './watch.command';
 import { WrapCommand } from './wrap.command';
+import { DiffCommand, MergeCommand } from './worktree.commands';
 
 /** task, job, stop, resume, output, watch, status, gc, wrap, shell-setup (owner: runner work) */
 export const engineCommands: Provider[] = [
@@ -32,6 +33,8 @@ export const engineCommands: Provider[] = [
   OutputCommand,
   OutputSynthesizeCommand,
   GcCommand,
+  DiffCommand,
+  MergeCommand,
   WrapCommand,
   ShellSetupCommand,
   ShellSetupInstallCommand,

@@ -1,8 +1,8 @@
 import { existsSync, openSync, readSync, closeSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command, CommandRunner, Option } from 'nest-commander';
+import { Command, Option } from 'nest-commander';
 import { RunsLayout } from '@app/storage';
-import { JobResult, RunnerService } from '@app/runner';
+import { JobResult, prepareJobWorktree, RunnerService } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { collect } from './support/options';
 import {
@@ -17,15 +17,20 @@ import {
   runRoot,
 } from './job-common';
 import { JobBatchCommand } from './job-batch.command';
+import { isolationFromFlags, WorktreeFlagParsers } from './task-options';
 
-interface JobFlags extends Omit<RunFlags, 'task' | 'prompt' | 'promptFile'> {
-  // Collected as lists because `job batch` repeats them and the parent command parses them.
-  task?: string[];
+interface JobFlags extends Omit<RunFlags, 'prompt' | 'promptFile'> {
+  task?: string;
+  // Collected as lists; the last one wins.
   prompt?: string[];
   promptFile?: string[];
   parentRunId?: string;
   previousRunId?: string;
   follow?: boolean;
+  worktree?: boolean;
+  repo?: string;
+  base?: string;
+  paths?: string[];
 }
 
 /** Copies what the agent writes to agent-stdout.txt onto our stdout until `done` settles. */
@@ -63,7 +68,7 @@ export async function followRun(runDir: string, done: Promise<unknown>): Promise
     'agent-stdout.txt/agent-stderr.txt and output.md, and posts RUN_START/RUN_STOP to the task bus. ' +
     'Inside an agent, project/task/parent run come from the JRUN_* variables.',
 })
-export class JobCommand extends CommandRunner {
+export class JobCommand extends WorktreeFlagParsers {
   constructor(private readonly runner: RunnerService) {
     super();
   }
@@ -77,7 +82,7 @@ export class JobCommand extends CommandRunner {
   }
 
   private async runJob(all: JobFlags): Promise<void> {
-    const flags = { ...all, task: all.task?.at(-1), prompt: all.prompt?.at(-1), promptFile: all.promptFile?.at(-1) };
+    const flags = { ...all, task: all.task, prompt: all.prompt?.at(-1), promptFile: all.promptFile?.at(-1) };
     const prompt = promptFromFlags(flags);
     if (!prompt) throw new UsageError('prompt is empty: pass --prompt or --prompt-file');
     const idleTimeoutMs = optionalDuration(flags.timeout, '--timeout');
@@ -87,7 +92,20 @@ export class JobCommand extends CommandRunner {
     const scope = resolveScope(flags, root, { generate: true });
     if (scope.generated) process.stderr.write(`task: ${scope.taskId}\n`);
     const parentRunId = flags.parentRunId?.trim() || process.env.JRUN_ID?.trim() || undefined;
-    const runDir = flags.follow ? new RunsLayout(root).allocateRunDir(scope.projectId, scope.taskId) : undefined;
+    const layout = new RunsLayout(root);
+    // sub-agent jobs run in the worktree of their task (or of the task that started them) unless --worktree
+    const wt = await prepareJobWorktree({
+      root,
+      projectId: scope.projectId,
+      taskId: scope.taskId,
+      taskDir: layout.taskDir(scope.projectId, scope.taskId),
+      isolation: isolationFromFlags(flags),
+      config: loaded.config,
+      agent: flags.agent,
+      cwd,
+      parentTaskDir: process.env.JRUN_TASK_FOLDER?.trim() || undefined,
+    });
+    const runDir = flags.follow ? layout.allocateRunDir(scope.projectId, scope.taskId) : undefined;
     const pending = this.runner.runJob({
       root,
       projectId: scope.projectId,
@@ -95,12 +113,13 @@ export class JobCommand extends CommandRunner {
       prompt,
       config: loaded.config,
       agent: flags.agent,
-      cwd,
+      cwd: wt?.cwd ?? cwd,
+      worktree: wt?.fields,
       parentRunId,
       previousRunId: flags.previousRunId?.trim() || undefined,
       idleTimeoutMs,
       conductorUrl: flags.conductorUrl,
-      env: agentCallerEnv(loaded),
+      env: wt ? { ...agentCallerEnv(loaded), ...wt.env } : agentCallerEnv(loaded),
       runDir,
     });
     if (runDir) await followRun(runDir.dir, pending);
@@ -108,26 +127,6 @@ export class JobCommand extends CommandRunner {
     // D14: a short-lived job waits for its run_stop webhook delivery (bounded by timeout and retries).
     await result.webhook;
     if (!result.ok) throw new Error(result.error ?? 'agent execution failed');
-  }
-
-  @Option({ flags: '--project <id>', description: 'project id (default: from JRUN_RUN_FOLDER, JRUN_TASK_FOLDER, JRUN_PROJECT_ID or the working directory)' })
-  parseProject(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--task <id>', description: 'task id task-YYYYMMDD-HHMMSS-slug (default: from JRUN_* or the working directory, else generated and printed on stderr)' })
-  parseTask(v: string, prev?: string[]): string[] {
-    return collect(v, prev);
-  }
-
-  @Option({ flags: '--root <dir>', description: 'runs root (default: the root of $JRUN_TASK_FOLDER, $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })
-  parseRoot(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--config <file>', description: 'config file (default: $CONDUCTOR_CONFIG, ./config.yaml, ./config.yml, ~/.run-agent/conductor-loop.hcl)' })
-  parseConfig(v: string): string {
-    return v;
   }
 
   @Option({ flags: '--agent <name>', description: 'config agent name or agent type: claude, codex, gemini, perplexity, xai (default: diversification policy, defaults.agent, first configured agent)' })

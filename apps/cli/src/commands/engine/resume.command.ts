@@ -3,7 +3,7 @@ import { Command, Option } from 'nest-commander';
 import { RunsLayout, removeDone } from '@app/storage';
 import { RunnerService } from '@app/runner';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
-import { LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
+import { isolationFromFlags, LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
 import { clearStopMarkers, RESUME_MAX_RESTARTS } from './task-resume.command';
 
 @Command({
@@ -47,6 +47,7 @@ export class ResumeCommand extends LoopFlagParsers {
       agent: flags.agent,
       cwd,
       resume: true,
+      isolation: isolationFromFlags(flags),
       env: agentCallerEnv(loaded),
       ...settings,
     });

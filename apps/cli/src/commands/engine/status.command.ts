@@ -19,6 +19,7 @@ import { resolveRoot } from './support/runs-root';
 import { inferScope } from './support/scope';
 import { formatTable } from './support/table';
 import { listRunNames } from './support/task-state';
+import { worktreeCells, worktreeStatus, type WorktreeStatus } from './support/worktree-status';
 
 interface StatusOptions {
   config?: string;
@@ -33,7 +34,7 @@ interface StatusOptions {
 }
 
 /** One row of `status` (JSON field order as upstream). */
-export interface StatusRow {
+export interface StatusRow extends WorktreeStatus {
   task_id: string;
   status: string;
   exit_code: number | null;
@@ -65,6 +66,7 @@ export function buildStatusRow(
   const dependsOn = readDependsOn(taskDir);
   if (dependsOn.length) row.depends_on = dependsOn;
   row.done = isTaskDone(taskDir);
+  Object.assign(row, worktreeStatus(taskDir));
 
   let info: RunInfo | undefined;
   const runs = listRunNames(join(taskDir, 'runs')) ?? [];
@@ -240,6 +242,8 @@ export function renderStatus(
   }
   const header = ['TASK_ID', 'STATUS', 'EXIT_CODE', 'LATEST_RUN', 'DONE', 'PID_ALIVE', 'BLOCKED_BY'];
   if (opts.activity) header.push('LAST_BUS', 'LAST_OUTPUT', 'MEANINGFUL_AGE', 'DRIFT_RISK', 'DRIFT_REASON');
+  const worktrees = rows.some((r) => r.branch);
+  if (worktrees) header.push('BRANCH', 'MERGE');
   const lines = rows.map((r) => {
     const cells = [r.task_id, r.status, show(r.exit_code), show(r.latest_run), String(r.done), show(r.pid_alive), r.blocked_by?.length ? r.blocked_by.join(',') : '-'];
     if (opts.activity) {
@@ -252,6 +256,7 @@ export function renderStatus(
         safeField(a?.drift_reason),
       );
     }
+    if (worktrees) cells.push(...worktreeCells(r));
     return cells;
   });
   let out = formatTable([header, ...lines]);

@@ -1,6 +1,7 @@
 import { Option } from 'nest-commander';
+import type { IsolationRequest } from '@app/runner';
 import { ScopeOptionParsers } from './support/scope-options';
-import { countFlag } from './support/options';
+import { collect, countFlag } from './support/options';
 import { RunFlags, optionalDuration } from './job-common';
 
 export interface LoopFlags extends RunFlags {
@@ -13,6 +14,40 @@ export interface LoopFlags extends RunFlags {
   inputWait?: string;
   stallAfter?: string;
   killOnStall?: boolean;
+  worktree?: boolean;
+  repo?: string;
+  base?: string;
+  paths?: string[];
+}
+
+/** `--worktree` (implied by `--repo`, `--base`, `--paths`); undefined leaves it to config and an existing worktree. */
+export function isolationFromFlags(flags: Pick<LoopFlags, 'worktree' | 'repo' | 'base' | 'paths'>): IsolationRequest | undefined {
+  const asked = flags.worktree || flags.repo !== undefined || flags.base !== undefined || flags.paths !== undefined;
+  if (!asked) return undefined;
+  return { worktree: true, repo: flags.repo, base: flags.base, paths: flags.paths };
+}
+
+/** `--worktree`, `--repo`, `--base` of task, task resume, resume and job (docs/worktrees.md). */
+export abstract class WorktreeFlagParsers extends ScopeOptionParsers {
+  @Option({ flags: '--worktree', description: 'run in its own git worktree on branch conductor/<task-id> (<repo>/.conductor/worktrees/<task-id>; default: config defaults.isolation)' })
+  parseWorktree(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--repo <dir>', description: 'git repository of the worktree (default: the repository of the working directory; implies --worktree)' })
+  parseRepo(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--base <ref>', description: 'branch or commit the worktree starts from and merges into (default: the repository HEAD; implies --worktree)' })
+  parseBase(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--paths <paths>', description: 'repository paths the task expects to change (repeatable or comma-separated; overlap warnings; implies --worktree)' })
+  parsePaths(v: string, prev?: string[]): string[] {
+    return collect(v, prev);
+  }
 }
 
 export interface LoopSettings {
@@ -43,7 +78,7 @@ export function loopSettings(flags: LoopFlags, defaultMaxRestarts?: number): Loo
 }
 
 /** Flags common to `task`, `task resume` and `resume` (nest-commander reads the decorators of a base class). */
-export abstract class LoopFlagParsers extends ScopeOptionParsers {
+export abstract class LoopFlagParsers extends WorktreeFlagParsers {
   @Option({ flags: '--agent <name>', description: 'config agent name or agent type: claude, codex, gemini, perplexity, xai (default: diversification policy, defaults.agent, first configured agent)' })
   parseAgent(v: string): string {
     return v;

@@ -4,7 +4,7 @@ import { SubCommand } from 'nest-commander';
 import { RunsLayout, removeStopRequested } from '@app/storage';
 import { RunnerService } from '@app/runner';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, resolveScope, runRoot, withParentOptions } from './job-common';
-import { LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
+import { isolationFromFlags, LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
 
 export const RESUME_MAX_RESTARTS = 3;
 
@@ -53,6 +53,7 @@ export class TaskResumeCommand extends LoopFlagParsers {
       agent: flags.agent,
       cwd,
       resume: true,
+      isolation: isolationFromFlags(flags),
       env: agentCallerEnv(loaded),
       ...settings,
     });

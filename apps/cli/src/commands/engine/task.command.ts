@@ -4,7 +4,7 @@ import { RunsLayout } from '@app/storage';
 import { collect } from './support/options';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
 import { startTaskProgress } from './progress/task-progress';
-import { LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
+import { isolationFromFlags, LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
 import { TaskCancelCommand } from './task-cancel.command';
 import { TaskDeleteCommand } from './task-delete.command';
 import { TaskResumeCommand } from './task-resume.command';
@@ -61,6 +61,7 @@ export class TaskCommand extends LoopFlagParsers {
       agent: flags.agent,
       cwd,
       dependsOn: flags.dependsOn,
+      isolation: isolationFromFlags(flags),
       conductorUrl: flags.conductorUrl,
       env: agentCallerEnv(loaded),
       ...settings,

@@ -1,0 +1,90 @@
+import { existsSync } from 'node:fs';
+import { Command, Option } from 'nest-commander';
+import { mergeTask, taskDiff } from '@app/runner';
+import { RunsLayout } from '@app/storage';
+import { asCliError, loadRunConfig, resolveScope } from './job-common';
+import { durationFlag } from './support/options';
+import { resolveRoot } from './support/runs-root';
+import { TaskScopeParsers } from './task-options';
+
+interface ScopeFlags {
+  root?: string;
+  project?: string;
+  task?: string;
+}
+
+function taskDirOf(flags: ScopeFlags): string {
+  const root = resolveRoot(flags.root);
+  const scope = resolveScope(flags, root, { generate: false });
+  const dir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
+  if (!existsSync(dir)) throw new Error(`task not found: ${scope.projectId}/${scope.taskId}`);
+  return dir;
+}
+
+@Command({
+  name: 'diff',
+  description:
+    "Show a worktree task's changes against its base commit: its branch's commits plus what is not yet committed " +
+    '(untracked files included). Text is a unified diff; --stat lists files; --json gives files with hunks.',
+})
+export class DiffCommand extends TaskScopeParsers {
+  async run(_args: string[], flags: ScopeFlags & { stat?: boolean; json?: boolean } = {}): Promise<void> {
+    try {
+      const diff = await taskDiff(taskDirOf(flags));
+      if (flags.json) {
+        process.stdout.write(`${JSON.stringify(diff, null, 2)}\n`);
+      } else if (flags.stat) {
+        for (const f of diff.files) process.stdout.write(`${f.status}\t+${f.additions}\t-${f.deletions}\t${f.path}\n`);
+        process.stdout.write(`${diff.files.length} file(s) changed against ${diff.base_commit.slice(0, 12)} (${diff.branch})\n`);
+      } else {
+        process.stdout.write(diff.patch ? `${diff.patch}\n` : '');
+      }
+    } catch (err) {
+      throw asCliError(err);
+    }
+  }
+
+  @Option({ flags: '--stat', description: 'one line per file: status, additions, deletions, path' })
+  parseStat(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--json', description: 'print {task_id, branch, base_commit, worktree, files: [{path, status, additions, deletions, hunks}], patch}' })
+  parseJson(): boolean {
+    return true;
+  }
+}
+
+@Command({
+  name: 'merge',
+  description:
+    "Merge a finished worktree task's branch into its base branch through the repository's merge queue (one merge " +
+    'at a time per repository). Uncommitted changes are committed first; config worktree.verify runs on the result. ' +
+    'A conflict or a failing verify leaves the base branch unchanged, posts MERGE_CONFLICT/MERGE_FAILED on the task ' +
+    'bus naming the files, and exits 1.',
+})
+export class MergeCommand extends TaskScopeParsers {
+  async run(_args: string[], flags: ScopeFlags & { config?: string; queueTimeout?: string } = {}): Promise<void> {
+    try {
+      const queueTimeoutMs = flags.queueTimeout !== undefined ? durationFlag(flags.queueTimeout, '--queue-timeout') : undefined;
+      const taskDir = taskDirOf(flags);
+      const { config } = loadRunConfig(flags.config);
+      const r = await mergeTask({ taskDir, config, queueTimeoutMs });
+      if (r.already_merged) process.stdout.write(`${r.branch} is already merged into ${r.base_branch}\n`);
+      else if (!r.commit) process.stdout.write(`${r.branch} has nothing to merge into ${r.base_branch}\n`);
+      else process.stdout.write(`merged ${r.branch} into ${r.base_branch} (${r.commit})\n`);
+    } catch (err) {
+      throw asCliError(err);
+    }
+  }
+
+  @Option({ flags: '--config <file>', description: 'config file with worktree.verify (default: $CONDUCTOR_CONFIG, ./config.yaml, ./config.yml, ~/.run-agent/conductor-loop.hcl)' })
+  override parseConfig(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--queue-timeout <duration>', description: 'how long to wait for earlier merges of the same repository (default 30m)' })
+  parseQueueTimeout(v: string): string {
+    return v;
+  }
+}

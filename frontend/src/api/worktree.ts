@@ -1,0 +1,69 @@
+import { api, ApiClient, ApiError } from './client';
+
+/** `worktree` of a task (GET /api/projects/{p}/tasks/{t}); absent for tasks without one. */
+export interface WorktreeInfo {
+  path: string;
+  branch: string;
+  base_commit: string;
+  base_branch?: string;
+  port?: number;
+  paths?: string[];
+  merge_status?: 'merged' | 'conflict' | 'failed';
+  merge_detail?: string;
+  merge_files?: string[];
+  merged_commit?: string;
+  removed?: boolean;
+}
+
+export interface DiffHunk {
+  header: string;
+  lines: string[];
+}
+
+export interface DiffFile {
+  path: string;
+  old_path?: string;
+  status: 'added' | 'modified' | 'deleted' | 'renamed';
+  additions: number;
+  deletions: number;
+  binary: boolean;
+  hunks: DiffHunk[];
+}
+
+export interface TaskDiff {
+  task_id: string;
+  branch: string;
+  base_commit: string;
+  files: DiffFile[];
+  worktree?: WorktreeInfo;
+}
+
+const enc = encodeURIComponent;
+
+/** The task's diff against its base, or null when the task has no worktree (404). */
+export async function fetchTaskDiff(p: string, t: string, client: ApiClient = api): Promise<TaskDiff | null> {
+  try {
+    return await client.request<TaskDiff>(`/api/projects/${enc(p)}/tasks/${enc(t)}/diff`);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return null;
+    throw err;
+  }
+}
+
+export async function fetchWorktree(p: string, t: string, client: ApiClient = api): Promise<WorktreeInfo | null> {
+  const task = await client.request<{ worktree?: WorktreeInfo }>(`/api/projects/${enc(p)}/tasks/${enc(t)}?include_files=0`);
+  return task.worktree ?? null;
+}
+
+/** Enqueues the merge and resolves when it is done; a conflict or red verify rejects (409) with the reason. */
+export function mergeTask(p: string, t: string, client: ApiClient = api): Promise<{ commit: string; already_merged: boolean }> {
+  return client.request(`/api/projects/${enc(p)}/tasks/${enc(t)}/merge`, { method: 'POST' });
+}
+
+/** Badge text and tone of a worktree's merge state. */
+export function mergeState(w: WorktreeInfo): { label: string; tone: 'ok' | 'error' | 'idle' } {
+  if (w.merge_status === 'merged') return { label: 'merged', tone: 'ok' };
+  if (w.merge_status === 'conflict') return { label: 'merge conflict', tone: 'error' };
+  if (w.merge_status === 'failed') return { label: 'merge failed', tone: 'error' };
+  return { label: 'unmerged', tone: 'idle' };
+}

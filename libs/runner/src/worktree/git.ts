@@ -1,0 +1,56 @@
+import { execFile } from 'node:child_process';
+import { RunnerError } from '../runner.errors';
+
+export interface GitResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const MAX_BUFFER = 64 * 1024 * 1024;
+
+/** Runs the real `git` (no shell); resolves with the exit code instead of throwing on failure. */
+export function gitRaw(cwd: string, args: string[], env?: Record<string, string>): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'git',
+      args,
+      { cwd, maxBuffer: MAX_BUFFER, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...env } },
+      (err, stdout, stderr) => {
+        if (err && typeof (err as NodeJS.ErrnoException).code === 'string') {
+          const code = (err as NodeJS.ErrnoException).code;
+          reject(new RunnerError('WORKTREE', code === 'ENOENT' ? 'git not found on PATH' : `git ${args[0]}: ${err.message}`));
+          return;
+        }
+        const exit = err ? Number((err as { code?: number }).code ?? 1) : 0;
+        resolve({ code: exit, stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
+  });
+}
+
+/** Runs git and returns its trimmed stdout; a non-zero exit is a RunnerError('WORKTREE'). */
+export async function git(cwd: string, args: string[], env?: Record<string, string>): Promise<string> {
+  const r = await gitRaw(cwd, args, env);
+  if (r.code !== 0) {
+    const detail = (r.stderr.trim() || r.stdout.trim()).split('\n')[0];
+    throw new RunnerError('WORKTREE', `git ${args[0]} failed: ${detail}`);
+  }
+  return r.stdout.replace(/\n$/, '');
+}
+
+/** The top level of the repository containing `dir` (its main working tree, even from a linked worktree). */
+export async function repoRoot(dir: string): Promise<string> {
+  const r = await gitRaw(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
+  if (r.code !== 0) throw new RunnerError('INVALID_INPUT', `not a git repository: ${dir}`);
+  const common = r.stdout.trim();
+  const top = await gitRaw(common, ['rev-parse', '--is-bare-repository']);
+  if (top.stdout.trim() === 'true') throw new RunnerError('INVALID_INPUT', `bare repositories are not supported: ${dir}`);
+  // <main>/.git is the common dir of a normal repository (from a linked worktree too)
+  if (/\/\.git\/?$/.test(common)) return common.replace(/\/\.git\/?$/, '');
+  return git(dir, ['rev-parse', '--show-toplevel']);
+}
+
+export async function gitCommonDir(repo: string): Promise<string> {
+  return git(repo, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
+}

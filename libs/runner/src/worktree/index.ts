@@ -1,0 +1,17 @@
+export { git, gitRaw, repoRoot } from './git';
+export { ensureTaskWorktree, removeTaskWorktree, worktreePath, taskBranch, worktreeEnv, normalizePaths, WORKTREES_DIR, BRANCH_PREFIX, type WorktreeRequest, type EnsureWorktreeOptions } from './create';
+export { readWorktreeRecord, WORKTREE_RECORD_FILE, type WorktreeRecord, type MergeStatus } from './record';
+export { taskDiff, parsePatch, type TaskDiff, type DiffFile, type DiffHunk } from './diff';
+export { mergeTask, type MergeOptions, type MergeResult } from './merge';
+export { pathsOverlap, overlappingSiblings } from './overlap';
+export { reservePort, releasePort } from './port';
+export { gcWorktrees, type WorktreeGcOptions, type WorktreeGcReport, type WorktreeGcEntry } from './gc';
+export {
+  prepareTaskWorktree,
+  prepareJobWorktree,
+  configIsolation,
+  registeredRepos,
+  type IsolationRequest,
+  type PreparedWorktree,
+  type WorktreeFields,
+} from './task-worktree';
