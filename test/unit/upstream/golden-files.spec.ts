@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseBus, readMessages, serializeEntry } from '@app/messagebus';
+import { readMessages, serializeEntry } from '@app/messagebus';
 import { loadConfig, parseRunInfo, serializeRunInfo } from '@app/storage';
 import { parse as parseYaml } from 'yaml';
 import { parsePlannerState, serializePlannerState } from '../../../apps/api/src/planner/planner-state';
