@@ -10,8 +10,9 @@ const T_FAIL = 'task-20260101-000000-fail';
 const T_STALE = 'task-20260101-000000-stale';
 const T_BLOCKED = 'task-20260101-000000-wait';
 
-function runAgent(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
-  return runCli(args, { env, cwd });
+async function runAgent(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { code, stdout, stderr } = await runCli(args, { env, cwd });
+  return { code, stdout, stderr };
 }
 
 async function deadPid(): Promise<number> {
