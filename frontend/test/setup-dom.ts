@@ -12,3 +12,4 @@ if (typeof window !== 'undefined') {
   const { afterEach } = await import('vitest');
   afterEach(() => cleanup());
 }
+export {};
