@@ -60,13 +60,13 @@ describe('job limits and policies', () => {
   it('idle-output timeout kills the whole group, records "timed out" and posts WARN after RUN_CRASH', async () => {
     const task = taskId('idle');
     const result = await runJob({
-      root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', idleTimeoutMs: 300,
+      root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', idleTimeoutMs: 3000,
       env: agentEnv({ FAKE_AGENT_SLEEP_MS: '30000', FAKE_AGENT_SPAWN_GRANDCHILDREN: '2' }),
     });
     expect(result.ok).toBe(false);
     expect(result.info).toMatchObject({ status: 'failed', exit_code: 137, error_summary: 'timed out' });
     const bus = busTypesAndBodies(layout.taskBus(PROJECT, task));
-    expect(bus.slice(-2)).toEqual(['RUN_CRASH run stopped with code 137', 'WARN agent job timed out after 300ms of idle output']);
+    expect(bus.slice(-2)).toEqual(['RUN_CRASH run stopped with code 137', 'WARN agent job timed out after 3s of idle output']);
     const pids = readJson<{ pid: number; grandchildren: { pid: number }[] }>(join(result.runDir, 'fake-agent-pids.json'));
     expect([pids.pid, ...pids.grandchildren.map((g) => g.pid)].filter(processAlive)).toEqual([]);
   }, 15_000);
