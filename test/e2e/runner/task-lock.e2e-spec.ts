@@ -69,7 +69,7 @@ describe('one Ralph loop per task (TASK.lock, two real run-agent processes)', ()
 
     rmSync(join(taskDir, 'DONE'));
     const third = await startTask(task, secondRelease).done;
-    expect(third).toEqual({ code: 0, stderr: '' });
+    expect(third).toMatchObject({ code: 0, stderr: '' });
     const infos = runInfos(taskDir);
     expect(infos.map((i) => i.status)).toEqual(['completed', 'completed']);
   });
@@ -87,7 +87,7 @@ describe('one Ralph loop per task (TASK.lock, two real run-agent processes)', ()
       const next = startTask(task, release);
       await waitFor(() => runInfos(taskDir).length === 2, 20_000);
       writeFileSync(release, '');
-      expect(await next.done).toEqual({ code: 0, stderr: '' });
+      expect(await next.done).toMatchObject({ code: 0, stderr: '' });
       expect(existsSync(join(taskDir, 'DONE'))).toBe(true);
     } finally {
       writeFileSync(release, '');
