@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadConfig } from '@app/storage';
 import { createApiApp as buildApp, ServerOptions } from '../../apps/api/src/server';
+import { waitFor } from './wait';
 
 export const FAKE_AGENT = path.join(__dirname, '..', 'fixtures', 'agents', 'fake-command-agent');
 
@@ -178,12 +179,7 @@ export async function collectSse(url: string, pred: (events: SseEvent[]) => bool
 }
 
 /** Polls `fn` until it returns a truthy value. */
+/** {@link waitFor} under its older name: resolves with the first truthy value of `fn`. */
 export async function waitUntil<T>(fn: () => T | Promise<T>, timeoutMs = 20000, stepMs = 50): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error('waitUntil: timed out');
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
+  return (await waitFor('condition', async () => (await fn()) || undefined, { timeoutMs, intervalMs: stepMs })) as NonNullable<T>;
 }

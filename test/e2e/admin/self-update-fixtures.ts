@@ -1,7 +1,6 @@
 import { execFileSync, spawn, ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
-import * as net from 'node:net';
 import * as path from 'node:path';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
@@ -73,17 +72,6 @@ export function makeCandidateTarball(dir: string, opts: { name?: string; version
   return tarball;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 export interface HttpAnswer {
   status: number;
   body: any;
@@ -109,21 +97,7 @@ export function request(base: string, method: string, url: string, body?: unknow
   });
 }
 
-/** Polls until `check` returns a value (connection errors count as "not yet"); fails after `ms`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+export { waitFor } from '../../utils/wait';
 
 export function exited(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);

@@ -4,7 +4,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   exited,
-  freePort,
   installedVersion,
   killPid,
   makeCandidateTarball,
@@ -14,6 +13,7 @@ import {
   waitFor,
   writeWaiterAgent,
 } from './self-update-fixtures';
+import { announcedPort } from '../../utils/ports';
 
 const PROJECT = 'upd';
 const DRAIN = 'self-update drain is in progress; task creation is temporarily unavailable';
@@ -41,11 +41,11 @@ describe('self-update of the installed package (e2e)', () => {
     const config = path.join(tmp, 'config.yaml');
     // the root-task planner runs one root task at a time, so a second task waits in its queue
     fs.writeFileSync(config, `agents:\n  waiter:\n    type: command\n    command: ${writeWaiterAgent(tmp)}\ndefaults:\n  max_concurrent_root_tasks: 1\n`);
-    port = await freePort();
-    base = `http://127.0.0.1:${port}`;
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: tmp, CONDUCTOR_SELF_UPDATE_HANDOFF_TIMEOUT_MS: '10000' };
     delete env.CONDUCTOR_PORT;
-    server = startServer(install, ['--root', root, '--config', config, '--host', '127.0.0.1', '--port', String(port), '--watchdog-interval', '0'], env);
+    server = startServer(install, ['--root', root, '--config', config, '--host', '127.0.0.1', '--port', '0', '--watchdog-interval', '0'], env);
+    port = await waitFor('the server to announce its port', () => announcedPort(server.output()));
+    base = `http://127.0.0.1:${port}`;
     await waitFor(`server on ${base}\n${server.output()}`, async () => ((await request(base, 'GET', '/api/v1/health')).status === 200 ? true : undefined));
   }, 30_000);
 

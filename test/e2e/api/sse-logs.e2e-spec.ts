@@ -172,6 +172,16 @@ describe('SSE log streams (#8, #17, #41, #46)', () => {
       }),
     );
     await waitUntil(() => hub.clientCount(r3) === 0);
+    // Clients that are registered (counted by the hub) before they leave are released too: more of
+    // them in turn than the per-run limit, so one leaked subscription would make the last one fail.
+    for (let i = 0; i < 12; i++) {
+      const controller = new AbortController();
+      const res = await fetch(url(`/api/v1/runs/${r3}/stream`), { signal: controller.signal });
+      expect(res.status).toBe(200);
+      expect(await waitUntil(() => hub.clientCount(r3) === 1)).toBe(true);
+      controller.abort();
+      await waitUntil(() => hub.clientCount(r3) === 0);
+    }
     const ok = await openSse(url(`/api/v1/runs/${r3}/stream`));
     expect(ok.status).toBe(200);
     ok.close();

@@ -118,7 +118,7 @@ describe('upstream React UI request contract (api.md §1.4)', () => {
     const taskLogs = await sse(`${taskUrl}/runs/stream`);
     await taskLogs.waitFor((ev) => named(ev, 'log').some((l) => /hello from attempt 1/.test(l.line)));
     const log = taskLogs.events.find((e) => e.event === 'log')!;
-    expect(log.id).toBeTruthy(); // the live panel dedupes on run id + stream + lastEventId
+    expect(log.id).toMatch(/^\S+$/); // the live panel dedupes on run id + stream + lastEventId
     expect(JSON.parse(log.data)).toMatchObject({ run_id: runId, stream: 'stdout', line: expect.any(String) });
     await all.waitFor((ev) => named(ev, 'status').some((s) => s.run_id === runId && s.status === 'running'));
     await all.waitFor((ev) => named(ev, 'log').some((l) => l.run_id === runId));

@@ -88,7 +88,7 @@ describe('run-agent bus post | read | discover', () => {
       exited = true;
       waiters.splice(0).forEach((w) => w());
     });
-    const waitFor = (text: string): Promise<void> =>
+    const untilPrinted = (text: string): Promise<void> =>
       new Promise((resolve, reject) => {
         const check = () => {
           if (out.includes(text)) resolve();
@@ -98,12 +98,12 @@ describe('run-agent bus post | read | discover', () => {
         check();
       });
     try {
-      await waitFor('(INFO) existing');
+      await untilPrinted('(INFO) existing');
       runCli(['bus', 'post', '--root', root, '--project', 'proj', '--body', 'live one'], { env, cwd: dir });
-      await waitFor('(INFO) live one');
+      await untilPrinted('(INFO) live one');
       renameSync(bus, `${bus}.20260101-000000.archived`);
       runCli(['bus', 'post', '--root', root, '--project', 'proj', '--body', 'after rotation'], { env, cwd: dir });
-      await waitFor('(INFO) after rotation');
+      await untilPrinted('(INFO) after rotation');
       expect(out.match(/\(INFO\) existing/g)).toHaveLength(1);
     } finally {
       child.kill('SIGTERM');

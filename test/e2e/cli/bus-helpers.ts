@@ -1,6 +1,6 @@
-import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runCli as runSharedCli, runCliSync, type CliResult } from '../../utils/cli';
 
 export const repoRoot = join(__dirname, '..', '..', '..');
 export const runAgentBin = join(repoRoot, 'bin', 'run-agent');
@@ -12,11 +12,7 @@ export function requireBuild(): void {
   if (!existsSync(main)) throw new Error(`CLI not built: run \`npx nest build cli\` (missing ${main})`);
 }
 
-export interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type { CliResult } from '../../utils/cli';
 
 /** Environment without the caller's JRUN_* / root variables, with HOME pointed at `home`. */
 export function cleanEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -27,21 +23,13 @@ export function cleanEnv(home: string, extra: Record<string, string> = {}): Node
   return { ...env, HOME: home, ...extra };
 }
 
-export function runCli(args: string[], opts: { env: NodeJS.ProcessEnv; cwd?: string; input?: string }): CliResult {
-  const r: SpawnSyncReturns<string> = spawnSync(runAgentBin, args, { env: opts.env, cwd: opts.cwd, input: opts.input ?? '', encoding: 'utf8' });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+
+export function runCli(args: string[], opts: { env: NodeJS.ProcessEnv; cwd?: string; input?: string }): Omit<CliResult, 'signal'> {
+  return runCliSync(args, { ...opts, bin: runAgentBin });
 }
 
 export function runCliAsync(args: string[], opts: { env: NodeJS.ProcessEnv; cwd?: string }): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(runAgentBin, args, { env: opts.env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runSharedCli(args, { ...opts, bin: runAgentBin });
 }
 
 /** Every path under `dir` with type, size, mtime and content: equal snapshots = nothing changed. */

@@ -25,7 +25,7 @@ describe('issue #12 field defects (CLI)', () => {
   /** Runs bin/run-agent with stdin content (the Sandbox runner ignores stdin). */
   const runWithInput = (args: string[], input: string, env: Record<string, string> = {}, cwd = sb.dir): CliResult => {
     const r = spawnSync(process.execPath, [RUN_AGENT, ...args], { cwd, env: sb.env(env), input, encoding: 'utf8' });
-    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+    return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
   };
   const taskBus = () => join(sb.root, P, T, 'TASK-MESSAGE-BUS.md');
   const post = (args: string[], input = '', env: Record<string, string> = {}, cwd?: string) =>

@@ -2,29 +2,17 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCli } from '../../utils/cli';
 import { RunInfo, writeDependsOn, writeDone, writeRunInfo, ZERO_TIME } from '@app/storage';
 
-const bin = join(__dirname, '..', '..', '..', 'bin', 'run-agent');
 const T_DONE = 'task-20260101-000000-done';
 const T_FAIL = 'task-20260101-000000-fail';
 const T_STALE = 'task-20260101-000000-stale';
 const T_BLOCKED = 'task-20260101-000000-wait';
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runAgent(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<Result> {
-  return new Promise((resolve) => {
-    const child = spawn(bin, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+async function runAgent(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { code, stdout, stderr } = await runCli(args, { env, cwd });
+  return { code, stdout, stderr };
 }
 
 async function deadPid(): Promise<number> {

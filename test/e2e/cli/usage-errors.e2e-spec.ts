@@ -1,8 +1,5 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { REPO, Sandbox, type CliResult } from './inspect-helpers';
-
-const CONDUCTOR = join(REPO, 'bin', 'conductor');
+import { CONDUCTOR, runCli, type CliResult } from '../../utils/cli';
+import { Sandbox } from './inspect-helpers';
 
 describe('usage errors of command groups and the conductor help', () => {
   let sb: Sandbox;
@@ -50,13 +47,5 @@ describe('usage errors of command groups and the conductor help', () => {
 });
 
 function runConductor(sb: Sandbox, args: string[]): Promise<CliResult> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [CONDUCTOR, ...args], { cwd: sb.dir, env: sb.env(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
+  return runCli(args, { bin: CONDUCTOR, cwd: sb.dir, env: sb.env() });
 }

@@ -68,8 +68,8 @@ describe('run-agent wrap', () => {
   it('takes the project from JRUN_PROJECT_ID, generates a task and links the parent run', async () => {
     const r = await sb.run(['wrap', '--root', sb.root, '--agent', 'true'], { env: { JRUN_PROJECT_ID: P, JRUN_ID: '20260101-1200000000-9-1' } });
     expect(r.code).toBe(0);
-    const task = /^task: (task-\d{8}-\d{6}-[a-z0-9]{6})\n$/.exec(r.stderr)?.[1] as string;
-    expect(task).toBeDefined();
+    expect(r.stderr).toMatch(/^task: task-\d{8}-\d{6}-[a-z0-9]{6}\n$/);
+    const task = r.stderr.slice('task: '.length, -1);
     expect(readRunInfo(join(onlyRun(task), 'run-info.yaml')).parent_run_id).toBe('20260101-1200000000-9-1');
   });
 

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { readRunInfo, writeCancelled } from '@app/storage';
 import { liveGroupLeader, PROJECT, RUN_AGENT, runningInfo, Sandbox, writeRun } from './helpers';
+import { waitFor } from '../../utils/wait';
 
 const START = 'task-20260101-000000-start';
 const RESUME = 'task-20260101-000000-resume';
@@ -17,16 +18,6 @@ function alive(pid: number): boolean {
     return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]);
   } catch {
     return false;
-  }
-}
-
-async function waitFor<T>(probe: () => T | undefined | false, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 50));
   }
 }
 

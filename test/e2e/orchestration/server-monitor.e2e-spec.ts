@@ -2,36 +2,17 @@
 // 127.0.0.1 with fake agents. Needs `npx nest build api` and `npx nest build cli`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { liveGroupLeader, PROJECT, REPO, RUN_AGENT, runningInfo, Sandbox, writeRun } from './helpers';
+import { runCli } from '../../utils/cli';
+import { announcedPort } from '../../utils/ports';
+import { waitFor } from '../../utils/wait';
 
 const CONDUCTOR = join(REPO, 'bin', 'conductor');
 const START = 'task-20260101-000000-srv-start';
 const RESUME = 'task-20260101-000000-srv-resume';
 const RECOVER = 'task-20260101-000000-srv-recover';
 const FINAL = 'task-20260101-000000-srv-final';
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => done(port));
-    });
-  });
-}
-
-async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function alive(pid: number): boolean {
   try {
@@ -50,8 +31,6 @@ describe('conductor monitor (API client, real server)', () => {
 
   beforeAll(async () => {
     sb = new Sandbox();
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
     writeRun(sb.root, PROJECT, RESUME, '20260101-0000000000-1-1', { status: 'failed', exit_code: 1 });
     leader = liveGroupLeader().pid!;
     writeRun(sb.root, PROJECT, RECOVER, '20260101-0000000000-1-1', runningInfo(leader, 3_600_000));
@@ -59,12 +38,15 @@ describe('conductor monitor (API client, real server)', () => {
       output_path: join(sb.root, PROJECT, FINAL, 'runs', '20260101-0000000000-1-1', 'output.md'),
     });
     writeFileSync(join(finalRun, 'output.md'), 'finished\n');
-    server = spawn(process.execPath, [RUN_AGENT, 'serve', '--host', '127.0.0.1', '--port', String(port), '--root', sb.root, '--watchdog-interval', '0'], {
+    server = spawn(process.execPath, [RUN_AGENT, 'serve', '--host', '127.0.0.1', '--port', '0', '--root', sb.root, '--watchdog-interval', '0'], {
       cwd: sb.dir,
       env: sb.env({ FAKE_AGENT_DONE: '1' }),
-      stdio: 'ignore',
+      stdio: ['ignore', 'pipe', 'ignore'],
     });
-    await waitFor(async () => (await fetch(`${url}/api/v1/health`).catch(() => undefined))?.ok);
+    let stdout = '';
+    server.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    url = `http://127.0.0.1:${await waitFor('the server to announce its port', () => announcedPort(stdout))}`;
+    await waitFor('the server to answer', async () => (await fetch(`${url}/api/v1/health`)).ok);
   });
 
   afterAll(async () => {
@@ -116,7 +98,8 @@ describe('conductor monitor (API client, real server)', () => {
     const todo = join(sb.dir, 'empty.md');
     writeFileSync(todo, '');
     expect(await runConductor(['monitor', '--server', url, '--todo', todo, '--once'])).toMatchObject({ code: 2, stderr: 'Error: --project is required\n' });
-    const port = await freePort();
+    // Port 1 (tcpmux): privileged, nothing in the suite listens there, so the connection is refused.
+    const port = 1;
     const down = await runConductor(['monitor', '--server', `http://127.0.0.1:${port}`, '--project', PROJECT, '--todo', todo, '--once']);
     expect(down.code).toBe(0); // nothing pending: the server is not asked
     writeFileSync(todo, `- [ ] ${START} x\n`);
@@ -125,15 +108,7 @@ describe('conductor monitor (API client, real server)', () => {
     expect(unreachable.stderr).toMatch(/^Error: cannot reach conductor at http:\/\/127\.0\.0\.1:\d+/);
   });
 
-  function runConductor(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((done, fail) => {
-      const child = spawn(process.execPath, [CONDUCTOR, ...args], { cwd: sb.dir, env: sb.env(), stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('error', fail);
-      child.on('close', (code) => done({ code, stdout, stderr }));
-    });
+  function runConductor(args: string[]): ReturnType<typeof runCli> {
+    return runCli(args, { bin: CONDUCTOR, cwd: sb.dir, env: sb.env() });
   }
 });

@@ -5,18 +5,9 @@ import { readMessages } from '@app/messagebus';
 import { readWorkflowState } from '@app/runner';
 import { readRunInfo } from '@app/storage';
 import { PROJECT, RUN_AGENT, Sandbox } from './helpers';
+import { waitFor } from '../../utils/wait';
 
 const TASK = 'task-20260101-000000-flow';
-
-async function waitFor<T>(probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('run-agent workflow run (built CLI)', () => {
   let sb: Sandbox;
@@ -91,7 +82,10 @@ describe('run-agent workflow run (built CLI)', () => {
       ['completed', 2],
       ['completed', 1],
     ]);
-    expect(state.completed_at).toBeDefined();
+    // completed now, by the resumed run: not before the state was created, not in the future
+    expect(state.completed_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(Date.parse(state.completed_at!)).toBeGreaterThanOrEqual(Date.parse(state.created_at));
+    expect(Date.parse(state.completed_at!)).toBeLessThanOrEqual(Date.now());
     expect(bodies()).toContain('DECISION workflow run started (resume) template=THE_PROMPT_v5 stages=0..2');
     expect(bodies()).toContain('DECISION workflow stage 0 skipped (already completed)');
   });

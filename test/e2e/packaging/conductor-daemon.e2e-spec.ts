@@ -4,7 +4,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { assertBuilt, cleanEnv, freePort, pidAlive, REPO, waitForOk } from './packaging-helpers';
+import { assertBuilt, cleanEnv, pidAlive, REPO, waitForOk } from './packaging-helpers';
+import { announcedPort } from '../../utils/ports';
+import { waitFor } from '../../utils/wait';
 
 const DAEMON = join(REPO, 'scripts', 'conductor-daemon');
 
@@ -31,25 +33,27 @@ describe('scripts/conductor-daemon', () => {
   });
 
   it('starts the server in the background, reports it, shows its log and stops it', async () => {
-    const port = await freePort();
-    const started = daemon('start', '--host', '127.0.0.1', '--port', String(port), '--root', join(dir, 'runs'));
+    const started = daemon('start', '--host', '127.0.0.1', '--port', '0', '--root', join(dir, 'runs'));
     expect(started.stderr).toBe('');
     expect(started.status).toBe(0);
     const pid = Number(readFileSync(pidFile(), 'utf8').trim());
     expect(started.stdout).toContain(`conductor started (pid ${pid})`);
     expect(pidAlive(pid)).toBe(true);
 
+    // The server's stdout goes to the daemon log: it announces the port it bound.
+    const port = await waitFor('the port in the daemon log', () => announcedPort(daemon('logs', '-n', '200').stdout));
     const health = await waitForOk(`http://127.0.0.1:${port}/api/v1/health`);
     expect(await health.json()).toEqual({ status: 'ok' });
 
-    const again = daemon('start', '--port', String(port));
+    const again = daemon('start', '--port', '0');
     expect(again.stdout).toContain(`conductor is already running (pid ${pid})`);
     const status = daemon('status');
     expect(status.status).toBe(0);
     expect(status.stdout).toContain(`conductor is running (pid ${pid})`);
     const logs = daemon('logs', '-n', '200');
     expect(logs.status).toBe(0);
-    expect(logs.stdout).toContain(`--port ${port}`);
+    expect(logs.stdout).toContain('--port 0');
+    expect(logs.stdout).toContain(`API listening on http://127.0.0.1:${port}/`);
 
     const stopped = daemon('stop');
     expect(stopped.status).toBe(0);

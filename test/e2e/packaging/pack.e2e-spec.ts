@@ -5,7 +5,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { assertBuilt, cleanEnv, freePort, REPO, spawnCaptured, waitForOk } from './packaging-helpers';
+import { assertBuilt, cleanEnv, REPO, spawnCaptured, waitForOk } from './packaging-helpers';
+import { announcedPort } from '../../utils/ports';
+import { waitFor } from '../../utils/wait';
 
 const NPM_FLAGS = ['--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'];
 
@@ -62,9 +64,12 @@ describe('npm package (npm pack + install of the tarball)', () => {
   });
 
   it('conductor serves /api/v1/health and the UI index.html, and the Dockerfile HEALTHCHECK passes against it', async () => {
-    const port = await freePort();
-    const server = spawnCaptured(bin('conductor'), ['--host', '127.0.0.1', '--port', String(port), '--root', runs], { cwd: dir, env });
+    const server = spawnCaptured(bin('conductor'), ['--host', '127.0.0.1', '--port', '0', '--root', runs], { cwd: dir, env });
     try {
+      const port = await waitFor('conductor to announce its port', () => {
+        if (server.child.exitCode !== null) throw new Error(`conductor exited with ${server.child.exitCode}`);
+        return announcedPort(server.output());
+      });
       const health = await waitForOk(`http://127.0.0.1:${port}/api/v1/health`, server.child);
       expect(await health.json()).toEqual({ status: 'ok' });
       const index = await (await waitForOk(`http://127.0.0.1:${port}/`, server.child)).text();

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { waitFor } from '../../utils/wait';
 
 export const REPO = join(__dirname, '..', '..', '..');
 
@@ -18,32 +18,14 @@ export function cleanEnv(home: string, extra: Record<string, string> = {}): Node
   return { ...env, HOME: home, ...extra };
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** Polls url until it answers 200 (or the child exits / the attempts run out). */
-export async function waitForOk(url: string, child?: ChildProcess, attempts = 300): Promise<Response> {
-  let last = '';
-  for (let i = 0; i < attempts; i++) {
+/** Waits until url answers 200 (fails early when `child` exits) and returns that response. */
+export function waitForOk(url: string, child?: ChildProcess): Promise<Response> {
+  return waitFor(`${url} to answer 200`, async () => {
     if (child && child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} before ${url} answered`);
-    try {
-      const res = await fetch(url);
-      if (res.ok) return res;
-      last = `HTTP ${res.status}`;
-    } catch (err) {
-      last = (err as Error).message;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not answer 200: ${last}`);
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    return res;
+  });
 }
 
 export interface Captured {

@@ -1,22 +1,11 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunsLayout } from '@app/storage';
-import { cliEnv, processAlive, PROJECT, RUN_AGENT, runInfos, taskId, tempRoot, waitFor } from './helpers';
+import { cliEnv, processAlive, PROJECT, runInfos, taskId, tempRoot, waitFor } from './helpers';
+import { startCli } from '../../utils/cli';
 
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function start(args: string[], env: NodeJS.ProcessEnv, cwd: string): { child: ChildProcess; done: Promise<Outcome> } {
-  const child = spawn(process.execPath, [RUN_AGENT, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
-  return { child, done: new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr }))) };
+function start(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
+  return startCli(args, { env, cwd });
 }
 
 // Spawns the built CLI: build first (`npx nest build cli`).

@@ -1,24 +1,11 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunsLayout } from '@app/storage';
-import { busTypesAndBodies, cliEnv, processAlive, PROJECT, readJson, RUN_AGENT, runInfos, taskId, tempRoot, waitFor } from './helpers';
+import { busTypesAndBodies, cliEnv, processAlive, PROJECT, readJson, runInfos, taskId, tempRoot, waitFor } from './helpers';
+import { startCli } from '../../utils/cli';
 
-interface Outcome {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-function start(args: string[], env: NodeJS.ProcessEnv, cwd: string): { child: ChildProcess; done: Promise<Outcome> } {
-  const child = spawn(process.execPath, [RUN_AGENT, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
-  const done = new Promise<Outcome>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
-  return { child, done };
+function start(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
+  return startCli(args, { env, cwd });
 }
 
 // Spawns the built CLI: build first (`npx nest build cli`).

@@ -59,15 +59,7 @@ export function readJson<T>(path: string): T {
   return JSON.parse(readFileSync(path, 'utf8')) as T;
 }
 
-export async function waitFor<T>(probe: () => T | undefined | false, timeoutMs = 10_000, pollMs = 20): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
-}
+export { waitFor } from '../../utils/wait';
 
 export function processAlive(pid: number): boolean {
   try {

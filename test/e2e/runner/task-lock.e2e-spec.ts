@@ -1,13 +1,9 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { RunsLayout } from '@app/storage';
-import { busTypesAndBodies, cliEnv, PROJECT, RUN_AGENT, runInfos, taskId, tempRoot, waitFor } from './helpers';
-
-interface Outcome {
-  code: number | null;
-  stderr: string;
-}
+import { busTypesAndBodies, cliEnv, PROJECT, runInfos, taskId, tempRoot, waitFor } from './helpers';
+import { startCli, type StartedCli } from '../../utils/cli';
 
 /** A command agent that blocks until $RELEASE_FILE exists, then marks the task DONE. */
 const WAITER_AGENT = `#!/bin/sh
@@ -38,14 +34,11 @@ describe('one Ralph loop per task (TASK.lock, two real run-agent processes)', ()
   });
   afterAll(() => tmp.cleanup());
 
-  function startTask(task: string, releaseFile: string): { child: ChildProcess; done: Promise<Outcome> } {
+  function startTask(task: string, releaseFile: string): StartedCli {
     const args = ['task', '--root', tmp.root, '--project', PROJECT, '--task', task, '--prompt', 'hold the task', '--agent', 'waiter', '--config', configPath, '--max-restarts', '0'];
-    const child = spawn(process.execPath, [RUN_AGENT, ...args], { env: cliEnv(home, { RELEASE_FILE: releaseFile }), cwd: home, stdio: ['ignore', 'ignore', 'pipe'] });
-    children.push(child);
-    let stderr = '';
-    child.stderr!.on('data', (d) => (stderr += d));
-    const done = new Promise<Outcome>((resolve) => child.on('close', (code) => resolve({ code, stderr })));
-    return { child, done };
+    const started = startCli(args, { env: cliEnv(home, { RELEASE_FILE: releaseFile }), cwd: home });
+    children.push(started.child);
+    return started;
   }
 
   const lockedMessage = (task: string, pid: number) =>
@@ -76,7 +69,7 @@ describe('one Ralph loop per task (TASK.lock, two real run-agent processes)', ()
 
     rmSync(join(taskDir, 'DONE'));
     const third = await startTask(task, secondRelease).done;
-    expect(third).toEqual({ code: 0, stderr: expect.stringContaining('DONE: task completed') });
+    expect(third).toMatchObject({ code: 0, stderr: expect.stringContaining('DONE: task completed') });
     const infos = runInfos(taskDir);
     expect(infos.map((i) => i.status)).toEqual(['completed', 'completed']);
   });
@@ -94,7 +87,7 @@ describe('one Ralph loop per task (TASK.lock, two real run-agent processes)', ()
       const next = startTask(task, release);
       await waitFor(() => runInfos(taskDir).length === 2, 20_000);
       writeFileSync(release, '');
-      expect(await next.done).toEqual({ code: 0, stderr: expect.stringContaining('DONE: task completed') });
+      expect(await next.done).toMatchObject({ code: 0, stderr: expect.stringContaining('DONE: task completed') });
       expect(existsSync(join(taskDir, 'DONE'))).toBe(true);
     } finally {
       writeFileSync(release, '');

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CONDUCTOR, FakeApi, freePort, runCli, RUN_AGENT, sseHeaders } from './helpers';
+import { CONDUCTOR, FakeApi, runCli, RUN_AGENT, sseHeaders } from './helpers';
 
 describe('server client commands', () => {
   let api: FakeApi;
@@ -69,7 +69,8 @@ describe('server client commands', () => {
   });
 
   it('an unreachable server gets a clear hint', async () => {
-    const port = await freePort();
+    // Port 1 (tcpmux): privileged, nothing in the suite listens there, so the connection is refused.
+    const port = 1;
     const r = await runCli(CONDUCTOR, ['project', 'list', '--server', `http://127.0.0.1:${port}`], env);
 
     expect(r.code).toBe(1);

@@ -3,38 +3,17 @@ import { writeFileSync } from 'node:fs';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { CONDUCTOR, REPO_ROOT, RUN_AGENT, runCli as runSharedCli, type CliResult } from '../../utils/cli';
 
-export const REPO = join(__dirname, '..', '..', '..');
-export const RUN_AGENT = join(REPO, 'bin', 'run-agent');
-export const CONDUCTOR = join(REPO, 'bin', 'conductor');
+export const REPO = REPO_ROOT;
+export { CONDUCTOR, RUN_AGENT };
 
-export interface CliResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
+export type { CliResult } from '../../utils/cli';
+export { waitFor } from '../../utils/wait';
 
-/** Runs a bin/ executable to completion (stdin closed). */
+/** Runs a bin/ executable to completion (stdin closed unless `input`); `env` is added to this process's. */
 export function runCli(bin: string, args: string[], env: NodeJS.ProcessEnv = {}, opts: { cwd?: string; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: opts.cwd,
-      env: { ...process.env, ...env },
-      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d) => (stdout += d));
-    child.stderr!.on('data', (d) => (stderr += d));
-    if (opts.input !== undefined) child.stdin!.end(opts.input);
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+  return runSharedCli(args, { ...opts, bin, env: { ...process.env, ...env } });
 }
 
 export interface RecordedRequest {
@@ -92,15 +71,6 @@ export class FakeApi {
   }
 }
 
-/** A port that was free a moment ago (nothing listens on it). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 export function sseHeaders(res: ServerResponse): void {
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
 }
@@ -155,17 +125,6 @@ export function startServer(bin: string, args: string[], env: NodeJS.ProcessEnv 
       reject(new Error(`server exited with ${code} before listening\nstdout:\n${stdout}\nstderr:\n${stderr}`));
     });
   });
-}
-
-/** Polls until `probe` returns a value (not undefined/false); fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 export async function getJson<T = any>(url: string, init?: RequestInit): Promise<{ status: number; body: T }> {

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { CONDUCTOR, freePort, postJson, RunningServer, startServer, waitFor, writeConfig, writeFakeAgent } from './helpers';
+import { CONDUCTOR, postJson, RunningServer, startServer, waitFor, writeConfig, writeFakeAgent } from './helpers';
 
 describe('root-task planner (e2e)', () => {
   let dir: string;
@@ -37,8 +37,7 @@ describe('root-task planner (e2e)', () => {
   const statusOf = (t: string, runId: string) => (existsSync(runInfo(t, runId)) ? /^status: (\S+)$/m.exec(readFileSync(runInfo(t, runId), 'utf8'))?.[1] : undefined);
 
   async function start(): Promise<RunningServer> {
-    const port = await freePort();
-    return startServer(CONDUCTOR, ['--host', '127.0.0.1', '--port', String(port), '--root', root, '--config', config], env, dir);
+    return startServer(CONDUCTOR, ['--host', '127.0.0.1', '--port', '0', '--root', root, '--config', config], env, dir);
   }
 
   function create(t: string) {

@@ -4,10 +4,10 @@
  * Needs `npx nest build api && npx nest build cli`.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CONDUCTOR, freePort, getJson, postJson, RunningServer, runCli, RUN_AGENT, startServer, writeConfig, writeFakeAgent } from './helpers';
+import { CONDUCTOR, getJson, postJson, RunningServer, runCli, RUN_AGENT, startServer, writeConfig, writeFakeAgent } from './helpers';
+import { ephemeralPortRange, holdPort } from '../../utils/ports';
 
 describe('conductor server (e2e)', () => {
   let dir: string;
@@ -27,8 +27,7 @@ describe('conductor server (e2e)', () => {
     let server: RunningServer;
 
     beforeAll(async () => {
-      const port = await freePort();
-      server = await startServer(CONDUCTOR, ['--host', '127.0.0.1', '--port', String(port), '--root', root, '--config', config], env, dir);
+      server = await startServer(CONDUCTOR, ['--host', '127.0.0.1', '--port', '0', '--root', root, '--config', config], env, dir);
     });
     afterAll(async () => {
       if (server.child.exitCode === null) await server.stop('SIGKILL');
@@ -127,9 +126,7 @@ describe('conductor server (e2e)', () => {
 
   describe('bin/run-agent serve', () => {
     it('falls back to the next free port when the configured port is taken', async () => {
-      const blocker = createServer();
-      const taken = await freePort();
-      await new Promise<void>((resolve) => blocker.listen(taken, '127.0.0.1', resolve));
+      const { port: taken, close } = await holdPort();
       const cfg = writeConfig(mkdtempSync(join(dir, 'cfg-')), join(dir, 'fake-agent.sh'), `api:\n  host: 127.0.0.1\n  port: ${taken}\n`);
       try {
         const server = await startServer(RUN_AGENT, ['serve', '--root', root, '--config', cfg, '--watchdog-interval', '0'], env, dir);
@@ -138,22 +135,24 @@ describe('conductor server (e2e)', () => {
         expect((await getJson(`${server.url}/api/v1/health`)).status).toBe(200);
         expect(await server.stop('SIGINT')).toBe(0);
       } finally {
-        blocker.close();
+        await close();
       }
     });
 
     it('takes host, port, root, config and monitoring mode from CONDUCTOR_* env', async () => {
-      const port = await freePort();
       const envRoot = join(dir, 'env-root');
       const cfg = writeConfig(mkdtempSync(join(dir, 'cfg-')), join(dir, 'fake-agent.sh'), '  max_concurrent_root_tasks: 1\n');
       const server = await startServer(
         RUN_AGENT,
         ['serve'],
-        { ...env, CONDUCTOR_HOST: '127.0.0.1', CONDUCTOR_PORT: String(port), CONDUCTOR_ROOT: envRoot, CONDUCTOR_CONFIG: cfg, CONDUCTOR_DISABLE_TASK_START: 'yes' },
+        { ...env, CONDUCTOR_HOST: '127.0.0.1', CONDUCTOR_PORT: '0', CONDUCTOR_ROOT: envRoot, CONDUCTOR_CONFIG: cfg, CONDUCTOR_DISABLE_TASK_START: 'yes' },
         dir,
       );
       try {
-        expect(server.port).toBe(port);
+        // port 0 from the env: a kernel-chosen port, not the default 14355.. range
+        const [lo, hi] = ephemeralPortRange();
+        expect(server.port).toBeGreaterThanOrEqual(lo);
+        expect(server.port).toBeLessThanOrEqual(hi);
         expect(server.stdout()).toContain(`Runs root: ${envRoot}\n`);
         expect(server.stdout()).toContain('Task start is disabled (monitoring mode)\n');
         // with a limit of 1 the second task would queue; in monitoring mode nothing is planned
@@ -188,15 +187,13 @@ describe('conductor server (e2e)', () => {
     });
 
     it('an explicit port that is taken is fatal', async () => {
-      const blocker = createServer();
-      const taken = await freePort();
-      await new Promise<void>((resolve) => blocker.listen(taken, '127.0.0.1', resolve));
+      const { port: taken, close } = await holdPort();
       try {
         const r = await runCli(RUN_AGENT, ['serve', '--host', '127.0.0.1', '--port', String(taken), '--root', root, '--config', config], env, { cwd: dir });
         expect(r.code).toBe(1);
         expect(r.stderr).toMatch(/^Error: .*(EADDRINUSE|in use)/m);
       } finally {
-        blocker.close();
+        await close();
       }
     });
 

@@ -9,7 +9,7 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CONDUCTOR, freePort, postJson, RunningServer, startServer, waitFor, writeConfig, writeFakeAgent } from './helpers';
+import { CONDUCTOR, postJson, RunningServer, startServer, waitFor, writeConfig, writeFakeAgent } from './helpers';
 
 interface Delivery {
   headers: Record<string, string | string[] | undefined>;
@@ -41,7 +41,7 @@ describe('webhook delivery of API-launched runs (e2e)', () => {
     const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     const config = writeConfig(dir, writeFakeAgent(dir), `webhook:\n  url: ${hookUrl}\n  secret: ${secret}\n  timeout: 5s\n`);
     const env = { HOME: dir, CONDUCTOR_ROOT: '', CONDUCTOR_CONFIG: '', CONDUCTOR_PORT: '', CONDUCTOR_API_KEY: '', CONDUCTOR_DISABLE_TASK_START: '' };
-    server = await startServer(CONDUCTOR, ['--host', '127.0.0.1', '--port', String(await freePort()), '--root', join(dir, 'runs'), '--config', config], env, dir);
+    server = await startServer(CONDUCTOR, ['--host', '127.0.0.1', '--port', '0', '--root', join(dir, 'runs'), '--config', config], env, dir);
   });
   afterAll(async () => {
     await server.stop('SIGKILL');

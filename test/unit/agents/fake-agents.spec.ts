@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLAUDE_PLACEHOLDER_OUTPUT, CLI_AGENT_ARGS, ensureOutputFile, extractOutput } from '@app/agents';
 import { envWithFakeAgents, fakeAgentPath } from '../../utils/fake-agents';
+import { waitFor } from '../../utils/wait';
 
 interface Started {
   pid: number;
@@ -20,10 +21,6 @@ function startAgent(runDir: string, command: string, args: string[], env: Record
     child.once('close', (code, signal) => resolve({ code, signal }));
   });
   return { pid: child.pid!, exit };
-}
-
-async function waitFor(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 20));
 }
 
 function isAlive(pid: number): boolean {

@@ -200,8 +200,26 @@ describe('followBus', () => {
       await writeBodies(bus, ['fresh']);
       await until(4);
       stop();
-      await writeBodies(bus, ['unseen']);
-      await new Promise((r) => setTimeout(r, 60));
+      // A control follower started after stop() sees two later writes (two poll rounds at least);
+      // the stopped one, polling at the same interval, must have seen neither.
+      const control: string[] = [];
+      let controlWake: () => void = () => undefined;
+      const stopControl = followBus(bus, { last: 0, pollMs: 20 }, (m) => {
+        control.push(...m.map((x) => x.body));
+        controlWake();
+      });
+      const controlSaw = (body: string) => new Promise<void>((resolve) => {
+        controlWake = () => control.includes(body) && resolve();
+        controlWake();
+      });
+      try {
+        await writeBodies(bus, ['unseen']);
+        await controlSaw('unseen');
+        await writeBodies(bus, ['unseen-2']);
+        await controlSaw('unseen-2');
+      } finally {
+        stopControl();
+      }
       expect(seen).toEqual(['b', 'c', 'd', 'fresh']);
     } finally {
       cleanup();

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { acquireRunSlot, queueDir } from '@app/runner';
+import { waitFor } from '../../utils/wait';
 
 describe('run slots (D13)', () => {
   let root: string;
@@ -23,7 +24,7 @@ describe('run slots (D13)', () => {
       gotC = true;
       return s;
     });
-    for (let i = 0; i < 50 && !existsSync(join(queueDir(root), 'c')); i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor('c to queue', () => existsSync(join(queueDir(root), 'c')));
     expect(readdirSync(queueDir(root))).toEqual(['c']);
     expect(gotC).toBe(false);
     b.release();

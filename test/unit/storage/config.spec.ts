@@ -254,12 +254,18 @@ describe('config loading', () => {
     expect(existsSync(path)).toBe(false);
   });
 
-  it('reports an unreadable token file in strict mode', () => {
-    if (process.getuid?.() === 0) return; // root reads everything: permission bits cannot fail here
-    write('tok', 'x');
+  it('reports an unreadable token file in strict mode (a directory: unreadable for root too)', () => {
+    mkdirSync(join(tmp.dir, 'tok-dir'));
+    const path = write('config.yaml', `agents:\n  claude:\n    token_file: ${join(tmp.dir, 'tok-dir')}\ndefaults:\n  timeout: 1\n`);
+    expect(loadError(path).message).toBe(`config ${path}: agent "claude" token_file "${join(tmp.dir, 'tok-dir')}": not a regular file`);
+  });
+
+  it('a token file without read permission: an error for a normal user, read by root (CI runs as root)', () => {
+    write('tok', 'x\n');
     chmodSync(join(tmp.dir, 'tok'), 0o000);
     const path = write('config.yaml', `agents:\n  claude:\n    token_file: ${join(tmp.dir, 'tok')}\ndefaults:\n  timeout: 1\n`);
-    expect(loadError(path).message).toMatch(/token_file/);
+    if (process.getuid?.() === 0) expect(loadConfig(path).agents.claude.token).toBe('x');
+    else expect(loadError(path).message).toMatch(/token_file .*EACCES/);
   });
 });
 

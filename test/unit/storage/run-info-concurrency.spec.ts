@@ -1,9 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRunInfo, RunInfo, StorageError, tryFlock, unflock, updateRunInfo, withFileLock, writeRunInfo, ZERO_TIME } from '@app/storage';
 import { childNodePath, compileStorage } from './helpers/compile-storage';
 import { makeTempDir } from './helpers/temp';
+import { waitFor } from '../../utils/wait';
 
 function baseInfo(): RunInfo {
   return {
@@ -48,6 +49,19 @@ function waitForLine(child: ChildProcess, line: string): Promise<void> {
     });
     child.on('close', () => reject(new Error(`child exited before printing ${line}`)));
   });
+}
+
+/** How many descriptors of this process are open on `file` (from /proc/self/fd). */
+function openFdsOn(file: string): number {
+  let n = 0;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`) === file) n++;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return n;
 }
 
 describe('run-info updates across real processes', () => {
@@ -111,7 +125,7 @@ describe('run-info updates across real processes', () => {
     expect(readRunInfo(path).status).toBe('running');
     holder.stdin?.end('\n');
     await exited(holder);
-    const updated = await updateRunInfo(path, (i) => ({ ...i, status: 'failed' }), { timeoutMs: 2000 });
+    const updated = await updateRunInfo(path, (i) => ({ ...i, status: 'failed' }), { timeoutMs: 30_000 });
     expect(updated.status).toBe('failed');
     expect(readRunInfo(path).status).toBe('failed');
   });
@@ -123,11 +137,12 @@ describe('run-info updates across real processes', () => {
     const holder = spawn('flock', ['-x', lockPath, 'sh', '-c', 'echo locked; read _'], { stdio: ['pipe', 'pipe', 'inherit'] });
     await waitForLine(holder, 'locked');
     let entered = false;
-    const pending = withFileLock(lockPath, { timeoutMs: 5000, pollMs: 5 }, () => {
+    const pending = withFileLock(lockPath, { timeoutMs: 60_000, pollMs: 5 }, () => {
       entered = true;
       return 42;
     });
-    await new Promise((r) => setTimeout(r, 100));
+    // The waiter has opened the lock file (and so tried flock) while the other process holds it.
+    await waitFor('the waiter to open the lock file', () => openFdsOn(lockPath) >= 1);
     expect(entered).toBe(false);
     holder.stdin?.end('\n');
     await expect(pending).resolves.toBe(42);
@@ -141,10 +156,11 @@ describe('run-info updates across real processes', () => {
     const fd = openSync(lockPath, 'a+');
     expect(tryFlock(fd, 'ex')).toBe(true);
     let sawLockFile: boolean | undefined;
-    const pending = withFileLock(lockPath, { timeoutMs: 5000, pollMs: 5 }, () => {
+    const pending = withFileLock(lockPath, { timeoutMs: 60_000, pollMs: 5 }, () => {
       sawLockFile = existsSync(lockPath);
     });
-    await new Promise((r) => setTimeout(r, 30));
+    // Wait until the waiter holds its own fd on the old inode (ours + its own), then pull the file away.
+    await waitFor('the waiter to open the lock file', () => openFdsOn(lockPath) >= 2);
     // The holder deletes the file, then unlocks: the waiter's lock on the old inode is worthless.
     rmSync(lockPath);
     unflock(fd);
