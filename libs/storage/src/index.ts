@@ -5,6 +5,7 @@ export * from './layout';
 export * from './yaml-scalar';
 export * from './run-info';
 export * from './atomic-write';
+export * from './append';
 export * from './file-lock';
 export * from './task-files';
 export * from './task-deps';

@@ -24,13 +24,16 @@ describe('an entry torn by a writer that died mid-write', () => {
         const after = await new BusWriter(bus).append({ ...base, body: `after ${cut}` });
         const msgs = readMessages(bus);
         const where = `cut at byte ${cut}: ${JSON.stringify(torn.subarray(0, cut).toString())}`;
-        // Before the torn entry's fence line is complete ("\n---"), its bytes can only read as the
-        // end of the previous body; from the fence on, earlier messages stay byte-identical.
+        // The next writer cuts the torn record off (all-or-nothing). Only a lone separator newline
+        // (cut 1) cannot be told from the previous body's end and reads as one more newline there.
         const tornBytes = torn.subarray(0, cut).toString();
-        const absorbed = (body: string) => `${body}\n${tornBytes}${tornBytes.endsWith('\n') ? '' : '\n'}\n`.replace(/\n\n$/, '');
-        const keptBodies = kept.map((m, i) => [m.msg_id, cut < 4 && i === 1 ? absorbed(m.body) : m.body]);
+        const keptBodies = kept.map((m, i) => [m.msg_id, cut === 1 && i === 1 ? `${m.body}\n` : m.body]);
         expect([where, msgs.slice(0, 2).map((m) => [m.msg_id, m.body])]).toEqual([where, keptBodies]);
         expect([where, msgs.at(-1)?.msg_id, msgs.at(-1)?.body]).toEqual([where, after.msg_id, `after ${cut}`]);
+        // Nothing half-written reads back, except a tear exactly at a body line's end, which the
+        // format cannot tell from a complete record (docs/decisions.md).
+        const undetectable = tornBytes.endsWith('torn body\n');
+        expect([where, msgs.length]).toEqual([where, undetectable ? 4 : 3]);
         expect([where, referenceRead(readFileSync(bus, 'utf8')).at(-1)?.msg_id]).toEqual([where, after.msg_id]);
       }
     } finally {
