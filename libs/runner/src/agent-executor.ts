@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { watchAgentGroup } from './agent-watchdog';
 import { sendSignal } from './process-tree';
 
 export interface AgentLaunch {
@@ -60,8 +61,12 @@ export class LocalAgentExecutor implements AgentExecutor {
       detached: true,
       stdio: [fds[0], fds[1], fds[2]],
     });
+    let watchdog: { release(): void } | undefined;
     const exited = new Promise<AgentExit>((resolve) => {
-      child.once('close', (code, signal) => resolve({ code, signal }));
+      child.once('close', (code, signal) => {
+        watchdog?.release();
+        resolve({ code, signal });
+      });
     });
     return new Promise<AgentHandle>((resolve, reject) => {
       child.once('error', (err) => {
@@ -71,6 +76,8 @@ export class LocalAgentExecutor implements AgentExecutor {
       child.once('spawn', () => {
         fds.forEach((fd) => closeSync(fd));
         const pid = child.pid!;
+        // the agent's group ends with this runner (a SIGKILLed runner leaves no orphaned agent)
+        watchdog = watchAgentGroup(pid, launch.env);
         resolve({
           runId: launch.runId,
           hostId: this.hostId,

@@ -33,6 +33,7 @@ import { buildPrompt } from './prompt';
 import { acquireRunSlot, RunSlot } from './run-slots';
 import { RunnerError, errorText } from './runner.errors';
 import { findRunById } from './run-scan';
+import { refuseLiveRootRun } from './live-run';
 import { readStoppedBy, signalExitCode, STOPPED_BY_FILE, terminateProcesses } from './stop';
 import { deliverWebhook, RunStopPayload, webhookWanted } from './webhook';
 import { rfc3339Nano } from './time-format';
@@ -193,6 +194,8 @@ async function prepare(opts: JobOptions): Promise<Prepared> {
   } catch (err) {
     throw failure(errorText(err), isFatalAgentError(err));
   }
+  // a root run never starts next to a live agent of a dead runner (issue #11)
+  if (!opts.parentRunId) refuseLiveRootRun(taskDir, opts.projectId, opts.taskId);
   if (opts.parentRunId) {
     checkDelegationDepth(layout.root, taskDir, opts.parentRunId, opts.maxDelegationDepth ?? DEFAULT_MAX_DELEGATION_DEPTH);
   }

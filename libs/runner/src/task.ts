@@ -24,6 +24,7 @@ import { waitForChildren } from './child-wait';
 import { propagateAndReport } from './completion';
 import { waitForDependencies } from './dependencies';
 import { JobResult, runJob } from './job';
+import { adoptLiveRootRun, refuseLiveRootRun } from './live-run';
 import { RunnerError, errorText } from './runner.errors';
 import { sleep } from './sleep';
 import { readStoppedBy } from './stop';
@@ -66,6 +67,8 @@ export interface TaskOptions {
    * (default 0: fail at once). The server uses a short grace for its own loops that are finishing.
    */
   lockWaitMs?: number;
+  /** A live agent of a dead runner (issue #11): wait for it and continue, instead of refusing. */
+  adopt?: boolean;
   /** Called after each attempt (benchmarks and the API use it for progress). */
   onAttempt?(result: JobResult, attempt: number): void;
 }
@@ -225,6 +228,11 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
       return finish({ status: 'stopped', runIds, error: `task stopped: ${reason}` });
     };
 
+    if (!opts.adopt) refuseLiveRootRun(taskDir, opts.projectId, opts.taskId, opts.probe);
+    const adopted = opts.adopt ? await adoptLiveRootRun({ taskDir, probe: opts.probe, signal: opts.signal, post }) : undefined;
+    if (adopted === 'aborted') return stopped(String(opts.signal?.reason ?? 'interrupted'));
+    if (adopted) runIds.push(adopted);
+
     const gate = await waitForDependencies({
       root: layout.root,
       projectId: opts.projectId,
@@ -261,8 +269,10 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
       return finish({ status: 'done', runIds });
     };
 
-    let previousRunId: string | undefined;
-    for (let attempt = 0; ; attempt++) {
+    let previousRunId: string | undefined = adopted;
+    // an adopted run counts as the first attempt
+    const firstAttempt = adopted ? 1 : 0;
+    for (let attempt = firstAttempt; ; attempt++) {
       if (opts.signal?.aborted) return stopped(String(opts.signal.reason ?? 'interrupted'));
       if (isTaskDone(taskDir)) return handleDone();
       const reason = stopReason();
@@ -283,7 +293,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
         previousRunId,
         idleTimeoutMs: opts.idleTimeoutMs,
         conductorUrl: opts.conductorUrl,
-        runDir: attempt === 0 ? opts.firstRunDir : undefined,
+        runDir: attempt === firstAttempt ? opts.firstRunDir : undefined,
         env: opts.env,
         signal: opts.signal,
         restart: attempt > 0 || opts.resume === true,

@@ -9,6 +9,7 @@ export interface LoopFlags extends RunFlags {
   childWaitTimeout?: string;
   childPollInterval?: string;
   restartDelay?: string;
+  adopt?: boolean;
 }
 
 export interface LoopSettings {
@@ -18,6 +19,7 @@ export interface LoopSettings {
   childPollIntervalMs?: number;
   dependencyPollIntervalMs?: number;
   idleTimeoutMs?: number;
+  adopt?: boolean;
 }
 
 /** Parses the Ralph-loop flags; bad values are usage errors. */
@@ -29,6 +31,7 @@ export function loopSettings(flags: LoopFlags, defaultMaxRestarts?: number): Loo
     childPollIntervalMs: optionalDuration(flags.childPollInterval, '--child-poll-interval'),
     dependencyPollIntervalMs: optionalDuration(flags.dependencyPollInterval, '--dependency-poll-interval'),
     idleTimeoutMs: optionalDuration(flags.timeout, '--timeout'),
+    adopt: flags.adopt === true ? true : undefined,
   };
 }
 
@@ -77,6 +80,11 @@ export abstract class LoopFlagParsers extends CommandRunner {
   @Option({ flags: '--child-wait-timeout <duration>', description: 'after DONE, how long to wait for live child runs before completing with a warning (default 5m0s)' })
   parseChildWaitTimeout(v: string): string {
     return v;
+  }
+
+  @Option({ flags: '--adopt', description: 'when an agent of a runner that died is still running, wait for it and continue the loop (default: refuse, naming its pid)' })
+  parseAdopt(): boolean {
+    return true;
   }
 
   @Option({ flags: '--child-poll-interval <duration>', description: 'how often to check child runs after DONE (default 1s)' })
