@@ -34,6 +34,7 @@ import { acquireRunSlot, RunSlot } from './run-slots';
 import { RunnerError, errorText } from './runner.errors';
 import { findRunById } from './run-scan';
 import { refuseLiveRootRun } from './live-run';
+import { clearPendingChild } from './pending-child';
 import { readStoppedBy, signalExitCode, STOPPED_BY_FILE, terminateProcesses } from './stop';
 import { deliverWebhook, RunStopPayload, webhookWanted } from './webhook';
 import { rfc3339Nano } from './time-format';
@@ -239,7 +240,10 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
     cwd,
     ...paths,
   };
-  if (opts.parentRunId) writeRunInfo(infoPath, runnerSentinel(base), { fsync: false });
+  if (opts.parentRunId) {
+    writeRunInfo(infoPath, runnerSentinel(base), { fsync: false });
+    clearPendingChild();
+  }
 
   const agentVersion = await detectVersion(spec, { ...process.env, ...opts.env });
   let slot: RunSlot;
