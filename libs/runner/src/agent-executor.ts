@@ -13,6 +13,8 @@ export interface AgentLaunch {
   stdinPath: string;
   stdoutPath: string;
   stderrPath: string;
+  /** The server's agents outlive it on purpose (its planner adopts them after a restart); CLI runners' do not. */
+  outliveRunner?: boolean;
 }
 
 export interface AgentExit {
@@ -77,7 +79,7 @@ export class LocalAgentExecutor implements AgentExecutor {
         fds.forEach((fd) => closeSync(fd));
         const pid = child.pid!;
         // the agent's group ends with this runner (a SIGKILLed runner leaves no orphaned agent)
-        watchdog = watchAgentGroup(pid, launch.env);
+        if (!launch.outliveRunner) watchdog = watchAgentGroup(pid, launch.env);
         resolve({
           runId: launch.runId,
           hostId: this.hostId,

@@ -66,6 +66,8 @@ export interface JobOptions {
   stopGraceMs?: number;
   /** Webhook retry sleeps (tests shorten them). */
   webhookBackoffMs?: number[];
+  /** Skip the agent watchdog: the agent keeps running if this process dies (the server; issue #11). */
+  outliveRunner?: boolean;
   /** Poll interval while queued for a max_concurrent_runs slot. */
   slotPollMs?: number;
 }
@@ -359,6 +361,7 @@ async function executeCli(ctx: ExecContext): Promise<JobResult> {
       stdinPath: ctx.info.prompt_path!,
       stdoutPath: ctx.info.stdout_path!,
       stderrPath: ctx.info.stderr_path!,
+      outliveRunner: ctx.opts.outliveRunner,
     });
   } catch (err) {
     const info: RunInfo = { ...ctx.info, pid: process.pid, pgid: ownGroupId(), status: 'failed', exit_code: -1, end_time: new Date() };

@@ -1,5 +1,6 @@
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { LivenessProbe, isTaskDone, updateRunInfo } from '@app/storage';
+import { LivenessProbe, isTaskDone, tryFlock, unflock, updateRunInfo } from '@app/storage';
 import { RunnerError } from './runner.errors';
 import { isUnfinished, taskRuns } from './run-scan';
 import { sleep } from './sleep';
@@ -41,6 +42,30 @@ export function liveRunMessage(projectId: string, taskId: string, live: LiveRoot
 export function refuseLiveRootRun(taskDir: string, projectId: string, taskId: string, probe?: LivenessProbe): void {
   const live = findLiveRootRun(taskDir, probe);
   if (live) throw new RunnerError('TASK_LOCKED', liveRunMessage(projectId, taskId, live));
+}
+
+/** Some process holds the task's Ralph loop (<task>/TASK.lock, see task.ts); probed without waiting. */
+function loopHeld(taskDir: string): boolean {
+  const path = join(taskDir, 'TASK.lock');
+  if (!existsSync(path)) return false;
+  const fd = openSync(path, 'r');
+  try {
+    if (!tryFlock(fd, 'ex')) return true;
+    unflock(fd);
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * For a server about to launch a loop (POST /api/v1/tasks): a live agent whose loop is gone is a
+ * conflict (409). A task whose loop is held by a live process is left to the launcher's TASK.lock
+ * handling.
+ */
+export function refuseOrphanedAgent(taskDir: string, projectId: string, taskId: string, probe?: LivenessProbe): void {
+  if (loopHeld(taskDir)) return;
+  refuseLiveRootRun(taskDir, projectId, taskId, probe);
 }
 
 /**

@@ -69,6 +69,8 @@ export interface TaskOptions {
   lockWaitMs?: number;
   /** A live agent of a dead runner (issue #11): wait for it and continue, instead of refusing. */
   adopt?: boolean;
+  /** Agents keep running if this process dies (the server, whose planner adopts them). */
+  outliveRunner?: boolean;
   /** Called after each attempt (benchmarks and the API use it for progress). */
   onAttempt?(result: JobResult, attempt: number): void;
 }
@@ -300,6 +302,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
         executor: opts.executor,
         stopGraceMs: opts.stopGraceMs,
         webhookBackoffMs: opts.webhookBackoffMs,
+        outliveRunner: opts.outliveRunner,
       });
       if (result.webhook) webhooks.push(result.webhook);
       if (result.runId) {

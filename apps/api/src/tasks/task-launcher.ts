@@ -14,6 +14,8 @@ export interface LaunchRequest {
   config?: Record<string, string>;
   projectRoot?: string;
   attachMode?: string;
+  /** Server restart (issue #11): wait for a live agent of the interrupted loop, then continue. */
+  adopt?: boolean;
 }
 
 /** Runs a task loop (runTask with firstRunDir); the promise settles when the loop ends. */
@@ -59,6 +61,9 @@ export class LocalTaskLauncher implements TaskLauncher, OnApplicationShutdown {
         agent: req.agentType,
         cwd: req.projectRoot,
         resume: req.attachMode === 'resume',
+        adopt: req.adopt,
+        // agents outlive the server on purpose; after a restart the planner adopts them (issue #11)
+        outliveRunner: true,
         firstRunDir: { runId: req.runId, dir: req.runDir },
         env: req.config,
         conductorUrl: this.ctx.conductorUrl,
