@@ -1,4 +1,5 @@
-import { fsyncSync, ftruncateSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { flockSync } from 'fs-ext';
 
 /**
  * All-or-nothing append for append-only files (issue #11): the caller holds the file's lock and
@@ -24,4 +25,23 @@ export function appendAllOrNothing(fd: number, data: Buffer, sizeBefore: number,
     throw err;
   }
   return off;
+}
+
+/**
+ * Appends one record to an append-only file under an exclusive flock (held for the microseconds
+ * of one write; other processes appending the same file wait), all-or-nothing as above. For small
+ * line records such as the audit log; the message bus has its own writer (BusWriter).
+ */
+export function appendRecordSync(path: string, record: string | Buffer, opts: { fsync?: boolean; mode?: number } = {}): void {
+  const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, opts.mode ?? 0o644);
+  try {
+    flockSync(fd, 'ex');
+    try {
+      appendAllOrNothing(fd, Buffer.isBuffer(record) ? record : Buffer.from(record), fstatSync(fd).size, { fsync: opts.fsync });
+    } finally {
+      flockSync(fd, 'un');
+    }
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -1,35 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, rmdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { itWithTmpfs, mountTmpfs, type Tmpfs } from '../../utils/tmpfs';
 import { PROJECT, RUN_AGENT, cliEnv, taskId } from './helpers';
 
-/** A real 1 MiB tmpfs (issue #11); mounting needs root (CAP_SYS_ADMIN). */
-function mountTmpfs(): { dir: string; release(): void } | string {
-  const dir = mkdtempSync(join(tmpdir(), 'bus-enospc-'));
-  const res = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { encoding: 'utf8' });
-  if (res.status !== 0) {
-    rmdirSync(dir);
-    return `cannot mount a tmpfs here (${(res.stderr || res.error?.message || 'mount failed').trim()})`;
-  }
-  return {
-    dir,
-    release: () => {
-      spawnSync('umount', [dir]);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-const probe = mountTmpfs();
-if (typeof probe === 'string') {
-  console.warn(`SKIPPED bus ENOSPC test: ${probe}`);
-} else probe.release();
-const itMounted = typeof probe === 'string' ? it.skip : it;
+const itMounted = itWithTmpfs('bus ENOSPC test');
 
 describe('bus appends are all-or-nothing on a full disk (real 1 MiB tmpfs)', () => {
   itMounted('after ENOSPC and a later successful post, bus read returns exactly the successful messages, intact', () => {
-    const fs = mountTmpfs() as { dir: string; release(): void };
+    const fs = mountTmpfs('1m', 'bus-enospc-') as Tmpfs;
     const home = mkdtempSync(join(tmpdir(), 'bus-enospc-home-'));
     try {
       const root = join(fs.dir, 'runs');
@@ -51,7 +31,7 @@ describe('bus appends are all-or-nothing on a full disk (real 1 MiB tmpfs)', () 
       expect(bodies.length).toBeGreaterThan(5);
       expect(post(bodies[0]).status).toBe(1); // still full: a second failure must leave nothing either
       // free space: grow the tmpfs (remount keeps the contents), then post successfully
-      expect(spawnSync('mount', ['-o', 'remount,size=2m', fs.dir]).status).toBe(0);
+      fs.resize('2m');
       const last = 'after the disk was freed';
       const ok = post(last);
       expect(ok.stderr).toBe('');
