@@ -1,6 +1,6 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BusWriter, prepareMessage, readMessages } from '@app/messagebus';
+import { BusWriter, prepareMessage, readMessages, repairBusFile } from '@app/messagebus';
 import { referenceRead } from './reference-reader';
 import { tempDir } from './tmp';
 
@@ -36,6 +36,38 @@ describe('an entry torn by a writer that died mid-write', () => {
         expect([where, msgs.length]).toEqual([where, undetectable ? 4 : 3]);
         expect([where, referenceRead(readFileSync(bus, 'utf8')).at(-1)?.msg_id]).toEqual([where, after.msg_id]);
       }
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe('records lacking their terminator (issue #11)', () => {
+  it('readers skip them, repairBusFile reports them and cuts an unfinished final record; the next append reads back intact', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const bus = join(dir, 'bus.md');
+      const e1 = prepareMessage({ ...base, body: 'one' });
+      const torn = prepareMessage({ ...base, body: 'torn body that was cut\nsecond line' });
+      const e2 = prepareMessage({ ...base, body: 'two' });
+      const tail = prepareMessage({ ...base, body: 'unfinished\nlast' });
+      const cutTorn = torn.entry.slice(0, torn.entry.indexOf('cut') + 3);
+      const cutTail = tail.entry.slice(0, tail.entry.indexOf('unfin') + 5);
+      // a torn record whose tail an old writer completed with a bare newline, then a torn final one
+      writeFileSync(bus, `${e1.entry}\n${cutTorn}\n${e2.entry}\n${cutTail}`);
+
+      expect(readMessages(bus).map((m) => [m.msg_id, m.body])).toEqual([
+        [e1.msg.msg_id, 'one'],
+        [e2.msg.msg_id, 'two'],
+      ]);
+      const report = await repairBusFile(bus);
+      expect(report).toEqual({ tornRecords: 1, tornTailBytes: cutTail.length + 1, removedBytes: cutTail.length + 1 });
+      expect(readFileSync(bus, 'utf8')).toBe(`${e1.entry}\n${cutTorn}\n${e2.entry}`);
+      expect(await repairBusFile(bus)).toEqual({ tornRecords: 1, tornTailBytes: 0, removedBytes: 0 });
+
+      const after = await new BusWriter(bus).append({ ...base, body: 'three' });
+      expect(readMessages(bus).map((m) => m.body)).toEqual(['one', 'two', 'three']);
+      expect(readMessages(bus).at(-1)?.msg_id).toBe(after.msg_id);
     } finally {
       cleanup();
     }
