@@ -2,6 +2,7 @@ import { closeSync, existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { LivenessProbe, isTaskDone, tryFlock, unflock, updateRunInfo } from '@app/storage';
 import { RunnerError } from './runner.errors';
+import { groupHasLiveMembers } from './process-tree';
 import { isUnfinished, taskRuns } from './run-scan';
 import { sleep } from './sleep';
 
@@ -15,6 +16,11 @@ export interface LiveRootRun {
 
 const ADOPT_POLL_MS = 200;
 
+function agentAlive(pid: number, pgid: number, probe: LivenessProbe): boolean {
+  if (!(pgid > 1 && pgid === pid)) return probe.isPidAlive(pid);
+  return groupHasLiveMembers(pgid) ?? probe.isGroupAlive(pgid);
+}
+
 /**
  * The latest unfinished root run whose agent is alive. Agent records are session leaders
  * (pgid = pid): their group is probed. A runner's sentinel or a REST run (pid = the runner) counts
@@ -25,8 +31,7 @@ export function findLiveRootRun(taskDir: string, probe: LivenessProbe = new Live
   for (const r of runs.reverse()) {
     const { pid, pgid } = r.info;
     if (pid === process.pid) continue;
-    const alive = pgid > 1 && pgid === pid ? probe.isGroupAlive(pgid) : probe.isPidAlive(pid);
-    if (alive) return { runId: r.info.run_id, dir: r.dir, pid, pgid };
+    if (agentAlive(pid, pgid, probe)) return { runId: r.info.run_id, dir: r.dir, pid, pgid };
   }
   return undefined;
 }
@@ -84,7 +89,7 @@ export async function adoptLiveRootRun(opts: {
   const live = findLiveRootRun(opts.taskDir, probe);
   if (!live) return undefined;
   await opts.post('INFO', `adopting run ${live.runId} (pid ${live.pid}) of a runner that is gone; waiting for it to end`);
-  const alive = () => (live.pgid > 1 && live.pgid === live.pid ? probe.isGroupAlive(live.pgid) : probe.isPidAlive(live.pid));
+  const alive = () => agentAlive(live.pid, live.pgid, probe);
   while (alive()) {
     if (!(await sleep(opts.pollMs ?? ADOPT_POLL_MS, opts.signal))) return 'aborted';
   }

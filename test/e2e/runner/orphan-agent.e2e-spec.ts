@@ -11,14 +11,16 @@ interface Outcome {
 
 /**
  * A command agent that records every start (its pid, one line) and any other recorded agent still
- * alive at that moment (an overlap), then blocks until $RELEASE_FILE exists and marks the task
+ * alive (not a zombie) at that moment (an overlap), then blocks until $RELEASE_FILE exists and marks the task
  * DONE. With IGNORE_TERM=1 the whole group ignores SIGTERM (inherited by `sleep`).
  */
 const COUNTING_AGENT = `#!/bin/sh
 cat > /dev/null
 [ "$IGNORE_TERM" = 1 ] && trap '' TERM
 for p in $(cat "$COUNTER_FILE" 2>/dev/null); do
-  kill -0 "$p" 2>/dev/null && echo "$p alive when $$ started" >> "$COUNTER_FILE.overlap"
+  # state field of /proc/<pid>/stat; a zombie (Z) awaiting its reaper is not a live agent
+  st=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f1)
+  [ -n "$st" ] && [ "$st" != Z ] && echo "$p alive ($st) when $$ started" >> "$COUNTER_FILE.overlap"
 done
 echo "$$" >> "$COUNTER_FILE"
 while [ ! -e "$RELEASE_FILE" ]; do sleep 0.05; done
@@ -75,7 +77,10 @@ describe('agents die with their runner, or are adopted (issue #11)', () => {
     await waitFor(() => !processAlive(orphan.pid), 20_000);
 
     const second = cli(['task', '--task', task], env);
-    await waitFor(() => starts(counter).length === 2, 20_000);
+    let ended: Outcome | undefined;
+    void second.done.then((o) => (ended = o));
+    await waitFor(() => starts(counter).length === 2 || ended, 20_000);
+    expect(ended).toBeUndefined();
     writeFileSync(release, '');
     expect(await second.done).toEqual({ code: 0, stderr: '' });
     expect(existsSync(`${counter}.overlap`)).toBe(false);
