@@ -49,7 +49,8 @@ describe('agents die with their runner, or are adopted (issue #11)', () => {
   afterAll(() => tmp.cleanup());
 
   function cli(args: string[], env: Record<string, string>): { child: ChildProcess; done: Promise<Outcome> } {
-    const all = [...args, '--root', tmp.root, '--project', PROJECT, '--agent', 'counting', '--config', configPath, '--max-restarts', '0'];
+    const all = [...args, '--root', tmp.root, '--project', PROJECT, '--agent', 'counting', '--config', configPath];
+    if (args[0] !== 'job') all.push('--max-restarts', '0');
     const child = spawn(process.execPath, [RUN_AGENT, ...all], { env: cliEnv(home, env), cwd: home, stdio: ['ignore', 'ignore', 'pipe'] });
     children.push(child);
     let stderr = '';
@@ -88,7 +89,7 @@ describe('agents die with their runner, or are adopted (issue #11)', () => {
     expect(starts(counter)).toHaveLength(2);
   });
 
-  it('a live orphan (ignoring SIGTERM, long grace) is refused by task and task resume naming its pid; --adopt waits and completes the loop', async () => {
+  it('a live orphan (ignoring SIGTERM, long grace) is refused by task, task resume and a root job naming its pid; --adopt waits and completes the loop', async () => {
     const task = taskId('orphan-adopt');
     const taskDir = layout.taskDir(PROJECT, task);
     const counter = join(base, `${task}.count`);
@@ -102,7 +103,7 @@ describe('agents die with their runner, or are adopted (issue #11)', () => {
       const refusal =
         `\nError: task ${task} still has a live agent from a runner that is gone: run ${orphan.run_id}, pid ${orphan.pid}; ` +
         `pass --adopt to wait for it and continue the loop, or stop it with \`run-agent stop --project ${PROJECT} --task ${task}\`\n`;
-      for (const args of [['task', '--task', task], ['task', 'resume', '--task', task]]) {
+      for (const args of [['task', '--task', task], ['task', 'resume', '--task', task], ['job', '--task', task, '--prompt', 'a root job']]) {
         const refused = await cli(args, env).done;
         // `task resume` first prints "Resuming task: <id>"
         expect([args.join(' '), refused.code, `\n${refused.stderr}`.endsWith(refusal)]).toEqual([args.join(' '), 1, true]);
