@@ -10,6 +10,8 @@ const SCRIPT =
   'while [ "$i" -lt "$2" ] && kill -0 "-$1" 2>/dev/null; do sleep 1; i=$((i+1)); done; kill -KILL "-$1" 2>/dev/null; exit 0';
 
 export interface AgentWatchdog {
+  /** The watchdog's pid (undefined when none was started). */
+  pid?: number;
   /** The agent ended under our control: the watchdog exits without signalling. */
   release(): void;
 }
@@ -39,6 +41,7 @@ export function watchAgentGroup(pgid: number, env: NodeJS.ProcessEnv = process.e
   (stdin as unknown as { unref?(): void }).unref?.();
   let released = false;
   return {
+    pid: child.pid,
     release: () => {
       if (released) return;
       released = true;

@@ -89,6 +89,22 @@ describe('agents die with their runner, or are adopted (issue #11)', () => {
     expect(starts(counter)).toHaveLength(2);
   });
 
+  it('an orphan that ignores SIGTERM is killed after RUN_AGENT_ORPHAN_GRACE_SECONDS', async () => {
+    const task = taskId('orphan-grace');
+    const taskDir = layout.taskDir(PROJECT, task);
+    const release = join(base, `${task}.release`);
+    const env = { COUNTER_FILE: join(base, `${task}.count`), RELEASE_FILE: release, IGNORE_TERM: '1', RUN_AGENT_ORPHAN_GRACE_SECONDS: '1' };
+    const first = cli(['task', '--task', task, '--prompt', 'count me'], env);
+    const orphan = await agentRun(taskDir, first.child.pid!);
+    first.child.kill('SIGKILL');
+    await first.done;
+    try {
+      await waitFor(() => !processAlive(orphan.pid), 20_000);
+    } finally {
+      writeFileSync(release, '');
+    }
+  });
+
   it('a live orphan (ignoring SIGTERM, long grace) is refused by task, task resume and a root job naming its pid; --adopt waits and completes the loop', async () => {
     const task = taskId('orphan-adopt');
     const taskDir = layout.taskDir(PROJECT, task);
