@@ -64,10 +64,8 @@ export class LocalAgentExecutor implements AgentExecutor {
       stdio: [fds[0], fds[1], fds[2]],
     });
     let watchdog: { release(): void } | undefined;
-    let closed = false;
     const exited = new Promise<AgentExit>((resolve) => {
       child.once('close', (code, signal) => {
-        closed = true;
         watchdog?.release();
         resolve({ code, signal });
       });
@@ -80,14 +78,8 @@ export class LocalAgentExecutor implements AgentExecutor {
       child.once('spawn', () => {
         fds.forEach((fd) => closeSync(fd));
         const pid = child.pid!;
-        // The agent's group ends with this runner (a SIGKILLed runner leaves no orphaned agent).
-        // Started after the caller has recorded the agent's pid (its await resumes first), so
-        // the window in which the run-info still shows the runner's sentinel stays as short as before.
-        if (!launch.outliveRunner) {
-          setImmediate(() => {
-            if (!closed) watchdog = watchAgentGroup(pid, launch.env);
-          });
-        }
+        // the agent's group ends with this runner (a SIGKILLed runner leaves no orphaned agent)
+        if (!launch.outliveRunner) watchdog = watchAgentGroup(pid, launch.env);
         resolve({
           runId: launch.runId,
           hostId: this.hostId,
