@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First of all (issue #11): a child `run-agent job` registers with its parent run before anything slow loads.
+import { registerPendingChild } from '@app/runner/pending-child';
 import { conductorArgv } from './commands/server/conductor-dispatch';
 import { runFastPath } from './fast-path';
 
@@ -9,6 +11,7 @@ export type ProgramName = 'run-agent' | 'conductor';
  * without loading NestJS; everything else boots the nest-commander application.
  */
 export async function main(argv: string[], programName: ProgramName = 'run-agent'): Promise<void> {
+  if (programName === 'run-agent') registerPendingChild(argv);
   // --version and `bus post` never load NestJS (apps/cli/src/fast-path.ts).
   if (await runFastPath(argv, programName)) return;
   if (programName === 'conductor') argv = conductorArgv(argv);

@@ -3,6 +3,7 @@ export * from './errors';
 export * from './types';
 export { BusWriter, archivePath, prepareMessage, type BusWriterOptions } from './writer';
 export { readMessages, BusCursor, type BusCursorOptions } from './reader';
+export { repairBusFile, type BusRepairResult } from './repair-file';
 export { followBus, type FollowOptions } from './follow';
 export { rotateBus } from './rotate';
 export { discoverBus } from './discover';

@@ -22,11 +22,25 @@ export class EntryScanner {
   private bodyStart = 0;
   private header: ParsedHeader | undefined;
   private lineNo = 0;
+  /** Absolute offset (bytes pushed before buf[0]) and the fence line that opened the current entry. */
+  private base = 0;
+  private opener = -1;
+  private torn = 0;
 
   constructor(private state: ScanState = 'seek') {}
 
   get currentState(): ScanState {
     return this.state;
+  }
+
+  /** Offset (from the first byte pushed) of the fence line that opened the entry in progress; -1 if none. */
+  get openerOffset(): number {
+    return this.opener;
+  }
+
+  /** Records skipped so far because they lacked their terminator (see onLine, BODY). */
+  get tornRecords(): number {
+    return this.torn;
   }
 
   /** Feeds bytes; returns the messages completed by them. */
@@ -59,6 +73,7 @@ export class EntryScanner {
     let keep = this.pos;
     if (this.state === 'header') keep = this.headerStart;
     else if (this.state === 'body') keep = this.bodyStart;
+    this.base += keep;
     if (keep > 0 || this.buf.length === 0) {
       const rest = this.buf.subarray(keep);
       this.buf = rest.length === 0 ? chunk : Buffer.concat([rest, chunk]);
@@ -81,28 +96,37 @@ export class EntryScanner {
     switch (this.state) {
       case 'seek':
         this.lineNo++;
-        if (fence) this.openHeader();
+        if (fence) this.openHeader(start);
         else {
           const legacy = parseLegacyLine(this.buf.toString('utf8', start, nl), this.lineNo);
           if (legacy) out.push(legacy);
         }
         return;
       case 'emitted':
-        if (fence) this.openHeader();
+        if (fence) this.openHeader(start);
         return;
       case 'header':
         if (fence) this.closeHeader(start);
         return;
       case 'body':
         if (fence) {
-          out.push(this.makeMessage(start, 2));
-          this.openHeader();
+          // A record ends with its body's newline plus the separator newline, so a complete one is
+          // followed by a blank line before the next fence (both writers always write it). Without
+          // it the record was torn (a writer died mid-append, its tail later completed): skip it.
+          if (this.endsWithTerminator(start)) out.push(this.makeMessage(start, 2));
+          else this.torn++;
+          this.openHeader(start);
         }
         return;
     }
   }
 
-  private openHeader(): void {
+  private endsWithTerminator(fenceStart: number): boolean {
+    return fenceStart - this.bodyStart >= 2 && this.buf[fenceStart - 1] === NL && this.buf[fenceStart - 2] === NL;
+  }
+
+  private openHeader(fenceStart: number): void {
+    this.opener = this.base + fenceStart;
     this.state = 'header';
     this.headerStart = this.pos;
     this.header = undefined;
@@ -113,7 +137,7 @@ export class EntryScanner {
       this.header = parseHeader(this.buf.toString('utf8', this.headerStart, fenceStart));
     } catch {
       // Upstream re-syncs best-effort: the fence that closed a bad header opens a new one.
-      this.openHeader();
+      this.openHeader(fenceStart);
       return;
     }
     this.state = 'body';

@@ -1,10 +1,11 @@
-import { closeSync, constants, existsSync, fstatSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, renameSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
+import { appendAllOrNothing } from '@app/storage/append';
 import { tryFlock, unflock } from '@app/storage/file-lock';
 import { checkBusPath } from './bus-path';
 import { BusError, ioError } from './errors';
 import { serializeEntry } from './format';
-import { endsTorn, repairPrefix } from './repair';
+import { endsTorn, repairPrefix, tornEntryStart, truncateTo } from './repair';
 import { formatTimestamp, nextMessageId } from './msg-id';
 import { MAX_BODY_BYTES, type BusMessage, type NewMessage } from './types';
 import { notifyAppended } from './append-observer';
@@ -295,9 +296,16 @@ class BusFile {
         }
         rotated = true;
       } else {
-        // A foreign writer may have died mid-entry: end that entry so ours is not swallowed.
-        const prefix = size !== this.knownEnd && endsTorn(fd, size) ? repairPrefix(fd, size, this.path) : '';
-        this.knownEnd = size + this.writeAll(fd, entries, size, prefix);
+        // A writer may have died mid-entry: cut its torn record off (all-or-nothing), or, when the
+        // tail cannot be attributed to a record, end it so that ours is not swallowed.
+        let start = size;
+        let prefix = '';
+        if (size !== this.knownEnd && endsTorn(fd, size)) {
+          const cut = tornEntryStart(fd, size, this.path);
+          if (cut === undefined) prefix = repairPrefix(fd, size, this.path);
+          else start = truncateTo(fd, cut, this.path);
+        }
+        this.knownEnd = start + this.writeAll(fd, entries, start, prefix);
       }
     } finally {
       unflock(fd);
@@ -343,18 +351,19 @@ class BusFile {
     }
   }
 
-  /** Writes the entries (with separators) in one write; returns the number of bytes written. */
+  /**
+   * Writes the entries (with separators) in one write; returns the number of bytes written. All or
+   * nothing: on any error the file is truncated back to `size` (we still hold the lock) and the
+   * error reported, so a failed append (ENOSPC, EIO) leaves no torn entry behind.
+   */
   private writeAll(fd: number, entries: string[], size: number, prefix: string): number {
     const text = prefix + (size > 0 ? '\n' : '') + entries.join('\n');
-    const data = Buffer.from(text);
-    let off = 0;
     try {
-      while (off < data.length) off += writeSync(fd, data, off, data.length - off);
-      if (this.fsync) fsyncSync(fd);
+      return appendAllOrNothing(fd, Buffer.from(text), size, { fsync: this.fsync });
     } catch (err) {
+      this.knownEnd = -1;
       throw ioError('write', this.path, err);
     }
-    return data.length;
   }
 
   private touch(): void {

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { watchAgentGroup } from './agent-watchdog';
 import { sendSignal } from './process-tree';
 
 export interface AgentLaunch {
@@ -12,6 +13,8 @@ export interface AgentLaunch {
   stdinPath: string;
   stdoutPath: string;
   stderrPath: string;
+  /** The server's agents outlive it on purpose (its planner adopts them after a restart); CLI runners' do not. */
+  outliveRunner?: boolean;
 }
 
 export interface AgentExit {
@@ -60,8 +63,12 @@ export class LocalAgentExecutor implements AgentExecutor {
       detached: true,
       stdio: [fds[0], fds[1], fds[2]],
     });
+    let watchdog: { release(): void } | undefined;
     const exited = new Promise<AgentExit>((resolve) => {
-      child.once('close', (code, signal) => resolve({ code, signal }));
+      child.once('close', (code, signal) => {
+        watchdog?.release();
+        resolve({ code, signal });
+      });
     });
     return new Promise<AgentHandle>((resolve, reject) => {
       child.once('error', (err) => {
@@ -71,6 +78,8 @@ export class LocalAgentExecutor implements AgentExecutor {
       child.once('spawn', () => {
         fds.forEach((fd) => closeSync(fd));
         const pid = child.pid!;
+        // the agent's group ends with this runner (a SIGKILLed runner leaves no orphaned agent)
+        if (!launch.outliveRunner) watchdog = watchAgentGroup(pid, launch.env);
         resolve({
           runId: launch.runId,
           hostId: this.hostId,

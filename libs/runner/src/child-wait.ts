@@ -2,7 +2,9 @@ import { join } from 'node:path';
 import { LivenessProbe, RunInfo, updateRunInfo } from '@app/storage';
 import { formatGoDuration } from './go-duration';
 import { errorText } from './runner.errors';
+import { pendingChildPids } from './pending-child';
 import { isUnfinished, taskRuns } from './run-scan';
+import { rmSync } from 'node:fs';
 import { sleep } from './sleep';
 
 export interface ChildWaitOptions {
@@ -33,16 +35,24 @@ async function heal(dir: string): Promise<void> {
 
 function isAlive(probe: LivenessProbe, pgid: number): boolean {
   try {
-    return probe.isGroupAlive(pgid);
+    return pgid < 0 ? probe.isPidAlive(-pgid) : probe.isGroupAlive(pgid);
   } catch {
     return true;
   }
 }
 
-/** Unfinished runs of the task with a parent (root runs are never children) and a live group. */
+/**
+ * Unfinished runs of the task with a parent (root runs are never children) and a live group, plus
+ * children still starting (a pending marker in a run folder whose process lives; issue #11).
+ */
 export async function findActiveChildren(taskDir: string, probe: LivenessProbe): Promise<Child[]> {
   const active: Child[] = [];
-  for (const r of taskRuns(taskDir)) {
+  const runs = taskRuns(taskDir);
+  for (const p of pendingChildPids(runs.map((r) => r.dir))) {
+    if (probe.isPidAlive(p.pid)) active.push({ id: `pending:${p.pid}`, dir: '', pgid: -p.pid });
+    else rmSync(p.path, { force: true }); // died before creating its run: never waited for
+  }
+  for (const r of runs) {
     if (!isUnfinished(r.info) || !r.info.parent_run_id) continue;
     const pgid = r.info.pgid > 0 ? r.info.pgid : r.info.pid;
     if (pgid > 0 && isAlive(probe, pgid)) active.push({ id: r.info.run_id, dir: r.dir, pgid });
@@ -51,11 +61,35 @@ export async function findActiveChildren(taskDir: string, probe: LivenessProbe):
   return active;
 }
 
+/** How long DONE handling looks for children still starting while the root agent's group lives on. */
+export const PENDING_SETTLE_MS = 2000;
+
+/** The latest root run's agent group (pgid = pid) still has processes, e.g. a backgrounded `run-agent job`. */
+function rootGroupAlive(taskDir: string, probe: LivenessProbe): boolean {
+  const root = taskRuns(taskDir).filter((r) => !r.info.parent_run_id).at(-1)?.info;
+  return !!root && root.pgid > 1 && root.pgid === root.pid && isAlive(probe, root.pgid);
+}
+
+/**
+ * Children of the task; when there are none yet but the root agent's group lives on, a child may
+ * have been started in the background an instant before DONE: look again until it registers
+ * (its pending marker), the group empties, or PENDING_SETTLE_MS passes.
+ */
+async function childrenAfterSettling(opts: ChildWaitOptions): Promise<Child[]> {
+  let children = await findActiveChildren(opts.taskDir, opts.probe);
+  const deadline = Date.now() + PENDING_SETTLE_MS;
+  while (children.length === 0 && Date.now() < deadline && rootGroupAlive(opts.taskDir, opts.probe)) {
+    if (!(await sleep(20, opts.signal))) break;
+    children = await findActiveChildren(opts.taskDir, opts.probe);
+  }
+  return children;
+}
+
 /** handleDone (runner-agents.md §1.4): wait for live child runs, bounded by the timeout. */
 export async function waitForChildren(opts: ChildWaitOptions): Promise<'completed' | 'aborted'> {
   let children: Child[];
   try {
-    children = await findActiveChildren(opts.taskDir, opts.probe);
+    children = await childrenAfterSettling(opts);
   } catch (err) {
     await opts.post('WARNING', `failed to enumerate children: ${errorText(err)}`);
     children = [];
@@ -71,9 +105,14 @@ export async function waitForChildren(opts: ChildWaitOptions): Promise<'complete
     const remaining: Child[] = [];
     for (const c of children) {
       if (isAlive(opts.probe, c.pgid)) remaining.push(c);
-      else await heal(c.dir);
+      else if (c.dir) await heal(c.dir);
     }
-    children = remaining;
+    // a pending child becomes a run; children may start children: rescan, keep the known ones
+    const known = new Set(remaining.map((c) => c.id));
+    for (const c of await findActiveChildren(opts.taskDir, opts.probe).catch(() => [] as Child[])) {
+      if (!known.has(c.id)) remaining.push(c);
+    }
+    children = remaining.filter((c) => !(c.id.startsWith('pending:') && !isAlive(opts.probe, c.pgid)));
     if (children.length === 0) {
       await opts.post('INFO', 'task completed (all children finished)');
       return 'completed';

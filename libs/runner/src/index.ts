@@ -33,6 +33,7 @@ export { LocalTaskDispatcher, type TaskDispatcher, type DispatchedTask } from '.
 export { acquireRunSlot, queueDir, slotsDir, type RunSlot } from './run-slots';
 export { propagateCompletion, completionKey, PROPAGATION_KIND } from './completion';
 export { collectProcessTree, isProcessRunning } from './process-tree';
+export { findLiveRootRun, refuseLiveRootRun, refuseOrphanedAgent, type LiveRootRun } from './live-run';
 export * from './orchestration';
 export * from './needs-input';
 export * from './worktree';

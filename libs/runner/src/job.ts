@@ -34,6 +34,8 @@ import { buildPrompt } from './prompt';
 import { acquireRunSlot, RunSlot } from './run-slots';
 import { RunnerError, errorText } from './runner.errors';
 import { findRunById } from './run-scan';
+import { refuseLiveRootRun } from './live-run';
+import { clearPendingChild } from './pending-child';
 import { readStoppedBy, signalExitCode, STOPPED_BY_FILE, terminateProcesses } from './stop';
 import { deliverWebhook, RunStopPayload, webhookWanted } from './webhook';
 import { rfc3339Nano } from './time-format';
@@ -67,6 +69,8 @@ export interface JobOptions {
   stopGraceMs?: number;
   /** Webhook retry sleeps (tests shorten them). */
   webhookBackoffMs?: number[];
+  /** Skip the agent watchdog: the agent keeps running if this process dies (the server; issue #11). */
+  outliveRunner?: boolean;
   /** Poll interval while queued for a max_concurrent_runs slot. */
   slotPollMs?: number;
 }
@@ -196,6 +200,8 @@ async function prepare(opts: JobOptions): Promise<Prepared> {
   } catch (err) {
     throw failure(errorText(err), isFatalAgentError(err));
   }
+  // a root run never starts next to a live agent of a dead runner (issue #11)
+  if (!opts.parentRunId) refuseLiveRootRun(taskDir, opts.projectId, opts.taskId);
   if (opts.parentRunId) {
     checkDelegationDepth(layout.root, taskDir, opts.parentRunId, opts.maxDelegationDepth ?? DEFAULT_MAX_DELEGATION_DEPTH);
   }
@@ -241,7 +247,10 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
     ...opts.worktree,
     ...paths,
   };
-  if (opts.parentRunId) writeRunInfo(infoPath, runnerSentinel(base), { fsync: false });
+  if (opts.parentRunId) {
+    writeRunInfo(infoPath, runnerSentinel(base), { fsync: false });
+    clearPendingChild();
+  }
 
   const agentVersion = await detectVersion(spec, { ...process.env, ...opts.env });
   let slot: RunSlot;
@@ -368,6 +377,7 @@ async function executeCli(ctx: ExecContext): Promise<JobResult> {
       stdinPath: ctx.info.prompt_path!,
       stdoutPath: ctx.info.stdout_path!,
       stderrPath: ctx.info.stderr_path!,
+      outliveRunner: ctx.opts.outliveRunner,
     });
   } catch (err) {
     const info: RunInfo = { ...ctx.info, pid: process.pid, pgid: ownGroupId(), status: 'failed', exit_code: -1, end_time: new Date() };

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 export interface ProcInfo {
   pid: number;
@@ -75,4 +75,14 @@ export function sendSignal(target: number, signal: NodeJS.Signals): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A process group with at least one member that is not a zombie. `kill(-pgid, 0)` also succeeds
+ * for a group of zombies not yet reaped (an orphan's leader waits for init), which must not count
+ * as a live agent. Undefined where /proc is unavailable (the caller falls back to kill(-pgid, 0)).
+ */
+export function groupHasLiveMembers(pgid: number): boolean | undefined {
+  if (!existsSync('/proc/self/stat')) return undefined;
+  return listProcesses().some((p) => p.pgid === pgid && p.state !== 'Z' && p.state !== 'X');
 }

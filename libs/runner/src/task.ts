@@ -25,6 +25,7 @@ import { propagateAndReport } from './completion';
 import { waitForDependencies } from './dependencies';
 import { needsInputHooks, NeedsInputLoopOptions } from './needs-input/loop-hooks';
 import { JobResult, runJob } from './job';
+import { adoptLiveRootRun, refuseLiveRootRun } from './live-run';
 import { RunnerError, errorText } from './runner.errors';
 import { sleep } from './sleep';
 import { readStoppedBy } from './stop';
@@ -70,6 +71,10 @@ export interface TaskOptions extends NeedsInputLoopOptions {
   lockWaitMs?: number;
   /** Git worktree isolation (docs/worktrees.md); config `defaults.isolation` applies when absent. */
   isolation?: IsolationRequest;
+  /** A live agent of a dead runner (issue #11): wait for it and continue, instead of refusing. */
+  adopt?: boolean;
+  /** Agents keep running if this process dies (the server, whose planner adopts them). */
+  outliveRunner?: boolean;
   /** Called after each attempt (benchmarks and the API use it for progress). */
   onAttempt?(result: JobResult, attempt: number): void;
 }
@@ -231,6 +236,11 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
       return finish({ status: 'stopped', runIds, error: `task stopped: ${reason}` });
     };
 
+    if (!opts.adopt) refuseLiveRootRun(taskDir, opts.projectId, opts.taskId, opts.probe);
+    const adopted = opts.adopt ? await adoptLiveRootRun({ taskDir, probe: opts.probe, signal: opts.signal, post }) : undefined;
+    if (adopted === 'aborted') return stopped(String(opts.signal?.reason ?? 'interrupted'));
+    if (adopted) runIds.push(adopted);
+
     const gate = await waitForDependencies({
       root: layout.root,
       projectId: opts.projectId,
@@ -280,9 +290,11 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
       signal: opts.signal,
       onWebhook: (w) => webhooks.push(w),
     });
-    let previousRunId: string | undefined;
     let answeredAttempts = 0; // attempts resumed after an answer do not count as restarts
-    for (let attempt = 0; ; attempt++) {
+    let previousRunId: string | undefined = adopted;
+    // an adopted run counts as the first attempt
+    const firstAttempt = adopted ? 1 : 0;
+    for (let attempt = firstAttempt; ; attempt++) {
       if (opts.signal?.aborted) return stopped(String(opts.signal.reason ?? 'interrupted'));
       if (isTaskDone(taskDir)) return handleDone();
       const reason = stopReason();
@@ -314,13 +326,14 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
         previousRunId,
         idleTimeoutMs: opts.idleTimeoutMs,
         conductorUrl: opts.conductorUrl,
-        runDir: attempt === 0 ? opts.firstRunDir : undefined,
+        runDir: attempt === firstAttempt ? opts.firstRunDir : undefined,
         env: wt ? { ...opts.env, ...wt.env } : opts.env,
         signal: opts.signal,
         restart: attempt > 0 || opts.resume === true,
         executor: opts.executor,
         stopGraceMs: opts.stopGraceMs,
         webhookBackoffMs: opts.webhookBackoffMs,
+        outliveRunner: opts.outliveRunner,
       }).finally(unwatch);
       if (result.webhook) webhooks.push(result.webhook);
       if (result.runId) {

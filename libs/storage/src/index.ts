@@ -6,6 +6,7 @@ export * from './yaml-scalar';
 export * from './run-info';
 export * from './run-state';
 export * from './atomic-write';
+export * from './append';
 export * from './file-lock';
 export * from './task-files';
 export * from './task-deps';

@@ -118,10 +118,11 @@ describe('message bus across processes', () => {
     holder.kill('SIGKILL');
     expect(await exited).toBe(-1);
     await expect(waiting).resolves.toMatchObject({ body: 'after kill' });
-    // The victim died mid-entry (a torn header): the next append ends that entry first, so both
-    // readers still see every complete message.
+    // The victim died mid-entry (a torn header): the next append cuts that entry off first
+    // (all-or-nothing, issue #11), so both readers see exactly the complete messages.
     const after = await waiting;
-    expect(readMessages(bus).map((m) => m.body)).toEqual(['before', '', 'after kill']);
+    expect(readMessages(bus).map((m) => m.body)).toEqual(['before', 'after kill']);
+    expect(readFileSync(bus, 'utf8')).not.toContain('ts: 2026-01-0\n');
     expect(referenceRead(readFileSync(bus, 'utf8')).at(-1)?.msg_id).toBe(after.msg_id);
   });
 

@@ -7,7 +7,7 @@ describe('usage errors of command groups and the conductor help', () => {
   afterEach(() => sb.cleanup());
 
   it.each([
-    [['bus', 'nosuch'], 'run-agent bus', 'post, read, discover'],
+    [['bus', 'nosuch'], 'run-agent bus', 'post, read, repair, discover'],
     [['server', 'task', 'nosuch'], 'run-agent server task', 'status, stop, list, delete, resume, logs, runs'],
     [['task', 'stray-prompt'], 'run-agent task', 'resume, delete, cancel'],
     [['shell-setup', 'bogus'], 'run-agent shell-setup', 'install, uninstall'],

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runTask, stopRun } from '@app/runner';
 import { RunsLayout } from '@app/storage';
@@ -36,6 +37,32 @@ describe('DONE with live child runs', () => {
     expect(childStop).toBeGreaterThan(-1);
     expect(childStop).toBeLessThan(completed);
   }, 20_000);
+
+  it('a parent that backgrounds a child job and writes DONE at once waits for that child (issue #11)', async () => {
+    const task = taskId('child-at-once');
+    const atOnce = { agents: { spawner: { name: 'spawner', type: 'command', command: join(SUITE_AGENTS, 'spawn-child-done-at-once') } } } as never;
+    const result = await runTask({
+      root: tmp.root,
+      projectId: PROJECT,
+      taskId: task,
+      prompt: 'delegate and finish',
+      config: atOnce,
+      childPollIntervalMs: 50,
+      env: agentEnv({ CHILD_SLEEP_MS: '1000', HOME: tmp.root }),
+    });
+    expect(result.status).toBe('done');
+    const infos = runInfos(layout.taskDir(PROJECT, task));
+    const child = infos.find((i) => i.parent_run_id);
+    expect(child).toMatchObject({ parent_run_id: result.runIds[0], status: 'completed' });
+    const messages = busMessages(layout.taskBus(PROJECT, task));
+    expect(messages.some((m) => m.type === 'INFO' && m.body.startsWith('waiting for 1 children to complete'))).toBe(true);
+    const childStop = messages.findIndex((m) => m.type === 'RUN_STOP' && m.run_id === child!.run_id);
+    const completed = messages.findIndex((m) => m.body === 'task completed (all children finished)');
+    expect(childStop).toBeGreaterThan(-1);
+    expect(childStop).toBeLessThan(completed);
+    // the marker was removed once the child's run existed
+    expect(existsSync(join(layout.runsDir(PROJECT, task), result.runIds[0], 'pending-children', String(child!.pid)))).toBe(false);
+  });
 
   it('a child that outlives the child-wait timeout: completes with a WARNING', async () => {
     const task = taskId('child-timeout');

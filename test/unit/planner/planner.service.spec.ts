@@ -181,7 +181,7 @@ describe(PlannerService.name, () => {
     await sut.idle();
   });
 
-  it('recovers after a restart: a new planner launches the persisted queued entry once a slot is free', async () => {
+  it('recovers after a restart: the interrupted loop (no DONE) first, in a fresh run folder, then the queued entry (issue #11)', async () => {
     const first = new DiskLauncher();
     const before = planner(1, first);
     const a = submission('task-20260101-000000-aaa');
@@ -197,8 +197,15 @@ describe(PlannerService.name, () => {
     const second = new DiskLauncher();
     const after = planner(1, second);
     after.onApplicationBootstrap();
-    expect(second.runIds()).toEqual([b.runId]);
-    expect(second.launched[0]).toMatchObject({ prompt: b.prompt, agentType: 'command', config: { FOO: 'bar' } });
+    // a's loop ended without DONE while no server owned it: restarted (adopting a live agent)
+    expect(second.launched).toHaveLength(1);
+    expect(second.launched[0]).toMatchObject({ taskId: a.taskId, prompt: a.prompt, adopt: true });
+    expect(second.launched[0].runId).not.toBe(a.runId);
+    writeFileSync(join(root, 'proj', a.taskId, 'DONE'), '');
+    second.finish(second.launched[0].runId);
+    await tick();
+    expect(second.runIds().slice(1)).toEqual([b.runId]);
+    expect(second.launched[1]).toMatchObject({ prompt: b.prompt, agentType: 'command', config: { FOO: 'bar' } });
     second.finish(b.runId);
     await after.idle();
     expect(parse(readFileSync(plannerStatePath(root), 'utf8')).entries).toEqual([]);

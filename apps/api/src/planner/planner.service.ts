@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, BeforeApplicationSh
 import { join } from 'node:path';
 import { isTaskDone, readRunInfoReconciled, RunInfo, RunsLayout, StorageIndex } from '@app/storage';
 import { LaunchRequest, TASK_LAUNCHER, TaskLauncher } from '../tasks/task-launcher';
+import { reclaimInterruptedLoops } from './interrupted-loops';
 import {
   loadPlannerState,
   MISSING_TIME,
@@ -212,10 +213,14 @@ export class PlannerService implements OnApplicationBootstrap, BeforeApplication
   recover(): void {
     if (!this.enabled || !this.taskStartEnabled) return;
     try {
+      const persisted = loadPlannerState(this.statePath, this.limit);
       const state = this.load();
+      const reclaimed = reclaimInterruptedLoops(persisted, state, this.options.root);
       const launches = this.schedule(state);
       this.save(state);
+      if (reclaimed.length > 0) this.logger.log(`recovered planner state: restarting ${reclaimed.length} interrupted task loop(s)`);
       if (launches.length > 0) this.logger.log(`recovered planner state: launching ${launches.length} queued task(s)`);
+      for (const entry of reclaimed) this.launch(entry, true, true);
       this.launchAll(launches);
     } catch (err) {
       this.logger.warn(`root task planner recovery failed: ${(err as Error).message}`);
@@ -361,7 +366,7 @@ export class PlannerService implements OnApplicationBootstrap, BeforeApplication
     for (const entry of entries) this.launch(entry, true);
   }
 
-  private launch(entry: Pick<PlannerEntry, 'runId' | 'runDir' | 'runPrompt' | 'request'>, planned: boolean): void {
+  private launch(entry: Pick<PlannerEntry, 'runId' | 'runDir' | 'runPrompt' | 'request'>, planned: boolean, adopt = false): void {
     const req = entry.request;
     const task = this.launcher
       .launch({
@@ -374,6 +379,7 @@ export class PlannerService implements OnApplicationBootstrap, BeforeApplication
         config: req.config,
         projectRoot: req.project_root,
         attachMode: req.attach_mode,
+        ...(adopt ? { adopt: true } : {}),
       })
       .catch((err: unknown) => this.logger.error(`task ${req.project_id}/${req.task_id} failed: ${(err as Error).message ?? String(err)}`))
       .then(() => {

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FastifyRequest } from 'fastify';
+import { appendRecordSync } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { formatTime } from '../common/go-format';
 
@@ -71,13 +72,8 @@ export class AuditLogService {
     try {
       const dir = path.join(this.ctx.root, '_audit');
       fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
-      const fd = fs.openSync(path.join(dir, 'form-submissions.jsonl'), 'a', 0o640);
-      try {
-        fs.writeSync(fd, `${JSON.stringify(record)}\n`);
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
+      // all-or-nothing under a lock: a failed write (ENOSPC) leaves no torn line (issue #11)
+      appendRecordSync(path.join(dir, 'form-submissions.jsonl'), `${JSON.stringify(record)}\n`, { fsync: true, mode: 0o640 });
     } catch (err) {
       this.logger.warn(`audit write failed: ${(err as Error).message}`);
     }

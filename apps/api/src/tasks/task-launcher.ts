@@ -17,6 +17,8 @@ export interface LaunchRequest {
   attachMode?: string;
   /** `isolation: worktree` of POST /api/v1/tasks. */
   isolation?: IsolationRequest;
+  /** Server restart (issue #11): wait for a live agent of the interrupted loop, then continue. */
+  adopt?: boolean;
 }
 
 /** Runs a task loop (runTask with firstRunDir); the promise settles when the loop ends. */
@@ -63,6 +65,9 @@ export class LocalTaskLauncher implements TaskLauncher, OnApplicationShutdown {
         cwd: req.projectRoot,
         resume: req.attachMode === 'resume',
         isolation: req.isolation,
+        adopt: req.adopt,
+        // agents outlive the server on purpose; after a restart the planner adopts them (issue #11)
+        outliveRunner: true,
         firstRunDir: { runId: req.runId, dir: req.runDir },
         env: req.config,
         conductorUrl: this.ctx.conductorUrl,

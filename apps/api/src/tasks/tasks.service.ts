@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AGENT_TYPES, isAgentType, normalizeAgentType } from '@app/agents';
-import { checkTaskStart, stopTask } from '@app/runner';
+import { checkTaskStart, refuseOrphanedAgent, stopTask } from '@app/runner';
 import {
   normalizeDependsOn,
   RunInfo,
@@ -90,6 +90,8 @@ export class TasksService {
         throw err;
       }
     }
+    // never a second agent next to a live one whose runner died (issue #11): 409 naming its pid
+    if (!body.process_import) refuseOrphanedAgent(taskDir, projectId, taskId);
     fs.mkdirSync(taskDir, { recursive: true });
     if (dependsOn !== undefined) writeDependsOn(taskDir, dependsOn);
     // stored verbatim, plus a newline when missing (writeTaskPromptIfAbsent appends one)

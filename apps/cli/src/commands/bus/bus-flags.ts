@@ -38,6 +38,18 @@ export const BUS_READ_FLAGS = {
   json: { flags: '--json', type: 'boolean', defaultValue: false, description: 'print one JSON object per message' },
 } as const satisfies Record<string, FlagSpec>;
 
+export const BUS_REPAIR_FLAGS = {
+  root: BUS_POST_FLAGS.root,
+  project: BUS_READ_FLAGS.project,
+  task: BUS_READ_FLAGS.task,
+} as const satisfies Record<string, FlagSpec>;
+
+export interface BusRepairOptions {
+  root?: string;
+  project?: string;
+  task?: string;
+}
+
 export const BUS_DISCOVER_FLAGS = {
   from: { flags: '--from <dir>', type: 'string', description: 'start searching from this directory (default: the working directory)' },
 } as const satisfies Record<string, FlagSpec>;

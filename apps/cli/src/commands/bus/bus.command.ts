@@ -1,5 +1,15 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import { BUS_DISCOVER_FLAGS, BUS_POST_FLAGS, BUS_READ_FLAGS, type BusDiscoverOptions, type BusPostOptions, type BusReadOptions } from './bus-flags';
+import {
+  BUS_DISCOVER_FLAGS,
+  BUS_POST_FLAGS,
+  BUS_READ_FLAGS,
+  BUS_REPAIR_FLAGS,
+  type BusDiscoverOptions,
+  type BusPostOptions,
+  type BusReadOptions,
+  type BusRepairOptions,
+} from './bus-flags';
+import { runBusRepair } from './bus-repair';
 import { runBusDiscover } from './bus-discover';
 import { readStdinIfPiped, runBusPost } from './bus-post';
 import { runBusRead } from './bus-read';
@@ -65,6 +75,17 @@ export class BusReadCommand extends CommandRunner {
   @Option(BUS_READ_FLAGS.json) json() { return true; }
 }
 
+@SubCommand({ name: 'repair', description: 'Report records lacking their terminator and remove an unfinished final record' })
+export class BusRepairCommand extends CommandRunner {
+  async run(_params: string[], options: BusRepairOptions = {}): Promise<void> {
+    await runBusRepair(options, { env: process.env, cwd: process.cwd(), stdout: process.stdout });
+  }
+
+  @Option(BUS_REPAIR_FLAGS.root) root(v: string) { return asIs(v); }
+  @Option(BUS_REPAIR_FLAGS.project) project(v: string) { return asIs(v); }
+  @Option(BUS_REPAIR_FLAGS.task) task(v: string) { return asIs(v); }
+}
+
 @SubCommand({ name: 'discover', description: 'Print the nearest message bus file, searching upward' })
 export class BusDiscoverCommand extends CommandRunner {
   async run(_params: string[], options: BusDiscoverOptions = {}): Promise<void> {
@@ -74,7 +95,7 @@ export class BusDiscoverCommand extends CommandRunner {
   @Option(BUS_DISCOVER_FLAGS.from) from(v: string) { return asIs(v); }
 }
 
-@Command({ name: 'bus', description: 'Read and post messages to the message bus', subCommands: [BusPostCommand, BusReadCommand, BusDiscoverCommand] })
+@Command({ name: 'bus', description: 'Read and post messages to the message bus', subCommands: [BusPostCommand, BusReadCommand, BusRepairCommand, BusDiscoverCommand] })
 export class BusCommand extends CommandRunner {
   async run(): Promise<void> {
     this.command.outputHelp();

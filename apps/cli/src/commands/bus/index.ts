@@ -1,5 +1,5 @@
 import type { Provider } from '@nestjs/common';
-import { BusCommand, BusDiscoverCommand, BusPostCommand, BusReadCommand } from './bus.command';
+import { BusCommand, BusDiscoverCommand, BusPostCommand, BusReadCommand, BusRepairCommand } from './bus.command';
 
-/** bus post | read | discover */
-export const busCommands: Provider[] = [BusCommand, BusPostCommand, BusReadCommand, BusDiscoverCommand];
+/** bus post | read | repair | discover */
+export const busCommands: Provider[] = [BusCommand, BusPostCommand, BusReadCommand, BusRepairCommand, BusDiscoverCommand];

@@ -18,6 +18,7 @@ export interface LoopFlags extends RunFlags {
   repo?: string;
   base?: string;
   paths?: string[];
+  adopt?: boolean;
 }
 
 /** `--worktree` (implied by `--repo`, `--base`, `--paths`); undefined leaves it to config and an existing worktree. */
@@ -48,6 +49,7 @@ export abstract class WorktreeFlagParsers extends ScopeOptionParsers {
   parsePaths(v: string, prev?: string[]): string[] {
     return collect(v, prev);
   }
+  adopt?: boolean;
 }
 
 export interface LoopSettings {
@@ -60,6 +62,7 @@ export interface LoopSettings {
   inputWaitMs?: number;
   stallAfterMs?: number;
   killOnStall?: boolean;
+  adopt?: boolean;
 }
 
 /** Parses the Ralph-loop flags; bad values are usage errors. */
@@ -74,6 +77,7 @@ export function loopSettings(flags: LoopFlags, defaultMaxRestarts?: number): Loo
     inputWaitMs: optionalDuration(flags.inputWait, '--input-wait'),
     stallAfterMs: optionalDuration(flags.stallAfter, '--stall-after'),
     killOnStall: flags.killOnStall,
+    adopt: flags.adopt === true ? true : undefined,
   };
 }
 
@@ -116,6 +120,11 @@ export abstract class LoopFlagParsers extends WorktreeFlagParsers {
 
   @Option({ flags: '--kill-on-stall', description: 'with --stall-after: also terminate a stalled run (the loop restarts it like a failed attempt)' })
   parseKillOnStall(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--adopt', description: 'when an agent of a runner that died is still running, wait for it and continue the loop (default: refuse, naming its pid)' })
+  parseAdopt(): boolean {
     return true;
   }
 

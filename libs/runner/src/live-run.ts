@@ -1,0 +1,107 @@
+import { closeSync, existsSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import { LivenessProbe, isTaskDone, tryFlock, unflock, updateRunInfo } from '@app/storage';
+import { RunnerError } from './runner.errors';
+import { groupHasLiveMembers } from './process-tree';
+import { isUnfinished, taskRuns } from './run-scan';
+import { sleep } from './sleep';
+
+/** A root run of the task whose runner is gone but whose agent still runs. */
+export interface LiveRootRun {
+  runId: string;
+  dir: string;
+  pid: number;
+  pgid: number;
+}
+
+const ADOPT_POLL_MS = 200;
+
+function agentAlive(pid: number, pgid: number, probe: LivenessProbe): boolean {
+  if (!(pgid > 1 && pgid === pid)) return probe.isPidAlive(pid);
+  return groupHasLiveMembers(pgid) ?? probe.isGroupAlive(pgid);
+}
+
+/**
+ * The latest unfinished root run whose agent is alive. Agent records are session leaders
+ * (pgid = pid): their group is probed. A runner's sentinel or a REST run (pid = the runner) counts
+ * only while that process lives (its group may be a shell's or a test runner's).
+ */
+export function findLiveRootRun(taskDir: string, probe: LivenessProbe = new LivenessProbe()): LiveRootRun | undefined {
+  const runs = taskRuns(taskDir).filter((r) => !r.info.parent_run_id && isUnfinished(r.info));
+  for (const r of runs.reverse()) {
+    const { pid, pgid } = r.info;
+    if (pid === process.pid) continue;
+    if (agentAlive(pid, pgid, probe)) return { runId: r.info.run_id, dir: r.dir, pid, pgid };
+  }
+  return undefined;
+}
+
+export function liveRunMessage(projectId: string, taskId: string, live: LiveRootRun): string {
+  return (
+    `task ${taskId} still has a live agent from a runner that is gone: run ${live.runId}, pid ${live.pid}; ` +
+    `pass --adopt to wait for it and continue the loop, or stop it with \`run-agent stop --project ${projectId} --task ${taskId}\``
+  );
+}
+
+/** Every loop or root-job start: a live agent of an earlier runner is refused (never two agents). */
+export function refuseLiveRootRun(taskDir: string, projectId: string, taskId: string, probe?: LivenessProbe): void {
+  const live = findLiveRootRun(taskDir, probe);
+  if (live) throw new RunnerError('TASK_LOCKED', liveRunMessage(projectId, taskId, live));
+}
+
+/** Some process holds the task's Ralph loop (<task>/TASK.lock, see task.ts); probed without waiting. */
+function loopHeld(taskDir: string): boolean {
+  const path = join(taskDir, 'TASK.lock');
+  if (!existsSync(path)) return false;
+  const fd = openSync(path, 'r');
+  try {
+    if (!tryFlock(fd, 'ex')) return true;
+    unflock(fd);
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * For a server about to launch a loop (POST /api/v1/tasks): a live agent whose loop is gone is a
+ * conflict (409). A task whose loop is held by a live process is left to the launcher's TASK.lock
+ * handling.
+ */
+export function refuseOrphanedAgent(taskDir: string, projectId: string, taskId: string, probe?: LivenessProbe): void {
+  if (loopHeld(taskDir)) return;
+  refuseLiveRootRun(taskDir, projectId, taskId, probe);
+}
+
+/**
+ * `--adopt` (and the planner after a server restart): wait for the live agent of a dead runner to
+ * end, record its end, and return its run id so the loop continues as if it had started it.
+ * Returns undefined when there is nothing to adopt, 'aborted' when the signal fires first.
+ */
+export async function adoptLiveRootRun(opts: {
+  taskDir: string;
+  probe?: LivenessProbe;
+  signal?: AbortSignal;
+  pollMs?: number;
+  post(type: string, body: string): Promise<void>;
+}): Promise<string | 'aborted' | undefined> {
+  const probe = opts.probe ?? new LivenessProbe();
+  const live = findLiveRootRun(opts.taskDir, probe);
+  if (!live) return undefined;
+  await opts.post('INFO', `adopting run ${live.runId} (pid ${live.pid}) of a runner that is gone; waiting for it to end`);
+  const alive = () => agentAlive(live.pid, live.pgid, probe);
+  while (alive()) {
+    if (!(await sleep(opts.pollMs ?? ADOPT_POLL_MS, opts.signal))) return 'aborted';
+  }
+  const done = isTaskDone(opts.taskDir);
+  await updateRunInfo(join(live.dir, 'run-info.yaml'), (i) => {
+    if (!isUnfinished(i)) return i;
+    i.end_time = new Date();
+    i.status = done ? 'completed' : 'failed';
+    i.exit_code = done ? 0 : -1;
+    i.error_summary = done ? undefined : 'runner died; agent adopted, exit code unknown';
+    return i;
+  }).catch(() => undefined);
+  await opts.post('INFO', `adopted run ${live.runId} ended (${done ? 'DONE present' : 'no DONE'}); continuing the loop`);
+  return live.runId;
+}
