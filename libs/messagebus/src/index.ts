@@ -7,5 +7,6 @@ export { followBus, type FollowOptions } from './follow';
 export { rotateBus } from './rotate';
 export { discoverBus } from './discover';
 export { checkBusPath } from './bus-path';
+export * from './header-fields';
 export { escapeBody, unescapeBody, serializeEntry } from './format';
 export { parseAll as parseBus } from './parser';

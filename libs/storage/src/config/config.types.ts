@@ -57,6 +57,8 @@ export interface ApiConfig {
   cors_origins: string[];
   auth_enabled: boolean;
   api_key: string;
+  /** `/metrics` answers without the API key (for a scraper that cannot send one). */
+  metrics_public: boolean;
   sse: SseConfig;
 }
 

@@ -116,6 +116,7 @@ function build(r: RawReader): AppConfig {
       cors_origins: r.strList(['api', 'cors_origins']),
       auth_enabled: r.bool(['api', 'auth_enabled']),
       api_key: r.str(['api', 'api_key']),
+      metrics_public: r.bool(['api', 'metrics_public']),
       sse,
     },
     storage: { runs_dir: r.str(['storage', 'runs_dir']), extra_roots: r.strList(['storage', 'extra_roots']) },
