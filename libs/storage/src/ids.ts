@@ -58,7 +58,7 @@ export function validateRunId(id: string): string {
 export function validateIdentifier(value: string, name: string): string {
   const trimmed = typeof value === 'string' ? value.trim() : '';
   if (trimmed === '') throw new StorageError('INVALID_ID', `${name} is required`);
-  checkIdShape(trimmed, name);
+  checkIdShape(value, name); // control characters are refused, not trimmed away
   let decoded = trimmed;
   try {
     decoded = decodeURIComponent(trimmed);
