@@ -12,10 +12,9 @@ export const MAX_ID_LENGTH = 128;
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
-/** Length and control-character checks shared by every id rule; `label` names the id in the message. */
-function checkIdShape(id: string, label: string): void {
+/** The length check shared by every id rule (the charset rules refuse control characters); `label` names the id. */
+function checkIdLength(id: string, label: string): void {
   if (id.length > MAX_ID_LENGTH) throw new StorageError('INVALID_ID', `${label} is ${id.length} characters long, over the ${MAX_ID_LENGTH}-character limit`);
-  if (CONTROL_CHARS.test(id)) throw new StorageError('INVALID_ID', `${label} must not contain control characters`);
 }
 
 function quote(value: string): string {
@@ -24,7 +23,7 @@ function quote(value: string): string {
 
 export function validateProjectId(id: string): string {
   if (typeof id !== 'string' || id.trim() === '') throw new StorageError('INVALID_ID', 'project ID is empty');
-  checkIdShape(id, 'project ID');
+  checkIdLength(id, 'project ID');
   const bad = (why: string) => new StorageError('INVALID_ID', `invalid project ID ${quote(id)}: ${why}`);
   if (/[/\\]/.test(id)) throw bad('must not contain path separators (projects cannot be nested)');
   if (id === '.' || id === '..') throw bad('must not be a relative path reference');
@@ -34,7 +33,7 @@ export function validateProjectId(id: string): string {
 }
 
 export function validateTaskId(id: string): string {
-  if (typeof id === 'string') checkIdShape(id, 'task ID');
+  if (typeof id === 'string') checkIdLength(id, 'task ID');
   if (typeof id !== 'string' || !TASK_ID_PATTERN.test(id)) {
     throw new StorageError(
       'INVALID_ID',
@@ -47,7 +46,7 @@ export function validateTaskId(id: string): string {
 /** D18: a run id must be one path segment: no separators, no `..`, no glob metacharacters. */
 export function validateRunId(id: string): string {
   if (typeof id !== 'string' || id.trim() === '') throw new StorageError('INVALID_ID', 'run ID is empty');
-  checkIdShape(id, 'run ID');
+  checkIdLength(id, 'run ID');
   if (id.includes('..') || !RUN_ID_PATTERN.test(id)) {
     throw new StorageError('INVALID_ID', `invalid run ID ${quote(id)}: must be a single folder name without path separators, "..", or glob characters`);
   }
@@ -58,7 +57,7 @@ export function validateRunId(id: string): string {
 export function validateIdentifier(value: string, name: string): string {
   const trimmed = typeof value === 'string' ? value.trim() : '';
   if (trimmed === '') throw new StorageError('INVALID_ID', `${name} is required`);
-  checkIdShape(value, name); // control characters are refused, not trimmed away
+  checkIdLength(trimmed, name);
   let decoded = trimmed;
   try {
     decoded = decodeURIComponent(trimmed);
@@ -70,6 +69,8 @@ export function validateIdentifier(value: string, name: string): string {
     if (v.includes('..')) throw new StorageError('INVALID_ID', `${name} must not contain ..`);
     if (v.includes('\0')) throw new StorageError('INVALID_ID', `${name} must not contain null bytes`);
   }
+  // refused, not trimmed away: an id with a newline is an attempt, not a typo
+  if (CONTROL_CHARS.test(value)) throw new StorageError('INVALID_ID', `${name} must not contain control characters`);
   return trimmed;
 }
 
