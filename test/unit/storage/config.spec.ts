@@ -113,6 +113,7 @@ describe('config loading', () => {
       cors_origins: ['http://localhost:3000'],
       auth_enabled: false,
       api_key: '',
+      metrics_public: false,
       sse: { poll_interval_ms: 500, discovery_interval_ms: 1000, heartbeat_interval_s: 5, max_clients_per_run: 10 },
     });
     expect(cfg.storage).toEqual({ runs_dir: join(tmp.dir, 'cfg', 'runs'), extra_roots: [join(tmp.dir, 'home', 'legacy')] });
