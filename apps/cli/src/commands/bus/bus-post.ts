@@ -60,7 +60,7 @@ function firstOf(...values: (string | undefined)[]): string | undefined {
 }
 
 /** Invalid ids or header fields are usage errors (exit 2, one line), whichever validator found them. */
-function asUsageError<T>(check: () => T): T {
+export function asUsageError<T>(check: () => T): T {
   try {
     return check();
   } catch (err) {
