@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { listenApiApp, TestApi } from '../../utils/api-app';
@@ -166,8 +166,14 @@ describe('run-agent bus post refuses header injection (exit 2, one line, bus unc
         expect([bad.slice(0, 10), r.status]).toEqual([bad.slice(0, 10), 2]);
         expect(r.stderr).toMatch(/^Error: [^\n]*message type[^\n]*\n$/);
       }
-      const ok = spawnSync(conductor, ['bus', 'post', '--server', api.base, '--project', P, '--task', T, '--type', 'FACT', '--body', 'via api'], { env: cleanEnv(dir), cwd: dir, encoding: 'utf8' });
-      expect([ok.status, ok.stderr]).toEqual([0, '']);
+      // async: the server runs in this process, a synchronous spawn would block it
+      const ok = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(conductor, ['bus', 'post', '--server', api.base, '--project', P, '--task', T, '--type', 'FACT', '--body', 'via api'], { env: cleanEnv(dir), cwd: dir });
+        let stderr = '';
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.on('close', (code) => resolve({ code, stderr }));
+      });
+      expect([ok.code, ok.stderr]).toEqual([0, '']);
       expect(fs.readFileSync(bus, 'utf8').slice(before.length)).toContain('via api');
     } finally {
       await api.close();
