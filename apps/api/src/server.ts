@@ -11,9 +11,10 @@ import { ApiModule } from './api.module';
 import { API_CONTEXT, ApiContext, SseSettings, sseSettings } from './common/api-context';
 import { ErrorEnvelopeFilter } from './common/error.filter';
 import { ApiValidationPipe } from './common/validation.pipe';
-import { RouteTable } from './common/route-table';
+import { rememberRouteTable, RouteTable } from './common/route-table';
+import { installJsonBodyParser } from './common/json-body';
 import { MetricsService } from './metrics/metrics.service';
-import { installRequestHooks } from './security/request-hooks';
+import { installRequestHooks, isPublicRoute } from './security/request-hooks';
 import { findUiDir, packageRoot, registerStaticUi } from './static/static-ui';
 
 export interface ServerOptions {
@@ -89,12 +90,16 @@ export function configureApp(app: NestFastifyApplication, ctx: ApiContext, uiDir
   app.useGlobalPipes(new ApiValidationPipe());
   const routes = new RouteTable();
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  rememberRouteTable(app, routes);
+  installJsonBodyParser(fastify);
   app.useGlobalFilters(new ErrorEnvelopeFilter(routes));
   const metrics = app.get(MetricsService);
   const requestLogger = new Logger('http');
   installRequestHooks(fastify, {
     apiKey: ctx.apiKey,
     corsOrigins: ctx.corsOrigins,
+    metricsPublic: !!ctx.config?.api?.metrics_public,
+    isApiPath: (p) => routes.matchesAnyIgnoringCase(p, isPublicRoute),
     onResponse: (m, s) => metrics.countRequest(m, s),
     log: logRequests ? (line) => requestLogger.log(line) : undefined,
   });
@@ -111,6 +116,9 @@ export async function createApiApp(opts: ServerOptions): Promise<NestFastifyAppl
   const adapter = new FastifyAdapter({ bodyLimit, forceCloseConnections: true });
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(ctx, { defaultMetrics: opts.defaultMetrics }), adapter, {
     logger: opts.logger ? ['log', 'error', 'warn'] : false,
+    // Fastify's own parsers only (JSON with a depth limit, see configureApp): Nest's would add
+    // application/x-www-form-urlencoded, a body a cross-site form can send.
+    bodyParser: false,
   });
   const ui = configureApp(app, ctx, findUiDir(opts.uiDir), !!opts.logger);
   if (opts.logger) new Logger('server').log(`serving web UI from ${ui}`);

@@ -9,5 +9,6 @@ export { rotateBus } from './rotate';
 export { discoverBus } from './discover';
 export { checkBusPath } from './bus-path';
 export { onBusAppend, type AppendListener } from './append-observer';
+export * from './header-fields';
 export { escapeBody, unescapeBody, serializeEntry } from './format';
 export { parseAll as parseBus } from './parser';

@@ -5,6 +5,7 @@ import { tryFlock, unflock } from '@app/storage/file-lock';
 import { checkBusPath } from './bus-path';
 import { BusError, ioError } from './errors';
 import { serializeEntry } from './format';
+import { validateHeaderFields } from './header-fields';
 import { endsTorn, repairPrefix, tornEntryStart, truncateTo } from './repair';
 import { formatTimestamp, nextMessageId } from './msg-id';
 import { MAX_BODY_BYTES, type BusMessage, type NewMessage } from './types';
@@ -49,8 +50,9 @@ export function archivePath(path: string, now: Date = new Date()): string {
 
 /** Builds the stored message and its serialised entry; throws BusError on invalid input. */
 export function prepareMessage(input: NewMessage, maxBodyBytes: number = MAX_BODY_BYTES): { msg: BusMessage; entry: string } {
-  if (!input || typeof input.type !== 'string' || input.type.trim() === '') throw new BusError('INVALID_MESSAGE', 'message type is empty');
-  if (typeof input.project_id !== 'string' || input.project_id.trim() === '') throw new BusError('INVALID_MESSAGE', 'project id is empty');
+  if (!input) throw new BusError('INVALID_MESSAGE', 'message is empty');
+  validateHeaderFields(input);
+  const type = input.type.trim();
   const body = input.body ?? '';
   if (typeof body !== 'string') throw new BusError('INVALID_MESSAGE', 'message body is not a string');
   const bodyBytes = Buffer.byteLength(body);
@@ -71,13 +73,13 @@ export function prepareMessage(input: NewMessage, maxBodyBytes: number = MAX_BOD
   const msg: BusMessage = {
     msg_id: id.msgId,
     ts,
-    type: input.type,
+    type,
     project_id: input.project_id,
     task_id: input.task_id ?? '',
     run_id: input.run_id ?? '',
     body,
   };
-  const issueId = input.issue_id || (input.type === 'ISSUE' ? id.msgId : '');
+  const issueId = input.issue_id || (type === 'ISSUE' ? id.msgId : '');
   if (issueId) msg.issue_id = issueId;
   if (input.parents && input.parents.length > 0) msg.parents = input.parents;
   if (input.links && input.links.length > 0) msg.links = input.links;

@@ -7,6 +7,15 @@ const PROJECT_ID_PATTERN = /^[a-z0-9][a-z0-9-]*[a-z0-9]$|^[a-z0-9]$/;
 /** Run ids: anything that is a single safe path segment (legacy `run_…` ids included). */
 const RUN_ID_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 const SLUG_CHARS = 'abcdefghijklmnopqrstuvwxyz0123456789';
+/** Longest id accepted anywhere (a path segment): well under NAME_MAX (255) so `<id>.lock`-style names still fit. */
+export const MAX_ID_LENGTH = 128;
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/** The length check shared by every id rule (the charset rules refuse control characters); `label` names the id. */
+function checkIdLength(id: string, label: string): void {
+  if (id.length > MAX_ID_LENGTH) throw new StorageError('INVALID_ID', `${label} is ${id.length} characters long, over the ${MAX_ID_LENGTH}-character limit`);
+}
 
 function quote(value: string): string {
   return JSON.stringify(value);
@@ -14,6 +23,7 @@ function quote(value: string): string {
 
 export function validateProjectId(id: string): string {
   if (typeof id !== 'string' || id.trim() === '') throw new StorageError('INVALID_ID', 'project ID is empty');
+  checkIdLength(id, 'project ID');
   const bad = (why: string) => new StorageError('INVALID_ID', `invalid project ID ${quote(id)}: ${why}`);
   if (/[/\\]/.test(id)) throw bad('must not contain path separators (projects cannot be nested)');
   if (id === '.' || id === '..') throw bad('must not be a relative path reference');
@@ -23,6 +33,7 @@ export function validateProjectId(id: string): string {
 }
 
 export function validateTaskId(id: string): string {
+  if (typeof id === 'string') checkIdLength(id, 'task ID');
   if (typeof id !== 'string' || !TASK_ID_PATTERN.test(id)) {
     throw new StorageError(
       'INVALID_ID',
@@ -35,6 +46,7 @@ export function validateTaskId(id: string): string {
 /** D18: a run id must be one path segment: no separators, no `..`, no glob metacharacters. */
 export function validateRunId(id: string): string {
   if (typeof id !== 'string' || id.trim() === '') throw new StorageError('INVALID_ID', 'run ID is empty');
+  checkIdLength(id, 'run ID');
   if (id.includes('..') || !RUN_ID_PATTERN.test(id)) {
     throw new StorageError('INVALID_ID', `invalid run ID ${quote(id)}: must be a single folder name without path separators, "..", or glob characters`);
   }
@@ -45,6 +57,7 @@ export function validateRunId(id: string): string {
 export function validateIdentifier(value: string, name: string): string {
   const trimmed = typeof value === 'string' ? value.trim() : '';
   if (trimmed === '') throw new StorageError('INVALID_ID', `${name} is required`);
+  checkIdLength(trimmed, name);
   let decoded = trimmed;
   try {
     decoded = decodeURIComponent(trimmed);
@@ -56,6 +69,8 @@ export function validateIdentifier(value: string, name: string): string {
     if (v.includes('..')) throw new StorageError('INVALID_ID', `${name} must not contain ..`);
     if (v.includes('\0')) throw new StorageError('INVALID_ID', `${name} must not contain null bytes`);
   }
+  // refused, not trimmed away: an id with a newline is an attempt, not a typo
+  if (CONTROL_CHARS.test(value)) throw new StorageError('INVALID_ID', `${name} must not contain control characters`);
   return trimmed;
 }
 

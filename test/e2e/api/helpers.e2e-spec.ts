@@ -58,9 +58,19 @@ describe('API helpers', () => {
     expect(keyMatches('abd', 'abc')).toBe(false);
     expect(keyMatches('abcd', 'abc')).toBe(false);
     expect(keyMatches(undefined, 'abc')).toBe(false);
-    expect(['/healthz', '/metrics', '/api/v1/health', '/api/v1/version', '/', '/assets/x.js', '/ui/', '/logo.svg'].every((p) => isAuthExempt('GET', p))).toBe(true);
-    expect(isAuthExempt('GET', '/api/projects')).toBe(false);
-    expect(isAuthExempt('OPTIONS', '/api/projects')).toBe(true);
+    // [matched route pattern, raw path]
+    const open: [string, string][] = [['/healthz', '/healthz'], ['/api/v1/health', '/api/v1/health'], ['/api/v1/version', '/api/v1/version'], ['/', '/'], ['/*', '/assets/x.js'], ['/ui/', '/ui/'], ['/*', '/logo.svg']];
+    for (const [route, raw] of open) expect([route, raw, isAuthExempt('GET', route, raw)]).toEqual([route, raw, true]);
+    expect(isAuthExempt('GET', '/metrics', '/metrics')).toBe(false);
+    expect(isAuthExempt('GET', '/metrics', '/metrics', { metricsPublic: true })).toBe(true);
+    expect(isAuthExempt('GET', '/api/projects', '/api/projects')).toBe(false);
+    expect(isAuthExempt('GET', '/api/projects', '/%61pi/projects')).toBe(false);
+    expect(isAuthExempt('GET', undefined, '/nowhere')).toBe(false);
+    for (const raw of ['/ui/../api/projects', '/ui/%2e%2e/x', '//x', '/a/./b', '/API/projects', '/%41pi/projects', '/%E0%A4%A']) {
+      expect([raw, isAuthExempt('GET', '/*', raw)]).toEqual([raw, false]);
+    }
+    expect(isAuthExempt('GET', '/*', '/metrics/', { isApiPath: (p) => p === '/metrics/' })).toBe(false);
+    expect(isAuthExempt('OPTIONS', '/api/projects', '/api/projects')).toBe(true);
   });
 
   it('takes SSE tuning from api.sse with defaults for 0', () => {

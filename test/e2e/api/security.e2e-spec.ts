@@ -1,78 +1,23 @@
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as path from 'node:path';
 import { createApiApp, listenApiApp, TestApi } from '../../utils/api-app';
 import { seedRun } from '../../utils/run-fixtures';
+import { fillRoute, rawRequest, registeredRoutes } from './security-helpers';
 
 const P = 'sec';
 const T = 'task-20260101-120000-sec';
 const R = '20260101-1200000000-300-1';
 
-/** Every route of api.md §1.1 (#3–#46) with ids filled from {p}/{t}/{r}. */
-const ROUTES: [string, string][] = [
-  ['GET', '/api/v1/status'],
-  ['GET', '/api/v1/admin/self-update'],
-  ['POST', '/api/v1/admin/self-update'],
-  ['GET', '/api/v1/runs/stream/all'],
-  ['GET', '/api/v1/tasks'],
-  ['POST', '/api/v1/tasks'],
-  ['GET', '/api/v1/tasks/{t}'],
-  ['DELETE', '/api/v1/tasks/{t}?project_id=nothing'],
-  ['GET', '/api/v1/runs'],
-  ['GET', '/api/v1/runs/{r}'],
-  ['GET', '/api/v1/runs/{r}/info'],
-  ['POST', '/api/v1/runs/{r}/stop'],
-  ['GET', '/api/v1/runs/{r}/stream'],
-  ['GET', '/api/v1/messages?project_id={p}'],
-  ['POST', '/api/v1/messages'],
-  ['GET', '/api/v1/messages/stream?project_id={p}'],
-  ['GET', '/api/projects'],
-  ['POST', '/api/projects'],
-  ['GET', '/api/projects/home-dirs'],
-  ['GET', '/api/projects/{p}'],
-  ['DELETE', '/api/projects/nothing'],
-  ['GET', '/api/projects/{p}/stats'],
-  ['GET', '/api/projects/{p}/runs/flat'],
-  ['POST', '/api/projects/nothing/gc'],
-  ['GET', '/api/projects/{p}/messages'],
-  ['POST', '/api/projects/{p}/messages'],
-  ['GET', '/api/projects/{p}/messages/stream'],
-  ['GET', '/api/projects/{p}/tasks'],
-  ['GET', '/api/projects/{p}/tasks/{t}'],
-  ['DELETE', '/api/projects/{p}/tasks/task-20990101-000000-none'],
-  ['POST', '/api/projects/{p}/tasks/{t}/resume'],
-  ['GET', '/api/projects/{p}/tasks/{t}/file?name=TASK.md'],
-  ['GET', '/api/projects/{p}/tasks/{t}/messages'],
-  ['POST', '/api/projects/{p}/tasks/{t}/messages'],
-  ['GET', '/api/projects/{p}/tasks/{t}/messages/stream'],
-  ['GET', '/api/projects/{p}/tasks/{t}/runs'],
-  ['GET', '/api/projects/{p}/tasks/{t}/runs/stream'],
-  ['GET', '/api/projects/{p}/tasks/{t}/runs/{r}'],
-  ['DELETE', '/api/projects/{p}/tasks/{t}/runs/20990101-0000000000-1-1'],
-  ['POST', '/api/projects/{p}/tasks/{t}/runs/{r}/stop'],
-  ['GET', '/api/projects/{p}/tasks/{t}/runs/{r}/file?name=stdout'],
-  ['GET', '/api/projects/{p}/tasks/{t}/runs/{r}/stream?name=stdout'],
-];
+/** Patterns that answer without a key (the rest of the table needs one). */
+const PUBLIC = new Set(['/healthz', '/api/v1/health', '/api/v1/version', '/', '/ui', '/ui/', '/*', '/ui/*', '/metrics']);
+/** The key checks use ids that name nothing, so a request that gets through (DELETE, gc, resume) changes nothing. */
+const NOTHING = { p: 'nothing', t: 'task-20990101-000000-none', r: '20990101-0000000000-1-1', id: 'task-20990101-000000-none' };
 
-const fill = (route: string, ids: { p: string; t: string; r: string }) => route.replace('{p}', ids.p).replace('{t}', ids.t).replace('{r}', ids.r);
-
-/** A raw request (no URL normalisation: `..` and `%2e%2e` reach the server as sent); SSE bodies are not awaited. */
-function rawRequest(base: string, method: string, rawPath: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = http.request({ hostname, port, method, path: rawPath, headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers } }, (res) => {
-      if ((res.headers['content-type'] ?? '').includes('text/event-stream')) {
-        resolve({ status: res.statusCode!, headers: res.headers, body: '' });
-        req.destroy();
-        return;
-      }
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+/** The protected routes the app registered (#22 item 2), with ids that name nothing. */
+function protectedRoutes(api: TestApi): [string, string][] {
+  return registeredRoutes(api.app)
+    .filter((r) => !PUBLIC.has(r.url) && r.method !== 'OPTIONS' && r.method !== 'HEAD')
+    .map((r) => [r.method, fillRoute(r.url, NOTHING)]);
 }
 
 function tree(dir: string): string[] {
@@ -87,11 +32,11 @@ describe('security', () => {
       seedRun(api.root, P, T, R, {}, 'out\n');
     });
     afterAll(async () => api.close());
-    const ids = { p: P, t: T, r: R };
 
     it('answers 401 on every non-exempt route without the key and accepts Bearer or X-API-Key', async () => {
-      for (const [method, route] of ROUTES) {
-        const url = fill(route, ids);
+      const routes = protectedRoutes(api);
+      expect(routes.length).toBeGreaterThan(40);
+      for (const [method, url] of routes) {
         const res = await rawRequest(api.base, method, url);
         expect([method, url, res.status]).toEqual([method, url, 401]);
         expect(res.headers['www-authenticate']).toBe('Bearer realm="conductor"');
@@ -105,8 +50,8 @@ describe('security', () => {
       }
     });
 
-    it('leaves health, version, metrics, static UI and preflights open, and takes the key as ?api_key= on SSE', async () => {
-      for (const open of ['/healthz', '/api/v1/health', '/api/v1/version', '/metrics', '/', '/ui/', '/ui']) {
+    it('leaves health, version, static UI and preflights open, and takes the key as ?api_key= on SSE', async () => {
+      for (const open of ['/healthz', '/api/v1/health', '/api/v1/version', '/', '/ui/', '/ui']) {
         expect([open, (await rawRequest(api.base, 'GET', open)).status === 401]).toEqual([open, false]);
       }
       expect((await rawRequest(api.base, 'OPTIONS', '/api/projects')).status).toBe(204);
@@ -130,11 +75,12 @@ describe('security', () => {
     it('refuses traversal in every id of every route with 400 and touches nothing', async () => {
       const attacks = ['..', '%2e%2e', '..%2f..%2fetc', '%2Fetc%2Fpasswd', 'a%5Cb', '%252e%252e'];
       const before = tree(api.dir);
-      for (const [method, route] of ROUTES) {
-        for (const slot of ['p', 't', 'r'] as const) {
-          if (!route.includes(`{${slot}}`)) continue;
+      const routes = registeredRoutes(api.app).filter((r) => r.method !== 'HEAD' && r.method !== 'OPTIONS');
+      for (const { method, url: route } of routes) {
+        for (const slot of ['p', 't', 'r', 'id'] as const) {
+          if (!route.split('/').includes(`:${slot}`)) continue;
           for (const attack of attacks) {
-            const url = fill(route, { p: P, t: T, r: R, [slot]: attack });
+            const url = fillRoute(route, { p: P, t: T, r: R, id: T, [slot]: attack });
             const body = method === 'POST' ? JSON.stringify({ body: 'x' }) : undefined;
             const res = await rawRequest(api.base, method, url, {}, body);
             expect([method, url, res.status]).toEqual([method, url, 400]);
@@ -160,7 +106,8 @@ describe('security', () => {
     });
 
     it('refuses destructive routes from a browser with 403', async () => {
-      const browser: Record<string, string>[] = [{ 'X-Conductor-Client': 'web-ui' }, { Origin: 'http://evil.example' }, { 'Sec-Fetch-Mode': 'cors' }, { Referer: 'http://x/' }];
+      // The dashboard's own origin: a foreign one is refused earlier (security-browser.e2e-spec.ts).
+      const browser: Record<string, string>[] = [{ 'X-Conductor-Client': 'web-ui' }, { Origin: api.base }, { 'Sec-Fetch-Mode': 'cors' }, { Referer: 'http://x/' }];
       for (const h of browser) {
         const del = await rawRequest(api.base, 'DELETE', `/api/projects/${P}`, h);
         expect(del.status).toBe(403);

@@ -1,6 +1,6 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BusWriter, prepareMessage, readMessages, repairBusFile } from '@app/messagebus';
+import { BusWriter, prepareMessage, readMessages, repairBusFile, serializeEntry } from '@app/messagebus';
 import { referenceRead } from './reference-reader';
 import { tempDir } from './tmp';
 
@@ -15,7 +15,11 @@ describe('an entry torn by a writer that died mid-write', () => {
       const kept = [await w.append({ ...base, body: 'first' }), await w.append({ ...base, body: 'second\n---\nline' })];
       w.close();
       const seedText = readFileSync(seed);
-      const { entry } = prepareMessage({ ...base, meta: { quoted: 'a: "b"', multi: 'x\ny' }, body: 'torn body\nmore' });
+      // A multi-line meta value (a literal block; our writers refuse one, upstream files may hold one) tears too.
+      const entry = serializeEntry(
+        { msgId: 'MSG-20260101-120000-000000001-PID00001-0001', tsText: '2026-01-01T12:00:00Z', type: 'INFO', projectId: 'proj', taskId: 'task-x', runId: 'r', meta: { quoted: 'a: "b"', multi: 'x\ny' } },
+        'torn body\nmore',
+      );
       const torn = Buffer.from('\n' + entry);
       for (let cut = 1; cut < torn.length; cut++) {
         const bus = join(dir, `bus-${cut}.md`);

@@ -115,6 +115,7 @@ describe('config loading', () => {
       cors_origins: ['http://localhost:3000'],
       auth_enabled: false,
       api_key: '',
+      metrics_public: false,
       sse: { poll_interval_ms: 500, discovery_interval_ms: 1000, heartbeat_interval_s: 5, max_clients_per_run: 10 },
       max_request_body_bytes: 2097152,
     });

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  MAX_ID_LENGTH,
   generateTaskId,
   newRunId,
   RunsLayout,
@@ -172,5 +173,24 @@ describe('RunsLayout', () => {
     expect(errorOf(() => l.allocateRunDir('Bad', 'task-20260101-000000-abc')).code).toBe('INVALID_ID');
     expect(errorOf(() => l.allocateRunDir('p', 'not-a-task')).code).toBe('INVALID_ID');
     expect(existsSync(join(tmp.dir, 'Bad'))).toBe(false);
+  });
+});
+
+describe('id length and control characters (issue #10)', () => {
+  it('caps every id rule at MAX_ID_LENGTH, well under NAME_MAX', () => {
+    expect(MAX_ID_LENGTH).toBeLessThanOrEqual(128);
+    const long = 'a'.repeat(MAX_ID_LENGTH + 1);
+    expect(() => validateProjectId(long)).toThrow(`project ID is ${MAX_ID_LENGTH + 1} characters long, over the ${MAX_ID_LENGTH}-character limit`);
+    expect(() => validateRunId(long)).toThrow(/over the 128-character limit/);
+    expect(() => validateIdentifier(long, 'project_id')).toThrow('project_id is 129 characters long, over the 128-character limit');
+    expect(() => validateTaskId(`task-20260101-120000-${'a'.repeat(200)}`)).toThrow(/over the 128-character limit/);
+    expect(validateProjectId('a'.repeat(MAX_ID_LENGTH))).toBe('a'.repeat(MAX_ID_LENGTH));
+  });
+
+  it('refuses control characters instead of trimming them away', () => {
+    for (const bad of ['p\n', '\tp', 'p\u001b[1m', 'p\u2028']) {
+      expect(() => validateIdentifier(bad, 'project_id')).toThrow('project_id must not contain control characters');
+    }
+    expect(validateIdentifier('  p  ', 'project_id')).toBe('p');
   });
 });

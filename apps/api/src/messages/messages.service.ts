@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BusMessage, BusWriter, readMessages } from '@app/messagebus';
+import { BusMessage, BusWriter, readMessages, validateHeaderFields } from '@app/messagebus';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { ApiError, badRequest } from '../common/api-error';
 import { formatTime } from '../common/go-format';
@@ -40,16 +40,12 @@ export class MessagesService {
 
   async post(input: { projectId: string; taskId?: string; runId?: string; type?: string; body: string }) {
     if (input.body.trim() === '') throw badRequest('body is required');
+    const header = { type: input.type?.trim() || 'USER', project_id: input.projectId, task_id: input.taskId ?? '', run_id: input.runId ?? '' };
+    validateHeaderFields(header);
     const bus = this.busPath(input.projectId, input.taskId);
     fs.mkdirSync(path.dirname(bus), { recursive: true });
     // Counted in conductor_messagebus_appends_total by MetricsService's append observer.
-    const msg = await new BusWriter(bus, { maxBodyBytes: this.ctx.config?.storage?.max_message_body_bytes || undefined }).append({
-      type: input.type?.trim() || 'USER',
-      project_id: input.projectId,
-      task_id: input.taskId ?? '',
-      run_id: input.runId ?? '',
-      body: input.body,
-    });
+    const msg = await new BusWriter(bus, { maxBodyBytes: this.ctx.config?.storage?.max_message_body_bytes || undefined }).append({ ...header, body: input.body });
     return { msg_id: msg.msg_id, timestamp: formatTime(msg.ts) };
   }
 }

@@ -8,6 +8,7 @@ import { removeDone } from '@app/storage';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { formatTime } from '../common/go-format';
 import { checkId, checkRunId } from '../common/ids';
+import { MAX_TAIL_LINES, parseCountQuery } from '../common/query-numbers';
 import { AuditLogService } from '../security/audit-log.service';
 import { refuseBrowser } from '../security/browser-origin';
 import { confine } from '../security/path-confinement';
@@ -252,7 +253,7 @@ export class ProjectTasksController {
     return { name: n, file: confine(this.data.root, file, 'run file path') };
   }
 
-  /** #45 (`tail=N` returns the last N lines, D12) */
+  /** #45 (`tail=N` returns the last N lines, D12; `tail=0` the whole file) */
   @Get(':t/runs/:r/file')
   file(@Param('p') p: string, @Param('t') t: string, @Param('r') r: string, @Query('name') name?: string, @Query('tail') tail?: string) {
     const run = this.findRun(p, t, r);
@@ -263,9 +264,9 @@ export class ProjectTasksController {
     } catch {
       throw notFound(`file not found: ${n}`);
     }
+    const tailN = parseCountQuery(tail, 'tail', MAX_TAIL_LINES);
     let content = fs.readFileSync(file, 'utf8');
-    const tailN = Number.parseInt(tail ?? '', 10);
-    if (Number.isFinite(tailN) && tailN > 0) content = lastLines(content, tailN);
+    if (tailN !== undefined && tailN > 0) content = lastLines(content, tailN);
     return { name: n, content, modified: formatTime(st.mtime), size_bytes: st.size };
   }
 

@@ -1,16 +1,29 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { toEnvelope } from '../common/error.filter';
+import { checkStateChange } from './state-change-guard';
 
 export interface HookOptions {
   apiKey?: string;
   corsOrigins: string[];
+  /** `/metrics` open without the key (api.metrics_public). */
+  metricsPublic?: boolean;
+  /** True when a (decoded) path spells an API route: the static catch-all is then not public for it. */
+  isApiPath?: (decodedPath: string) => boolean;
   onResponse?: (method: string, status: number) => void;
   /** One `request_completed` line per request (server mode with logging on). */
   log?: (line: string) => void;
 }
 
-const EXEMPT_PATHS = new Set(['/api/v1/health', '/api/v1/version', '/metrics', '/healthz']);
-const SSE_PATH = /\/stream(\/all)?$/;
+/**
+ * Route patterns (as registered, matched by Fastify on the decoded path) that need no key: health,
+ * version and the dashboard (built-in page, static files and its catch-all). Everything else,
+ * including paths no route matched, needs the key: the decision never looks at the raw URL.
+ */
+const PUBLIC_ROUTES = new Set(['/healthz', '/api/v1/health', '/api/v1/version', '/', '/ui', '/ui/', '/*', '/ui/*']);
+export const isPublicRoute = (url: string): boolean => PUBLIC_ROUTES.has(url);
+const SSE_ROUTE = /\/stream(\/all)?$/;
+const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 export const API_KEY_COOKIE = 'conductor_api_key';
 
 let fallbackCounter = 0;
@@ -38,20 +51,46 @@ function pathOf(req: FastifyRequest): string {
   return q >= 0 ? raw.slice(0, q) : raw;
 }
 
-/** Static UI assets and the health/version/metrics endpoints need no key (D11); everything under /api/ and /mcp does. */
-export function isAuthExempt(method: string, urlPath: string): boolean {
-  if (method === 'OPTIONS') return true;
-  if (EXEMPT_PATHS.has(urlPath)) return true;
-  if (urlPath === '/mcp' || urlPath.startsWith('/mcp/')) return false;
-  return !urlPath.startsWith('/api/') && urlPath !== '/api';
+/** The pattern of the route Fastify matched (e.g. `/api/projects/:p`), undefined when none did (404). */
+export function matchedRoute(req: FastifyRequest): string | undefined {
+  return req.routeOptions?.url;
 }
 
-function presentedKey(req: FastifyRequest, urlPath: string): string | undefined {
+/** The percent-decoded path when it has no empty, `.` or `..` segment (a trailing `/` aside), else undefined. */
+export function canonicalPath(rawPath: string): string | undefined {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(rawPath);
+  } catch {
+    return undefined;
+  }
+  const segments = decoded.split('/').slice(1);
+  const ok = segments.every((seg, i) => (seg !== '' || i === segments.length - 1) && seg !== '.' && seg !== '..') && !decoded.includes('\\');
+  return ok ? decoded : undefined;
+}
+
+/**
+ * Deny by default: only the exact public route patterns (D11) and preflights go without a key. A
+ * wildcard route (the static UI) matches any spelling: it is public only for a canonical path that
+ * does not spell an API route (`/ui/../api/…`, `/API/v1/…`, `/api/projects/` need the key).
+ */
+export function isAuthExempt(method: string, route: string | undefined, rawPath: string, opts: Pick<HookOptions, 'metricsPublic' | 'isApiPath'> = {}): boolean {
+  if (method === 'OPTIONS') return true;
+  if (route === undefined) return false;
+  if (route.includes('*')) {
+    const decoded = canonicalPath(rawPath);
+    if (decoded === undefined || /^\/api(\/|$)/i.test(decoded) || opts.isApiPath?.(decoded)) return false;
+  }
+  return PUBLIC_ROUTES.has(route) || (!!opts.metricsPublic && route === '/metrics');
+}
+
+function presentedKey(req: FastifyRequest, route: string | undefined): string | undefined {
   const auth = req.headers.authorization;
-  if (typeof auth === 'string' && auth.startsWith('Bearer ')) return auth.slice('Bearer '.length);
+  const bearer = typeof auth === 'string' ? BEARER.exec(auth) : null;
+  if (bearer) return bearer[1];
   const header = req.headers['x-api-key'];
   if (typeof header === 'string' && header !== '') return header;
-  if (req.method === 'GET' && SSE_PATH.test(urlPath)) {
+  if (req.method === 'GET' && route !== undefined && SSE_ROUTE.test(route)) {
     const query = (req.query ?? {}) as Record<string, unknown>;
     if (typeof query.api_key === 'string') return query.api_key;
     const cookie = cookieValue(req.headers.cookie, API_KEY_COOKIE);
@@ -82,7 +121,8 @@ function applyCors(req: FastifyRequest, reply: FastifyReply, origins: string[]):
 
 /**
  * The outer request pipeline (api.md §0): request id, request counting, CORS (every OPTIONS → 204),
- * then the optional API key check (§3.1 + D11). Runs for every path, including static files and 404s.
+ * the optional API key check (§3.1 + D11) on the matched route, then the cross-site guard for
+ * state-changing requests. Runs for every path, including static files and 404s.
  */
 export function installRequestHooks(fastify: FastifyInstance, opts: HookOptions): void {
   fastify.addHook('onRequest', (req, reply, done) => {
@@ -103,13 +143,20 @@ export function installRequestHooks(fastify: FastifyInstance, opts: HookOptions)
       void reply.code(204).send();
       return;
     }
-    const urlPath = pathOf(req);
-    if (opts.apiKey && !isAuthExempt(req.method, urlPath) && !keyMatches(presentedKey(req, urlPath), opts.apiKey)) {
+    const route = matchedRoute(req);
+    if (opts.apiKey && !isAuthExempt(req.method, route, pathOf(req), opts) && !keyMatches(presentedKey(req, route), opts.apiKey)) {
       void reply
         .code(401)
         .header('WWW-Authenticate', 'Bearer realm="conductor"')
         .header('Content-Type', 'application/json')
         .send({ error: 'unauthorized', message: 'valid API key required' });
+      return;
+    }
+    try {
+      checkStateChange(req, opts.corsOrigins);
+    } catch (err) {
+      const { status, body } = toEnvelope(err);
+      void reply.code(status).header('Content-Type', 'application/json').send(body);
       return;
     }
     done();

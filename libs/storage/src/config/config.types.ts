@@ -73,6 +73,8 @@ export interface ApiConfig {
   cors_origins: string[];
   auth_enabled: boolean;
   api_key: string;
+  /** `/metrics` answers without the API key (for a scraper that cannot send one). */
+  metrics_public: boolean;
   sse: SseConfig;
   /** Largest HTTP request body the server accepts, in bytes (0 = the server's default, 1 MiB). */
   max_request_body_bytes: number;

@@ -127,6 +127,7 @@ function build(r: RawReader): AppConfig {
       cors_origins: r.strList(['api', 'cors_origins']),
       auth_enabled: r.bool(['api', 'auth_enabled']),
       api_key: r.str(['api', 'api_key']),
+      metrics_public: r.bool(['api', 'metrics_public']),
       sse,
       max_request_body_bytes: r.int(['api', 'max_request_body_bytes']),
     },

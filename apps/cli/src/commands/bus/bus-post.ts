@@ -2,6 +2,9 @@ import { fstatSync, mkdirSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { validateProjectId, validateRunId, validateTaskId } from '@app/storage/ids';
 import { BusWriter } from '@app/messagebus/writer';
+import { BusError } from '@app/messagebus/errors';
+import { validateHeaderFields } from '@app/messagebus/header-fields';
+import { StorageError } from '@app/storage/storage.errors';
 import { resolveBodyLimit } from './body-limit';
 import { UsageError } from '../../common/cli-errors';
 import { withConfigFlag, type BusPostOptions } from './bus-flags';
@@ -57,14 +60,26 @@ function firstOf(...values: (string | undefined)[]): string | undefined {
   return undefined;
 }
 
+/** Invalid ids or header fields are usage errors (exit 2, one line), whichever validator found them. */
+export function asUsageError<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    if ((err instanceof StorageError && err.code === 'INVALID_ID') || (err instanceof BusError && err.code === 'INVALID_MESSAGE')) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
 /** Flag values checked before anything touches the disk (D18). */
 function validateFlags(opts: BusPostOptions): void {
-  if (opts.project !== undefined) validateProjectId(opts.project);
-  if (opts.task !== undefined) validateTaskId(opts.task);
-  if (opts.run !== undefined) validateRunId(opts.run);
   if (opts.type !== undefined && opts.type.trim() === '') throw new UsageError('--type must not be empty');
   for (const p of opts.parent ?? []) if (p.trim() === '') throw new UsageError('--parent must not be empty');
   for (const l of opts.link ?? []) if (l.trim() === '') throw new UsageError('--link must not be empty');
+  asUsageError(() => {
+    if (opts.project !== undefined) validateProjectId(opts.project);
+    if (opts.task !== undefined) validateTaskId(opts.task);
+    if (opts.run !== undefined) validateRunId(opts.run);
+  });
 }
 
 /**
@@ -110,9 +125,18 @@ export async function runBusPost(opts: BusPostOptions, rawIo: PostIo): Promise<v
   const io = withConfigFlag(rawIo, opts.config);
   validateFlags(opts);
   const maxBodyBytes = resolveBodyLimit(opts.maxBodyBytes, io);
-  const busPath = resolvePostBus(opts, io);
+  const busPath = asUsageError(() => resolvePostBus(opts, io));
   const scope = resolvePostScope(opts, busPath, io);
   if (!scope.project) throw new Error('cannot infer project: run from inside a task or project directory');
+  const header = {
+    type: opts.type ?? 'INFO',
+    project_id: scope.project,
+    task_id: scope.task ?? '',
+    run_id: scope.run ?? '',
+    parents: (opts.parent ?? []).map((id) => ({ msg_id: id.trim() })),
+    links: (opts.link ?? []).map((url) => ({ url: url.trim() })),
+  };
+  asUsageError(() => validateHeaderFields(header));
   let body = opts.body ?? '';
   if (body === '') body = io.readStdin() ?? '';
   if (body.trim() === '' && !opts.allowEmpty) throw new UsageError('message body is empty: pass --body <text> or pipe it on stdin (--allow-empty posts an empty message)');
@@ -125,15 +149,7 @@ export async function runBusPost(opts: BusPostOptions, rawIo: PostIo): Promise<v
   if (firstOf(opts.project) && !firstOf(opts.task)) mkdirSync(dirname(busPath), { recursive: true });
   const writer = new BusWriter(busPath, { maxBodyBytes });
   try {
-    const msg = await writer.append({
-      type: opts.type ?? 'INFO',
-      project_id: scope.project,
-      task_id: scope.task ?? '',
-      run_id: scope.run ?? '',
-      body,
-      parents: (opts.parent ?? []).map((id) => ({ msg_id: id.trim() })),
-      links: (opts.link ?? []).map((url) => ({ url: url.trim() })),
-    });
+    const msg = await writer.append({ ...header, body });
     io.stdout.write(`msg_id: ${msg.msg_id}\n`);
   } finally {
     writer.close();

@@ -1,4 +1,6 @@
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
+import { validateHeaderFields } from '@app/messagebus';
+import { asUsageError } from '../../bus/bus-post';
 import { collect, out, parseIntFlag, ProjectOptions, ProjectScopedCommand, requireFlag } from './client-command';
 import { formatLocal, formatUtc, parseDuration, tabulate } from './format';
 import { expectStatus, parseJson, seg, ServerClient, ServerClientError } from './server-client';
@@ -187,6 +189,8 @@ async function readStdinIfPiped(): Promise<string | undefined> {
 export class ServerBusPostCommand extends ProjectScopedCommand<BusPostOptions> {
   async execute(_args: string[], opts: BusPostOptions, client: ServerClient): Promise<void> {
     const project = requireFlag(opts.project, 'project');
+    // the server would answer 400; the same validator refuses it here as a usage error (exit 2)
+    asUsageError(() => validateHeaderFields({ type: opts.type ?? 'INFO', project_id: project, task_id: opts.task }));
     const body = opts.body || (await readStdinIfPiped()) || '';
     const res = await client.call('POST', busPath(project, opts.task), { body: { type: opts.type ?? 'INFO', body }, expect: [200, 201] });
     if (opts.json) return out(`${res.text.trim()}\n`);

@@ -1,0 +1,54 @@
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../common/api-error';
+
+/**
+ * Cross-site request guard for every state-changing request (any method but GET/HEAD/OPTIONS, on
+ * any route, present or future), with or without an API key:
+ * - a body must be `application/json`: a browser sends a cross-site form or `text/plain` POST
+ *   without a CORS preflight, but never a JSON one;
+ * - `Sec-Fetch-Site: cross-site` is refused;
+ * - an `Origin` must be the server's own (same host as the request's `Host`) or listed in
+ *   `api.cors_origins` (`*` does not count). CLI clients send no Origin.
+ */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function header(req: FastifyRequest, name: string): string {
+  const v = req.headers[name];
+  return (Array.isArray(v) ? v.join(',') : (v ?? '')).trim();
+}
+
+function hasBody(req: FastifyRequest): boolean {
+  const length = header(req, 'content-length');
+  return header(req, 'transfer-encoding') !== '' || (length !== '' && length !== '0');
+}
+
+/** `application/json`, optionally with parameters (`; charset=utf-8`). */
+export function isJsonContentType(value: string): boolean {
+  return value.split(';')[0].trim().toLowerCase() === 'application/json';
+}
+
+function originAllowed(origin: string, host: string, allowList: string[]): boolean {
+  if (allowList.includes(origin)) return true;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false; // `null` (sandboxed frames, file://) and garbage
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  return host !== '' && url.host.toLowerCase() === host.toLowerCase();
+}
+
+/** Throws ApiError (415 / 403) when a state-changing request may come from a foreign web page. */
+export function checkStateChange(req: FastifyRequest, allowedOrigins: string[]): void {
+  if (SAFE_METHODS.has(req.method)) return;
+  const contentType = header(req, 'content-type');
+  if ((contentType !== '' || hasBody(req)) && !isJsonContentType(contentType)) {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `unsupported content type ${JSON.stringify(contentType || '(none)')}: state-changing requests take application/json`);
+  }
+  if (header(req, 'sec-fetch-site').toLowerCase() === 'cross-site') throw new ApiError('FORBIDDEN', 'cross-site request refused');
+  const origin = header(req, 'origin');
+  if (origin !== '' && !originAllowed(origin, header(req, 'host'), allowedOrigins.filter((o) => o !== '*'))) {
+    throw new ApiError('FORBIDDEN', `cross-origin request refused: origin ${JSON.stringify(origin.slice(0, 100))} is not this server (allow it with api.cors_origins)`);
+  }
+}
