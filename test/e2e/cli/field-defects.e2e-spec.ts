@@ -37,13 +37,20 @@ describe('issue #12 field defects (CLI)', () => {
       [['--body', '-x'], '-x'],
       [['--body=-x'], '-x'],
       [['--body', '--help'], '--help'],
-      [['--type', '-T-', '--body', '-h'], '-h'],
+      [['--type', 'T-1', '--body', '-h'], '-h'],
     ])('bus post %j (fast path)', (args, body) => {
       const r = post(args);
       expect([r.code, r.stderr]).toEqual([0, '']);
       const [m] = readMessages(taskBus());
       expect(m.body).toBe(body);
-      if (args[0] === '--type') expect(m.type).toBe('-T-');
+      if (args[0] === '--type') expect(m.type).toBe('T-1');
+    });
+
+    it('a dash-leading --type is taken as its value and refused by the header validator, not by the parser', () => {
+      const r = post(['--type', '-T-', '--body', 'x']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^Error: invalid message type "-T-"/);
+      expect(existsSync(taskBus())).toBe(false);
     });
 
     it('a subcommand value named like a flag of its group reaches the subcommand (nest-commander)', async () => {

@@ -7,7 +7,8 @@ import { ConductorMcp, createConductorMcp } from '@app/mcp';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { TasksService } from '../tasks/tasks.service';
 import { ApiTaskStarter } from './api-task-starter';
-import { isForeignOrigin } from './mcp-origin';
+import { ApiError } from '../common/api-error';
+import { checkCrossSite } from '../security/state-change-guard';
 
 interface Session {
   transport: StreamableHTTPServerTransport;
@@ -35,8 +36,11 @@ export class McpSessions implements OnApplicationShutdown {
 
   async handle(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     reply.hijack();
-    if (isForeignOrigin(req, this.ctx.corsOrigins)) {
-      sendJson(reply, 403, { error: 'forbidden', message: 'cross-origin request refused' });
+    try {
+      checkCrossSite(req, this.ctx.corsOrigins);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      sendJson(reply, 403, { error: 'forbidden', message: err.message });
       return;
     }
     const id = req.headers['mcp-session-id'];

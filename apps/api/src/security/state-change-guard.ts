@@ -39,6 +39,19 @@ function originAllowed(origin: string, host: string, allowList: string[]): boole
   return host !== '' && url.host.toLowerCase() === host.toLowerCase();
 }
 
+/**
+ * Throws ApiError (403) when the request comes from a foreign web page: `Sec-Fetch-Site: cross-site`
+ * or an Origin that is not this server nor allow-listed. `/mcp` applies it to every method (the MCP
+ * transport rules ask for an Origin check against DNS rebinding, reads included).
+ */
+export function checkCrossSite(req: FastifyRequest, allowedOrigins: string[]): void {
+  if (header(req, 'sec-fetch-site').toLowerCase() === 'cross-site') throw new ApiError('FORBIDDEN', 'cross-site request refused');
+  const origin = header(req, 'origin');
+  if (origin !== '' && !originAllowed(origin, header(req, 'host'), allowedOrigins.filter((o) => o !== '*'))) {
+    throw new ApiError('FORBIDDEN', `cross-origin request refused: origin ${JSON.stringify(origin.slice(0, 100))} is not this server (allow it with api.cors_origins)`);
+  }
+}
+
 /** Throws ApiError (415 / 403) when a state-changing request may come from a foreign web page. */
 export function checkStateChange(req: FastifyRequest, allowedOrigins: string[]): void {
   if (SAFE_METHODS.has(req.method)) return;
@@ -46,9 +59,5 @@ export function checkStateChange(req: FastifyRequest, allowedOrigins: string[]):
   if ((contentType !== '' || hasBody(req)) && !isJsonContentType(contentType)) {
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `unsupported content type ${JSON.stringify(contentType || '(none)')}: state-changing requests take application/json`);
   }
-  if (header(req, 'sec-fetch-site').toLowerCase() === 'cross-site') throw new ApiError('FORBIDDEN', 'cross-site request refused');
-  const origin = header(req, 'origin');
-  if (origin !== '' && !originAllowed(origin, header(req, 'host'), allowedOrigins.filter((o) => o !== '*'))) {
-    throw new ApiError('FORBIDDEN', `cross-origin request refused: origin ${JSON.stringify(origin.slice(0, 100))} is not this server (allow it with api.cors_origins)`);
-  }
+  checkCrossSite(req, allowedOrigins);
 }
