@@ -26,6 +26,8 @@ export class EntryScanner {
   private base = 0;
   private opener = -1;
   private torn = 0;
+  /** A body that ended without its terminator, held until the next header shows what it was. */
+  private unterminated?: BusMessage;
 
   constructor(private state: ScanState = 'seek') {}
 
@@ -106,15 +108,17 @@ export class EntryScanner {
         if (fence) this.openHeader(start);
         return;
       case 'header':
-        if (fence) this.closeHeader(start);
+        if (fence) this.closeHeader(start, out);
         return;
       case 'body':
         if (fence) {
           // A record ends with its body's newline plus the separator newline, so a complete one is
-          // followed by a blank line before the next fence (both writers always write it). Without
-          // it the record was torn (a writer died mid-append, its tail later completed): skip it.
-          if (this.endsWithTerminator(start)) out.push(this.makeMessage(start, 2));
-          else this.torn++;
+          // followed by a blank line before the next fence (both writers always write it). A
+          // non-empty body without it is either torn (a writer died mid-append and the next
+          // record follows) or an upstream body with a bare `---` line (what follows is no
+          // header): the next header decides (closeHeader).
+          if (this.endsWithTerminator(start) || start === this.bodyStart) out.push(this.makeMessage(start, 2));
+          else this.unterminated = this.makeMessage(start, 2);
           this.openHeader(start);
         }
         return;
@@ -132,14 +136,19 @@ export class EntryScanner {
     this.header = undefined;
   }
 
-  private closeHeader(fenceStart: number): void {
+  private closeHeader(fenceStart: number, out: BusMessage[]): void {
+    const held = this.unterminated;
+    this.unterminated = undefined;
     try {
       this.header = parseHeader(this.buf.toString('utf8', this.headerStart, fenceStart));
     } catch {
-      // Upstream re-syncs best-effort: the fence that closed a bad header opens a new one.
+      // Upstream re-syncs best-effort: the fence that closed a bad header opens a new one; the
+      // body before it is read as upstream reads it.
+      if (held) out.push(held);
       this.openHeader(fenceStart);
       return;
     }
+    if (held) this.torn++;
     this.state = 'body';
     this.bodyStart = this.pos;
   }
