@@ -19,8 +19,10 @@ describe('run-agent task --worktree, diff and merge (real git, built CLI)', () =
   it('parallel tasks change one file in their own worktrees; merge, conflict, rebase, merge', async () => {
     sb = new WorktreeSandbox();
     const [a, b] = await Promise.all([sb.task(T1, 'ALPHA'), sb.task(T2, 'BETA')]);
-    expect([a.code, a.stderr]).toEqual([0, '']);
-    expect([b.code, b.stderr]).toEqual([0, '']);
+    expect([a.code, a.stderr]).toEqual([0, expect.stringContaining('DONE: task completed')]);
+    expect(a.stderr).not.toMatch(/Error:|WARNING/);
+    expect([b.code, b.stderr]).toEqual([0, expect.stringContaining('DONE: task completed')]);
+    expect(b.stderr).not.toMatch(/Error:|WARNING/);
 
     // the main checkout is untouched until merge
     expect(sb.read(join(sb.repo, 'shared.txt'))).toBe(ORIGINAL);

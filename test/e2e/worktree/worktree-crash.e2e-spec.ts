@@ -56,7 +56,8 @@ describe('worktree creation is crash-safe (SIGKILL, real git)', () => {
 
     rmSync(block);
     const retry = await sb.task(T1, 'ALPHA');
-    expect([retry.code, retry.stderr]).toEqual([0, '']);
+    expect([retry.code, retry.stderr]).toEqual([0, expect.stringContaining('DONE: task completed')]);
+    expect(retry.stderr).not.toMatch(/Error:|WARNING/);
     expect(sb.read(join(wt, 'data.slow'))).toBe('payload\n');
     expect(sb.read(join(wt, 'shared.txt'))).toContain('ALPHA');
     expect(readWorktreeRecord(sb.taskDir(T1))).toMatchObject({ path: wt, branch: `conductor/${T1}`, setup_done: true });
@@ -79,7 +80,8 @@ describe('worktree creation is crash-safe (SIGKILL, real git)', () => {
 
     rmSync(hold);
     const retry = await sb.task(T1, 'ALPHA');
-    expect([retry.code, retry.stderr]).toEqual([0, '']);
+    expect([retry.code, retry.stderr]).toEqual([0, expect.stringContaining('DONE: task completed')]);
+    expect(retry.stderr).not.toMatch(/Error:|WARNING/);
     const rec = readWorktreeRecord(sb.taskDir(T1))!;
     expect(rec.setup_done).toBe(true);
     expect(sb.read(join(wt, 'setup-done.txt'))).toBe(`${wt} ${rec.port}\n`);
