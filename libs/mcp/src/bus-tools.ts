@@ -34,7 +34,7 @@ export interface PostInput {
  * id]…` writes from the same scope, through the same writer (BusWriter, which applies the
  * format's own checks: type, body size).
  */
-export async function postMessage(scope: McpScope, input: PostInput): Promise<{ msg_id: string; bus: string }> {
+export async function postMessage(scope: McpScope, input: PostInput, maxBodyBytes?: number): Promise<{ msg_id: string; bus: string }> {
   const layout = new RunsLayout(scope.root);
   const projectId = projectOf(scope, input.project);
   const taskId = busTaskOf(scope, projectId, input.task);
@@ -42,7 +42,7 @@ export async function postMessage(scope: McpScope, input: PostInput): Promise<{ 
   const parents = input.parents ?? [];
   if (parents.some((p) => p.trim() === '')) throw new McpInputError('parents must not contain an empty msg_id');
   const bus = busPathOf(layout, projectId, taskId);
-  const writer = new BusWriter(bus);
+  const writer = new BusWriter(bus, { maxBodyBytes });
   try {
     const msg = await writer.append({
       type: input.type,
@@ -116,7 +116,8 @@ const readShape = {
   project: z.string().optional().describe('project id (needed when the server has no project scope)'),
 };
 
-export function registerBusTools(server: McpServer, scope: McpScope): void {
+/** `maxBodyBytes`: the body limit of `run-agent bus post` (default: the format's, 16 MiB). */
+export function registerBusTools(server: McpServer, scope: McpScope, maxBodyBytes?: number): void {
   addTool<PostInput>(
     server,
     'bus_post',
@@ -126,7 +127,7 @@ export function registerBusTools(server: McpServer, scope: McpScope): void {
         'Append a message to the scoped message bus (the task bus when the server is scoped to a task, else the project bus), exactly as `run-agent bus post` does. Returns its msg_id.',
       inputSchema: postShape,
     },
-    (args) => toolCall(() => postMessage(scope, args)),
+    (args) => toolCall(() => postMessage(scope, args, maxBodyBytes)),
   );
   addTool<ReadInput>(
     server,

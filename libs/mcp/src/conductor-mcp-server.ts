@@ -27,7 +27,7 @@ export function createConductorMcp(opts: ConductorMcpOptions): ConductorMcp {
     },
   );
   const index = new StorageIndex(new RunsLayout(opts.scope.root));
-  registerBusTools(server, opts.scope);
+  registerBusTools(server, opts.scope, opts.maxBodyBytes ?? (opts.config?.storage?.max_message_body_bytes || undefined));
   registerTaskTools(server, opts, index);
   const closeWatches = registerResources(server, opts.scope, index, opts.feed ?? new ChangeFeed(), opts.pollMs ?? 250);
   return {

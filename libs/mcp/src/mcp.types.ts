@@ -48,4 +48,6 @@ export interface ConductorMcpOptions {
   /** Poll interval of task_wait and of subscriptions' fallback check (default 250 ms). */
   pollMs?: number;
   version?: string;
+  /** Body limit of bus_post (default: config storage.max_message_body_bytes, else 16 MiB). */
+  maxBodyBytes?: number;
 }

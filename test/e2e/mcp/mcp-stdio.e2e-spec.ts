@@ -75,7 +75,7 @@ describe('run-agent mcp over stdio (the SDK client)', () => {
     const before = readFileSync(bus, 'utf8');
     expect(await callError(client, 'bus_post', { type: ' ', body: 'x' })).toBe('type must not be empty');
     expect(await callError(client, 'bus_post', { type: 'INFO', body: 'x', task: '../etc' })).toMatch(/invalid task/i);
-    expect(await callError(client, 'bus_post', { type: 'INFO', body: 'x'.repeat(64 * 1024 + 1) })).toMatch(/over the 65536-byte limit/);
+    expect(await callError(client, 'bus_post', { type: 'INFO', body: 'x'.repeat(16 * 1024 * 1024 + 1) })).toMatch(/over the 16777216-byte limit/);
     expect(await callError(client, 'bus_read', { since: 'no-such-id' })).toMatch(/not found/);
     expect(await callError(client, 'task_start', { prompt: '   ' })).toBe('prompt is empty');
     expect(await callError(client, 'task_start', { prompt: 'x', agent: 'no-such-agent', task: 'task-20260101-120000-refused' })).toBe('unsupported agent type "no-such-agent"');

@@ -83,7 +83,7 @@ describe('agents die with their runner, or are adopted (issue #11)', () => {
     await waitFor(() => starts(counter).length === 2 || ended, 20_000);
     expect(ended).toBeUndefined();
     writeFileSync(release, '');
-    expect(await second.done).toEqual({ code: 0, stderr: '' });
+    expect(await second.done).toEqual({ code: 0, stderr: expect.stringContaining('DONE: task completed') });
     expect(existsSync(`${counter}.overlap`)).toBe(false);
     expect(runInfos(taskDir).map((i) => i.status).at(-1)).toBe('completed');
     expect(starts(counter)).toHaveLength(2);

@@ -3,7 +3,11 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 import { createConductorMcp, JobStarter } from '@app/mcp';
 import { agentCallerEnv, asCliError, loadRunConfig } from '../engine/job-common';
 import { productVersion } from '../../version';
+import { resolveBodyLimit } from '../bus/body-limit';
 import { resolveMcpScope, type McpFlags } from './mcp-scope';
+
+/** Room for one bus_post of the largest allowed body, JSON-escaped (at worst 6 bytes a byte), plus the envelope. */
+const stdioBufferFor = (maxBodyBytes: number) => maxBodyBytes * 6 + 1024 * 1024;
 
 /** Resolves when stdin ends or a SIGINT/SIGTERM arrives. */
 function untilClosed(transport: StdioServerTransport): Promise<string | undefined> {
@@ -32,16 +36,18 @@ export class McpCommand extends CommandRunner {
   async run(_args: string[], flags: McpFlags = {}): Promise<void> {
     let scope;
     let loaded;
+    let maxBodyBytes;
     try {
       scope = resolveMcpScope(flags, { env: process.env, cwd: process.cwd() });
       loaded = loadRunConfig(flags.config);
+      maxBodyBytes = resolveBodyLimit(undefined, { env: flags.config ? { ...process.env, CONDUCTOR_CONFIG: flags.config } : process.env, cwd: process.cwd() });
     } catch (err) {
       throw asCliError(err);
     }
     const abort = new AbortController();
     const starter = new JobStarter({ root: scope.root, config: loaded.config, env: agentCallerEnv(loaded), signal: abort.signal });
-    const mcp = createConductorMcp({ scope, config: loaded.config, starter, version: productVersion() });
-    const transport = new StdioServerTransport();
+    const mcp = createConductorMcp({ scope, config: loaded.config, starter, version: productVersion(), maxBodyBytes });
+    const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: stdioBufferFor(maxBodyBytes) });
     const closed = untilClosed(transport);
     await mcp.server.connect(transport);
     const signal = await closed;
