@@ -5,6 +5,7 @@ import { engineCommands } from './commands/engine';
 import { inspectCommands } from './commands/inspect';
 import { orchestrationCommands } from './commands/orchestration';
 import { serverCommands } from './commands/server';
+import { scaleoutCommands } from './commands/scaleout';
 
-@Module({ providers: [...busCommands, ...inspectCommands, ...engineCommands, ...serverCommands, ...completionCommands, ...orchestrationCommands] })
+@Module({ providers: [...busCommands, ...inspectCommands, ...engineCommands, ...serverCommands, ...completionCommands, ...orchestrationCommands, ...scaleoutCommands] })
 export class CliModule {}

@@ -135,6 +135,8 @@ export class ChangeTailer {
       let offset = grown ? prev!.offset : 0;
       const tail = BUS_FILE.test(name) ? readBusTail(file, offset) : { data: readFileSync(file).subarray(offset), size: st.size, ino: st.ino };
       if (!grown && prev) offset = 0;
+      // an empty new file still has to exist on the replica
+      if (tail.data.length === 0 && !prev && token !== PROJECT_TOKEN) await this.emit(projectId, token, { path, op: 'put', offset: 0, data: tail.data }, 'empty');
       for (let at = 0; at < tail.data.length; at += MAX_CHUNK) {
         // a project bus chunk must hold whole entries: it is sent in one piece
         const piece = token === PROJECT_TOKEN ? tail.data : tail.data.subarray(at, at + MAX_CHUNK);

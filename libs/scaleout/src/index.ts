@@ -6,3 +6,4 @@ export { decodeQueuedTask, decodeControl, submissionId, type QueuedTask, type Co
 export { replayTask, failOrphanRuns } from './replay';
 export { Worker, type WorkerOptions } from './worker';
 export { ScaleoutServer, type ReplicaEvent } from './replica';
+export { ReplicaLivenessProbe } from './replica-probe';
