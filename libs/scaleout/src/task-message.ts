@@ -20,6 +20,8 @@ export interface ControlMessage {
   taskId: string;
   runId?: string;
   stoppedBy?: string;
+  /** Cancel: write DONE first, so the loop does not restart (DELETE /api/v1/tasks/{id}). */
+  done?: boolean;
 }
 
 const str = (v: unknown) => typeof v === 'string';
@@ -70,7 +72,7 @@ export function decodeControl(data: Uint8Array): ControlMessage {
   }
   if (!o || o.action !== 'stop') throw new ScaleoutError('INVALID_TASK', 'unknown control action');
   checkIds(o);
-  return { action: 'stop', projectId: o.projectId as string, taskId: o.taskId as string, runId: o.runId as string | undefined, stoppedBy: str(o.stoppedBy) ? (o.stoppedBy as string) : undefined };
+  return { action: 'stop', projectId: o.projectId as string, taskId: o.taskId as string, runId: o.runId as string | undefined, stoppedBy: str(o.stoppedBy) ? (o.stoppedBy as string) : undefined, done: o.done === true };
 }
 
 /** Message id of a submission: one launch (task + first run) is queued once within the dedup window. */

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
 import { runTask, stopRun, stopTask, type TaskOptions } from '@app/runner';
-import { isTaskDone, RunsLayout, type AppConfig } from '@app/storage';
+import { RunsLayout, writeDone, type AppConfig } from '@app/storage';
 import { ChangeTailer } from './change-tailer';
 import { recordHeaders } from './change-record';
 import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, publishDurably, type NatsLink } from './nats';
@@ -136,6 +136,7 @@ export class Worker {
     const taskDir = layout.taskDir(c.projectId, c.taskId);
     if (!existsSync(taskDir)) return;
     const stoppedBy = c.stoppedBy ?? 'conductor';
+    if (c.done) writeDone(taskDir);
     if (c.runId) await stopRun(layout.runDir(c.projectId, c.taskId, c.runId), { stoppedBy });
     else await stopTask(taskDir, { stoppedBy });
     this.log(`stopped ${c.projectId}/${c.taskId}${c.runId ? ` run ${c.runId}` : ''}`);
@@ -180,7 +181,7 @@ export class Worker {
       const firstRun = layout.runDir(task.projectId, task.taskId, task.runId);
       const fresh = !existsSync(join(firstRun, 'run-info.yaml'));
       if (fresh) mkdirSync(firstRun, { recursive: true });
-      if (!(takeover && isTaskDone(taskDir))) {
+      if (!(takeover && existsSync(join(taskDir, 'DONE')))) {
         const result = await runTask({
           ...this.opts.task,
           root: this.opts.root,

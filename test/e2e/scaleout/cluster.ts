@@ -8,7 +8,7 @@ import { NatsServerProcess } from '../../utils/nats-server';
 const REPO = join(__dirname, '..', '..', '..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function waitFor<T>(what: string, fn: () => T | undefined | false, timeoutMs = 30_000): Promise<T> {
+export async function waitFor<T>(what: string, fn: () => T | undefined | null | false, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = fn();
@@ -65,7 +65,7 @@ export class Cluster {
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ project_id: projectId, task_id: taskId, agent_type: 'codex', prompt: `work on ${taskId}\n`, config: env }),
     });
-    const body = await res.json();
+    const body = (await res.json()) as { run_id: string };
     if (res.status !== 201 && res.status !== 200) throw new Error(`submit ${taskId}: ${res.status} ${JSON.stringify(body)}`);
     return body;
   }

@@ -64,6 +64,36 @@ describeNats('scale-out over NATS JetStream (server + 3 workers)', () => {
     expect(ids.sort()).toEqual(c.workers.flatMap((w) => projectBusIds(w.root, p)).sort());
   });
 
+  it('routes stop and cancel from the server to the worker that owns the task', async () => {
+    const p = 'control';
+    const [stopT, cancelT] = [id('s', 0), id('c', 0)];
+    const replica = c.server.root;
+    const long = { FAKE_AGENT_SLEEP_MS: '60000' };
+    const stopRun = (await c.submit(p, stopT, long)).run_id;
+    await c.submit(p, cancelT, long);
+    const running = (t: string, r?: string) => {
+      const runs = join(replica, p, t, 'runs');
+      if (!existsSync(runs)) return false;
+      return readdirSync(runs).some((d) => (!r || d === r) && existsSync(join(runs, d, 'run-info.yaml')) && readRunInfo(join(runs, d, 'run-info.yaml')).status === 'running');
+    };
+    await waitFor('both agents running (seen on the replica)', () => running(stopT, stopRun) && running(cancelT));
+
+    const stop = await fetch(`${c.serverUrl}/api/v1/runs/${stopRun}/stop`, { method: 'POST' });
+    expect(stop.status).toBe(202);
+    const cancel = await fetch(`${c.serverUrl}/api/v1/tasks/${cancelT}?project_id=${p}`, { method: 'DELETE' });
+    expect(cancel.status).toBe(202);
+
+    const bus = (t: string) => readFileSync(join(replica, p, t, 'TASK-MESSAGE-BUS.md'), 'utf8');
+    await waitFor('the stopped task to end its loop', () => /task stopped: run \S+ was stopped by api/.test(bus(stopT)), 30_000);
+    await waitFor('the cancelled task to complete', () => taskDone(replica, p, cancelT), 30_000);
+    expect(running(stopT)).toBe(false);
+    expect(running(cancelT)).toBe(false);
+    const owner = c.workers.find((w) => existsSync(join(w.root, p, cancelT, 'DONE')));
+    expect(owner).toBeDefined();
+    await waitFor('the replica to match', () => c.workers.every((w) => replicaDiff(w.root, replica, p).length === 0), 20_000).catch(() => undefined);
+    for (const w of c.workers) expect(replicaDiff(w.root, replica, p)).toEqual([]);
+  });
+
   it('moves the tasks of a SIGKILLed worker to another worker; nothing lost or doubled', async () => {
     const p = 'kill';
     const tasks = Array.from({ length: 6 }, (_, i) => id('k', i));

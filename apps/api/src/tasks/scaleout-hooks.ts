@@ -33,8 +33,8 @@ export function stopRunRouted(scaleout: ScaleoutServer | undefined, run: RunRef,
 export function stopTaskRouted(
   scaleout: ScaleoutServer | undefined,
   task: { projectId: string; taskId: string; dir: string },
-  opts: { graceMs?: number; stoppedBy: string },
+  opts: { graceMs?: number; stoppedBy: string; done?: boolean },
 ): Promise<unknown> {
-  if (scaleout) return scaleout.control({ action: 'stop', projectId: task.projectId, taskId: task.taskId, stoppedBy: opts.stoppedBy });
+  if (scaleout) return scaleout.control({ action: 'stop', projectId: task.projectId, taskId: task.taskId, stoppedBy: opts.stoppedBy, done: opts.done });
   return stopTask(task.dir, opts);
 }

@@ -140,7 +140,7 @@ export class TasksService {
     writeDone(taskDir);
     const running = this.data.runs(projectId, taskId).filter((r) => r.info.status === 'running' && r.info.process_ownership !== 'external');
     await this.planner.dropTask(projectId, taskId);
-    void stopTaskRouted(this.ctx.scaleout, { projectId, taskId, dir: taskDir }, { graceMs: this.ctx.stopGraceMs, stoppedBy: 'api task cancel' }).catch((err) => this.logger.warn(`stop task ${projectId}/${taskId}: ${(err as Error).message}`));
+    void stopTaskRouted(this.ctx.scaleout, { projectId, taskId, dir: taskDir }, { graceMs: this.ctx.stopGraceMs, stoppedBy: 'api task cancel', done: true }).catch((err) => this.logger.warn(`stop task ${projectId}/${taskId}: ${(err as Error).message}`));
     this.audit.record(req, { endpoint: 'DELETE /api/v1/tasks/{task_id}', project_id: projectId, task_id: taskId, payload: { stopped_runs: running.length } });
     return { stopped_runs: running.length };
   }
