@@ -1,25 +1,24 @@
-import * as transport from '@nats-io/transport-node';
+import type * as TransportNode from '@nats-io/transport-node';
+import type * as JetStream from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager, StreamConfig } from '@nats-io/jetstream';
 import type { MsgHdrs, NatsConnection } from '@nats-io/nats-core';
-import {
-  AckPolicy,
-  DeliverPolicy,
-  jetstream,
-  jetstreamManager,
-  RetentionPolicy,
-  StorageType,
-  type JetStreamClient,
-  type JetStreamManager,
-  type StreamConfig,
-} from '@nats-io/jetstream';
 import { CHANGES_STREAM, CONTROL_STREAM, ScaleoutError, TASKS_STREAM, WORKERS_CONSUMER } from './subjects';
 
-// transport-node re-exports nats-core through a subpath export that TypeScript's node10
-// resolution cannot follow: the values are there at runtime, their types come from nats-core.
-const core = transport as unknown as { headers(): MsgHdrs };
-const { connect } = transport;
+let loaded: { transport: typeof TransportNode; jetstream: typeof JetStream } | undefined;
+/**
+ * The NATS client, loaded on first use: every CLI command loads this lib through the command
+ * tree, only `worker` and `--nats` need the client (~45 ms to load).
+ */
+export function natsClient(): { transport: typeof TransportNode; jetstream: typeof JetStream } {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  return (loaded ??= { transport: require('@nats-io/transport-node'), jetstream: require('@nats-io/jetstream') });
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
 
 export type { MsgHdrs };
-export const newHeaders = (): MsgHdrs => core.headers();
+// transport-node re-exports nats-core through a subpath export TypeScript's node10 resolution
+// cannot follow: the function is there at runtime, its types come from nats-core.
+export const newHeaders = (): MsgHdrs => (natsClient().transport as unknown as { headers(): MsgHdrs }).headers();
 /** JetStream durations are nanoseconds. */
 export const nanos = (ms: number): number => ms * 1_000_000;
 
@@ -56,8 +55,10 @@ export function validateNatsUrl(url: string): string {
 /** Connects (reconnecting forever after a loss) and makes sure the three streams exist. */
 export async function connectNats(url: string, name: string, opts: LinkOptions = {}): Promise<NatsLink> {
   validateNatsUrl(url);
-  const nc = await connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: RETRY_MS, waitOnFirstConnect: true });
-  const jsm = await jetstreamManager(nc);
+  const { transport, jetstream: jsmod } = natsClient();
+  const { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType } = jsmod;
+  const nc = await transport.connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: RETRY_MS, waitOnFirstConnect: true });
+  const jsm = await jsmod.jetstreamManager(nc);
   await ensureStream(jsm, {
     name: TASKS_STREAM,
     subjects: ['conductor.tasks.>'],
@@ -80,7 +81,7 @@ export async function connectNats(url: string, name: string, opts: LinkOptions =
     max_deliver: -1,
     deliver_policy: DeliverPolicy.All,
   });
-  return { nc, js: jetstream(nc), jsm, close: () => nc.close() };
+  return { nc, js: jsmod.jetstream(nc), jsm, close: () => nc.close() };
 }
 
 async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamConfig> & { name: string }): Promise<void> {

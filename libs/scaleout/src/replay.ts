@@ -1,9 +1,8 @@
 import { readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
 import { readRunInfo, updateRunInfo } from '@app/storage';
 import { applyRecord, decodeRecord } from './change-record';
-import { nanos, type NatsLink } from './nats';
+import { nanos, natsClient, type NatsLink } from './nats';
 import { CHANGES_STREAM, parseChangeSubject } from './subjects';
 
 /**
@@ -13,8 +12,8 @@ import { CHANGES_STREAM, parseChangeSubject } from './subjects';
 export async function replayTask(link: NatsLink, root: string, projectId: string, taskId: string): Promise<number> {
   // an ephemeral consumer (NATS 2.9 pull consumers need explicit acks; ordered ones need 2.10)
   const info = await link.jsm.consumers.add(CHANGES_STREAM, {
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
+    ack_policy: natsClient().jetstream.AckPolicy.Explicit,
+    deliver_policy: natsClient().jetstream.DeliverPolicy.All,
     filter_subject: `conductor.changes.*.${projectId}.${taskId}`,
     inactive_threshold: nanos(60_000),
   });

@@ -1,6 +1,6 @@
-import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
+import type { ConsumerMessages } from '@nats-io/jetstream';
 import { applyRecord, decodeRecord } from './change-record';
-import { connectNats, ensureConsumer, publishDurably, type LinkOptions, type NatsLink } from './nats';
+import { connectNats, ensureConsumer, natsClient, publishDurably, type LinkOptions, type NatsLink } from './nats';
 import { ALL_HOSTS, CHANGES_STREAM, controlSubject, parseChangeSubject, PROJECT_TOKEN, REPLICA_CONSUMER, taskSubject } from './subjects';
 import { submissionId, type ControlMessage, type QueuedTask } from './task-message';
 
@@ -32,8 +32,8 @@ export class ScaleoutServer {
     this.link = await connectNats(this.url, 'conductor', this.opts);
     await ensureConsumer(this.link.jsm, CHANGES_STREAM, {
       durable_name: REPLICA_CONSUMER,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
+      ack_policy: natsClient().jetstream.AckPolicy.Explicit,
+      deliver_policy: natsClient().jetstream.DeliverPolicy.All,
       filter_subject: 'conductor.changes.>',
     });
     this.loop = this.applyLoop();

@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
+import type { JsMsg } from '@nats-io/jetstream';
 import { runTask, stopRun, stopTask, type TaskOptions } from '@app/runner';
 import { RunsLayout, writeDone, type AppConfig } from '@app/storage';
 import { ChangeTailer } from './change-tailer';
 import { recordHeaders } from './change-record';
-import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, publishDurably, type NatsLink } from './nats';
+import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type NatsLink } from './nats';
 import { failOrphanRuns, replayTask } from './replay';
 import { ALL_HOSTS, CONTROL_STREAM, TASKS_STREAM, validateHostId, WORKERS_CONSUMER } from './subjects';
 import { decodeControl, decodeQueuedTask, type QueuedTask } from './task-message';
@@ -68,8 +68,8 @@ export class Worker {
     });
     await ensureConsumer(this.link.jsm, CONTROL_STREAM, {
       durable_name: `control-${this.opts.host}`,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.New,
+      ack_policy: natsClient().jetstream.AckPolicy.Explicit,
+      deliver_policy: natsClient().jetstream.DeliverPolicy.New,
       filter_subject: 'conductor.control.>',
     });
     const pollMs = this.opts.pollMs ?? 100;
