@@ -84,6 +84,17 @@ function lockedAppend(file: string, data: Buffer, at?: number): void {
   }
 }
 
+function readRange(file: string, at: number, length: number): Buffer {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const buf = Buffer.alloc(length);
+    const n = readSync(fd, buf, 0, length, at);
+    return buf.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function firstMsgId(data: Buffer): string | undefined {
   return parseBus(data)[0]?.msg_id;
 }
@@ -104,8 +115,13 @@ export function applyRecord(root: string, rec: ChangeRecord): boolean {
     case 'append': {
       const size = existsSync(file) ? statSync(file).size : 0;
       const end = rec.offset + rec.data.length;
-      if (size >= end) return false;
       if (size < rec.offset) throw new ScaleoutError('GAP', `${rec.path}: record at offset ${rec.offset} but the replica has ${size} bytes`);
+      // bytes the replica already has must be these bytes (a replay), not a local write
+      const overlap = Math.min(size, end) - rec.offset;
+      if (overlap > 0 && !readRange(file, rec.offset, overlap).equals(rec.data.subarray(0, overlap))) {
+        throw new ScaleoutError('GAP', `${rec.path}: the replica diverged from the worker at offset ${rec.offset} (written on the server?)`);
+      }
+      if (size >= end) return false;
       lockedAppend(file, rec.data.subarray(size - rec.offset), size);
       return true;
     }

@@ -34,6 +34,8 @@ describe('change records', () => {
     expect(applyRecord(root, rec({ offset: 3, data: Buffer.from('lo world') }))).toBe(true);
     expect(readFileSync(file, 'utf8')).toBe('hello world');
     expect(() => applyRecord(root, rec({ offset: 20, data: Buffer.from('!') }))).toThrow(/offset 20/);
+    // bytes that differ from what the replica holds are a divergence, never silently skipped
+    expect(() => applyRecord(root, rec({ offset: 6, data: Buffer.from('WORLD!') }))).toThrow(/diverged/);
     expect(readFileSync(file, 'utf8')).toBe('hello world');
   });
 
