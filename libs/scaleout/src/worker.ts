@@ -167,10 +167,11 @@ export class Worker {
     const heartbeat = setInterval(() => entry.msg.working(), Math.max(100, Math.floor(this.leaseMs / 3)));
     const layout = new RunsLayout(this.opts.root);
     const taskDir = layout.taskDir(task.projectId, task.taskId);
+    let started = false;
     try {
       const takeover = entry.msg.info.deliveryCount > 1 || !existsSync(join(taskDir, 'TASK.md'));
       if (takeover) {
-        const n = await replayTask(this.link, this.opts.root, task.projectId, task.taskId);
+        const n = await this.retry(() => replayTask(this.link, this.opts.root, task.projectId, task.taskId));
         this.tailer.adopt(task.projectId, task.taskId);
         if (n > 0) {
           const failed = await failOrphanRuns(taskDir, this.opts.host);
@@ -181,6 +182,7 @@ export class Worker {
       const firstRun = layout.runDir(task.projectId, task.taskId, task.runId);
       const fresh = !existsSync(join(firstRun, 'run-info.yaml'));
       if (fresh) mkdirSync(firstRun, { recursive: true });
+      started = true;
       if (!(takeover && existsSync(join(taskDir, 'DONE')))) {
         const result = await runTask({
           ...this.opts.task,
@@ -202,12 +204,26 @@ export class Worker {
       this.tailer.untrack(task.projectId, task.taskId);
       await this.ack(entry);
     } catch (err) {
-      this.log(`task ${task.projectId}/${task.taskId} failed: ${(err as Error).message}`);
+      this.log(`task ${task.projectId}/${task.taskId} failed${started ? '' : ' to start'}: ${(err as Error).message}`);
       await this.tailer.flush().catch(() => undefined);
       this.tailer.untrack(task.projectId, task.taskId);
-      await this.ack(entry);
+      // not started here: hand it back to the queue rather than dropping it
+      if (started) await this.ack(entry);
+      else entry.msg.nak(1000);
     } finally {
       clearInterval(heartbeat);
+    }
+  }
+
+  /** Retries a JetStream API call through a NATS outage (about a minute). */
+  private async retry<T>(fn: () => Promise<T>): Promise<T> {
+    for (let i = 0; ; i++) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (i >= 120 || this.link.nc.isClosed()) throw err;
+        await sleep(500);
+      }
     }
   }
 
