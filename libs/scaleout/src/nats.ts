@@ -57,7 +57,13 @@ export async function connectNats(url: string, name: string, opts: LinkOptions =
   validateNatsUrl(url);
   const { transport, jetstream: jsmod } = natsClient();
   const { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType } = jsmod;
-  const nc = await transport.connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: RETRY_MS, waitOnFirstConnect: true });
+  // an unreachable server at start is one clear error; after that, reconnect forever
+  let nc: NatsConnection;
+  try {
+    nc = await transport.connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: RETRY_MS, timeout: 5000 });
+  } catch (err) {
+    throw new ScaleoutError('NATS', `cannot connect to NATS at ${url}: ${(err as Error).message}`);
+  }
   const jsm = await jsmod.jetstreamManager(nc);
   await ensureStream(jsm, {
     name: TASKS_STREAM,

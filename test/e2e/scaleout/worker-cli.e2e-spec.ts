@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { REPO, Sandbox, type CliResult } from '../cli/inspect-helpers';
 
 function conductor(sb: Sandbox, args: string[]): Promise<CliResult> {
@@ -30,6 +31,16 @@ describe('run-agent worker / conductor --nats usage errors', () => {
     const r = await sb.run(['worker', '--root', sb.root, ...args]);
     expect([r.code, r.stdout, r.stderr]).toEqual([2, '', `${message}\n`]);
     expect(readdirSync(sb.root)).toEqual([]);
+  });
+
+  it('a worker that cannot reach NATS at start says so in one line (exit 1)', async () => {
+    const srv = createServer();
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const port = (srv.address() as AddressInfo).port;
+    await new Promise((r) => srv.close(r)); // a port nothing listens on
+    const r = await sb.run(['worker', '--root', sb.root, '--nats', `nats://127.0.0.1:${port}`, '--host', 'w1']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^Error: cannot connect to NATS at nats://127\\.0\\.0\\.1:${port}: .+\n$`));
   });
 
   it('conductor --nats with a bad URL is a usage error before anything starts', async () => {
