@@ -15,7 +15,8 @@ export interface QueuedTask {
 
 /** Control sent back to the worker that owns a task. */
 export interface ControlMessage {
-  action: 'stop';
+  /** stop: the run (runId) or the task's loop and runs; resume: remove DONE (POST …/resume). */
+  action: 'stop' | 'resume';
   projectId: string;
   taskId: string;
   runId?: string;
@@ -70,9 +71,9 @@ export function decodeControl(data: Uint8Array): ControlMessage {
   } catch {
     throw new ScaleoutError('INVALID_TASK', 'control message is not JSON');
   }
-  if (!o || o.action !== 'stop') throw new ScaleoutError('INVALID_TASK', 'unknown control action');
+  if (!o || (o.action !== 'stop' && o.action !== 'resume')) throw new ScaleoutError('INVALID_TASK', 'unknown control action');
   checkIds(o);
-  return { action: 'stop', projectId: o.projectId as string, taskId: o.taskId as string, runId: o.runId as string | undefined, stoppedBy: str(o.stoppedBy) ? (o.stoppedBy as string) : undefined, done: o.done === true };
+  return { action: o.action, projectId: o.projectId as string, taskId: o.taskId as string, runId: o.runId as string | undefined, stoppedBy: str(o.stoppedBy) ? (o.stoppedBy as string) : undefined, done: o.done === true };
 }
 
 /** Message id of a submission: one launch (task + first run) is queued once within the dedup window. */

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsMsg } from '@nats-io/jetstream';
 import { runTask, stopRun, stopTask, type TaskOptions } from '@app/runner';
-import { RunsLayout, writeDone, type AppConfig } from '@app/storage';
+import { removeDone, RunsLayout, writeDone, type AppConfig } from '@app/storage';
 import { ChangeTailer } from './change-tailer';
 import { recordHeaders } from './change-record';
 import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type NatsLink } from './nats';
@@ -136,10 +136,20 @@ export class Worker {
     const taskDir = layout.taskDir(c.projectId, c.taskId);
     if (!existsSync(taskDir)) return;
     const stoppedBy = c.stoppedBy ?? 'conductor';
-    if (c.done) writeDone(taskDir);
-    if (c.runId) await stopRun(layout.runDir(c.projectId, c.taskId, c.runId), { stoppedBy });
-    else await stopTask(taskDir, { stoppedBy });
-    this.log(`stopped ${c.projectId}/${c.taskId}${c.runId ? ` run ${c.runId}` : ''}`);
+    if (c.action === 'resume') {
+      removeDone(taskDir);
+    } else {
+      if (c.done) writeDone(taskDir);
+      if (c.runId) await stopRun(layout.runDir(c.projectId, c.taskId, c.runId), { stoppedBy });
+      else await stopTask(taskDir, { stoppedBy });
+    }
+    this.log(`${c.action} ${c.projectId}/${c.taskId}${c.runId ? ` run ${c.runId}` : ''}`);
+    if (!this.active.has(`${c.projectId}/${c.taskId}`)) {
+      // a finished task is no longer tailed: publish what the control changed, once
+      this.tailer.track(c.projectId, c.taskId);
+      await this.tailer.flush();
+      if (!this.active.has(`${c.projectId}/${c.taskId}`)) this.tailer.untrack(c.projectId, c.taskId);
+    }
   }
 
   private accept(msg: JsMsg): void {

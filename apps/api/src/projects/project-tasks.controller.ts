@@ -162,6 +162,7 @@ export class ProjectTasksController {
     const dir = this.data.taskDir(projectId, taskId);
     if (!isDir(dir)) throw notFound('task not found');
     if (!removeDone(dir)) throw badRequest('task has no DONE file; nothing to resume');
+    void this.data.scaleout?.control({ action: 'resume', projectId, taskId }).catch((err) => new Logger('api').warn(`resume ${taskId}: ${(err as Error).message}`));
     this.audit.record(req, { endpoint: 'POST /api/projects/{project_id}/tasks/{task_id}/resume', project_id: projectId, task_id: taskId });
     return { project_id: projectId, task_id: taskId, resumed: true };
   }
