@@ -82,8 +82,10 @@ describe('queue and control messages', () => {
     expect(() => decodeQueuedTask(enc({ projectId: P, taskId: T }))).toThrow(/needs/);
   });
 
-  it('accepts stop controls only', () => {
+  it('accepts stop and resume controls only', () => {
     expect(decodeControl(enc({ action: 'stop', projectId: P, taskId: T, done: true }))).toMatchObject({ action: 'stop', done: true });
+    expect(decodeControl(enc({ action: 'resume', projectId: P, taskId: T }))).toMatchObject({ action: 'resume', done: false });
+    expect(() => decodeControl(enc({ action: 'resume', projectId: P, taskId: '../x' }))).toThrow();
     expect(() => decodeControl(enc({ action: 'exec', projectId: P, taskId: T }))).toThrow(/unknown control/);
   });
 
