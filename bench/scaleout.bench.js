@@ -108,6 +108,7 @@ module.exports.run = async (ctx) => {
       await waitFor(`run-info of ${s.t}`, () => fs.existsSync(file));
       dispatch.push(readRunInfo(file).start_time.getTime() - s.at);
     }
+    if (process.env.BENCH_VERBOSE) console.log('dispatch samples', dispatch.join(' '));
     figures.push({ name: 'dispatch latency submit→agent start, median (3 workers)', value: pct(dispatch, 50), unit: 'ms', target: 1000, better: 'lower' });
     figures.push({ name: 'dispatch latency submit→agent start, p99 (3 workers)', value: pct(dispatch, 99), unit: 'ms', target: 3000, better: 'lower' });
 
