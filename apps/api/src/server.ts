@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { AppConfig, loadConfig, RunsLayout, StorageIndex } from '@app/storage';
+import { ReplicaLivenessProbe, ScaleoutServer } from '@app/scaleout';
 import { ApiModule } from './api.module';
 import { API_CONTEXT, ApiContext, SseSettings, sseSettings } from './common/api-context';
 import { ErrorEnvelopeFilter } from './common/error.filter';
@@ -38,6 +39,8 @@ export interface ServerOptions {
   stopGraceMs?: number;
   /** Largest request body in bytes (default: config api.max_request_body_bytes, else 1 MiB). */
   maxRequestBodyBytes?: number;
+  /** NATS URL: dispatch tasks to `run-agent worker` hosts and keep this root as their replica. */
+  nats?: string;
 }
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -72,7 +75,7 @@ function buildContext(opts: ServerOptions, config: AppConfig | undefined): ApiCo
   return {
     root: layout.root,
     layout,
-    index: new StorageIndex(layout),
+    index: new StorageIndex(layout, opts.nats ? new ReplicaLivenessProbe() : undefined),
     config,
     apiKey: opts.apiKey || configKey || undefined,
     disableTaskStart: !!opts.disableTaskStart,
@@ -110,6 +113,10 @@ export function configureApp(app: NestFastifyApplication, ctx: ApiContext, uiDir
 export async function createApiApp(opts: ServerOptions): Promise<NestFastifyApplication> {
   const config = loadServerConfig(opts);
   const ctx = buildContext(opts, config);
+  if (opts.nats) {
+    ctx.scaleout = new ScaleoutServer(opts.nats, ctx.root, { log: (line) => new Logger('scaleout').warn(line) });
+    await ctx.scaleout.start();
+  }
   // Fastify's own forceCloseConnections (Nest's option of that name does not reach Fastify): close()
   // destroys every socket, open SSE streams and half-aborted requests included.
   const bodyLimit = opts.maxRequestBodyBytes || config?.api?.max_request_body_bytes || BODY_LIMIT_BYTES;
@@ -121,6 +128,8 @@ export async function createApiApp(opts: ServerOptions): Promise<NestFastifyAppl
     bodyParser: false,
   });
   const ui = configureApp(app, ctx, findUiDir(opts.uiDir), !!opts.logger);
+  const scaleout = ctx.scaleout;
+  if (scaleout) (app.getHttpAdapter().getInstance() as FastifyInstance).addHook('onClose', async () => scaleout.close());
   if (opts.logger) new Logger('server').log(`serving web UI from ${ui}`);
   await app.init();
   await (app.getHttpAdapter().getInstance() as FastifyInstance).ready();

@@ -1,4 +1,5 @@
 import type { AppConfig } from '@app/storage';
+import type { ScaleoutServer } from '@app/scaleout';
 import { RunsLayout, StorageIndex } from '@app/storage';
 
 /** Everything the server was started with, resolved once (injected as API_CONTEXT). */
@@ -17,6 +18,8 @@ export interface ApiContext {
   conductorUrl?: string;
   /** Grace period of stop actions (D6). */
   stopGraceMs?: number;
+  /** `--nats`: tasks go to worker hosts and this root is their replica (docs/scale-out.md). */
+  scaleout?: ScaleoutServer;
 }
 
 export interface SseSettings {

@@ -49,6 +49,10 @@ export class ProjectDataService {
     return this.ctx.layout;
   }
 
+  get scaleout() {
+    return this.ctx.scaleout;
+  }
+
   get stopGraceMs(): number | undefined {
     return this.ctx.stopGraceMs;
   }

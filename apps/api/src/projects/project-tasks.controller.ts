@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Observable } from 'rxjs';
-import { stopRun } from '@app/runner';
+import { stopRunRouted } from '../tasks/scaleout-hooks';
 import { removeDone } from '@app/storage';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { formatTime } from '../common/go-format';
@@ -174,6 +174,7 @@ export class ProjectTasksController {
     const dir = this.data.taskDir(projectId, taskId);
     if (!isDir(dir)) throw notFound('task not found');
     if (!removeDone(dir)) throw badRequest('task has no DONE file; nothing to resume');
+    void this.data.scaleout?.control({ action: 'resume', projectId, taskId }).catch((err) => new Logger('api').warn(`resume ${taskId}: ${(err as Error).message}`));
     this.audit.record(req, { endpoint: 'POST /api/projects/{project_id}/tasks/{task_id}/resume', project_id: projectId, task_id: taskId });
     return { project_id: projectId, task_id: taskId, resumed: true };
   }
@@ -240,7 +241,7 @@ export class ProjectTasksController {
     const run = this.findRun(p, t, r);
     if (run.info.status !== 'running') throw conflict('run is not running', { status: run.info.status });
     if (run.info.process_ownership === 'external') throw conflict('run is externally owned and cannot be stopped by conductor', { run_id: run.runId });
-    void stopRun(run.dir, { graceMs: this.data.stopGraceMs, stoppedBy: 'api' }).catch((err) => new Logger('api').warn(`stop run ${run.runId}: ${(err as Error).message}`));
+    void stopRunRouted(this.data.scaleout, run, { graceMs: this.data.stopGraceMs, stoppedBy: 'api' }).catch((err) => new Logger('api').warn(`stop run ${run.runId}: ${(err as Error).message}`));
     this.audit.record(req, { endpoint: 'POST /api/projects/{project_id}/tasks/{task_id}/runs/{run_id}/stop', project_id: run.projectId, task_id: run.taskId, run_id: run.runId, payload: { pgid: run.info.pgid } });
     return { run_id: run.runId, message: 'SIGTERM sent' };
   }

@@ -3,6 +3,7 @@ import { runTask, type IsolationRequest } from '@app/runner';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { MetricsService } from '../metrics/metrics.service';
 import { recordStartFailure } from './launch-failure';
+import { submitToQueue } from './scaleout-hooks';
 
 /** One root task to run: the pre-allocated first run folder plus what POST /api/v1/tasks received. */
 export interface LaunchRequest {
@@ -49,6 +50,7 @@ export class LocalTaskLauncher implements TaskLauncher, OnApplicationShutdown {
   }
 
   async launch(req: LaunchRequest): Promise<void> {
+    if (this.ctx.scaleout) return submitToQueue(this.ctx.scaleout, req);
     const key = `${req.projectId}/${req.taskId}`;
     const abort = new AbortController();
     const set = this.loops.get(key) ?? new Set();

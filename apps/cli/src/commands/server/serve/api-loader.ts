@@ -15,6 +15,7 @@ export interface ApiServerOptions {
   insecureNoAuth?: boolean;
   uiDir?: string;
   logger?: unknown;
+  nats?: string;
 }
 
 export interface StartedApiServer {

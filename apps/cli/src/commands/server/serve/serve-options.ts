@@ -1,4 +1,5 @@
 import { AppConfig, findConfigFile, loadConfig, resolveRunsRoot } from '@app/storage';
+import { validateNatsUrl } from '@app/scaleout';
 import { UsageError } from '../../../common/cli-errors';
 import { parseDuration } from '../client/format';
 
@@ -13,6 +14,7 @@ export interface ServeFlags {
   watchdogInterval?: string;
   watchdogMaxFailures?: string;
   insecureNoAuth?: boolean;
+  nats?: string;
 }
 
 export interface ResolvedServeOptions {
@@ -32,6 +34,7 @@ export interface ResolvedServeOptions {
   disableTaskStart: boolean;
   watchdogIntervalMs: number;
   watchdogMaxFailures: number;
+  nats?: string;
 }
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -60,6 +63,14 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
   const envPort = flagPort === undefined && envPortText ? parsePort(envPortText, 'CONDUCTOR_PORT') : undefined;
   const watchdogIntervalMs = parseDuration(flags.watchdogInterval ?? '30s', '--watchdog-interval');
   const watchdogMaxFailures = parseCount(flags.watchdogMaxFailures ?? '3', '--watchdog-max-failures');
+  const nats = flags.nats?.trim() || undefined;
+  if (nats !== undefined) {
+    try {
+      validateNatsUrl(nats);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
 
   const configPath = flags.config || env.CONDUCTOR_CONFIG?.trim() || findConfigFile(cwd);
   let config: AppConfig | undefined;
@@ -105,6 +116,7 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
     disableTaskStart,
     watchdogIntervalMs,
     watchdogMaxFailures,
+    nats,
   };
 }
 

@@ -62,10 +62,12 @@ export class ServeCommand extends CommandRunner {
       apiKey: opts.apiKey,
       disableTaskStart: opts.disableTaskStart,
       insecureNoAuth: !!opts.exposureWarning,
+      nats: opts.nats,
     });
     process.stdout.write(`API listening on http://${displayHostForApi(opts.host)}:${server.port}/\n`);
     process.stdout.write(`Web UI available at http://${displayHost(opts.host)}:${server.port}/ui/\n`);
     if (opts.disableTaskStart) process.stdout.write('Task start is disabled (monitoring mode)\n');
+    if (opts.nats) process.stdout.write(`Tasks go to worker hosts via ${opts.nats}\n`);
     process.stdout.write(`Runs root: ${opts.root}\n`);
 
     const stopWatchdog = startWatchdog({
@@ -123,6 +125,11 @@ export class ServeCommand extends CommandRunner {
   @Option({ flags: '--insecure-no-auth', description: 'allow a non-loopback --host without an API key (prints a warning; $CONDUCTOR_INSECURE_NO_AUTH=1)' })
   parseInsecureNoAuth(): boolean {
     return true;
+  }
+
+  @Option({ flags: '--nats <url>', description: 'dispatch tasks to `run-agent worker` hosts over NATS JetStream; the runs root becomes their replica (docs/scale-out.md)' })
+  parseNats(value: string): string {
+    return value;
   }
 
   @Option({ flags: '--watchdog-interval <duration>', description: 'health probe interval (default 30s; 0 disables)' })

@@ -1,0 +1,40 @@
+import { stopRun, stopTask } from '@app/runner';
+import type { ScaleoutServer } from '@app/scaleout';
+import type { LaunchRequest } from './task-launcher';
+
+/** `conductor --nats`: a root task goes to the work queue instead of this process. */
+export async function submitToQueue(scaleout: ScaleoutServer, req: LaunchRequest): Promise<void> {
+  await scaleout.submit({
+    projectId: req.projectId,
+    taskId: req.taskId,
+    runId: req.runId,
+    prompt: req.prompt,
+    agent: req.agentType,
+    env: req.config,
+    cwd: req.projectRoot,
+    resume: req.attachMode === 'resume',
+  });
+}
+
+interface RunRef {
+  projectId: string;
+  taskId: string;
+  runId: string;
+  dir: string;
+}
+
+/** Stops a run here, or (with --nats) on the worker that owns its task. */
+export function stopRunRouted(scaleout: ScaleoutServer | undefined, run: RunRef, opts: { graceMs?: number; stoppedBy: string }): Promise<unknown> {
+  if (scaleout) return scaleout.control({ action: 'stop', projectId: run.projectId, taskId: run.taskId, runId: run.runId, stoppedBy: opts.stoppedBy });
+  return stopRun(run.dir, opts);
+}
+
+/** Stops a task's loop and runs here, or (with --nats) on the worker that owns it. */
+export function stopTaskRouted(
+  scaleout: ScaleoutServer | undefined,
+  task: { projectId: string; taskId: string; dir: string },
+  opts: { graceMs?: number; stoppedBy: string; done?: boolean },
+): Promise<unknown> {
+  if (scaleout) return scaleout.control({ action: 'stop', projectId: task.projectId, taskId: task.taskId, stoppedBy: opts.stoppedBy, done: opts.done });
+  return stopTask(task.dir, opts);
+}

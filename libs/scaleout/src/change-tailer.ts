@@ -1,0 +1,154 @@
+import { existsSync, lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { ChangeRecord, PROJECT_BUS, readBusTail } from './change-record';
+import { changeSubject, PROJECT_TOKEN } from './subjects';
+
+/** Publishes one record; resolves once JetStream stored it. */
+export type PublishRecord = (subject: string, rec: ChangeRecord, msgID: string) => Promise<void>;
+
+interface FileState {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  /** Bytes of an append-only file already published. */
+  offset: number;
+}
+
+const APPEND_ONLY = /(MESSAGE-BUS\.md|^agent-std(out|err)\.txt)$/;
+const BUS_FILE = /MESSAGE-BUS\.md$/;
+/** Locks and temp files of atomic writes are host-local and never replicated. */
+const SKIP = /(\.lock$|\.tmp$|^\.tmp-)/;
+const MAX_CHUNK = 512 * 1024;
+
+function walk(dir: string, out: string[]): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (SKIP.test(name)) continue;
+    const full = join(dir, name);
+    let st: Stats;
+    try {
+      st = lstatSync(full);
+    } catch {
+      continue;
+    }
+    if (st.isDirectory()) walk(full, out);
+    else if (st.isFile()) out.push(full);
+  }
+}
+
+/**
+ * Turns every change of the tracked tasks' files (and their projects' buses) into ordered records
+ * on `conductor.changes.<host>.<project>.<task>`: appended bytes of append-only files by offset,
+ * whole contents of the others, deletions. A record that fails to publish is retried on the next
+ * pass from the same state, so a NATS outage delays replication but loses nothing.
+ */
+export class ChangeTailer {
+  private readonly tasks = new Map<string, { projectId: string; taskId: string }>();
+  private readonly files = new Map<string, FileState>();
+  private readonly projects = new Set<string>();
+  private passing: Promise<void> | undefined;
+
+  constructor(
+    private readonly root: string,
+    private readonly host: string,
+    private readonly publish: PublishRecord,
+  ) {}
+
+  track(projectId: string, taskId: string): void {
+    this.tasks.set(`${projectId}/${taskId}`, { projectId, taskId });
+    this.projects.add(projectId);
+  }
+
+  untrack(projectId: string, taskId: string): void {
+    this.tasks.delete(`${projectId}/${taskId}`);
+  }
+
+  /** Marks the task's current files as published (they came from the change stream). */
+  adopt(projectId: string, taskId: string): void {
+    const files: string[] = [];
+    walk(join(this.root, projectId, taskId), files);
+    for (const f of files) {
+      const st = lstatSync(f);
+      this.files.set(f, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, offset: st.size });
+    }
+  }
+
+  /** One pass over every tracked file; concurrent callers share the pass in progress. */
+  pass(): Promise<void> {
+    if (!this.passing) this.passing = this.runPass().finally(() => (this.passing = undefined));
+    return this.passing;
+  }
+
+  /** Completes a pass that started after this call (everything written before it is published). */
+  async flush(): Promise<void> {
+    if (this.passing) await this.passing.catch(() => undefined);
+    await this.pass();
+  }
+
+  private async runPass(): Promise<void> {
+    for (const projectId of this.projects) {
+      const bus = join(this.root, projectId, PROJECT_BUS);
+      if (existsSync(bus)) await this.scanFile(bus, projectId, PROJECT_TOKEN);
+    }
+    for (const { projectId, taskId } of [...this.tasks.values()]) {
+      const dir = join(this.root, projectId, taskId);
+      const files: string[] = [];
+      walk(dir, files);
+      for (const f of files) await this.scanFile(f, projectId, taskId);
+      const prefix = dir + sep;
+      for (const known of [...this.files.keys()]) {
+        if (known.startsWith(prefix) && !files.includes(known) && !existsSync(known)) {
+          await this.emit(projectId, taskId, { path: this.rel(known), op: 'delete', offset: 0, data: Buffer.alloc(0) }, `del:${Date.now()}`);
+          this.files.delete(known);
+        }
+      }
+    }
+  }
+
+  private rel(file: string): string {
+    return relative(this.root, file).split(sep).join('/');
+  }
+
+  private emit(projectId: string, token: string, rec: ChangeRecord, key: string): Promise<void> {
+    return this.publish(changeSubject(this.host, projectId, token), rec, `${this.host}:${rec.path}:${rec.op}:${rec.offset}:${key}`);
+  }
+
+  private async scanFile(file: string, projectId: string, token: string): Promise<void> {
+    let st: Stats;
+    try {
+      st = lstatSync(file);
+    } catch {
+      return;
+    }
+    const prev = this.files.get(file);
+    if (prev && prev.ino === st.ino && prev.size === st.size && prev.mtimeMs === st.mtimeMs) return;
+    const name = file.slice(file.lastIndexOf(sep) + 1);
+    const path = this.rel(file);
+    const appendOnly = APPEND_ONLY.test(name);
+    const grown = prev && prev.ino === st.ino && st.size >= prev.offset;
+    if (token === PROJECT_TOKEN || (appendOnly && (grown || !prev))) {
+      let offset = grown ? prev!.offset : 0;
+      const tail = BUS_FILE.test(name) ? readBusTail(file, offset) : { data: readFileSync(file).subarray(offset), size: st.size, ino: st.ino };
+      if (!grown && prev) offset = 0;
+      // an empty new file still has to exist on the replica
+      if (tail.data.length === 0 && !prev && token !== PROJECT_TOKEN) await this.emit(projectId, token, { path, op: 'put', offset: 0, data: tail.data }, 'empty');
+      for (let at = 0; at < tail.data.length; at += MAX_CHUNK) {
+        // a project bus chunk must hold whole entries: it is sent in one piece
+        const piece = token === PROJECT_TOKEN ? tail.data : tail.data.subarray(at, at + MAX_CHUNK);
+        const op = token === PROJECT_TOKEN ? 'entries' : 'append';
+        await this.emit(projectId, token, { path, op, offset: offset + at, data: piece }, `${piece.length}`);
+        if (token === PROJECT_TOKEN) break;
+      }
+      this.files.set(file, { ino: tail.ino, size: tail.size, mtimeMs: st.mtimeMs, offset: offset + tail.data.length });
+      return;
+    }
+    const data = readFileSync(file);
+    await this.emit(projectId, token, { path, op: 'put', offset: 0, data }, `${st.ino}:${st.mtimeMs}:${data.length}`);
+    this.files.set(file, { ino: st.ino, size: data.length, mtimeMs: st.mtimeMs, offset: data.length });
+  }
+}

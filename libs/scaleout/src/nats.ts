@@ -1,0 +1,128 @@
+import type * as TransportNode from '@nats-io/transport-node';
+import type * as JetStream from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager, StreamConfig } from '@nats-io/jetstream';
+import type { MsgHdrs, NatsConnection } from '@nats-io/nats-core';
+import { CHANGES_STREAM, CONTROL_STREAM, ScaleoutError, TASKS_STREAM, WORKERS_CONSUMER } from './subjects';
+
+let loaded: { transport: typeof TransportNode; jetstream: typeof JetStream } | undefined;
+/**
+ * The NATS client, loaded on first use: every CLI command loads this lib through the command
+ * tree, only `worker` and `--nats` need the client (~45 ms to load).
+ */
+export function natsClient(): { transport: typeof TransportNode; jetstream: typeof JetStream } {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  return (loaded ??= { transport: require('@nats-io/transport-node'), jetstream: require('@nats-io/jetstream') });
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
+
+export type { MsgHdrs };
+// transport-node re-exports nats-core through a subpath export TypeScript's node10 resolution
+// cannot follow: the function is there at runtime, its types come from nats-core.
+export const newHeaders = (): MsgHdrs => (natsClient().transport as unknown as { headers(): MsgHdrs }).headers();
+/** JetStream durations are nanoseconds. */
+export const nanos = (ms: number): number => ms * 1_000_000;
+
+export interface NatsLink {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  close(): Promise<void>;
+}
+
+export interface LinkOptions {
+  /** JetStream deduplication window of task submissions (default 2 min). */
+  dedupWindowMs?: number;
+  /** Ack wait of the workers' consumer: how long a task stays leased without a heartbeat (default 30 s). */
+  leaseMs?: number;
+}
+
+export const DEFAULT_LEASE_MS = 30_000;
+const RETRY_MS = 250;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Accepts nats:// (or tls://) URLs only, so a typo is one clear error instead of a hang. */
+export function validateNatsUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ScaleoutError('NATS', `invalid NATS URL "${url}": expected nats://host:port`);
+  }
+  if (!['nats:', 'tls:'].includes(parsed.protocol) || !parsed.hostname) throw new ScaleoutError('NATS', `invalid NATS URL "${url}": expected nats://host:port`);
+  return url;
+}
+
+/** Connects (reconnecting forever after a loss) and makes sure the three streams exist. */
+export async function connectNats(url: string, name: string, opts: LinkOptions = {}): Promise<NatsLink> {
+  validateNatsUrl(url);
+  const { transport, jetstream: jsmod } = natsClient();
+  const { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType } = jsmod;
+  // an unreachable server at start is one clear error; after that, reconnect forever
+  let nc: NatsConnection;
+  try {
+    nc = await transport.connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: RETRY_MS, timeout: 5000 });
+  } catch (err) {
+    throw new ScaleoutError('NATS', `cannot connect to NATS at ${url}: ${(err as Error).message}`);
+  }
+  const jsm = await jsmod.jetstreamManager(nc);
+  await ensureStream(jsm, {
+    name: TASKS_STREAM,
+    subjects: ['conductor.tasks.>'],
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    duplicate_window: nanos(opts.dedupWindowMs ?? 120_000),
+  });
+  await ensureStream(jsm, { name: CHANGES_STREAM, subjects: ['conductor.changes.>'], retention: RetentionPolicy.Limits, storage: StorageType.File });
+  await ensureStream(jsm, {
+    name: CONTROL_STREAM,
+    subjects: ['conductor.control.>'],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_age: nanos(3_600_000),
+  });
+  await ensureConsumer(jsm, TASKS_STREAM, {
+    durable_name: WORKERS_CONSUMER,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(opts.leaseMs ?? DEFAULT_LEASE_MS),
+    max_deliver: -1,
+    deliver_policy: DeliverPolicy.All,
+  });
+  return { nc, js: jsmod.jetstream(nc), jsm, close: () => nc.close() };
+}
+
+async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamConfig> & { name: string }): Promise<void> {
+  try {
+    await jsm.streams.info(cfg.name);
+  } catch {
+    await jsm.streams.add(cfg);
+  }
+}
+
+export async function ensureConsumer(jsm: JetStreamManager, stream: string, cfg: Parameters<JetStreamManager['consumers']['add']>[1] & { durable_name: string }): Promise<void> {
+  try {
+    await jsm.consumers.info(stream, cfg.durable_name);
+  } catch {
+    await jsm.consumers.add(stream, cfg);
+  }
+}
+
+/**
+ * Publishes until JetStream stores it (retrying through a server restart). A retried message
+ * carries the same msgID, so a publish whose ack was lost is not stored twice.
+ */
+export async function publishDurably(
+  link: NatsLink,
+  subject: string,
+  data: Uint8Array | string,
+  opts: { msgID?: string; headers?: MsgHdrs; signal?: AbortSignal } = {},
+): Promise<{ duplicate: boolean; seq: number }> {
+  for (;;) {
+    try {
+      const ack = await link.js.publish(subject, data, { msgID: opts.msgID, headers: opts.headers, timeout: 5000 });
+      return { duplicate: ack.duplicate, seq: ack.seq };
+    } catch (err) {
+      if (link.nc.isClosed() || opts.signal?.aborted) throw new ScaleoutError('NATS', `publish to ${subject} failed: ${(err as Error).message}`);
+      await sleep(RETRY_MS);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import { readdirSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { readRunInfo, updateRunInfo } from '@app/storage';
+import { applyRecord, decodeRecord } from './change-record';
+import { nanos, natsClient, type NatsLink } from './nats';
+import { CHANGES_STREAM, parseChangeSubject } from './subjects';
+
+/**
+ * Rebuilds a task's files under `root` from the change stream (every host's records of it, in
+ * stream order): how a worker continues a task whose previous host was lost.
+ */
+export async function replayTask(link: NatsLink, root: string, projectId: string, taskId: string): Promise<number> {
+  // an ephemeral consumer (NATS 2.9 pull consumers need explicit acks; ordered ones need 2.10)
+  const info = await link.jsm.consumers.add(CHANGES_STREAM, {
+    ack_policy: natsClient().jetstream.AckPolicy.Explicit,
+    deliver_policy: natsClient().jetstream.DeliverPolicy.All,
+    filter_subject: `conductor.changes.*.${projectId}.${taskId}`,
+    inactive_threshold: nanos(60_000),
+  });
+  const consumer = await link.js.consumers.get(CHANGES_STREAM, info.name);
+  let applied = 0;
+  try {
+    if (info.num_pending === 0) return 0;
+    for (;;) {
+      const m = await consumer.next({ expires: 5000 });
+      if (!m) break;
+      const s = parseChangeSubject(m.subject);
+      if (s) {
+        applyRecord(root, decodeRecord(m.headers, m.data, s.projectId, s.taskToken));
+        applied++;
+      }
+      m.ack();
+      if (m.info.pending === 0) break;
+    }
+  } finally {
+    await link.jsm.consumers.delete(CHANGES_STREAM, info.name).catch(() => undefined);
+  }
+  return applied;
+}
+
+/** Runs the lost host left `running` are failed: their processes are not on this host. */
+export async function failOrphanRuns(taskDir: string, host: string): Promise<number> {
+  const runs = join(taskDir, 'runs');
+  if (!existsSync(runs)) return 0;
+  let n = 0;
+  for (const id of readdirSync(runs)) {
+    const file = join(runs, id, 'run-info.yaml');
+    if (!existsSync(file)) continue;
+    if (readRunInfo(file).status !== 'running') continue;
+    await updateRunInfo(file, (info) => {
+      info.status = 'failed';
+      info.end_time = new Date();
+      info.exit_code = -1;
+      info.error_summary = `worker host lost; task continued on ${host}`;
+    });
+    n++;
+  }
+  return n;
+}

@@ -1,0 +1,252 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { JsMsg } from '@nats-io/jetstream';
+import { runTask, stopRun, stopTask, type TaskOptions } from '@app/runner';
+import { removeDone, RunsLayout, writeDone, type AppConfig } from '@app/storage';
+import { ChangeTailer } from './change-tailer';
+import { recordHeaders } from './change-record';
+import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type NatsLink } from './nats';
+import { failOrphanRuns, replayTask } from './replay';
+import { ALL_HOSTS, CONTROL_STREAM, TASKS_STREAM, validateHostId, WORKERS_CONSUMER } from './subjects';
+import { decodeControl, decodeQueuedTask, type QueuedTask } from './task-message';
+
+export interface WorkerOptions {
+  url: string;
+  root: string;
+  host: string;
+  /** Root tasks run at once (default 4). */
+  capacity?: number;
+  /** Ack wait of the queue: a task whose worker sent no heartbeat for this long goes to another worker. */
+  leaseMs?: number;
+  /** How often changed task files are published (default 100 ms). */
+  pollMs?: number;
+  config?: AppConfig;
+  /** Extra runner options (tests shorten restart delays). */
+  task?: Partial<TaskOptions>;
+  log?: (line: string) => void;
+}
+
+interface Active {
+  msg: JsMsg;
+  abort: AbortController;
+  done: Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * `run-agent worker`: pulls root tasks from CONDUCTOR_TASKS (at most `capacity` at once), runs
+ * each with the normal runner in its own runs root, keeps the lease alive with heartbeats
+ * (JetStream "working" acks), publishes every change of the task's files, acks when the loop
+ * ended and its last changes are stored. Stop requests arrive on CONDUCTOR_CONTROL.
+ */
+export class Worker {
+  private link!: NatsLink;
+  private tailer!: ChangeTailer;
+  private readonly active = new Map<string, Active>();
+  private stopping = false;
+  private loops: Promise<void>[] = [];
+  private ticker?: NodeJS.Timeout;
+  readonly capacity: number;
+  readonly leaseMs: number;
+
+  constructor(private readonly opts: WorkerOptions) {
+    validateHostId(opts.host);
+    this.capacity = opts.capacity ?? 4;
+    if (!Number.isInteger(this.capacity) || this.capacity < 1) throw new Error(`invalid capacity ${opts.capacity}: expected an integer ≥ 1`);
+    this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
+  }
+
+  private log(line: string): void {
+    this.opts.log?.(`worker ${this.opts.host}: ${line}`);
+  }
+
+  async start(): Promise<void> {
+    this.link = await connectNats(this.opts.url, `worker-${this.opts.host}`, { leaseMs: this.leaseMs });
+    this.tailer = new ChangeTailer(this.opts.root, this.opts.host, async (subject, rec, msgID) => {
+      await publishDurably(this.link, subject, rec.data, { msgID, headers: recordHeaders(rec) });
+    });
+    await ensureConsumer(this.link.jsm, CONTROL_STREAM, {
+      durable_name: `control-${this.opts.host}`,
+      ack_policy: natsClient().jetstream.AckPolicy.Explicit,
+      deliver_policy: natsClient().jetstream.DeliverPolicy.New,
+      filter_subject: 'conductor.control.>',
+    });
+    const pollMs = this.opts.pollMs ?? 100;
+    const tick = () => {
+      this.tailer
+        .pass()
+        .catch((err) => this.log(`publish: ${(err as Error).message}`))
+        .finally(() => {
+          if (!this.stopping || this.active.size > 0) this.ticker = setTimeout(tick, pollMs);
+        });
+    };
+    tick();
+    this.loops = [this.pullLoop(), this.controlLoop()];
+    this.log(`pulling tasks (capacity ${this.capacity}, lease ${this.leaseMs} ms)`);
+  }
+
+  /** Stops pulling, lets running tasks finish, closes the connection. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await Promise.all([...this.active.values()].map((a) => a.done));
+    await Promise.allSettled(this.loops);
+    clearTimeout(this.ticker);
+    await this.link.close();
+  }
+
+  private async pullLoop(): Promise<void> {
+    const consumer = await this.link.js.consumers.get(TASKS_STREAM, WORKERS_CONSUMER);
+    while (!this.stopping) {
+      if (this.active.size >= this.capacity) {
+        await Promise.race([...this.active.values()].map((a) => a.done));
+        continue;
+      }
+      let msg: JsMsg | null;
+      try {
+        msg = await consumer.next({ expires: 1000 });
+      } catch {
+        await sleep(250);
+        continue;
+      }
+      if (msg) this.accept(msg);
+    }
+  }
+
+  private async controlLoop(): Promise<void> {
+    const consumer = await this.link.js.consumers.get(CONTROL_STREAM, `control-${this.opts.host}`);
+    while (!this.stopping) {
+      let msg: JsMsg | null;
+      try {
+        msg = await consumer.next({ expires: 1000 });
+      } catch {
+        await sleep(250);
+        continue;
+      }
+      if (!msg) continue;
+      const target = msg.subject.split('.')[2];
+      if (target === this.opts.host || target === ALL_HOSTS) await this.control(msg.data).catch((err) => this.log(`control: ${(err as Error).message}`));
+      msg.ack();
+    }
+  }
+
+  private async control(data: Uint8Array): Promise<void> {
+    const c = decodeControl(data);
+    const layout = new RunsLayout(this.opts.root);
+    const taskDir = layout.taskDir(c.projectId, c.taskId);
+    if (!existsSync(taskDir)) return;
+    const stoppedBy = c.stoppedBy ?? 'conductor';
+    if (c.action === 'resume') {
+      removeDone(taskDir);
+    } else {
+      if (c.done) writeDone(taskDir);
+      if (c.runId) await stopRun(layout.runDir(c.projectId, c.taskId, c.runId), { stoppedBy });
+      else await stopTask(taskDir, { stoppedBy });
+    }
+    this.log(`${c.action} ${c.projectId}/${c.taskId}${c.runId ? ` run ${c.runId}` : ''}`);
+    if (!this.active.has(`${c.projectId}/${c.taskId}`)) {
+      // a finished task is no longer tailed: publish what the control changed, once
+      this.tailer.track(c.projectId, c.taskId);
+      await this.tailer.flush();
+      if (!this.active.has(`${c.projectId}/${c.taskId}`)) this.tailer.untrack(c.projectId, c.taskId);
+    }
+  }
+
+  private accept(msg: JsMsg): void {
+    let task: QueuedTask;
+    try {
+      task = decodeQueuedTask(msg.data);
+    } catch (err) {
+      this.log(`rejected a task message: ${(err as Error).message}`);
+      msg.term();
+      return;
+    }
+    const key = `${task.projectId}/${task.taskId}`;
+    const current = this.active.get(key);
+    if (current) {
+      // our own lease expired (a late heartbeat) and came back to us: keep running, heartbeat the new delivery
+      current.msg = msg;
+      return;
+    }
+    const entry: Active = { msg, abort: new AbortController(), done: Promise.resolve() };
+    this.active.set(key, entry);
+    entry.done = this.execute(task, entry).finally(() => this.active.delete(key));
+  }
+
+  private async execute(task: QueuedTask, entry: Active): Promise<void> {
+    const heartbeat = setInterval(() => entry.msg.working(), Math.max(100, Math.floor(this.leaseMs / 3)));
+    const layout = new RunsLayout(this.opts.root);
+    const taskDir = layout.taskDir(task.projectId, task.taskId);
+    let started = false;
+    try {
+      const takeover = entry.msg.info.deliveryCount > 1 || !existsSync(join(taskDir, 'TASK.md'));
+      if (takeover) {
+        const n = await this.retry(() => replayTask(this.link, this.opts.root, task.projectId, task.taskId));
+        this.tailer.adopt(task.projectId, task.taskId);
+        if (n > 0) {
+          const failed = await failOrphanRuns(taskDir, this.opts.host);
+          this.log(`took over ${task.projectId}/${task.taskId} (${n} records replayed, ${failed} orphan runs failed)`);
+        }
+      }
+      this.tailer.track(task.projectId, task.taskId);
+      const firstRun = layout.runDir(task.projectId, task.taskId, task.runId);
+      const fresh = !existsSync(join(firstRun, 'run-info.yaml'));
+      if (fresh) mkdirSync(firstRun, { recursive: true });
+      started = true;
+      if (!(takeover && existsSync(join(taskDir, 'DONE')))) {
+        const result = await runTask({
+          ...this.opts.task,
+          root: this.opts.root,
+          projectId: task.projectId,
+          taskId: task.taskId,
+          prompt: task.prompt,
+          config: this.opts.config,
+          agent: task.agent,
+          cwd: task.cwd,
+          env: task.env,
+          resume: task.resume || !fresh,
+          firstRunDir: fresh ? { runId: task.runId, dir: firstRun } : undefined,
+          signal: entry.abort.signal,
+        });
+        this.log(`task ${task.projectId}/${task.taskId} ${result.status}${result.error ? `: ${result.error}` : ''}`);
+      }
+      await this.tailer.flush();
+      this.tailer.untrack(task.projectId, task.taskId);
+      await this.ack(entry);
+    } catch (err) {
+      this.log(`task ${task.projectId}/${task.taskId} failed${started ? '' : ' to start'}: ${(err as Error).message}`);
+      await this.tailer.flush().catch(() => undefined);
+      this.tailer.untrack(task.projectId, task.taskId);
+      // not started here: hand it back to the queue rather than dropping it
+      if (started) await this.ack(entry);
+      else entry.msg.nak(1000);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  /** Retries a JetStream API call through a NATS outage (about a minute). */
+  private async retry<T>(fn: () => Promise<T>): Promise<T> {
+    for (let i = 0; ; i++) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (i >= 120 || this.link.nc.isClosed()) throw err;
+        await sleep(500);
+      }
+    }
+  }
+
+  /** Acks the current delivery, retrying through a reconnect (a lost ack would rerun the task elsewhere). */
+  private async ack(entry: Active): Promise<void> {
+    for (let i = 0; i < 40; i++) {
+      try {
+        if (await entry.msg.ackAck({ timeout: 2000 })) return;
+      } catch {
+        // not connected: retry
+      }
+      await sleep(250);
+    }
+    this.log('ack not confirmed; the task may be redelivered and will then be found DONE');
+  }
+}

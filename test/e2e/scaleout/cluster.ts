@@ -1,0 +1,120 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { envWithFakeAgents } from '../../utils/fake-agents';
+import { NatsServerProcess } from '../../utils/nats-server';
+
+const REPO = join(__dirname, '..', '..', '..');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function waitFor<T>(what: string, fn: () => T | undefined | null | false, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+export interface Proc {
+  child: ChildProcess;
+  out: string;
+  root: string;
+  host: string;
+}
+
+function startProc(bin: string, args: string[], env: Record<string, string>, root: string, host: string): Proc {
+  const child = spawn(process.execPath, [join(REPO, 'bin', bin), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const p: Proc = { child, out: '', root, host };
+  child.stdout!.on('data', (d) => (p.out += d));
+  child.stderr!.on('data', (d) => (p.out += d));
+  return p;
+}
+
+/** nats-server + `conductor --nats` + workers, each a separate process with its own runs root. */
+export class Cluster {
+  readonly dir = mkdtempSync(join(tmpdir(), 'scaleout-'));
+  readonly nats = new NatsServerProcess();
+  server!: Proc;
+  serverUrl = '';
+  workers: Proc[] = [];
+
+  async start(workers: number): Promise<void> {
+    await this.nats.start();
+    const root = join(this.dir, 'server');
+    this.server = startProc('conductor', ['--root', root, '--port', '0', '--nats', this.nats.url, '--watchdog-interval', '0'], envWithFakeAgents({ NODE_ENV: 'test' }), root, 'server');
+    for (let i = 1; i <= workers; i++) this.startWorker(`w${i}`);
+    const m = await waitFor('the server to listen', () => /API listening on (http:\/\/\S+?)\/?\n/.exec(this.server.out), 30_000);
+    this.serverUrl = m[1].replace(/\/$/, '');
+    for (const w of this.workers) await waitFor(`worker ${w.host} to pull`, () => w.out.includes('pulling from'), 30_000);
+  }
+
+  startWorker(host: string): Proc {
+    const root = join(this.dir, host);
+    const args = ['worker', '--nats', this.nats.url, '--root', root, '--host', host, '--capacity', '4', '--lease', '3s', '--restart-delay', '100ms'];
+    const w = startProc('run-agent', args, envWithFakeAgents({ NODE_ENV: 'test', FAKE_AGENT_DONE: '1' }), root, host);
+    this.workers.push(w);
+    return w;
+  }
+
+  async submit(projectId: string, taskId: string, env: Record<string, string> = {}): Promise<{ run_id: string }> {
+    const res = await fetch(`${this.serverUrl}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ project_id: projectId, task_id: taskId, agent_type: 'codex', prompt: `work on ${taskId}\n`, config: env }),
+    });
+    const body = (await res.json()) as { run_id: string };
+    if (res.status !== 201 && res.status !== 200) throw new Error(`submit ${taskId}: ${res.status} ${JSON.stringify(body)}`);
+    return body;
+  }
+
+  async dispose(): Promise<void> {
+    const all = [this.server, ...this.workers].filter((p) => p && p.child.exitCode === null && p.child.signalCode === null);
+    await Promise.all(
+      all.map(
+        (p) =>
+          new Promise<void>((resolve) => {
+            p.child.once('exit', () => resolve());
+            p.child.kill('SIGKILL');
+          }),
+      ),
+    );
+    await this.nats.dispose();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** Every replicated file of a project under `root` (locks and temp files are host-local). */
+export function projectFiles(root: string, projectId: string): Map<string, Buffer> {
+  const out = new Map<string, Buffer>();
+  const base = join(root, projectId);
+  const walk = (dir: string) => {
+    if (!existsSync(dir)) return;
+    for (const name of readdirSync(dir)) {
+      const full = join(dir, name);
+      if (/(\.lock$|\.tmp$)/.test(name)) continue;
+      if (lstatSync(full).isDirectory()) walk(full);
+      else if (name !== 'PROJECT-MESSAGE-BUS.md') out.set(relative(root, full), readFileSync(full));
+    }
+  };
+  walk(base);
+  return out;
+}
+
+/** Files of `worker` missing from or different in `replica` (empty when byte-identical). */
+export function replicaDiff(worker: string, replica: string, projectId: string): string[] {
+  const diff: string[] = [];
+  for (const [rel, data] of projectFiles(worker, projectId)) {
+    const file = join(replica, rel);
+    if (!existsSync(file)) diff.push(`missing ${rel}`);
+    else if (!readFileSync(file).equals(data)) diff.push(`differs ${rel}`);
+  }
+  return diff;
+}
+
+export function tasksIn(root: string, projectId: string): string[] {
+  const dir = join(root, projectId);
+  return existsSync(dir) ? readdirSync(dir).filter((n) => n.startsWith('task-')) : [];
+}

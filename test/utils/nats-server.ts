@@ -1,0 +1,61 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const NATS_SERVER = process.env.NATS_SERVER_BIN || 'nats-server';
+
+/** True when a nats-server binary answers --version (Debian `nats-server`). */
+export function natsServerAvailable(): boolean {
+  return spawnSync(NATS_SERVER, ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A real nats-server with JetStream on 127.0.0.1: a random port on first start (read from its
+ * log), the same port and store on restart, so clients reconnect to it.
+ */
+export class NatsServerProcess {
+  readonly dir = mkdtempSync(join(tmpdir(), 'nats-'));
+  private child?: ChildProcess;
+  port = 0;
+  url = '';
+
+  async start(): Promise<this> {
+    const args = ['-js', '-a', '127.0.0.1', '-p', this.port ? String(this.port) : '-1', '-sd', join(this.dir, 'store')];
+    const child = spawn(NATS_SERVER, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    let log = '';
+    child.stdout!.on('data', (d) => (log += d));
+    child.stderr!.on('data', (d) => (log += d));
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      // -p -1 picks a random free port; the server logs the one it bound
+      const m = /Listening for client connections on 127\.0\.0\.1:(\d+)/.exec(log);
+      if (m && /Server is ready/.test(log)) {
+        this.port = Number(m[1]);
+        this.url = `nats://127.0.0.1:${this.port}`;
+        return this;
+      }
+      if (child.exitCode !== null) throw new Error(`nats-server exited: ${log}`);
+      if (Date.now() > deadline) throw new Error(`nats-server did not start: ${log}`);
+      await sleep(50);
+    }
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
