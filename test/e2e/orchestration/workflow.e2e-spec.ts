@@ -49,14 +49,15 @@ describe('run-agent workflow run (built CLI)', () => {
   it('resumes after an interrupted stage: the stage left running fails, then re-runs; completed stages are skipped', async () => {
     expect((await sb.run([...base(), '--to-stage', '0'])).code).toBe(0);
     // Stage 1's agent sleeps; the workflow process is killed while it runs.
-    const child = spawn(process.execPath, [RUN_AGENT, ...base(), '--to-stage', '2', '--resume'], { cwd: sb.dir, env: sb.env({ FAKE_AGENT_SLEEP_MS: '10000' }), stdio: 'ignore' });
+    const child = spawn(process.execPath, [RUN_AGENT, ...base(), '--to-stage', '2', '--resume'], { cwd: sb.dir, env: sb.env({ FAKE_AGENT_SLEEP_MS: '10000' }), stdio: 'ignore', detached: true });
     const pgid = await waitFor(() => {
       const s = existsSync(statePath) ? readWorkflowState(statePath) : undefined;
       if (s?.stages.find((x) => x.stage === 1)?.status !== 'running') return undefined;
       const runs = existsSync(join(taskDir, 'runs')) ? readdirSync(join(taskDir, 'runs')).sort() : [];
       if (runs.length < 2 || !existsSync(join(taskDir, 'runs', runs[1], 'run-info.yaml'))) return undefined;
       const info = readRunInfo(join(taskDir, 'runs', runs[1], 'run-info.yaml'));
-      return info.pgid > 0 ? info.pgid : undefined;
+      // the runner's own early record names the runner; wait for the agent's group
+      return info.pgid > 0 && info.pid !== child.pid ? info.pgid : undefined;
     });
     child.kill('SIGKILL');
     await new Promise((r) => child.once('close', r));
