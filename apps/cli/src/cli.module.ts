@@ -7,6 +7,7 @@ import { mcpCommands } from './commands/mcp';
 import { needsInputCommands } from './commands/needs-input';
 import { orchestrationCommands } from './commands/orchestration';
 import { serverCommands } from './commands/server';
+import { usageCommands } from './commands/usage';
 
-@Module({ providers: [...busCommands, ...inspectCommands, ...engineCommands, ...serverCommands, ...completionCommands, ...orchestrationCommands, ...needsInputCommands, ...mcpCommands] })
+@Module({ providers: [...busCommands, ...inspectCommands, ...engineCommands, ...serverCommands, ...completionCommands, ...orchestrationCommands, ...needsInputCommands, ...mcpCommands, ...usageCommands] })
 export class CliModule {}

@@ -35,3 +35,4 @@ export { propagateCompletion, completionKey, PROPAGATION_KIND } from './completi
 export { collectProcessTree, isProcessRunning } from './process-tree';
 export * from './orchestration';
 export * from './needs-input';
+export * from './usage';

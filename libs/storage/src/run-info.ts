@@ -32,7 +32,22 @@ export interface RunInfo {
   commandline?: string;
   error_summary?: string;
   agent_version: string;
+  /** Added fields (issue #18): the agent CLI's own session id, a rate-limit reset, token usage. */
+  session_id?: string;
+  resume_at?: Date;
+  usage?: RunUsage;
 }
+
+/** Token usage of a run as parsed from the agent's stream. */
+export interface RunUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd?: number;
+}
+
+const USAGE_KEYS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens'] as const;
 
 /** Go's zero time.Time, written while a run has not ended. */
 export const ZERO_TIME: Date = new Date('0001-01-01T00:00:00Z');
@@ -88,7 +103,29 @@ export function serializeRunInfo(info: RunInfo): string {
       out += `${key}: ${yamlString(s)}\n`;
     }
   }
+  return out + serializeAddedFields(info);
+}
+
+function serializeAddedFields(info: RunInfo): string {
+  let out = '';
+  if (info.session_id) out += `session_id: ${yamlString(info.session_id)}\n`;
+  if (info.resume_at && !isZeroTime(info.resume_at)) out += `resume_at: ${rfc3339Nano(info.resume_at)}\n`;
+  if (info.usage) {
+    out += 'usage:\n';
+    for (const k of USAGE_KEYS) out += `    ${k}: ${Math.trunc(Number(info.usage[k]) || 0)}\n`;
+    if (typeof info.usage.cost_usd === 'number' && Number.isFinite(info.usage.cost_usd)) out += `    cost_usd: ${info.usage.cost_usd}\n`;
+  }
   return out;
+}
+
+function parseUsage(raw: unknown): RunUsage | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const r = raw as Record<string, unknown>;
+  const usage = {} as RunUsage;
+  for (const k of USAGE_KEYS) usage[k] = Math.max(0, toInt(r[k], 0));
+  const cost = typeof r.cost_usd === 'number' ? r.cost_usd : typeof r.cost_usd === 'string' ? Number(r.cost_usd) : NaN;
+  if (Number.isFinite(cost) && cost >= 0) usage.cost_usd = cost;
+  return usage;
 }
 
 /** Parses an RFC 3339 timestamp keeping millisecond precision (Go writes up to nanoseconds). */
@@ -189,6 +226,12 @@ export function parseRunInfo(text: string, path?: string): RunInfo {
     const s = toStr(raw[key]);
     if (s !== '') info[key] = s;
   }
+  const session = toStr(raw.session_id);
+  if (session !== '') info.session_id = session;
+  const resumeAt = parseTime(raw.resume_at);
+  if (!isZeroTime(resumeAt)) info.resume_at = resumeAt;
+  const usage = parseUsage(raw.usage);
+  if (usage) info.usage = usage;
   const fromPath = path ? idsFromRunInfoPath(path) : undefined;
   if (fromPath) {
     if (!info.run_id) info.run_id = fromPath.run_id;

@@ -2,7 +2,7 @@ import { existsSync, openSync, readSync, closeSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { RunsLayout } from '@app/storage';
-import { JobResult, RunnerService } from '@app/runner';
+import { hasSettings, JobResult, RunnerService, withJobBudget } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { collect } from './support/options';
 import {
@@ -17,6 +17,7 @@ import {
   runRoot,
 } from './job-common';
 import { JobBatchCommand } from './job-batch.command';
+import { budgetFlags } from './task-options';
 
 interface JobFlags extends Omit<RunFlags, 'task' | 'prompt' | 'promptFile'> {
   // Collected as lists because `job batch` repeats them and the parent command parses them.
@@ -26,6 +27,9 @@ interface JobFlags extends Omit<RunFlags, 'task' | 'prompt' | 'promptFile'> {
   parentRunId?: string;
   previousRunId?: string;
   follow?: boolean;
+  maxTokens?: string;
+  maxCostUsd?: string;
+  maxWallTime?: string;
 }
 
 /** Copies what the agent writes to agent-stdout.txt onto our stdout until `done` settles. */
@@ -81,6 +85,7 @@ export class JobCommand extends CommandRunner {
     const prompt = promptFromFlags(flags);
     if (!prompt) throw new UsageError('prompt is empty: pass --prompt or --prompt-file');
     const idleTimeoutMs = optionalDuration(flags.timeout, '--timeout');
+    const budget = budgetFlags(flags);
     const cwd = checkDir(flags.cwd, 'working directory');
     const loaded = loadRunConfig(flags.config);
     const root = runRoot(flags.root, loaded);
@@ -88,7 +93,7 @@ export class JobCommand extends CommandRunner {
     if (scope.generated) process.stderr.write(`task: ${scope.taskId}\n`);
     const parentRunId = flags.parentRunId?.trim() || process.env.JRUN_ID?.trim() || undefined;
     const runDir = flags.follow ? new RunsLayout(root).allocateRunDir(scope.projectId, scope.taskId) : undefined;
-    const pending = this.runner.runJob({
+    const start = () => this.runner.runJob({
       root,
       projectId: scope.projectId,
       taskId: scope.taskId,
@@ -103,10 +108,14 @@ export class JobCommand extends CommandRunner {
       env: agentCallerEnv(loaded),
       runDir,
     });
+    const pending = hasSettings(budget)
+      ? withJobBudget({ root, projectId: scope.projectId, taskId: scope.taskId, config: loaded.config, budget }, start)
+      : start().then((result) => ({ result, exceeded: undefined }));
     if (runDir) await followRun(runDir.dir, pending);
-    const result: JobResult = await pending;
+    const { result, exceeded }: { result: JobResult; exceeded?: string } = await pending;
     // D14: a short-lived job waits for its run_stop webhook delivery (bounded by timeout and retries).
     await result.webhook;
+    if (exceeded) throw new Error(exceeded);
     if (!result.ok) throw new Error(result.error ?? 'agent execution failed');
   }
 
@@ -167,6 +176,21 @@ export class JobCommand extends CommandRunner {
 
   @Option({ flags: '--timeout <duration>', description: 'kill the agent after this long without output (Go duration, e.g. 30m; REST agents: total deadline; default: none)' })
   parseTimeout(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--max-tokens <n>', description: 'budget of this job\'s tree (the run and its child runs): input + output tokens; crossing it stops the tree and posts BUDGET_EXCEEDED' })
+  parseMaxTokens(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--max-cost-usd <usd>', description: 'budget of this job\'s tree in US dollars, as reported by the agents' })
+  parseMaxCostUsd(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--max-wall-time <duration>', description: 'budget of this job\'s tree in wall time' })
+  parseMaxWallTime(v: string): string {
     return v;
   }
 

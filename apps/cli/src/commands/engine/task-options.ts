@@ -1,4 +1,5 @@
 import { CommandRunner, Option } from 'nest-commander';
+import { validateTaskSettings, type TaskSettings } from '@app/runner';
 import { countFlag } from './support/options';
 import { RunFlags, optionalDuration } from './job-common';
 
@@ -12,6 +13,10 @@ export interface LoopFlags extends RunFlags {
   inputWait?: string;
   stallAfter?: string;
   killOnStall?: boolean;
+  maxTokens?: string;
+  maxCostUsd?: string;
+  maxWallTime?: string;
+  resumeMode?: string;
 }
 
 export interface LoopSettings {
@@ -24,6 +29,12 @@ export interface LoopSettings {
   inputWaitMs?: number;
   stallAfterMs?: number;
   killOnStall?: boolean;
+  budget?: TaskSettings;
+}
+
+/** --max-tokens, --max-cost-usd, --max-wall-time, --resume-mode: validated by the runner's one validator. */
+export function budgetFlags(flags: { maxTokens?: string; maxCostUsd?: string; maxWallTime?: string; resumeMode?: string }): TaskSettings {
+  return validateTaskSettings({ max_tokens: flags.maxTokens, max_cost_usd: flags.maxCostUsd, max_wall_time: flags.maxWallTime, resume_mode: flags.resumeMode });
 }
 
 /** Parses the Ralph-loop flags; bad values are usage errors. */
@@ -38,6 +49,7 @@ export function loopSettings(flags: LoopFlags, defaultMaxRestarts?: number): Loo
     inputWaitMs: optionalDuration(flags.inputWait, '--input-wait'),
     stallAfterMs: optionalDuration(flags.stallAfter, '--stall-after'),
     killOnStall: flags.killOnStall,
+    budget: budgetFlags(flags),
   };
 }
 
@@ -101,6 +113,26 @@ export abstract class LoopFlagParsers extends CommandRunner {
   @Option({ flags: '--kill-on-stall', description: 'with --stall-after: also terminate a stalled run (the loop restarts it like a failed attempt)' })
   parseKillOnStall(): boolean {
     return true;
+  }
+
+  @Option({ flags: '--max-tokens <n>', description: 'budget of the task tree (its runs and all descendant runs): input + output tokens; crossing it stops the tree, posts BUDGET_EXCEEDED and never restarts (stored in TASK-SETTINGS.yaml; default: defaults.max_tokens)' })
+  parseMaxTokens(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--max-cost-usd <usd>', description: 'budget of the task tree in US dollars, as reported by the agents (default: defaults.max_cost_usd)' })
+  parseMaxCostUsd(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--max-wall-time <duration>', description: 'budget of the task tree in wall time since its first run started (default: defaults.max_wall_time)' })
+  parseMaxWallTime(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--resume-mode <mode>', description: 'continue: each attempt resumes the previous attempt\'s agent session (claude/gemini --resume, codex exec resume); fresh (default) starts cold' })
+  parseResumeMode(v: string): string {
+    return v;
   }
 
   @Option({ flags: '--child-poll-interval <duration>', description: 'how often to check child runs after DONE (default 1s)' })
