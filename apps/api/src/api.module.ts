@@ -25,6 +25,7 @@ import { LauncherModule } from './tasks/launcher.module';
 import { PlannerBridge } from './tasks/planner-bridge';
 import { TasksController } from './tasks/tasks.controller';
 import { TasksService } from './tasks/tasks.service';
+import { UsageController } from './usage/usage.controller';
 import { WebhookModule } from './webhook/webhook.module';
 
 export interface ApiModuleOptions {
@@ -45,7 +46,7 @@ export class ApiModule {
         WebhookModule.forRoot(ctx.config),
         AdminModule,
       ],
-      controllers: [HealthController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController, NeedsInputController, McpController],
+      controllers: [HealthController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController, NeedsInputController, McpController, UsageController],
       providers: [
         PlannerBridge,
         ProjectDataService,

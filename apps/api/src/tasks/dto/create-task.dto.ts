@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsInt, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { IsArray, IsInt, IsNumber, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
 
 export class ThreadParentDto {
   @IsString() project_id!: string;
@@ -31,4 +31,9 @@ export class CreateTaskDto {
   @IsOptional() @ValidateNested() @Type(() => ThreadParentDto) thread_parent?: ThreadParentDto;
   @IsOptional() @IsString() thread_message_type?: string;
   @IsOptional() @ValidateNested() @Type(() => ProcessImportDto) process_import?: ProcessImportDto;
+  /** Budget of the task tree and resume mode (#18); validated by the runner's validateTaskSettings. */
+  @IsOptional() @IsInt() max_tokens?: number;
+  @IsOptional() @IsNumber() max_cost_usd?: number;
+  @IsOptional() @IsString() max_wall_time?: string;
+  @IsOptional() @IsString() resume_mode?: string;
 }
