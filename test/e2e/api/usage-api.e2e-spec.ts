@@ -8,6 +8,8 @@ const ROOT_TASK = 'task-20260101-120000-root';
 const CHILD_TASK = 'task-20260101-120000-child';
 const usage = (i: number, o: number, cost?: number) => ({ input_tokens: i, output_tokens: o, cache_read_tokens: 1, cache_write_tokens: 0, ...(cost !== undefined ? { cost_usd: cost } : {}) });
 
+const body = async (res: Response | Promise<Response>): Promise<any> => (await res).json();
+
 describe('usage API, pause/unpause, budget fields, usage metrics (#18)', () => {
   let api: TestApi & { base: string };
   const req = (method: string, url: string, body?: object) =>
@@ -21,13 +23,13 @@ describe('usage API, pause/unpause, budget fields, usage metrics (#18)', () => {
   it('GET …/tasks/:t/usage sums the task and its tree; /projects/:p/usage and /v1/usage the project', async () => {
     seedRun(api.root, P, ROOT_TASK, '20260101-1200000000-1-1', { agent: 'claude', usage: usage(100, 10, 0.5) });
     seedRun(api.root, P, CHILD_TASK, '20260101-1200000000-1-2', { agent: 'codex', parent_run_id: '20260101-1200000000-1-1', usage: usage(40, 4) });
-    const task = await (await req('GET', `/api/projects/${P}/tasks/${ROOT_TASK}/usage`)).json();
+    const task = await body(req('GET', `/api/projects/${P}/tasks/${ROOT_TASK}/usage`));
     expect(task).toMatchObject({ project_id: P, task_id: ROOT_TASK, runs: 1, total_tokens: 110, tree: { runs: 2, total_tokens: 154, usage: { ...usage(140, 14, 0.5), cache_read_tokens: 2 } } });
-    const project = await (await req('GET', `/api/projects/${P}/usage`)).json();
+    const project = await body(req('GET', `/api/projects/${P}/usage`));
     expect(project).toMatchObject({ runs: 2, total_tokens: 154 });
-    const all = await (await req('GET', `/api/v1/usage?project_id=${P}&since=2026-01-01T00:00:00Z`)).json();
+    const all = await body(req('GET', `/api/v1/usage?project_id=${P}&since=2026-01-01T00:00:00Z`));
     expect(all.by_agent.map((r: { key: string }) => r.key)).toEqual(['claude', 'codex']);
-    const detail = await (await req('GET', `/api/projects/${P}/tasks/${ROOT_TASK}`)).json();
+    const detail = await body(req('GET', `/api/projects/${P}/tasks/${ROOT_TASK}`));
     expect(detail.usage).toEqual({ ...usage(100, 10, 0.5), total_tokens: 110 });
     expect(detail.runs[0].usage).toEqual(usage(100, 10, 0.5));
   });
@@ -35,7 +37,7 @@ describe('usage API, pause/unpause, budget fields, usage metrics (#18)', () => {
   it('bad input: 400/404 JSON errors', async () => {
     const since = await req('GET', '/api/v1/usage?since=yesterday');
     expect(since.status).toBe(400);
-    expect((await since.json()).error.message).toBe('since must be an RFC 3339 time, got "yesterday"');
+    expect((await body(since)).error.message).toBe('since must be an RFC 3339 time, got "yesterday"');
     expect((await req('GET', '/api/v1/usage?task_id=task-20260101-120000-x')).status).toBe(400);
     expect((await req('GET', `/api/projects/${P}/tasks/task-20990101-000000-none/usage`)).status).toBe(404);
     expect((await req('POST', '/api/projects/nope/pause')).status).toBe(404);
@@ -45,11 +47,11 @@ describe('usage API, pause/unpause, budget fields, usage metrics (#18)', () => {
   it('pause/unpause a task: PAUSED marker, status paused, then released', async () => {
     const res = await req('POST', `/api/projects/${P}/tasks/${CHILD_TASK}/pause`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ project_id: P, task_id: CHILD_TASK, paused: true, changed: true });
+    expect(await body(res)).toEqual({ project_id: P, task_id: CHILD_TASK, paused: true, changed: true });
     expect(fs.existsSync(path.join(api.root, P, CHILD_TASK, 'PAUSED'))).toBe(true);
-    const list = await (await req('GET', `/api/projects/${P}/tasks?status=paused`)).json();
+    const list = await body(req('GET', `/api/projects/${P}/tasks?status=paused`));
     expect(list.items.map((t: { id: string }) => t.id)).toEqual([CHILD_TASK]);
-    expect(await (await req('POST', `/api/projects/${P}/tasks/${CHILD_TASK}/unpause`)).json()).toEqual({ project_id: P, task_id: CHILD_TASK, paused: false, changed: true });
+    expect(await body(req('POST', `/api/projects/${P}/tasks/${CHILD_TASK}/unpause`))).toEqual({ project_id: P, task_id: CHILD_TASK, paused: false, changed: true });
     expect(fs.existsSync(path.join(api.root, P, CHILD_TASK, 'PAUSED'))).toBe(false);
   });
 
@@ -57,7 +59,7 @@ describe('usage API, pause/unpause, budget fields, usage metrics (#18)', () => {
     const base = { project_id: P, agent_type: 'fake', prompt: 'do it' };
     const bad = await req('POST', '/api/v1/tasks', { ...base, task_id: 'task-20260101-120000-bad', max_wall_time: 'soon' });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error.message).toBe('max wall time must be a positive duration like 30m, got "soon"');
+    expect((await body(bad)).error.message).toBe('max wall time must be a positive duration like 30m, got "soon"');
     expect(fs.existsSync(path.join(api.root, P, 'task-20260101-120000-bad'))).toBe(false);
     expect((await req('POST', '/api/v1/tasks', { ...base, task_id: 'task-20260101-120000-bad', max_tokens: 'many' })).status).toBe(400);
     const ok = await req('POST', '/api/v1/tasks', { ...base, task_id: 'task-20260101-120000-budget', max_tokens: 5000, max_cost_usd: 1.5, max_wall_time: '2h', resume_mode: 'continue' });
