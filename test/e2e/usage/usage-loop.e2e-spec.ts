@@ -65,6 +65,61 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
     }
   });
 
+  it('a child run that pushes the tree over budget stops the running root run gracefully (the watch during an attempt)', async () => {
+    const task = taskId('watch');
+    const taskDir = layout.taskDir(PROJECT, task);
+    const loop = runTask({
+      root: tmp.root,
+      projectId: PROJECT,
+      taskId: task,
+      prompt: 'delegate',
+      agent: 'claude',
+      restartDelayMs: 10,
+      holdPollMs: 50,
+      stopGraceMs: 2000,
+      budget: { max_tokens: 500 },
+      env: agentEnv({ FAKE_AGENT_SLEEP_MS: '60000', FAKE_AGENT_USAGE: '10,5' }),
+    });
+    const rootRun = await waitFor(() => runInfos(taskDir).find((i) => i.pid > 0 && i.status === 'running'), 20_000);
+    const child = await runCli(RUN_AGENT, ['job', '--root', tmp.root, '--project', PROJECT, '--task', taskId('child'), '--agent', 'codex', '--prompt', 'spend', '--parent-run-id', rootRun.run_id], cliEnv(home, { FAKE_AGENT_USAGE: '600,1' }));
+    expect(child.code).toBe(0);
+    const result = await loop;
+    expect(result).toMatchObject({ status: 'stopped', error: 'task stopped: budget exceeded: tokens 601 > max 500' });
+    const [stopped] = runInfos(taskDir);
+    expect(runInfos(taskDir)).toHaveLength(1);
+    expect(stopped.status).toBe('failed');
+    expect(readFileSync(join(layout.runDir(PROJECT, task, stopped.run_id), 'STOPPED-BY'), 'utf8')).toBe(`budget of task ${task}\n`);
+    expect(busMessages(layout.taskBus(PROJECT, task)).filter((m) => m.type === 'BUDGET_EXCEEDED')).toHaveLength(1);
+  });
+
+  it('--max-wall-time stops a long attempt', async () => {
+    const task = taskId('wall');
+    const result = await runTask({
+      root: tmp.root,
+      projectId: PROJECT,
+      taskId: task,
+      prompt: 'take long',
+      agent: 'gemini',
+      holdPollMs: 50,
+      stopGraceMs: 2000,
+      budget: { max_wall_time_ms: 1500 },
+      env: agentEnv({ FAKE_AGENT_SLEEP_MS: '60000' }),
+    });
+    expect(result.status).toBe('stopped');
+    expect(result.error).toMatch(/^task stopped: budget exceeded: wall time \d+s > max 1\.5s$/);
+    expect(runInfos(layout.taskDir(PROJECT, task))).toHaveLength(1);
+  });
+
+  it('run-agent job --max-tokens: the job tree over budget fails the job with BUDGET_EXCEEDED', async () => {
+    const task = taskId('jobbudget');
+    const r = await runCli(RUN_AGENT, ['job', '--root', tmp.root, '--project', PROJECT, '--task', task, '--agent', 'claude', '--prompt', 'x', '--max-tokens', '100'], cliEnv(home, { FAKE_AGENT_USAGE: '90,20' }));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('Error: budget exceeded: tokens 110 > max 100\n');
+    expect(busMessages(layout.taskBus(PROJECT, task)).map((m) => m.type)).toEqual(['RUN_START', 'RUN_STOP', 'BUDGET_EXCEEDED']);
+    const ok = await runCli(RUN_AGENT, ['job', '--root', tmp.root, '--project', PROJECT, '--task', taskId('jobok'), '--agent', 'claude', '--prompt', 'x', '--max-tokens', '1000'], cliEnv(home, { FAKE_AGENT_USAGE: '90,20' }));
+    expect(ok.code).toBe(0);
+  });
+
   it('claude rate-limit event 3 s ahead: rate_limited, no restart counted, a queued task takes the slot, resumes after the reset', async () => {
     const root = join(tmp.root, '..', 'rl-runs');
     mkdirSync(root, { recursive: true });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { AppConfig, RunsLayout } from '@app/storage';
 import { BusWriter } from '@app/messagebus';
 import { enforceBudget } from './budget';
@@ -22,14 +23,21 @@ export interface JobBudgetContext {
  */
 export async function withJobBudget<T>(ctx: JobBudgetContext, run: () => Promise<T>): Promise<{ result: T; exceeded?: string }> {
   const taskDir = new RunsLayout(ctx.root).taskDir(ctx.projectId, ctx.taskId);
-  if (hasSettings(ctx.budget)) {
-    writeTaskSettings(taskDir, ctx.budget);
-    clearBudgetExceeded(taskDir);
-  }
+  // stored once the job has created its task folder (a refused job leaves nothing behind)
+  let stored = !hasSettings(ctx.budget);
+  const store = (): boolean => {
+    if (!stored && existsSync(taskDir)) {
+      writeTaskSettings(taskDir, ctx.budget);
+      clearBudgetExceeded(taskDir);
+      stored = true;
+    }
+    return stored;
+  };
   const bus = new BusWriter(new RunsLayout(ctx.root).taskBus(ctx.projectId, ctx.taskId));
   const pending: Promise<boolean>[] = [];
-  const enforce = () =>
-    enforceBudget({
+  const enforce = async (): Promise<string | undefined> => {
+    if (!store()) return undefined;
+    return enforceBudget({
       root: ctx.root,
       projectId: ctx.projectId,
       taskId: ctx.taskId,
@@ -39,6 +47,7 @@ export async function withJobBudget<T>(ctx: JobBudgetContext, run: () => Promise
       webhookBackoffMs: ctx.webhookBackoffMs,
       onWebhook: (w) => pending.push(w),
     });
+  };
   let busy = false;
   const timer = setInterval(() => {
     if (busy) return;
