@@ -1,6 +1,5 @@
-import { RunInfo, RunUsage } from '@app/storage';
+import { RunInfo, RunsLayout, RunUsage } from '@app/storage';
 import { allRuns, descendantRuns, ScannedRun, taskRuns } from '../run-scan';
-import { RunsLayout } from '@app/storage';
 
 export const ZERO_USAGE: RunUsage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
 
