@@ -60,6 +60,13 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
       const status = JSON.parse((await runCli(RUN_AGENT, ['status', '--root', tmp.root, '--project', PROJECT, '--task', task, '--json'], cliEnv(home))).stdout);
       expect(status.tasks[0]).toMatchObject({ status: 'budget_exceeded', budget_exceeded: 'budget exceeded: tokens 300 > max 299', usage: { total_tokens: 300 } });
       expect(hook.received).toHaveLength(1);
+
+      // raising the budget (task resume --max-tokens) clears the mark and the task runs again
+      const raised = await runTask({ ...opts, budget: { max_tokens: 10_000 }, env: agentEnv({ FAKE_AGENT_USAGE: '100,50,0,0,0.01', FAKE_AGENT_DONE: '1' }) });
+      expect(raised.status).toBe('done');
+      expect(runInfos(taskDir)).toHaveLength(3);
+      expect(existsSync(join(taskDir, BUDGET_EXCEEDED_FILE))).toBe(false);
+      expect(readFileSync(join(taskDir, 'TASK-SETTINGS.yaml'), 'utf8')).toBe('max_tokens: 10000\n');
     } finally {
       hook.server.close();
     }
