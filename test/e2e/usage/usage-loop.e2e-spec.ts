@@ -6,6 +6,9 @@ import { RunsLayout } from '@app/storage';
 import { agentEnv, busMessages, cliEnv, PROJECT, RUN_AGENT, runInfos, taskId, tempRoot, waitFor } from '../runner/helpers';
 import { eventually, runCli, webhookReceiver } from '../needs-input/helpers';
 
+/** A task's runs in start order (run ids end in an unpadded sequence number, so names do not sort). */
+const runsInOrder = (taskDir: string) => runInfos(taskDir).sort((a, b) => a.start_time.getTime() - b.start_time.getTime());
+
 describe('budgets, rate limits and session resume in the Ralph loop (#18)', () => {
   const tmp = tempRoot();
   const layout = new RunsLayout(tmp.root);
@@ -153,7 +156,7 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
 
     const taskDirA = rl.taskDir(PROJECT, a);
     await waitFor(() => existsSync(join(taskDirA, RATE_LIMITED_FILE)), 20_000);
-    const first = runInfos(taskDirA)[0];
+    const first = runsInOrder(taskDirA)[0];
     expect(first.resume_at).toBeDefined();
     const status = await eventually(async () => {
       const s = JSON.parse((await runCli(RUN_AGENT, ['status', '--root', root, '--project', PROJECT, '--task', a, '--json'], cliEnv(home))).stdout).tasks[0];
@@ -164,7 +167,7 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
     const [resA, resB] = await Promise.all([loopA, loopB]);
     expect(resB.status).toBe('done');
     expect(resA.status).toBe('done');
-    const runsA = runInfos(taskDirA);
+    const runsA = runsInOrder(taskDirA);
     const runB = runInfos(rl.taskDir(PROJECT, b))[0];
     expect(runsA).toHaveLength(2);
     // B ran in the slot A released; A's second attempt started after the reset
@@ -196,7 +199,7 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
         env: agentEnv({ FAKE_AGENT_DONE_ON_ATTEMPT: '2', FAKE_AGENT_ENV_DUMP: dumps }),
       });
       expect(result.status).toBe('done');
-      const [first, second] = runInfos(layout.taskDir(PROJECT, task));
+      const [first, second] = runsInOrder(layout.taskDir(PROJECT, task));
       expect(first.session_id).toBeTruthy();
       expect(first.commandline).not.toContain(first.session_id!);
       const argv = JSON.parse(readFileSync(join(dumps, `${second.run_id}.json`), 'utf8')).argv as string[];
@@ -213,7 +216,7 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
     const task = taskId('fresh');
     const result = await runTask({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'go', agent: 'claude', restartDelayMs: 10, env: agentEnv({ FAKE_AGENT_DONE_ON_ATTEMPT: '2' }) });
     expect(result.status).toBe('done');
-    const [first, second] = runInfos(layout.taskDir(PROJECT, task));
+    const [first, second] = runsInOrder(layout.taskDir(PROJECT, task));
     expect(second.commandline).not.toContain('--resume');
     expect(second.session_id).not.toBe(first.session_id);
   });

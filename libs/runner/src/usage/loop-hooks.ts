@@ -132,8 +132,9 @@ export function usageHooks(opts: UsageLoopOptions, ctx: UsageHookContext): Usage
   };
 }
 
+/** The session of the task's latest run that has one (by start time: run ids do not sort by name). */
 function latestSession(taskDir: string): string | undefined {
-  const runs = taskRuns(taskDir);
+  const runs = taskRuns(taskDir).sort((a, b) => a.info.start_time.getTime() - b.info.start_time.getTime());
   for (let i = runs.length - 1; i >= 0; i--) {
     const s = runs[i].info.session_id;
     if (s && SESSION_ID_PATTERN.test(s)) return s;
