@@ -162,6 +162,7 @@ export function idsFromRunInfoPath(path: string): { project_id: string; task_id:
 }
 
 const SIMPLE_LINE = /^([a-z_]+): ?(.*)$/;
+const USAGE_LINE = /^ {4}([a-z_]+): (\d{1,15}(?:\.\d+)?(?:e-?\d+)?)$/;
 const PLAIN_SAFE = /^(?:""|[^\s"'|>&*!%@`{}[\]#,?:-][^#]*?)$/;
 
 /**
@@ -172,8 +173,21 @@ const PLAIN_SAFE = /^(?:""|[^\s"'|>&*!%@`{}[\]#,?:-][^#]*?)$/;
 function parseSimple(text: string): Record<string, unknown> | undefined {
   if (text.includes('\r')) return undefined;
   const out: Record<string, unknown> = {};
+  let usage: Record<string, unknown> | undefined;
   for (const line of text.split('\n')) {
     if (line === '') continue;
+    // the one nested block we write: `usage:` with 4-space-indented numbers
+    if (usage && line.startsWith('    ')) {
+      const n = USAGE_LINE.exec(line);
+      if (!n) return undefined;
+      usage[n[1]] = Number(n[2]);
+      continue;
+    }
+    usage = undefined;
+    if (line === 'usage:') {
+      out.usage = usage = {};
+      continue;
+    }
     const m = SIMPLE_LINE.exec(line);
     if (!m) return undefined;
     const value = m[2];

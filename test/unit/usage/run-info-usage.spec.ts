@@ -85,3 +85,14 @@ describe('usage aggregation and budgets', () => {
     expect(readTaskSettings(taskDir)).toEqual({});
   });
 });
+
+describe('run-info fast path with the usage block', () => {
+  it('reads the block we write without the full YAML parser, and odd blocks through it', () => {
+    const info = base({ usage: { input_tokens: 1, output_tokens: 2, cache_read_tokens: 3, cache_write_tokens: 4, cost_usd: 1.5e-7 } });
+    expect(parseRunInfo(serializeRunInfo(info)).usage).toEqual(info.usage);
+    const quoted = serializeRunInfo(base({})) + 'usage:\n    input_tokens: "7"\n';
+    expect(parseRunInfo(quoted).usage).toEqual({ input_tokens: 7, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 });
+    const flow = serializeRunInfo(base({})) + 'usage: {input_tokens: 9, output_tokens: 1}\n';
+    expect(parseRunInfo(flow).usage).toMatchObject({ input_tokens: 9, output_tokens: 1 });
+  });
+});
