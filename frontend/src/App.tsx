@@ -16,6 +16,7 @@ import { OpenQuestionsPanel, TaskInputBanner } from './components/NeedsInput';
 import { ProjectList, StatsCards } from './components/ProjectPanel';
 import { RunDetail } from './components/RunDetail';
 import { TaskTree } from './components/TaskTree';
+import { UsagePanel } from './components/UsagePanel';
 
 interface Toast {
   id: number;
@@ -217,6 +218,9 @@ export function App() {
           </aside>
           <section className="right">
             {project && <MessageBus key={`${project}`} project={project} taskId={selection.task} />}
+            {project && selection.task && (
+              <UsagePanel key={`${project}/${selection.task}`} project={project} task={selection.task} item={tasksPoll.data?.find((t) => t.id === selection.task)} notify={notify} onChange={refreshAll} />
+            )}
             {project && selection.task && (
               <TaskInputBanner
                 questions={questions.filter((q) => q.project_id === project && q.task_id === selection.task)}

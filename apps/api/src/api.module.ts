@@ -26,6 +26,7 @@ import { PlannerBridge } from './tasks/planner-bridge';
 import { TasksController } from './tasks/tasks.controller';
 import { WorktreeController } from './tasks/worktree.controller';
 import { TasksService } from './tasks/tasks.service';
+import { UsageController } from './usage/usage.controller';
 import { WebhookModule } from './webhook/webhook.module';
 
 export interface ApiModuleOptions {
@@ -46,7 +47,7 @@ export class ApiModule {
         WebhookModule.forRoot(ctx.config),
         AdminModule,
       ],
-      controllers: [HealthController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController, NeedsInputController, McpController, WorktreeController],
+      controllers: [HealthController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController, NeedsInputController, McpController, WorktreeController, UsageController],
       providers: [
         PlannerBridge,
         ProjectDataService,

@@ -8,6 +8,7 @@ import { needsInputCommands } from './commands/needs-input';
 import { orchestrationCommands } from './commands/orchestration';
 import { serverCommands } from './commands/server';
 import { scaleoutCommands } from './commands/scaleout';
+import { usageCommands } from './commands/usage';
 
-@Module({ providers: [...busCommands, ...inspectCommands, ...engineCommands, ...serverCommands, ...completionCommands, ...orchestrationCommands, ...needsInputCommands, ...mcpCommands, ...scaleoutCommands] })
+@Module({ providers: [...busCommands, ...inspectCommands, ...engineCommands, ...serverCommands, ...completionCommands, ...orchestrationCommands, ...needsInputCommands, ...mcpCommands, ...scaleoutCommands, ...usageCommands] })
 export class CliModule {}

@@ -10,6 +10,7 @@ import type {
   ProjectRun,
   ProjectStats,
   TaskListItem,
+  UsageReport,
 } from './types';
 
 const KEY_STORAGE = 'conductor.apiKey';
@@ -133,6 +134,15 @@ export class ApiClient {
       if (!page.has_more || !page.items?.length) return all;
       offset += page.items.length;
     }
+  }
+
+  taskUsage(p: string, t: string): Promise<UsageReport> {
+    return this.request(`/api/projects/${enc(p)}/tasks/${enc(t)}/usage`);
+  }
+
+  setPaused(p: string, t: string | undefined, paused: boolean): Promise<{ paused: boolean; changed: boolean }> {
+    const path = t ? `/api/projects/${enc(p)}/tasks/${enc(t)}` : `/api/projects/${enc(p)}`;
+    return this.request(`${path}/${paused ? 'pause' : 'unpause'}`, { method: 'POST' });
   }
 
   taskFile(p: string, t: string): Promise<FileContent> {

@@ -52,6 +52,31 @@ export interface TaskListItem {
   open_questions?: number;
   /** The latest run is flagged stalled (no output, no bus activity). */
   stalled?: boolean;
+  /** #18: usage of the task's runs and its hold state. */
+  usage?: UsageTotals & { total_tokens: number };
+  resume_at?: string;
+  paused?: 'task' | 'project';
+  budget_exceeded?: string;
+}
+
+/** Token usage (run-info `usage:`), summed. */
+export interface UsageTotals {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd?: number;
+}
+
+/** GET /api/projects/:p/tasks/:t/usage (#18). */
+export interface UsageReport {
+  project_id?: string;
+  task_id?: string;
+  runs: number;
+  usage: UsageTotals;
+  total_tokens: number;
+  tree?: { runs: number; usage: UsageTotals; total_tokens: number };
+  by_agent: { key: string; runs: number; usage: UsageTotals; total_tokens: number }[];
 }
 
 /** GET /api/v1/questions: a QUESTION/BLOCKED message without an ANSWER. */

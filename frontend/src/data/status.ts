@@ -1,9 +1,9 @@
 import type { FlatRun } from '../api/types';
 import { parseTime } from './time';
 
-export type DisplayStatus = 'running' | 'queued' | 'needs_input' | 'completed' | 'failed' | 'blocked' | 'stopped' | 'cancelled' | 'unknown' | 'idle';
+export type DisplayStatus = 'running' | 'queued' | 'needs_input' | 'held' | 'completed' | 'failed' | 'blocked' | 'stopped' | 'cancelled' | 'unknown' | 'idle';
 
-export const DISPLAY_STATUSES: DisplayStatus[] = ['running', 'queued', 'needs_input', 'completed', 'failed', 'blocked', 'stopped', 'cancelled', 'unknown', 'idle'];
+export const DISPLAY_STATUSES: DisplayStatus[] = ['running', 'queued', 'needs_input', 'held', 'completed', 'failed', 'blocked', 'stopped', 'cancelled', 'unknown', 'idle'];
 
 /**
  * The status to show for a run: the server's added `display_status` (stopped, cancelled) when
@@ -40,6 +40,11 @@ export function normalizeStatus(raw: string | undefined | null): DisplayStatus {
       return 'blocked';
     case 'needs_input':
       return 'needs_input';
+    // #18: the loop waits (rate limit, paused by hand) or was stopped by its budget
+    case 'rate_limited':
+    case 'paused':
+    case 'budget_exceeded':
+      return 'held';
     case 'stopped':
       return 'stopped';
     case 'cancelled':

@@ -50,7 +50,7 @@ export function buildTaskTree(runs: readonly FlatRun[], tasks: readonly TaskList
     const info = taskInfo.get(taskId);
     const done = info?.done ?? false;
     // needs_input (#17) comes from the task bus, not from the runs: the server's task status wins
-    const status = info?.status === 'needs_input' ? 'needs_input' : list.length > 0 ? deriveTaskStatus(list, done) : normalizeStatus(info?.status);
+    const status = info?.status === 'needs_input' ? 'needs_input' : normalizeStatus(info?.status) === 'held' ? 'held' : list.length > 0 ? deriveTaskStatus(list, done) : normalizeStatus(info?.status);
     let lastActivity = 0;
     for (const r of list) lastActivity = Math.max(lastActivity, parseTimeOrZero(r.end_time), parseTimeOrZero(r.start_time));
     nodes.set(taskId, {

@@ -10,3 +10,4 @@ export * from './diversification';
 export * from './parsers';
 export * from './rest';
 export * from './mcp-config';
+export * from './session-resume';

@@ -4,6 +4,7 @@ import { registerBusTools } from './bus-tools';
 import type { ConductorMcpOptions } from './mcp.types';
 import { registerResources } from './resources';
 import { registerTaskTools } from './task-tools';
+import { registerUsageAndAskTools } from './usage-ask-tools';
 
 export const MCP_SERVER_NAME = 'conductor-loop';
 
@@ -23,12 +24,13 @@ export function createConductorMcp(opts: ConductorMcpOptions): ConductorMcp {
     { name: MCP_SERVER_NAME, version: opts.version ?? '0.0.0' },
     {
       instructions:
-        'conductor-loop: post to and read the message bus (bus_post, bus_read), start sub-tasks and wait for them (task_start, task_wait, task_status, task_stop), browse projects and tasks (list_projects, list_tasks). Resources: conductor://bus/<project>[/<task>] and conductor://runs/<project>/<task>/<run>/output.',
+        'conductor-loop: post to and read the message bus (bus_post, bus_read), start sub-tasks and wait for them (task_start, task_wait, task_status, task_stop), browse projects and tasks (list_projects, list_tasks), ask the task owner (ask), token usage (usage). Resources: conductor://bus/<project>[/<task>] and conductor://runs/<project>/<task>/<run>/output.',
     },
   );
   const index = new StorageIndex(new RunsLayout(opts.scope.root));
   registerBusTools(server, opts.scope, opts.maxBodyBytes ?? (opts.config?.storage?.max_message_body_bytes || undefined));
   registerTaskTools(server, opts, index);
+  registerUsageAndAskTools(server, opts.scope);
   const closeWatches = registerResources(server, opts.scope, index, opts.feed ?? new ChangeFeed(), opts.pollMs ?? 250);
   return {
     server,

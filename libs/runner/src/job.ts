@@ -39,6 +39,7 @@ import { clearPendingChild } from './pending-child';
 import { readStoppedBy, signalExitCode, STOPPED_BY_FILE, terminateProcesses } from './stop';
 import { deliverWebhook, RunStopPayload, webhookWanted } from './webhook';
 import { rfc3339Nano } from './time-format';
+import { applyTelemetry, readRunTelemetry, withResumedSession } from './usage/run-telemetry';
 
 export const DEFAULT_MAX_DELEGATION_DEPTH = 16;
 
@@ -73,6 +74,8 @@ export interface JobOptions {
   outliveRunner?: boolean;
   /** Poll interval while queued for a max_concurrent_runs slot. */
   slotPollMs?: number;
+  /** Continue this agent session (resume_mode: continue): claude/gemini `--resume <id>`, `codex exec resume <id>`. */
+  resumeSessionId?: string;
 }
 
 export interface JobResult {
@@ -308,7 +311,7 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
       binDir: runAgentBinDir(),
       callerEnv: opts.env,
     });
-    const agentSpec = agent.config.mcp ? withMcp(spec, env, { root: layout.root, projectId: opts.projectId, taskId: opts.taskId, runId, runDir }) : spec;
+    const agentSpec = withResumedSession(opts.resumeSessionId, agent.config.mcp ? withMcp(spec, env, { root: layout.root, projectId: opts.projectId, taskId: opts.taskId, runId, runDir }) : spec);
     const started: RunInfo = { ...base, start_time: new Date(), agent_version: agentVersion, pid: 0, pgid: 0 };
     if (!opts.parentRunId) writeRunInfo(infoPath, { ...runnerSentinel(started), agent_version: agentVersion }, { fsync: false });
     const ctx: ExecContext = { opts, runId, runDir, infoPath, bus, info: started, env, cwd, spec: agentSpec };
@@ -522,7 +525,9 @@ async function finish(
   extra: { timedOutNotice?: string; fatal?: boolean },
 ): Promise<JobResult> {
   const status = exitCode === 0 && !error ? 'completed' : 'failed';
+  const telemetry = readRunTelemetry(ctx.spec.type, ctx.info, status === 'failed');
   const info = await updateRunInfo(ctx.infoPath, (i) => {
+    applyTelemetry(i, telemetry);
     i.exit_code = exitCode;
     i.end_time = new Date();
     i.status = status;

@@ -24,6 +24,7 @@ import { waitForChildren } from './child-wait';
 import { propagateAndReport } from './completion';
 import { waitForDependencies } from './dependencies';
 import { needsInputHooks, NeedsInputLoopOptions } from './needs-input/loop-hooks';
+import { usageHooks, UsageLoopOptions } from './usage/loop-hooks';
 import { JobResult, runJob } from './job';
 import { adoptLiveRootRun, refuseLiveRootRun } from './live-run';
 import { RunnerError, errorText } from './runner.errors';
@@ -37,7 +38,7 @@ export const DEFAULT_CHILD_WAIT_TIMEOUT_MS = 300_000;
 export const DEFAULT_CHILD_POLL_MS = 1000;
 export const DEFAULT_DEPENDENCY_POLL_MS = 2000;
 
-export interface TaskOptions extends NeedsInputLoopOptions {
+export interface TaskOptions extends NeedsInputLoopOptions, UsageLoopOptions {
   root: string;
   projectId: string;
   taskId: string;
@@ -290,7 +291,22 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
       signal: opts.signal,
       onWebhook: (w) => webhooks.push(w),
     });
+    const usage = usageHooks(opts, {
+      root: layout.root,
+      projectId: opts.projectId,
+      taskId: opts.taskId,
+      config: opts.config,
+      bus,
+      post,
+      stopReason,
+      signal: opts.signal,
+      webhook: opts.config?.webhook,
+      webhookBackoffMs: opts.webhookBackoffMs,
+      stopGraceMs: opts.stopGraceMs,
+      onWebhook: (w) => webhooks.push(w),
+    });
     let answeredAttempts = 0; // attempts resumed after an answer do not count as restarts
+    let rateLimitedAttempts = 0; // nor do attempts the provider refused with a rate limit
     let previousRunId: string | undefined = adopted;
     // an adopted run counts as the first attempt
     const firstAttempt = adopted ? 1 : 0;
@@ -306,14 +322,17 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
         return finish({ status: 'failed', runIds, error: waited.error });
       }
       if (waited.kind === 'answered') answeredAttempts++;
+      const held = await usage.gate();
+      if (held.kind === 'stopped' || held.kind === 'budget') return stopped(held.kind === 'stopped' ? held.reason : held.error);
       if (isTaskDone(taskDir)) return handleDone();
-      if (attempt > maxRestarts + answeredAttempts) {
+      if (attempt > maxRestarts + answeredAttempts + rateLimitedAttempts) {
         await post('ERROR', `task failed: max restarts (${maxRestarts}) exceeded`);
         return finish({ status: 'failed', runIds, error: 'max restarts exceeded' });
       }
       const attemptPrompt = input.promptFor(prompt);
       await post('INFO', `starting root agent (restart #${attempt})`);
       const unwatch = input.watch();
+      const unwatchBudget = usage.watch();
       const result = await runJob({
         root: layout.root,
         projectId: opts.projectId,
@@ -334,7 +353,11 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
         stopGraceMs: opts.stopGraceMs,
         webhookBackoffMs: opts.webhookBackoffMs,
         outliveRunner: opts.outliveRunner,
-      }).finally(unwatch);
+        resumeSessionId: usage.resumeSession(),
+      }).finally(() => {
+        unwatch();
+        unwatchBudget();
+      });
       if (result.webhook) webhooks.push(result.webhook);
       if (result.runId) {
         runIds.push(result.runId);
@@ -350,11 +373,17 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
       }
       if (isTaskDone(taskDir)) return handleDone();
       if (opts.signal?.aborted) return stopped(String(opts.signal.reason ?? 'interrupted'));
+      const after = await usage.after(result);
+      if (after.kind === 'stopped' || after.kind === 'budget') return stopped(after.kind === 'stopped' ? after.reason : after.error);
+      if (after.kind === 'rate_limited') {
+        rateLimitedAttempts++;
+        continue;
+      }
       const stoppedBy = result.runDir ? readStoppedBy(result.runDir) : undefined;
       if (stoppedBy) return stopped(`run ${result.runId} was stopped by ${stoppedBy}`);
       const late = stopReason();
       if (late) return stopped(late);
-      if (attempt + 1 <= maxRestarts + answeredAttempts && !(await sleep(restartDelay, opts.signal))) {
+      if (attempt + 1 <= maxRestarts + answeredAttempts + rateLimitedAttempts && !(await sleep(restartDelay, opts.signal))) {
         return stopped(String(opts.signal?.reason ?? 'interrupted'));
       }
     }

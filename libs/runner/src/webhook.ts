@@ -38,6 +38,14 @@ export interface NeedsInputPayload {
   ui_url?: string;
 }
 
+/** Any other event (e.g. budget_exceeded): the fields every payload carries. */
+export interface WebhookEvent {
+  event: string;
+  project_id: string;
+  task_id: string;
+  run_id: string;
+}
+
 /** Minimal view of a bus writer, so tests and callers can pass a BusWriter. */
 export interface WarnSink {
   append(msg: { type: string; project_id: string; task_id: string; run_id: string; body: string }): Promise<unknown>;
@@ -72,7 +80,7 @@ export function signBody(secret: string, body: string): string {
  */
 export async function deliverWebhook(
   cfg: WebhookSettings,
-  payload: RunStopPayload | NeedsInputPayload,
+  payload: RunStopPayload | NeedsInputPayload | WebhookEvent,
   bus?: WarnSink,
   opts: DeliveryOptions = {},
 ): Promise<boolean> {

@@ -38,7 +38,22 @@ export interface RunInfo {
   commandline?: string;
   error_summary?: string;
   agent_version: string;
+  /** Added fields (issue #18): the agent CLI's own session id, a rate-limit reset, token usage. */
+  session_id?: string;
+  resume_at?: Date;
+  usage?: RunUsage;
 }
+
+/** Token usage of a run as parsed from the agent's stream. */
+export interface RunUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd?: number;
+}
+
+const USAGE_KEYS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens'] as const;
 
 /** Go's zero time.Time, written while a run has not ended. */
 export const ZERO_TIME: Date = new Date('0001-01-01T00:00:00Z');
@@ -98,7 +113,29 @@ export function serializeRunInfo(info: RunInfo): string {
       out += `${key}: ${yamlString(s)}\n`;
     }
   }
+  return out + serializeAddedFields(info);
+}
+
+function serializeAddedFields(info: RunInfo): string {
+  let out = '';
+  if (info.session_id) out += `session_id: ${yamlString(info.session_id)}\n`;
+  if (info.resume_at && !isZeroTime(info.resume_at)) out += `resume_at: ${rfc3339Nano(info.resume_at)}\n`;
+  if (info.usage) {
+    out += 'usage:\n';
+    for (const k of USAGE_KEYS) out += `    ${k}: ${Math.trunc(Number(info.usage[k]) || 0)}\n`;
+    if (typeof info.usage.cost_usd === 'number' && Number.isFinite(info.usage.cost_usd)) out += `    cost_usd: ${info.usage.cost_usd}\n`;
+  }
   return out;
+}
+
+function parseUsage(raw: unknown): RunUsage | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const r = raw as Record<string, unknown>;
+  const usage = {} as RunUsage;
+  for (const k of USAGE_KEYS) usage[k] = Math.max(0, toInt(r[k], 0));
+  const cost = typeof r.cost_usd === 'number' ? r.cost_usd : typeof r.cost_usd === 'string' ? Number(r.cost_usd) : NaN;
+  if (Number.isFinite(cost) && cost >= 0) usage.cost_usd = cost;
+  return usage;
 }
 
 /** Parses an RFC 3339 timestamp keeping millisecond precision (Go writes up to nanoseconds). */
@@ -135,6 +172,7 @@ export function idsFromRunInfoPath(path: string): { project_id: string; task_id:
 }
 
 const SIMPLE_LINE = /^([a-z_]+): ?(.*)$/;
+const USAGE_LINE = /^ {4}([a-z_]+): (\d{1,15}(?:\.\d+)?(?:e-?\d+)?)$/;
 const PLAIN_SAFE = /^(?:""|[^\s"'|>&*!%@`{}[\]#,?:-][^#]*?)$/;
 
 /**
@@ -145,8 +183,21 @@ const PLAIN_SAFE = /^(?:""|[^\s"'|>&*!%@`{}[\]#,?:-][^#]*?)$/;
 function parseSimple(text: string): Record<string, unknown> | undefined {
   if (text.includes('\r')) return undefined;
   const out: Record<string, unknown> = {};
+  let usage: Record<string, unknown> | undefined;
   for (const line of text.split('\n')) {
     if (line === '') continue;
+    // the one nested block we write: `usage:` with 4-space-indented numbers
+    if (usage && line.startsWith('    ')) {
+      const n = USAGE_LINE.exec(line);
+      if (!n) return undefined;
+      usage[n[1]] = Number(n[2]);
+      continue;
+    }
+    usage = undefined;
+    if (line === 'usage:') {
+      out.usage = usage = {};
+      continue;
+    }
     const m = SIMPLE_LINE.exec(line);
     if (!m) return undefined;
     const value = m[2];
@@ -199,6 +250,12 @@ export function parseRunInfo(text: string, path?: string): RunInfo {
     const s = toStr(raw[key]);
     if (s !== '') info[key] = s;
   }
+  const session = toStr(raw.session_id);
+  if (session !== '') info.session_id = session;
+  const resumeAt = parseTime(raw.resume_at);
+  if (!isZeroTime(resumeAt)) info.resume_at = resumeAt;
+  const usage = parseUsage(raw.usage);
+  if (usage) info.usage = usage;
   const fromPath = path ? idsFromRunInfoPath(path) : undefined;
   if (fromPath) {
     if (!info.run_id) info.run_id = fromPath.run_id;

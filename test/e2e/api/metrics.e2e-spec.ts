@@ -54,6 +54,8 @@ describe('/metrics', () => {
       conductor_agent_runs_total: 'counter',
       conductor_agent_fallbacks_total: 'counter',
       conductor_tasks_needs_input: 'gauge',
+      conductor_agent_tokens_total: 'counter',
+      conductor_agent_cost_usd_total: 'counter',
     });
   });
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { listenApiApp, TestApi } from '../../utils/api-app';
-import { call, callError, nextUpdate, startWaitAndReadOutput, TOOL_NAMES } from './mcp-scenario';
+import { askAndAwaitAnswer, call, callError, nextUpdate, startWaitAndReadOutput, TOOL_NAMES } from './mcp-scenario';
 
 const KEY = 'mcp-test-key';
 const P = 'mcp-http';
@@ -86,6 +86,22 @@ describe('MCP over Streamable HTTP at /mcp (the SDK client)', () => {
     const { started } = await startWaitAndReadOutput(client, { project: P, prompt: 'do the thing', agent: 'fake' }, 'http sub-agent output');
     expect(existsSync(join(api.root, P, started.task_id, 'DONE'))).toBe(true);
     expect((await call(client, 'list_projects', {})).projects).toEqual([P]);
+  });
+
+  it('ask (#17) waits for the answer given through the API; usage (#18) reports the project', async () => {
+    const T2 = 'task-20260101-120000-ask';
+    mkdirSync(join(api.root, P, T2), { recursive: true });
+    await askAndAwaitAnswer(client, { project: P, task: T2 }, async (questionId) => {
+      const res = await fetch(`${api.base}/api/projects/${P}/tasks/${T2}/answer`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ body: 'SQLite.', question_id: questionId }),
+      });
+      expect(res.status).toBe(201);
+    });
+    expect(await callError(client, 'ask', { body: 'x' })).toMatch(/project is required/);
+    const usage = await call(client, 'usage', { project: P });
+    expect(usage).toMatchObject({ project_id: P, runs: expect.any(Number), usage: expect.any(Object) });
   });
 
   it('refuses a task the API would refuse, with the API reason', async () => {

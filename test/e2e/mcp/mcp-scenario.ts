@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-export const TOOL_NAMES = ['bus_post', 'bus_read', 'task_start', 'task_status', 'task_wait', 'task_stop', 'list_projects', 'list_tasks'];
+export const TOOL_NAMES = ['bus_post', 'bus_read', 'task_start', 'task_status', 'task_wait', 'task_stop', 'ask', 'usage', 'list_projects', 'list_tasks'];
 
 /** Calls a tool and returns its JSON answer; a tool error fails with its text. */
 export async function call<T = any>(client: Client, name: string, args: Record<string, unknown>, opts: { onprogress?: (p: { progress: number; message?: string }) => void } = {}): Promise<T> {
@@ -57,4 +57,35 @@ export async function startWaitAndReadOutput(client: Client, args: Record<string
   const status = await call(client, 'task_status', { task: started.task_id, project: started.project_id });
   expect(status.state).toBe(waited.state);
   return { started, waited };
+}
+
+/**
+ * `ask` with wait: the QUESTION lands on the task bus (the task is in needs_input), `answer`
+ * answers it from outside (CLI or API), and the pending tool call returns the answer.
+ */
+export async function askAndAwaitAnswer(client: Client, scope: { project?: string; task?: string }, answer: (questionId: string) => Promise<void>) {
+  const question = `Postgres or SQLite? ${Math.random().toString(36).slice(2, 8)}`;
+  const pending = call(client, 'ask', { ...scope, body: question, wait: true, timeout_s: 60 });
+  let found: { msg_id: string; type: string } | undefined;
+  for (const deadline = Date.now() + 20_000; !found && Date.now() < deadline; ) {
+    const read = await call(client, 'bus_read', { ...scope, limit: 50 });
+    found = read.messages.find((m: { body: string }) => m.body === question);
+    if (!found) await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(found).toMatchObject({ type: 'QUESTION', meta: { needs_input: 'true' } });
+  await answer(found!.msg_id);
+  const answered = await pending;
+  expect(answered).toEqual({ msg_id: found!.msg_id, answer_id: expect.stringMatching(/^MSG-/), answer: 'SQLite.' });
+  const noWait = await call(client, 'ask', { ...scope, body: 'no wait?' });
+  expect(noWait.msg_id).toMatch(/^MSG-/);
+  return noWait.msg_id as string;
+}
+
+/** `usage` over a finished sub-task equals the usage its run-info recorded. */
+export async function usageOfSubTask(client: Client, project: string, taskId: string, runUsage: Record<string, number>) {
+  const report = await call(client, 'usage', { project, task: taskId });
+  expect(report.tree.runs).toBe(1);
+  expect(report.tree.usage).toEqual(runUsage);
+  expect(report.total_tokens).toBe(runUsage.input_tokens + runUsage.output_tokens);
+  return report;
 }

@@ -5,7 +5,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { envWithFakeAgents } from '../../utils/fake-agents';
 import { cleanEnv, requireBuild, runAgentBin, runCli } from '../cli/bus-helpers';
-import { call, callError, nextUpdate, normaliseBus, startWaitAndReadOutput, TOOL_NAMES } from './mcp-scenario';
+import { askAndAwaitAnswer, call, callError, nextUpdate, normaliseBus, startWaitAndReadOutput, TOOL_NAMES, usageOfSubTask } from './mcp-scenario';
+import { readRunInfo } from '@app/storage';
 
 const P = 'mcp-proj';
 const T = 'task-20260101-120000-parent';
@@ -102,6 +103,28 @@ describe('run-agent mcp over stdio (the SDK client)', () => {
     const tasks = await call(client, 'list_tasks', {});
     expect(tasks.tasks.map((t: { task_id: string }) => t.task_id)).toEqual(expect.arrayContaining([T, started.task_id]));
     expect((await call(client, 'list_projects', {})).projects).toEqual([P]);
+  });
+
+  it('ask (#17): posts the QUESTION in the scoped task, waits, and returns the answer given with `run-agent answer`', async () => {
+    const open = await askAndAwaitAnswer(client, {}, async (questionId) => {
+      const r = runCli(['answer', '--root', root, '--project', P, '--task', T, '--question', questionId, '--body', 'SQLite.'], { env });
+      expect(r.code).toBe(0);
+    });
+    const status = runCli(['status', '--root', root, '--project', P, '--task', T, '--json'], { env });
+    expect(JSON.parse(status.stdout).tasks[0]).toMatchObject({ status: 'needs_input', open_questions: 1 });
+    expect(runCli(['answer', '--root', root, '--project', P, '--task', T, '--question', open, '--body', 'fine'], { env }).code).toBe(0);
+    expect(await callError(client, 'ask', { body: 'x', type: 'RANT' })).toBe('type must be QUESTION or BLOCKED, got "RANT"');
+    expect(await callError(client, 'ask', { body: '  ' })).toBe('question body is empty');
+    expect(await callError(client, 'ask', { body: 'x', task: '../etc' })).toMatch(/invalid task/i);
+  });
+
+  it('usage (#18): a finished sub-task\'s tree usage equals its run-info; bad input is a tool error', async () => {
+    const { started } = await startWaitAndReadOutput(client, { prompt: 'count tokens', agent: 'claude' }, 'sub-agent says hi');
+    const info = readRunInfo(join(root, P, started.task_id, 'runs', started.run_id, 'run-info.yaml'));
+    expect(info.usage).toEqual({ input_tokens: 1834, output_tokens: 57, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0.0123 });
+    await usageOfSubTask(client, P, started.task_id, info.usage as never);
+    expect(await callError(client, 'usage', { since: 'yesterday' })).toBe('since must be an RFC 3339 time, got "yesterday"');
+    expect(await callError(client, 'usage', { project: '../x' })).toMatch(/invalid project/i);
   });
 });
 

@@ -9,4 +9,6 @@ export const M = {
   agentRuns: 'conductor_agent_runs_total',
   agentFallbacks: 'conductor_agent_fallbacks_total',
   tasksNeedingInput: 'conductor_tasks_needs_input',
+  agentTokens: 'conductor_agent_tokens_total',
+  agentCost: 'conductor_agent_cost_usd_total',
 } as const;

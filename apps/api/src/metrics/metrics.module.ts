@@ -16,6 +16,8 @@ const metricProviders: Provider[] = [
   makeCounterProvider({ name: M.apiRequests, help: 'HTTP requests answered, by method and status.', labelNames: ['method', 'status'] }),
   makeCounterProvider({ name: M.agentRuns, help: 'Agent runs started, by agent type.', labelNames: ['agent_type'] }),
   makeGaugeProvider({ name: M.tasksNeedingInput, help: 'Tasks in needs_input: an open QUESTION/BLOCKED on their bus without an ANSWER.' }),
+  makeCounterProvider({ name: M.agentTokens, help: 'Tokens used by finished agent runs (run-info usage), by agent type, project and kind (input, output, cache_read, cache_write).', labelNames: ['agent_type', 'project_id', 'kind'] }),
+  makeCounterProvider({ name: M.agentCost, help: 'Cost in US dollars reported by finished agent runs, by agent type and project.', labelNames: ['agent_type', 'project_id'] }),
   makeCounterProvider({ name: M.agentFallbacks, help: 'Agent fallbacks after a failed run, by agent types.', labelNames: ['from_type', 'to_type'] }),
 ];
 

@@ -42,6 +42,8 @@ export class MetricsService implements OnModuleDestroy {
     @InjectMetric(M.agentRuns) private readonly agentRuns: Counter<string>,
     @InjectMetric(M.agentFallbacks) private readonly agentFallbacks: Counter<string>,
     @InjectMetric(M.tasksNeedingInput) private readonly tasksNeedingInput: Gauge<string>,
+    @InjectMetric(M.agentTokens) private readonly agentTokens: Counter<string>,
+    @InjectMetric(M.agentCost) private readonly agentCost: Counter<string>,
   ) {
     this.scanRuns();
     // Every append by a BusWriter of this process: the API, the server's task loops, completion posts.
@@ -134,9 +136,20 @@ export class MetricsService implements OnModuleDestroy {
       if (before !== info.status && (before === undefined || before === 'running' || before === 'unknown')) {
         if (info.status === 'completed') this.completedRuns.inc();
         if (info.status === 'failed') this.failedRuns.inc();
+        if (info.status === 'completed' || info.status === 'failed') this.countUsage(info);
       }
     }
     this.statuses = next;
     this.activeRuns.set(active);
+  }
+
+  /** #18: a finished run's usage, once (runs finish once; usage is written with the final status). */
+  private countUsage(info: RunInfo): void {
+    const u = info.usage;
+    if (!u) return;
+    const labels = { agent_type: info.agent || 'unknown', project_id: info.project_id };
+    const kinds: [string, number][] = [['input', u.input_tokens], ['output', u.output_tokens], ['cache_read', u.cache_read_tokens], ['cache_write', u.cache_write_tokens]];
+    for (const [kind, n] of kinds) if (n > 0) this.agentTokens.inc({ ...labels, kind }, n);
+    if (u.cost_usd) this.agentCost.inc(labels, u.cost_usd);
   }
 }

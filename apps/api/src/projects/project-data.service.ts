@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isRunStalled, needsInputOf, type OpenQuestion } from '@app/runner';
+import { isRunStalled, needsInputOf, taskUsageView, type OpenQuestion, type TaskUsageView } from '@app/runner';
 import { blockedBy, hasDoneFile, LivenessProbe, readDependsOn, RunInfo } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { formatTime } from '../common/go-format';
@@ -31,6 +31,8 @@ export interface TaskSummary {
   openQuestions: OpenQuestion[];
   /** The running latest run is flagged stalled. */
   stalled: boolean;
+  /** Usage of the task's runs and its hold (rate_limited, paused, budget_exceeded; #18). */
+  usage: TaskUsageView;
 }
 
 /** Read model over the runs root for the project routes (api.md §1.3, §A.2). */
@@ -204,6 +206,12 @@ export class ProjectDataService {
       state = 'needs_input';
       v1Status = 'needs_input';
     }
+    const usage = taskUsageView(this.ctx.root, p, t, done);
+    if (usage.hold && !running && !openQuestions.length) {
+      status = usage.hold;
+      state = usage.hold;
+      v1Status = usage.hold;
+    }
     const latest = runs[runs.length - 1];
     const stalled = latest?.info.status === 'running' && isRunStalled(latest.dir);
     const taskMdMtime = mtime(path.join(dir, 'TASK.md'));
@@ -226,6 +234,7 @@ export class ProjectDataService {
       threadParent: readThreadParent(dir),
       openQuestions,
       stalled,
+      usage,
     };
   }
 }

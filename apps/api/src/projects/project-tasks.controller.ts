@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Observable } from 'rxjs';
+import { type TaskUsageView } from '@app/runner';
 import { stopRunRouted } from '../tasks/scaleout-hooks';
 import { removeDone } from '@app/storage';
 import { badRequest, conflict, notFound } from '../common/api-error';
@@ -33,7 +34,20 @@ const STATUS_FILTERS: Record<string, (t: TaskSummary) => boolean> = {
   postponed: (t) => t.status === 'queued',
   partial_failure: (t) => t.status === 'partial_failure',
   needs_input: (t) => t.status === 'needs_input',
+  rate_limited: (t) => t.status === 'rate_limited',
+  paused: (t) => t.status === 'paused',
+  budget_exceeded: (t) => t.status === 'budget_exceeded',
 };
+
+/** #18: usage of the task's runs, rate-limit reset, pause and budget state (omitted when empty). */
+function usageFields(v: TaskUsageView): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (v.usage) out.usage = v.usage;
+  if (v.resume_at) out.resume_at = v.resume_at;
+  if (v.paused) out.paused = v.paused;
+  if (v.budget_exceeded) out.budget_exceeded = v.budget_exceeded;
+  return out;
+}
 
 function includeFiles(text: string | undefined): boolean {
   return !['0', 'false', 'no', 'off'].includes((text ?? '').trim().toLowerCase());
@@ -109,6 +123,7 @@ export class ProjectTasksController {
     };
     if (t.openQuestions.length) item.open_questions = t.openQuestions.length;
     if (t.stalled) item.stalled = true;
+    Object.assign(item, usageFields(t.usage));
     const last = t.runs[t.runs.length - 1];
     if (last) {
       item.last_run_status = last.info.status;
@@ -146,6 +161,7 @@ export class ProjectTasksController {
       open_questions: s.openQuestions.length ? s.openQuestions.map(toRestQuestion) : undefined,
       stalled: s.stalled || undefined,
       worktree: worktreeView(this.data.taskDir(projectId, taskId)),
+      ...usageFields(s.usage),
       runs: runs.map((r) => toProjectRun(r, withFiles)),
     };
   }

@@ -82,6 +82,9 @@ export function toProjectRun(r: RunRecord, withFiles: boolean) {
     pid: i.pid,
     pgid: i.pgid,
     commandline: orUndefined(i.commandline),
+    session_id: orUndefined(i.session_id),
+    resume_at: i.resume_at ? formatTime(i.resume_at) : undefined,
+    usage: i.usage,
     files: withFiles ? runFiles(r) : undefined,
   };
 }

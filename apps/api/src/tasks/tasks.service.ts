@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AGENT_TYPES, isAgentType, normalizeAgentType } from '@app/agents';
-import { checkTaskStart, refuseOrphanedAgent } from '@app/runner';
+import { checkTaskStart, hasSettings, refuseOrphanedAgent, validateTaskSettings, writeTaskSettings } from '@app/runner';
 import { stopTaskRouted } from './scaleout-hooks';
 import {
   normalizeDependsOn,
@@ -69,6 +69,7 @@ export class TasksService {
     }
     const isolation = await checkIsolation(body, projectRoot);
     const dependsOn = body.depends_on !== undefined ? normalizeDependsOn(taskId, body.depends_on) : undefined;
+    const settings = validateTaskSettings({ max_tokens: body.max_tokens, max_cost_usd: body.max_cost_usd, max_wall_time: body.max_wall_time, resume_mode: body.resume_mode });
     const attachMode = body.attach_mode?.trim() || 'create';
     if (!ATTACH_MODES.includes(attachMode)) throw badRequest(`invalid attach_mode "${attachMode}": must be create, attach, or resume`);
     if (body.process_import) checkProcessImport(body.process_import);
@@ -95,6 +96,7 @@ export class TasksService {
     if (!body.process_import) refuseOrphanedAgent(taskDir, projectId, taskId);
     fs.mkdirSync(taskDir, { recursive: true });
     if (dependsOn !== undefined) writeDependsOn(taskDir, dependsOn);
+    if (hasSettings(settings)) writeTaskSettings(taskDir, settings);
     // stored verbatim, plus a newline when missing (writeTaskPromptIfAbsent appends one)
     writeTaskPromptIfAbsent(taskDir, body.prompt.endsWith('\n') ? body.prompt.slice(0, -1) : body.prompt);
     const { runId, dir: runDir } = this.ctx.layout.allocateRunDir(projectId, taskId);

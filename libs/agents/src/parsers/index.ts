@@ -2,3 +2,4 @@ export * from './lines';
 export * from './claude';
 export * from './codex';
 export * from './gemini';
+export * from './telemetry';

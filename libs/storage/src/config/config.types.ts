@@ -58,6 +58,13 @@ export interface DefaultsConfig {
   max_concurrent_root_tasks: number;
   diversification?: DiversificationConfig;
   isolation?: IsolationMode;
+  /** Budgets of a task tree (issue #18); 0/'' = none. A task's own flags win. */
+  max_tokens?: number;
+  max_cost_usd?: number;
+  /** Go duration text. */
+  max_wall_time?: string;
+  /** `continue`: the next Ralph attempt resumes the agent's own session; default `fresh`. */
+  resume_mode?: string;
 }
 
 export interface SseConfig {

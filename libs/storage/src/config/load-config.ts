@@ -5,6 +5,7 @@ import {
   AgentConfig,
   API_DEFAULTS,
   AppConfig,
+  DefaultsConfig,
   DiversificationConfig,
   IsolationMode,
   SSE_DEFAULTS,
@@ -120,6 +121,7 @@ function build(r: RawReader): AppConfig {
       max_concurrent_root_tasks: r.int(['defaults', 'max_concurrent_root_tasks']),
       diversification: buildDiversification(r),
       isolation: isolationMode(r, ['defaults', 'isolation']),
+      ...budgetDefaults(r),
     },
     api: {
       host: r.str(['api', 'host']) || API_DEFAULTS.host,
@@ -243,4 +245,30 @@ export function loadDefaultConfig(cwd?: string, env: NodeJS.ProcessEnv = process
   const path = findConfigFile(cwd, env);
   if (!path || !existsSync(path)) return undefined;
   return loadConfig(path, { strict: false, env });
+}
+
+/** defaults.max_tokens / max_cost_usd / max_wall_time / resume_mode (issue #18). */
+function budgetDefaults(r: RawReader): Pick<DefaultsConfig, 'max_tokens' | 'max_cost_usd' | 'max_wall_time' | 'resume_mode'> {
+  const out: Pick<DefaultsConfig, 'max_tokens' | 'max_cost_usd' | 'max_wall_time' | 'resume_mode'> = {};
+  const tokens = r.int(['defaults', 'max_tokens']);
+  if (tokens < 0) r.fail(['defaults', 'max_tokens'], 'must not be negative');
+  if (tokens > 0) out.max_tokens = tokens;
+  const cost = r.get(['defaults', 'max_cost_usd']);
+  if (cost !== undefined && cost !== null) {
+    if (typeof cost !== 'number' || !Number.isFinite(cost) || cost < 0) r.fail(['defaults', 'max_cost_usd'], `must be a non-negative number, got ${JSON.stringify(cost)}`);
+    if (cost > 0) out.max_cost_usd = cost;
+  }
+  const wall = r.str(['defaults', 'max_wall_time']).trim();
+  if (wall !== '') {
+    try {
+      parseGoDuration(wall);
+    } catch {
+      r.fail(['defaults', 'max_wall_time'], `must be a duration like 30m or 2h, got ${JSON.stringify(wall)}`);
+    }
+    out.max_wall_time = wall;
+  }
+  const mode = r.str(['defaults', 'resume_mode']).trim();
+  if (mode !== '' && mode !== 'continue' && mode !== 'fresh') r.fail(['defaults', 'resume_mode'], `must be continue or fresh, got ${JSON.stringify(mode)}`);
+  if (mode !== '') out.resume_mode = mode;
+  return out;
 }

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsInt, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { IsArray, IsInt, IsNumber, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
 
 export class ThreadParentDto {
   @IsString() project_id!: string;
@@ -37,4 +37,9 @@ export class CreateTaskDto {
   @IsOptional() @IsString() base?: string;
   /** With isolation worktree: repository paths the task expects to change (overlap warnings). */
   @IsOptional() @IsArray() @IsString({ each: true }) paths?: string[];
+  /** Budget of the task tree and resume mode (#18); validated by the runner's validateTaskSettings. */
+  @IsOptional() @IsInt() max_tokens?: number;
+  @IsOptional() @IsNumber() max_cost_usd?: number;
+  @IsOptional() @IsString() max_wall_time?: string;
+  @IsOptional() @IsString() resume_mode?: string;
 }

@@ -2,7 +2,7 @@ import { existsSync, openSync, readSync, closeSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, Option } from 'nest-commander';
 import { RunsLayout } from '@app/storage';
-import { JobResult, prepareJobWorktree, RunnerService } from '@app/runner';
+import { hasSettings, JobResult, prepareJobWorktree, RunnerService, withJobBudget } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { collect } from './support/options';
 import {
@@ -17,7 +17,7 @@ import {
   runRoot,
 } from './job-common';
 import { JobBatchCommand } from './job-batch.command';
-import { isolationFromFlags, WorktreeFlagParsers } from './task-options';
+import { budgetFlags, isolationFromFlags, WorktreeFlagParsers } from './task-options';
 
 interface JobFlags extends Omit<RunFlags, 'prompt' | 'promptFile'> {
   task?: string;
@@ -31,6 +31,9 @@ interface JobFlags extends Omit<RunFlags, 'prompt' | 'promptFile'> {
   repo?: string;
   base?: string;
   paths?: string[];
+  maxTokens?: string;
+  maxCostUsd?: string;
+  maxWallTime?: string;
 }
 
 /** Copies what the agent writes to agent-stdout.txt onto our stdout until `done` settles. */
@@ -106,7 +109,8 @@ export class JobCommand extends WorktreeFlagParsers {
       parentTaskDir: process.env.JRUN_TASK_FOLDER?.trim() || undefined,
     });
     const runDir = flags.follow ? layout.allocateRunDir(scope.projectId, scope.taskId) : undefined;
-    const pending = this.runner.runJob({
+    const budget = budgetFlags(flags);
+    const start = () => this.runner.runJob({
       root,
       projectId: scope.projectId,
       taskId: scope.taskId,
@@ -122,11 +126,30 @@ export class JobCommand extends WorktreeFlagParsers {
       env: wt ? { ...agentCallerEnv(loaded), ...wt.env } : agentCallerEnv(loaded),
       runDir,
     });
+    const pending = hasSettings(budget)
+      ? withJobBudget({ root, projectId: scope.projectId, taskId: scope.taskId, config: loaded.config, budget }, start)
+      : start().then((result) => ({ result, exceeded: undefined }));
     if (runDir) await followRun(runDir.dir, pending);
-    const result: JobResult = await pending;
+    const { result, exceeded }: { result: JobResult; exceeded?: string } = await pending;
     // D14: a short-lived job waits for its run_stop webhook delivery (bounded by timeout and retries).
     await result.webhook;
+    if (exceeded) throw new Error(exceeded);
     if (!result.ok) throw new Error(result.error ?? 'agent execution failed');
+  }
+
+  @Option({ flags: '--max-tokens <n>', description: 'budget of this job\'s tree (the run and its child runs): input + output tokens; crossing it stops the tree and posts BUDGET_EXCEEDED' })
+  parseMaxTokens(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--max-cost-usd <usd>', description: 'budget of this job\'s tree in US dollars, as reported by the agents' })
+  parseMaxCostUsd(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--max-wall-time <duration>', description: 'budget of this job\'s tree in wall time' })
+  parseMaxWallTime(v: string): string {
+    return v;
   }
 
   @Option({ flags: '--agent <name>', description: 'config agent name or agent type: claude, codex, gemini, perplexity, xai (default: diversification policy, defaults.agent, first configured agent)' })

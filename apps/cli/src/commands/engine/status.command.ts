@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, Option } from 'nest-commander';
 import { ScopeOptionParsers } from './support/scope-options';
-import { isRunStalled, needsInputOf, queueDir } from '@app/runner';
+import { isRunStalled, needsInputOf, queueDir, taskUsageView, type TaskUsageView } from '@app/runner';
 import { blockedBy, isTaskDone, LivenessProbe, readDependsOn, readRunInfoReconciled, RunsLayout, runState, shownExitCode, validateProjectId, validateTaskId, type RunInfo } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import {
@@ -30,6 +30,7 @@ interface StatusOptions {
   json?: boolean;
   concise?: boolean;
   activity?: boolean;
+  usage?: boolean;
   driftAfter?: string;
 }
 
@@ -49,6 +50,11 @@ export interface StatusRow extends WorktreeStatus {
   open_questions?: number;
   /** The latest run is flagged stalled (no output and no bus activity; see docs/needs-input.md). */
   stalled?: boolean;
+  /** Usage of the task's runs and a hold (rate_limited, paused, budget_exceeded; issue #18). */
+  resume_at?: string;
+  budget_exceeded?: string;
+  paused?: TaskUsageView['paused'];
+  usage?: TaskUsageView['usage'];
   activity?: ActivitySignals;
 }
 
@@ -107,6 +113,9 @@ export function buildStatusRow(
     row.status = 'needs_input';
     row.open_questions = open.length;
   }
+  const { hold, ...usage } = taskUsageView(layout.root, project, task, row.done);
+  if (hold && !open.length && row.status !== 'running') row.status = hold;
+  Object.assign(row, usage);
 
   if (activity.enabled) {
     const start = info?.start_time && info.start_time.getTime() > ZERO_TIME_MS ? info.start_time : undefined;
@@ -181,7 +190,7 @@ export class StatusCommand extends ScopeOptionParsers {
     process.stdout.write(renderStatus(rows, { ...options, project, task, filter: filterText }));
   }
 
-  @Option({ flags: '--status <filter>', description: 'keep rows by status: running|active, completed, failed, stopped, cancelled, unknown, queued, blocked, needs_input, done|all_finished, pending' })
+  @Option({ flags: '--status <filter>', description: 'keep rows by status: running|active, completed, failed, stopped, cancelled, unknown, queued, blocked, needs_input, rate_limited, paused, budget_exceeded, done|all_finished, pending' })
   parseStatus(v: string): string {
     return v;
   }
@@ -201,6 +210,11 @@ export class StatusCommand extends ScopeOptionParsers {
     return true;
   }
 
+  @Option({ flags: '--usage', description: 'add TOKENS (input + output) and COST_USD of each task\'s runs (--json always carries `usage`)' })
+  parseUsage(): boolean {
+    return true;
+  }
+
   @Option({ flags: '--drift-after <duration>', description: 'with --activity: a running task without a FACT/DECISION/ERROR/REVIEW message for this long is at risk (default 20m)' })
   parseDriftAfter(v: string): string {
     return v;
@@ -217,7 +231,7 @@ function isDirectory(path: string): boolean {
 
 export function renderStatus(
   rows: StatusRow[],
-  opts: { json?: boolean; concise?: boolean; activity?: boolean; project: string; task?: string; filter: string },
+  opts: { json?: boolean; concise?: boolean; activity?: boolean; usage?: boolean; project: string; task?: string; filter: string },
 ): string {
   if (opts.json) return `${JSON.stringify({ tasks: rows }, null, 2)}\n`;
   if (opts.concise) {
@@ -241,11 +255,13 @@ export function renderStatus(
       .join('');
   }
   const header = ['TASK_ID', 'STATUS', 'EXIT_CODE', 'LATEST_RUN', 'DONE', 'PID_ALIVE', 'BLOCKED_BY'];
+  if (opts.usage) header.push('TOKENS', 'COST_USD');
   if (opts.activity) header.push('LAST_BUS', 'LAST_OUTPUT', 'MEANINGFUL_AGE', 'DRIFT_RISK', 'DRIFT_REASON');
   const worktrees = rows.some((r) => r.branch);
   if (worktrees) header.push('BRANCH', 'MERGE');
   const lines = rows.map((r) => {
     const cells = [r.task_id, r.status, show(r.exit_code), show(r.latest_run), String(r.done), show(r.pid_alive), r.blocked_by?.length ? r.blocked_by.join(',') : '-'];
+    if (opts.usage) cells.push(show(r.usage?.total_tokens), show(r.usage?.cost_usd));
     if (opts.activity) {
       const a = r.activity;
       cells.push(

@@ -1,5 +1,5 @@
 import { Option } from 'nest-commander';
-import type { IsolationRequest } from '@app/runner';
+import { validateTaskSettings, type IsolationRequest, type TaskSettings } from '@app/runner';
 import { ScopeOptionParsers } from './support/scope-options';
 import { collect, countFlag } from './support/options';
 import { RunFlags, optionalDuration } from './job-common';
@@ -19,6 +19,10 @@ export interface LoopFlags extends RunFlags {
   base?: string;
   paths?: string[];
   adopt?: boolean;
+  maxTokens?: string;
+  maxCostUsd?: string;
+  maxWallTime?: string;
+  resumeMode?: string;
 }
 
 /** `--worktree` (implied by `--repo`, `--base`, `--paths`); undefined leaves it to config and an existing worktree. */
@@ -63,6 +67,12 @@ export interface LoopSettings {
   stallAfterMs?: number;
   killOnStall?: boolean;
   adopt?: boolean;
+  budget?: TaskSettings;
+}
+
+/** --max-tokens, --max-cost-usd, --max-wall-time, --resume-mode: validated by the runner's one validator. */
+export function budgetFlags(flags: { maxTokens?: string; maxCostUsd?: string; maxWallTime?: string; resumeMode?: string }): TaskSettings {
+  return validateTaskSettings({ max_tokens: flags.maxTokens, max_cost_usd: flags.maxCostUsd, max_wall_time: flags.maxWallTime, resume_mode: flags.resumeMode });
 }
 
 /** Parses the Ralph-loop flags; bad values are usage errors. */
@@ -78,6 +88,7 @@ export function loopSettings(flags: LoopFlags, defaultMaxRestarts?: number): Loo
     stallAfterMs: optionalDuration(flags.stallAfter, '--stall-after'),
     killOnStall: flags.killOnStall,
     adopt: flags.adopt === true ? true : undefined,
+    budget: budgetFlags(flags),
   };
 }
 
@@ -121,6 +132,26 @@ export abstract class LoopFlagParsers extends WorktreeFlagParsers {
   @Option({ flags: '--kill-on-stall', description: 'with --stall-after: also terminate a stalled run (the loop restarts it like a failed attempt)' })
   parseKillOnStall(): boolean {
     return true;
+  }
+
+  @Option({ flags: '--max-tokens <n>', description: 'budget of the task tree (its runs and all descendant runs): input + output tokens; crossing it stops the tree, posts BUDGET_EXCEEDED and never restarts (stored in TASK-SETTINGS.yaml; default: defaults.max_tokens)' })
+  parseMaxTokens(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--max-cost-usd <usd>', description: 'budget of the task tree in US dollars, as reported by the agents (default: defaults.max_cost_usd)' })
+  parseMaxCostUsd(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--max-wall-time <duration>', description: 'budget of the task tree in wall time since its first run started (default: defaults.max_wall_time)' })
+  parseMaxWallTime(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--resume-mode <mode>', description: 'continue: each attempt resumes the previous attempt\'s agent session (claude/gemini --resume, codex exec resume); fresh (default) starts cold' })
+  parseResumeMode(v: string): string {
+    return v;
   }
 
   @Option({ flags: '--adopt', description: 'when an agent of a runner that died is still running, wait for it and continue the loop (default: refuse, naming its pid)' })

@@ -12,7 +12,7 @@ import {
   StorageIndex,
   synthesizeRunInfo,
 } from '@app/storage';
-import { needsInputOf } from '@app/runner';
+import { needsInputOf, taskUsageView, type TaskUsageView } from '@app/runner';
 import { collectActivity, type ActivitySignals } from '../engine/support/activity';
 import { rfc3339, utcSecond } from '../engine/support/table';
 
@@ -27,6 +27,11 @@ export interface TaskRow {
   blocked_by?: string[];
   /** needs_input: open QUESTION/BLOCKED messages without an ANSWER. */
   open_questions?: number;
+  /** Usage of the task's runs and a hold (rate_limited, paused, budget_exceeded; issue #18). */
+  resume_at?: string;
+  budget_exceeded?: string;
+  paused?: TaskUsageView['paused'];
+  usage?: TaskUsageView['usage'];
   activity?: ActivitySignals;
 }
 
@@ -42,7 +47,7 @@ export interface RunRow {
   duration: string;
 }
 
-export const TASK_STATUS_FILTERS = ['running', 'active', 'done', 'all_finished', 'failed', 'stopped', 'cancelled', 'blocked', 'queued', 'partial_failure', 'needs_input'];
+export const TASK_STATUS_FILTERS = ['running', 'active', 'done', 'all_finished', 'failed', 'stopped', 'cancelled', 'blocked', 'queued', 'partial_failure', 'needs_input', 'rate_limited', 'paused', 'budget_exceeded'];
 
 function latestReadableRun(index: StorageIndex, project: string, task: string, runs: string[]): { runId: string; info: RunInfo } | undefined {
   for (let i = runs.length - 1; i >= 0; i--) {
@@ -89,6 +94,9 @@ export function buildTaskRow(index: StorageIndex, project: string, task: string,
     row.latest_status = 'needs_input';
     row.open_questions = open.length;
   }
+  const { hold, ...usage } = taskUsageView(layout.root, project, task, row.done);
+  if (hold && !open.length && row.latest_status !== 'running') row.latest_status = hold;
+  Object.assign(row, usage);
   if (activity) {
     const info = latest?.info;
     row.activity = collectActivity(
@@ -125,6 +133,9 @@ export function filterTaskRows(rows: TaskRow[], filter: string): TaskRow[] | und
     case 'queued':
     case 'partial_failure':
     case 'needs_input':
+    case 'rate_limited':
+    case 'paused':
+    case 'budget_exceeded':
       return rows.filter((r) => r.latest_status === filter.toLowerCase());
     default:
       return undefined;

@@ -18,6 +18,7 @@ interface ListOptions {
   status?: string;
   json?: boolean;
   activity?: boolean;
+  usage?: boolean;
   driftAfter?: string;
 }
 
@@ -29,9 +30,10 @@ function isDir(path: string): boolean {
   }
 }
 
-function renderTasks(rows: TaskRow[], withActivity: boolean): string {
+function renderTasks(rows: TaskRow[], withActivity: boolean, withUsage = false): string {
   const header = ['TASK_ID', 'RUNS', 'LATEST_STATUS', 'DONE', 'BLOCKED_BY', 'LAST_ACTIVITY'];
   if (withActivity) header.push('LAST_BUS', 'LAST_OUTPUT', 'MEANINGFUL_AGE', 'DRIFT_RISK', 'DRIFT_REASON');
+  if (withUsage) header.push('TOKENS', 'COST_USD');
   const lines = rows.map((r) => {
     const last = r.last_activity ? localMinute(new Date(r.last_activity)) : '-';
     const cells = [r.task_id, String(r.runs), r.latest_status, r.done ? 'DONE' : '-', r.blocked_by?.join(',') || '-', last];
@@ -45,6 +47,7 @@ function renderTasks(rows: TaskRow[], withActivity: boolean): string {
         safeField(a?.drift_reason),
       );
     }
+    if (withUsage) cells.push(r.usage ? String(r.usage.total_tokens) : '-', r.usage?.cost_usd !== undefined ? String(r.usage.cost_usd) : '-');
     return cells;
   });
   return formatTable([header, ...lines]);
@@ -102,12 +105,12 @@ export class ListCommand extends ScopeOptionParsers {
     const filtered = filterTaskRows(rows, filter);
     if (filtered === undefined) process.stderr.write(`warning: unknown --status filter ${JSON.stringify(filter)}; showing all tasks\n`);
     else rows = filtered;
-    process.stdout.write(options.json ? goJson({ tasks: rows.length ? rows : null }) : renderTasks(rows, !!options.activity));
+    process.stdout.write(options.json ? goJson({ tasks: rows.length ? rows : null }) : renderTasks(rows, !!options.activity, !!options.usage));
   }
 
   @Option({
     flags: '--status <filter>',
-    description: 'with --project: keep tasks whose latest status matches: running|active, done|all_finished, failed, stopped, cancelled, blocked, queued, partial_failure, needs_input',
+    description: 'with --project: keep tasks whose latest status matches: running|active, done|all_finished, failed, stopped, cancelled, blocked, queued, partial_failure, needs_input, rate_limited, paused, budget_exceeded',
   })
   parseStatus(v: string): string {
     return v;
@@ -115,6 +118,11 @@ export class ListCommand extends ScopeOptionParsers {
 
   @Option({ flags: '--json', description: 'print JSON: {"projects":[...]}, {"tasks":[...]} or {"runs":[...]}' })
   parseJson(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--usage', description: 'with --project: add TOKENS (input + output) and COST_USD of each task\'s runs (--json always carries `usage`)' })
+  parseUsage(): boolean {
     return true;
   }
 

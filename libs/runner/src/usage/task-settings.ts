@@ -1,0 +1,92 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { AppConfig, writeFileAtomic } from '@app/storage';
+import { formatGoDuration, parseDurationFlag } from '../go-duration';
+import { RunnerError } from '../runner.errors';
+
+export const TASK_SETTINGS_FILE = 'TASK-SETTINGS.yaml';
+
+export type ResumeMode = 'continue' | 'fresh';
+
+/** A task's budget over its whole sub-tree and its resume mode (issue #18). */
+export interface TaskBudget {
+  max_tokens?: number;
+  max_cost_usd?: number;
+  max_wall_time_ms?: number;
+}
+
+export interface TaskSettings extends TaskBudget {
+  resume_mode?: ResumeMode;
+}
+
+/** The one validator of budget input (CLI flags, API fields, the settings file). */
+export function validateTaskSettings(raw: { max_tokens?: unknown; max_cost_usd?: unknown; max_wall_time?: unknown; resume_mode?: unknown }): TaskSettings {
+  const out: TaskSettings = {};
+  if (raw.max_tokens !== undefined && raw.max_tokens !== null && raw.max_tokens !== '') {
+    const n = typeof raw.max_tokens === 'string' && /^\d+$/.test(raw.max_tokens.trim()) ? Number(raw.max_tokens) : raw.max_tokens;
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n <= 0) throw new RunnerError('INVALID_INPUT', `max tokens must be a positive integer, got ${JSON.stringify(raw.max_tokens)}`);
+    out.max_tokens = n;
+  }
+  if (raw.max_cost_usd !== undefined && raw.max_cost_usd !== null && raw.max_cost_usd !== '') {
+    const n = typeof raw.max_cost_usd === 'string' && /^\d+(\.\d+)?$/.test(raw.max_cost_usd.trim()) ? Number(raw.max_cost_usd) : raw.max_cost_usd;
+    if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) throw new RunnerError('INVALID_INPUT', `max cost usd must be a positive number, got ${JSON.stringify(raw.max_cost_usd)}`);
+    out.max_cost_usd = n;
+  }
+  if (raw.max_wall_time !== undefined && raw.max_wall_time !== null && raw.max_wall_time !== '') {
+    let ms: number | undefined;
+    if (typeof raw.max_wall_time === 'number') ms = raw.max_wall_time;
+    else if (typeof raw.max_wall_time === 'string') {
+      try {
+        ms = parseDurationFlag(raw.max_wall_time);
+      } catch {
+        ms = undefined;
+      }
+    }
+    if (ms === undefined || !Number.isFinite(ms) || ms <= 0) throw new RunnerError('INVALID_INPUT', `max wall time must be a positive duration like 30m, got ${JSON.stringify(raw.max_wall_time)}`);
+    out.max_wall_time_ms = ms;
+  }
+  if (raw.resume_mode !== undefined && raw.resume_mode !== null && raw.resume_mode !== '') {
+    if (raw.resume_mode !== 'continue' && raw.resume_mode !== 'fresh') throw new RunnerError('INVALID_INPUT', `resume mode must be continue or fresh, got ${JSON.stringify(raw.resume_mode)}`);
+    out.resume_mode = raw.resume_mode;
+  }
+  return out;
+}
+
+export function readTaskSettings(taskDir: string): TaskSettings {
+  const path = join(taskDir, TASK_SETTINGS_FILE);
+  if (!existsSync(path)) return {};
+  try {
+    const doc = parse(readFileSync(path, 'utf8')) as Record<string, unknown> | null;
+    return doc && typeof doc === 'object' ? validateTaskSettings(doc) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Merges `given` into the task's settings file (atomic); absent fields keep their stored values. */
+export function writeTaskSettings(taskDir: string, given: TaskSettings): TaskSettings {
+  const merged = { ...readTaskSettings(taskDir), ...stripUndefined(given) };
+  let text = '';
+  if (merged.max_tokens) text += `max_tokens: ${merged.max_tokens}\n`;
+  if (merged.max_cost_usd) text += `max_cost_usd: ${merged.max_cost_usd}\n`;
+  if (merged.max_wall_time_ms) text += `max_wall_time: ${formatGoDuration(merged.max_wall_time_ms)}\n`;
+  if (merged.resume_mode) text += `resume_mode: ${merged.resume_mode}\n`;
+  writeFileAtomic(join(taskDir, TASK_SETTINGS_FILE), text);
+  return merged;
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+export function hasSettings(s: TaskSettings): boolean {
+  return Object.values(s).some((v) => v !== undefined);
+}
+
+/** Effective settings: the task's file, then config defaults. */
+export function effectiveSettings(taskDir: string, config?: AppConfig): TaskSettings {
+  const d = config?.defaults;
+  const fromConfig = d ? validateTaskSettings({ max_tokens: d.max_tokens, max_cost_usd: d.max_cost_usd, max_wall_time: d.max_wall_time, resume_mode: d.resume_mode }) : {};
+  return { ...fromConfig, ...stripUndefined(readTaskSettings(taskDir)) };
+}

@@ -1,0 +1,35 @@
+import { RunsLayout, RunUsage } from '@app/storage';
+import { taskRuns } from '../run-scan';
+import { sumUsage, totalTokens } from './aggregate';
+import { taskHoldState } from './markers';
+
+export type TaskHold = 'rate_limited' | 'paused' | 'budget_exceeded';
+
+/** What status, list and the API show about a task's usage: its own runs' usage and a hold state. */
+export interface TaskUsageView {
+  /** Overrides the shown status while the task is held (unless it is done or needs input). */
+  hold?: TaskHold;
+  resume_at?: string;
+  budget_exceeded?: string;
+  paused?: 'task' | 'project';
+  usage?: RunUsage & { total_tokens: number };
+}
+
+export function taskUsageView(root: string, projectId: string, taskId: string, done: boolean): TaskUsageView {
+  const taskDir = new RunsLayout(root).taskDir(projectId, taskId);
+  const view: TaskUsageView = {};
+  const infos = taskRuns(taskDir).map((r) => r.info);
+  if (infos.some((i) => i.usage)) {
+    const u = sumUsage(infos);
+    view.usage = { ...u, total_tokens: totalTokens(u) };
+  }
+  const held = taskHoldState(taskDir);
+  if (held.budget_exceeded) view.budget_exceeded = held.budget_exceeded;
+  if (held.paused) view.paused = held.paused;
+  if (held.rate_limited_until) view.resume_at = held.rate_limited_until;
+  if (done) return view;
+  if (held.budget_exceeded) view.hold = 'budget_exceeded';
+  else if (held.rate_limited_until) view.hold = 'rate_limited';
+  else if (held.paused) view.hold = 'paused';
+  return view;
+}
