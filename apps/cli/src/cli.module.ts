@@ -1,11 +1,71 @@
-import { Module } from '@nestjs/common';
-import { busCommands } from './commands/bus';
-import { completionCommands } from './commands/completion';
-import { engineCommands } from './commands/engine';
-import { inspectCommands } from './commands/inspect';
-import { needsInputCommands } from './commands/needs-input';
-import { orchestrationCommands } from './commands/orchestration';
-import { serverCommands } from './commands/server';
+/* eslint-disable @typescript-eslint/no-require-imports -- each command group is required only when argv names it */
+import { Module, type Provider, type Type } from '@nestjs/common';
 
-@Module({ providers: [...busCommands, ...inspectCommands, ...engineCommands, ...serverCommands, ...completionCommands, ...orchestrationCommands, ...needsInputCommands] })
-export class CliModule {}
+/**
+ * The CLI's commands in per-group modules, loaded lazily: a command line that names a known
+ * top-level command boots a module with that group's commands only, so `bus read` never loads
+ * the server client, the orchestration commands or the API (docs/decisions.md, "CLI start-up").
+ * Root help, completion and any command not listed here boot the whole tree (CliModule).
+ */
+const GROUPS = {
+  bus: (): Provider[] => require('./commands/bus').busCommands,
+  inspect: (): Provider[] => require('./commands/inspect').inspectCommands,
+  engine: (): Provider[] => require('./commands/engine').engineCommands,
+  // `server monitor` is a subcommand of the server group owned by the orchestration work
+  server: (): Provider[] => [...require('./commands/server').serverCommands, require('./commands/orchestration/server-monitor.command').ServerMonitorCommand],
+  orchestration: (): Provider[] => [require('./commands/runner-provider').RunnerService, ...require('./commands/orchestration').orchestrationCommands],
+  needsInput: (): Provider[] => require('./commands/needs-input').needsInputCommands,
+  completion: (): Provider[] => require('./commands/completion').completionCommands,
+} satisfies Record<string, () => Provider[]>;
+
+export type CommandGroup = keyof typeof GROUPS;
+
+/** Top-level command → the group whose module defines it and everything below it. */
+export const GROUP_OF_COMMAND: Readonly<Record<string, CommandGroup>> = {
+  bus: 'bus',
+  list: 'inspect',
+  validate: 'inspect',
+  job: 'engine',
+  task: 'engine',
+  stop: 'engine',
+  resume: 'engine',
+  status: 'engine',
+  watch: 'engine',
+  output: 'engine',
+  gc: 'engine',
+  wrap: 'engine',
+  'shell-setup': 'engine',
+  serve: 'server',
+  server: 'server',
+  goal: 'orchestration',
+  review: 'orchestration',
+  facts: 'orchestration',
+  project: 'orchestration',
+  iterate: 'orchestration',
+  workflow: 'orchestration',
+  monitor: 'orchestration',
+  ask: 'needsInput',
+  answer: 'needsInput',
+};
+
+function moduleOf(name: string, providers: Provider[]): Type {
+  const mod = class {};
+  Object.defineProperty(mod, 'name', { value: name });
+  Module({ providers })(mod);
+  return mod;
+}
+
+/** Every command (root help, `completion`, the docs generator). */
+export function fullCliModule(): Type {
+  const all = new Set<Provider>();
+  for (const load of Object.values(GROUPS)) for (const p of load()) all.add(p);
+  return moduleOf('CliModule', [...all]);
+}
+
+/** The module that can run `argv` (already mapped for `conductor`): one group's, or the full tree. */
+export function cliModuleFor(argv: readonly string[]): Type {
+  const first = argv[0];
+  const group = first !== undefined && Object.hasOwn(GROUP_OF_COMMAND, first) ? GROUP_OF_COMMAND[first] : undefined;
+  if (!group) return fullCliModule();
+  return moduleOf(`Cli${group[0].toUpperCase()}${group.slice(1)}Module`, GROUPS[group]());
+}
