@@ -122,6 +122,7 @@ export class ProjectDataService {
   taskIds(p: string, runs = this.runs(p)): string[] {
     const ids = new Set(runs.map((r) => r.taskId));
     for (const t of this.ctx.index.listTasks(p)) {
+      if (ids.has(t)) continue; // has runs: no marker check needed
       const dir = path.join(this.projectDir(p), t);
       if (TASK_MARKERS.some((m) => fs.existsSync(path.join(dir, m)))) ids.add(t);
     }
