@@ -1,4 +1,5 @@
 'use strict';
+/* global fetch */
 // `npm run bench:compare` (#15): ours against an upstream binary, side by side on this machine.
 // UPSTREAM_BIN=/path/to/upstream/run-agent; each measure alternates ours/upstream and reports
 // medians and the ratio ours ÷ upstream. Without UPSTREAM_BIN it says so and skips (exit 0).
