@@ -7,13 +7,26 @@ import { Module, type Provider, type Type } from '@nestjs/common';
  * the server client, the orchestration commands or the API (docs/decisions.md, "CLI start-up").
  * Root help, completion and any command not listed here boot the whole tree (CliModule).
  */
+const runner = (): Provider => require('./commands/runner-provider').RunnerService;
+const engine = (file: string): Record<string, Provider> => require(`./commands/engine/${file}`);
+
 const GROUPS = {
   bus: (): Provider[] => require('./commands/bus').busCommands,
   inspect: (): Provider[] => require('./commands/inspect').inspectCommands,
   engine: (): Provider[] => require('./commands/engine').engineCommands,
+  // the engine's hot commands load only their own files (agents call them constantly)
+  job: (): Provider[] => [runner(), engine('job.command').JobCommand, engine('job-batch.command').JobBatchCommand],
+  task: (): Provider[] => [
+    runner(),
+    engine('task.command').TaskCommand,
+    engine('task-resume.command').TaskResumeCommand,
+    engine('task-delete.command').TaskDeleteCommand,
+    engine('task-cancel.command').TaskCancelCommand,
+  ],
+  status: (): Provider[] => [engine('status.command').StatusCommand],
   // `server monitor` is a subcommand of the server group owned by the orchestration work
   server: (): Provider[] => [...require('./commands/server').serverCommands, require('./commands/orchestration/server-monitor.command').ServerMonitorCommand],
-  orchestration: (): Provider[] => [require('./commands/runner-provider').RunnerService, ...require('./commands/orchestration').orchestrationCommands],
+  orchestration: (): Provider[] => [runner(), ...require('./commands/orchestration').orchestrationCommands],
   needsInput: (): Provider[] => require('./commands/needs-input').needsInputCommands,
   completion: (): Provider[] => require('./commands/completion').completionCommands,
 } satisfies Record<string, () => Provider[]>;
@@ -25,11 +38,11 @@ export const GROUP_OF_COMMAND: Readonly<Record<string, CommandGroup>> = {
   bus: 'bus',
   list: 'inspect',
   validate: 'inspect',
-  job: 'engine',
-  task: 'engine',
+  job: 'job',
+  task: 'task',
   stop: 'engine',
   resume: 'engine',
-  status: 'engine',
+  status: 'status',
   watch: 'engine',
   output: 'engine',
   gc: 'engine',
@@ -58,7 +71,9 @@ function moduleOf(name: string, providers: Provider[]): Type {
 /** Every command (root help, `completion`, the docs generator). */
 export function fullCliModule(): Type {
   const all = new Set<Provider>();
-  for (const load of Object.values(GROUPS)) for (const p of load()) all.add(p);
+  // this order is the order of `--help` (docs/cli-reference.md)
+  const order: CommandGroup[] = ['bus', 'inspect', 'engine', 'server', 'completion', 'orchestration', 'needsInput'];
+  for (const group of order) for (const p of GROUPS[group]()) all.add(p);
   return moduleOf('CliModule', [...all]);
 }
 
