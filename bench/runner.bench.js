@@ -104,7 +104,8 @@ async function idleCpu(ctx) {
   const root = path.join(dir, 'runs');
   const task = taskId('idle');
   const bus = path.join(root, PROJECT, task, 'TASK-MESSAGE-BUS.md');
-  const env = { ...process.env, HOME: dir };
+  // the task checks that its agent's CLI exists before it waits: the fake claude of the tests
+  const env = { ...process.env, HOME: dir, PATH: `${path.join(ctx.root, 'test', 'fixtures', 'agents')}${path.delimiter}${process.env.PATH}` };
   const child = spawn(process.execPath, [ctx.bin('run-agent'), 'task', '--root', root, '--project', PROJECT, '--task', task,
     '--prompt', 'wait', '--agent', 'claude', '--depends-on', taskId('never')], { env, stdio: 'ignore' });
   try {
