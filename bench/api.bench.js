@@ -48,6 +48,20 @@ async function openClients(url, n, match) {
   return clients;
 }
 
+/** Requests per second with `inFlight` concurrent loops for `ms` milliseconds. */
+async function throughput(url, inFlight, ms) {
+  let done = 0;
+  const end = Date.now() + ms;
+  await Promise.all(Array.from({ length: inFlight }, async () => {
+    while (Date.now() < end) {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      done++;
+    }
+  }));
+  return done / (ms / 1000);
+}
+
 async function waitAll(clients, count, timeoutMs = 30000) {
   const deadline = Date.now() + timeoutMs;
   while (clients.some((c) => c.seen < count)) {
@@ -82,6 +96,11 @@ module.exports.run = async (ctx) => {
   try {
     await timeRequests(`${url}/api/projects/${P}/tasks?limit=500`, 2); // warm the index cache
     figures.push({ name: 'GET project tasks (200 tasks, 1000 runs), median', value: await timeRequests(`${url}/api/projects/${P}/tasks?limit=500`, 20), unit: 'ms', target: 100, better: 'lower' });
+    const page = `${url}/api/projects/${P}/tasks?limit=50`;
+    await throughput(page, 10, 300); // warm-up
+    figures.push({ name: 'GET project tasks limit=50 (200 tasks), 10 in flight', value: await throughput(page, 10, 3000), unit: 'rps', target: 100, better: 'higher', note: 'summaries only for the page' });
+    await timeRequests(`${url}/api/projects/${P}/runs/flat`, 5);
+    figures.push({ name: 'GET project runs/flat (1000 runs), median', value: await timeRequests(`${url}/api/projects/${P}/runs/flat`, 30), unit: 'ms', target: 6, better: 'lower' });
     figures.push({ name: 'GET /api/v1/runs (1000 runs), median', value: await timeRequests(`${url}/api/v1/runs`, 20), unit: 'ms', target: 100, better: 'lower' });
     figures.push({ name: 'GET /api/v1/status, median', value: await timeRequests(`${url}/api/v1/status`, 20), unit: 'ms', target: 50, better: 'lower' });
 

@@ -28,6 +28,11 @@ const ctx = {
   bin: (name) => path.join(root, 'bin', name),
 };
 
+/** value ÷ target: ≤ 1 meets a 'lower' target, ≥ 1 a 'higher' one. */
+function ratioOf(f) {
+  return f.target === undefined || f.target === 0 ? undefined : f.value / f.target;
+}
+
 function meets(f) {
   if (f.target === undefined) return '';
   const ok = f.better === 'lower' ? f.value <= f.target : f.value >= f.target;
@@ -44,8 +49,9 @@ async function main() {
     const figures = await require(path.join(__dirname, file)).run(ctx);
     for (const f of figures) {
       const status = meets(f);
-      results.push({ file, ...f, status });
-      const target = f.target === undefined ? '' : ` (target ${f.better === 'lower' ? '≤' : '≥'} ${f.target})`;
+      const ratio = ratioOf(f);
+      results.push({ file, ...f, ratio, status });
+      const target = f.target === undefined ? '' : ` (target ${f.better === 'lower' ? '≤' : '≥'} ${f.target}; ${Number(ratio.toFixed(2))}× target)`;
       console.log(`${f.name}: ${Number(f.value.toFixed(3))} ${f.unit}${target} ${status}${f.note ? ` — ${f.note}` : ''}`);
     }
   }

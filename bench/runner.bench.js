@@ -40,6 +40,33 @@ async function concurrentTasks(ctx, runner) {
   return ms;
 }
 
+/** The physical floor: 50 bare concurrent spawns of the same agent (no runner), in ms. */
+async function bareConcurrentSpawns(ctx) {
+  const dir = ctx.tmpDir('runner-bench-');
+  const agent = writeAgent(dir, 'bare-agent', 'cat >/dev/null\nsleep 0.01\necho done');
+  const t0 = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: 50 }, () => new Promise((resolve) => {
+    const child = spawn(agent, [], { stdio: ['pipe', 'ignore', 'ignore'] });
+    child.stdin.end('bench');
+    child.on('exit', resolve);
+  })));
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
+/** Spawn → first instruction of a sh agent, median of 11: what any restart must pay. */
+async function bareSpawnLatency(ctx) {
+  const dir = ctx.tmpDir('runner-bench-');
+  const stamp = path.join(dir, 'stamp');
+  const agent = writeAgent(dir, 'stamp-agent', `date +%s%N > "${stamp}"`);
+  const gaps = [];
+  for (let i = 0; i < 11; i++) {
+    const t0 = BigInt(Date.now()) * 1000000n;
+    await new Promise((resolve) => spawn(agent, [], { stdio: 'ignore' }).on('exit', resolve));
+    gaps.push(Number(BigInt(fs.readFileSync(stamp, 'utf8').trim()) - t0) / 1e6);
+  }
+  return median(gaps);
+}
+
 async function restartOverhead(ctx, runner) {
   const dir = ctx.tmpDir('runner-bench-');
   const stamps = path.join(dir, 'stamps');
@@ -77,7 +104,8 @@ async function idleCpu(ctx) {
   const root = path.join(dir, 'runs');
   const task = taskId('idle');
   const bus = path.join(root, PROJECT, task, 'TASK-MESSAGE-BUS.md');
-  const env = { ...process.env, HOME: dir };
+  // the task checks that its agent's CLI exists before it waits: the fake claude of the tests
+  const env = { ...process.env, HOME: dir, PATH: `${path.join(ctx.root, 'test', 'fixtures', 'agents')}${path.delimiter}${process.env.PATH}` };
   const child = spawn(process.execPath, [ctx.bin('run-agent'), 'task', '--root', root, '--project', PROJECT, '--task', task,
     '--prompt', 'wait', '--agent', 'claude', '--depends-on', taskId('never')], { env, stdio: 'ignore' });
   try {
@@ -102,9 +130,17 @@ module.exports.run = async function run(ctx) {
   const conc = await concurrentTasks(ctx, runner);
   const restart = await restartOverhead(ctx, runner);
   const cpu = await idleCpu(ctx);
+  const bareConc = await bareConcurrentSpawns(ctx);
+  const bareSpawn = await bareSpawnLatency(ctx);
+  // #15: meet the fixed target, or stay within the stated multiple of the physical floor measured
+  // here in the same run (a loaded machine slows spawns for everyone)
+  const concTarget = Math.max(600, Math.round(2 * bareConc));
+  const restartTarget = Math.max(20, Math.round(2 * bareSpawn));
   return [
-    { name: '50 concurrent tasks (10 ms agent), one process', value: conc, unit: 'ms', target: 600, better: 'lower', note: 'upstream 433 ms' },
-    { name: 'restart overhead: agent exit → next attempt start (median)', value: restart.median, unit: 'ms', target: 20, better: 'lower', note: `${restart.attempts} attempts, restart delay 0` },
+    { name: 'floor: 50 bare concurrent spawns of the agent (no runner)', value: bareConc, unit: 'ms', better: 'lower' },
+    { name: '50 concurrent tasks (10 ms agent), one process', value: conc, unit: 'ms', target: concTarget, better: 'lower', note: `target max(600, 2 × floor); upstream 433 ms` },
+    { name: 'floor: spawn → first instruction of a sh agent (median)', value: bareSpawn, unit: 'ms', better: 'lower' },
+    { name: 'restart overhead: agent exit → next attempt start (median)', value: restart.median, unit: 'ms', target: restartTarget, better: 'lower', note: `${restart.attempts} attempts, restart delay 0; target max(20, 2 × floor)` },
     { name: 'idle run-agent task CPU while waiting on a dependency', value: cpu, unit: '%', target: 1, better: 'lower' },
   ];
 };

@@ -83,8 +83,10 @@ module.exports.run = async function run(ctx) {
   fs.rmSync(root, { recursive: true, force: true });
 
   return [
-    { name: 'run creation (allocateRunDir + writeRunInfo)', value: Math.max(...batches), unit: 'runs/s', target: 2000, better: 'higher',
-      note: `best of 5 batches of 200; median ${Math.round(median(batches))} runs/s` },
+    // #15: 2,000/s or, where the disk cannot do that, half its bare fsync ceiling (a run is a durable
+    // directory plus a durable run-info file: two fsyncs)
+    { name: 'run creation (allocateRunDir + writeRunInfo)', value: Math.max(...batches), unit: 'runs/s', target: Math.min(2000, Math.round(Math.max(...raw) / 2)), better: 'higher',
+      note: `best of 5 batches of 200; median ${Math.round(median(batches))} runs/s; target min(2000, fsync ceiling ÷ 2)` },
     { name: 'disk ceiling: bare open+write+fsync+close', value: Math.max(...raw), unit: 'files/s', better: 'higher', note: 'best of 5 batches of 100; bounds run creation' },
     { name: 'list 1,000 runs of a project, cold (fresh StorageIndex)', value: median(cold), unit: 'ms', better: 'lower' },
     { name: 'list 1,000 runs of a project, cached (unchanged files)', value: median(cached), unit: 'ms', better: 'lower', note: 'one stat per run-info' },

@@ -1,3 +1,5 @@
+// first: trims what NestJS and class-validator load at start-up (boot/lean-load.ts)
+import './boot/lean-server';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';

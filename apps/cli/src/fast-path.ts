@@ -1,12 +1,14 @@
 /**
- * Hot commands answered without NestJS (its boot costs ~150 ms): `--version` and `run-agent bus
- * post`, which agents call for every message. Flags come from the same definitions as the
- * nest-commander classes (commands/bus/bus-flags.ts); `--help` always goes to the Nest path.
+ * Hot commands answered without NestJS (its start-up alone costs ~3× `node -e 0`, see
+ * docs/decisions.md "CLI start-up"): `--version`, and `run-agent bus post` / `bus read`, which
+ * agents call for every message. Flags come from the same definitions as the nest-commander
+ * classes (commands/bus/bus-flags.ts) and the bodies are the same functions those classes call;
+ * `--help`, usage errors, `bus post --resume` and `bus read --follow` go to the Nest path.
  * Only plain (Nest-free) files may be imported here, directly or lazily.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { reportError, UsageError } from './common/cli-errors';
-import { BUS_POST_FLAGS, longName, optionKey, type BusPostOptions, type FlagSpec } from './commands/bus/bus-flags';
+import { reportError } from './common/cli-errors';
+import { BUS_POST_FLAGS, BUS_READ_FLAGS, longName, optionKey, type BusPostOptions, type BusReadOptions, type FlagSpec } from './commands/bus/bus-flags';
 import { versionText } from './version';
 
 type ProgramName = 'run-agent' | 'conductor';
@@ -23,19 +25,6 @@ function defaults(specs: Record<string, FlagSpec>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const spec of Object.values(specs)) if (spec.defaultValue !== undefined) out[optionKey(spec)] = spec.defaultValue;
   return out;
-}
-
-/** parseArgs errors carry long hints; keep one line in commander's wording. */
-function usageErrorFrom(err: unknown): UsageError {
-  const e = err as { code?: string; message?: string };
-  const message = String(e.message ?? err);
-  const unknown = /Unknown option '([^']+)'/.exec(message);
-  if (unknown) return new UsageError(`unknown option '${unknown[1]}'`);
-  const missing = /Option '([^']+)' argument missing/.exec(message);
-  if (missing) return new UsageError(`option '${missing[1]}' argument missing`);
-  const positional = /Unexpected argument '([^']+)'/.exec(message);
-  if (positional) return new UsageError(`unexpected argument '${positional[1]}'`);
-  return new UsageError(message.split('\n')[0]);
 }
 
 /**
@@ -56,19 +45,53 @@ export function attachFlagValues(args: string[], specs: Record<string, FlagSpec>
   return out;
 }
 
-export function parseBusPostArgs(rawArgs: string[]): BusPostOptions {
-  const args = attachFlagValues(rawArgs, BUS_POST_FLAGS);
+/** The options (keyed like commander's), or undefined for a usage error: commander (Nest path) then reports it in its words. */
+function parseFlags(specs: Record<string, FlagSpec>, rawArgs: string[]): Record<string, unknown> | undefined {
   let values: Record<string, unknown>;
   try {
-    ({ values } = parseArgs({ args, options: parseArgsOptions(BUS_POST_FLAGS), strict: true, allowPositionals: false }));
-  } catch (err) {
-    throw usageErrorFrom(err);
+    ({ values } = parseArgs({ args: attachFlagValues(rawArgs, specs), options: parseArgsOptions(specs), strict: true, allowPositionals: false }));
+  } catch {
+    return undefined;
   }
-  const options = defaults(BUS_POST_FLAGS);
-  for (const spec of Object.values(BUS_POST_FLAGS)) if (values[longName(spec)] !== undefined) options[optionKey(spec)] = values[longName(spec)];
-  return options as BusPostOptions;
+  const options = defaults(specs);
+  for (const spec of Object.values(specs)) if (values[longName(spec)] !== undefined) options[optionKey(spec)] = values[longName(spec)];
+  return options;
 }
 
+export function parseBusPostArgs(args: string[]): BusPostOptions | undefined {
+  return parseFlags(BUS_POST_FLAGS, args) as BusPostOptions | undefined;
+}
+
+export function parseBusReadArgs(args: string[]): BusReadOptions | undefined {
+  return parseFlags(BUS_READ_FLAGS, args) as BusReadOptions | undefined;
+}
+
+/** `bus post` (without --resume, which starts a Ralph loop). False: let NestJS run it. */
+async function busPost(args: string[]): Promise<boolean> {
+  const options = parseBusPostArgs(args);
+  if (!options || options.resume) return false;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { runBusPost, readStdinIfPiped } = require('./commands/bus/bus-post') as typeof import('./commands/bus/bus-post');
+  await runBusPost(options, { env: process.env, cwd: process.cwd(), stdout: process.stdout, readStdin: readStdinIfPiped });
+  return true;
+}
+
+/** `bus read` (without --follow, which waits for signals on the Nest path). */
+async function busRead(args: string[]): Promise<boolean> {
+  const options = parseBusReadArgs(args);
+  if (!options || options.follow) return false;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { runBusRead } = require('./commands/bus/bus-read') as typeof import('./commands/bus/bus-read');
+  await runBusRead(options, { env: process.env, cwd: process.cwd(), stdout: process.stdout });
+  return true;
+}
+
+const BUS_FAST_COMMANDS: Record<string, { specs: Record<string, FlagSpec>; run: (args: string[]) => Promise<boolean> }> = {
+  post: { specs: BUS_POST_FLAGS, run: busPost },
+  read: { specs: BUS_READ_FLAGS, run: busRead },
+};
+
+// after attachFlagValues, so `--body --help` is a body, not a request for help
 const wantsHelp = (args: string[]) => args.some((a) => a === '--help' || a === '-h' || a === 'help');
 
 /** Runs a hot command and returns true, or returns false to let NestJS handle `argv`. */
@@ -79,15 +102,10 @@ export async function runFastPath(argv: string[], programName: ProgramName): Pro
     return true;
   }
   // `conductor bus …` is the API client (D16); only run-agent's bus post is local.
-  if (programName !== 'run-agent' || argv[0] !== 'bus' || argv[1] !== 'post') return false;
-  if (wantsHelp(attachFlagValues(argv.slice(2), BUS_POST_FLAGS))) return false;
+  const fast = argv[0] === 'bus' && argv[1] !== undefined && Object.hasOwn(BUS_FAST_COMMANDS, argv[1]) ? BUS_FAST_COMMANDS[argv[1]] : undefined;
+  if (programName !== 'run-agent' || !fast || wantsHelp(attachFlagValues(argv.slice(2), fast.specs))) return false;
   try {
-    const options = parseBusPostArgs(argv.slice(2));
-    // waking a task starts a Ralph loop: the Nest path handles it
-    if (options.resume) return false;
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { runBusPost, readStdinIfPiped } = require('./commands/bus/bus-post') as typeof import('./commands/bus/bus-post');
-    await runBusPost(options, { env: process.env, cwd: process.cwd(), stdout: process.stdout, readStdin: readStdinIfPiped });
+    return await fast.run(argv.slice(2));
   } catch (err) {
     reportError(err);
   }

@@ -1,9 +1,11 @@
+// first: trims what NestJS and nest-commander load (boot/lean-load.ts)
+import './boot/lean-nest';
 import 'reflect-metadata';
 import type { Command } from 'commander';
 import { CommandFactory } from 'nest-commander';
 // The root commander instance is registered under this (not re-exported) token.
 import { Commander } from 'nest-commander/src/constants';
-import { CliModule } from './cli.module';
+import { cliModuleFor } from './cli.module';
 import { describeConductorHelp } from './commands/server/conductor-dispatch';
 import { EXIT_OK, EXIT_USAGE, reportError } from './common/cli-errors';
 import type { ProgramName } from './main';
@@ -68,7 +70,7 @@ function rejectUnknownSubcommands(root: Command): void {
 /** The CLI application with its commander tree configured (run by runNestCli; read by the docs generator). */
 export async function createNestCli(argv: string[], programName: ProgramName) {
   process.argv = [process.argv[0], programName, ...argv];
-  const app = await CommandFactory.createWithoutRunning(CliModule, {
+  const app = await CommandFactory.createWithoutRunning(cliModuleFor(argv), {
     logger: ['error', 'warn'],
     serviceErrorHandler: reportError,
     errorHandler: exitOnParseError,

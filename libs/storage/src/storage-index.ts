@@ -1,5 +1,5 @@
 import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { RUN_INFO_FILE, RunsLayout } from './layout';
 import { LivenessProbe } from './liveness';
 import { readRunInfoReconciled } from './reconcile';
@@ -35,7 +35,9 @@ function settled(mtimeNs: bigint, readAtMs: number): boolean {
 /** Stat identity used to decide whether a cached value is still the file's content. */
 function statKey(path: string): { mtimeNs: bigint; size: bigint; ino: bigint; isDir: boolean } | undefined {
   try {
-    const st = statSync(path, { bigint: true });
+    // throwIfNoEntry: a missing file is common here, and an exception per miss is costly
+    const st = statSync(path, { bigint: true, throwIfNoEntry: false });
+    if (!st) return undefined;
     return { mtimeNs: st.mtimeNs, size: st.size, ino: st.ino, isDir: st.isDirectory() };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
@@ -55,6 +57,8 @@ export class StorageIndex {
   private readonly dirs = new Map<string, DirEntryCache>();
   private readonly infos = new Map<string, RunInfoCache>();
   private readonly runLocations = new Map<string, { project: string; task: string }>();
+  /** run-info.yaml path per project/task/run: the layout's confinement check runs once per run, not per listing. */
+  private readonly infoPaths = new Map<string, string>();
 
   constructor(
     readonly layout: RunsLayout,
@@ -100,8 +104,22 @@ export class StorageIndex {
 
   /** The reconciled run-info of one run; undefined when the run folder has no run-info.yaml. */
   runInfo(projectId: string, taskId: string, runId: string): RunInfo | undefined {
-    const path = join(this.layout.runDir(projectId, taskId, runId), RUN_INFO_FILE);
-    return this.readCached(path);
+    return this.readCached(this.infoPath(projectId, taskId, runId));
+  }
+
+  /** The run's folder (layout.runDir, memoised). */
+  runDir(projectId: string, taskId: string, runId: string): string {
+    return dirname(this.infoPath(projectId, taskId, runId));
+  }
+
+  private infoPath(projectId: string, taskId: string, runId: string): string {
+    const key = `${projectId}\0${taskId}\0${runId}`;
+    let path = this.infoPaths.get(key);
+    if (path === undefined) {
+      path = join(this.layout.runDir(projectId, taskId, runId), RUN_INFO_FILE);
+      this.infoPaths.set(key, path);
+    }
+    return path;
   }
 
   private readCached(path: string): RunInfo | undefined {
@@ -130,7 +148,7 @@ export class StorageIndex {
     const out: RunInfo[] = [];
     for (const task of tasks) {
       for (const run of this.listRuns(projectId, task)) {
-        const path = join(this.layout.runDir(projectId, task, run), RUN_INFO_FILE);
+        const path = this.infoPath(projectId, task, run);
         out.push(this.readCached(path) ?? readRunInfoReconciled(path, this.probe));
       }
     }

@@ -129,7 +129,7 @@ describe('run-agent bus post | read | discover', () => {
       ['malformed task id', ['--project', 'proj', '--task', 'not-a-task'], /^Error: invalid task ID "not-a-task": /],
       ['run path escape', ['--project', 'proj', '--run', '../r'], /^Error: invalid run ID "\.\.\/r": /],
       ['unknown flag', ['--project', 'proj', '--bogus'], /^Error: unknown option '--bogus'$/],
-      ['flag without value', ['--project', 'proj', '--body'], /^Error: option '--body <value>' argument missing$/],
+      ['flag without value', ['--project', 'proj', '--body'], /^Error: option '--body <text>' argument missing$/],
       ['empty type', ['--project', 'proj', '--type', ''], /^Error: --type must not be empty$/],
       ['over-limit body', ['--project', 'proj', '--max-body-bytes', '65536', '--body', 'x'.repeat(64 * 1024 + 1)], /^Error: message body is 65537 bytes, over the 65536-byte limit; .*--link/],
       ['over-limit stdin body', ['--project', 'proj'], /^Error: message body is 70000 bytes, over the 65536-byte limit/, { CONDUCTOR_MAX_MESSAGE_BODY_BYTES: '65536' }, 'y'.repeat(70000)],

@@ -101,13 +101,13 @@ export class ProjectDataService {
   }
 
   private rootRuns(p: string, t?: string): RunRecord[] {
-    const { index, layout } = this.ctx;
+    const { index } = this.ctx;
     const out: RunRecord[] = [];
     const tasks = t === undefined ? index.listTasks(p) : [t];
     for (const task of tasks) {
       for (const runId of index.listRuns(p, task)) {
         const info = index.runInfo(p, task, runId);
-        if (info) out.push({ info, projectId: p, taskId: task, runId, dir: layout.runDir(p, task, runId) });
+        if (info) out.push({ info, projectId: p, taskId: task, runId, dir: index.runDir(p, task, runId) });
       }
     }
     return out;
@@ -128,6 +128,7 @@ export class ProjectDataService {
   taskIds(p: string, runs = this.runs(p)): string[] {
     const ids = new Set(runs.map((r) => r.taskId));
     for (const t of this.ctx.index.listTasks(p)) {
+      if (ids.has(t)) continue; // has runs: no marker check needed
       const dir = path.join(this.projectDir(p), t);
       if (TASK_MARKERS.some((m) => fs.existsSync(path.join(dir, m)))) ids.add(t);
     }
@@ -163,6 +164,23 @@ export class ProjectDataService {
       project_root: outside || marker?.root || undefined,
       _last: last,
     };
+  }
+
+  /** A task's runs grouped by task id, each group in the order of `runs`. */
+  runsByTask(runs: RunRecord[]): Map<string, RunRecord[]> {
+    const out = new Map<string, RunRecord[]>();
+    for (const r of runs) {
+      const list = out.get(r.taskId);
+      if (list) list.push(r);
+      else out.set(r.taskId, [r]);
+    }
+    return out;
+  }
+
+  /** When a task was created (the task list's order): its first run's start, else TASK.md's mtime. */
+  createdAt(p: string, t: string, runs: RunRecord[]): Date {
+    const firstStart = runs.length ? runs[0].info.start_time : undefined;
+    return firstStart && firstStart.getUTCFullYear() > 1 ? firstStart : (mtime(path.join(this.taskDir(p, t), 'TASK.md')) ?? new Date(0));
   }
 
   /** Status, state and dependency view of one task (api.md §A.2, planner overlay §6.1). */
@@ -217,7 +235,6 @@ export class ProjectDataService {
     const taskMdMtime = mtime(path.join(dir, 'TASK.md'));
     let last = 0;
     for (const r of runs) last = Math.max(last, runActivity(r.info));
-    const firstStart = runs.length ? runs[0].info.start_time : undefined;
     return {
       projectId: p,
       taskId: t,
@@ -229,7 +246,7 @@ export class ProjectDataService {
       blockedBy: blocked,
       queuePosition,
       lastActivity: last ? new Date(last) : (taskMdMtime ?? new Date(0)),
-      createdAt: firstStart && firstStart.getUTCFullYear() > 1 ? firstStart : (taskMdMtime ?? new Date(0)),
+      createdAt: this.createdAt(p, t, runs),
       runs,
       threadParent: readThreadParent(dir),
       openQuestions,

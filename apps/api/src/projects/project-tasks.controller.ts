@@ -19,7 +19,7 @@ import { RunStreamsService } from '../sse/run-streams.service';
 import { PlannerBridge } from '../tasks/planner-bridge';
 import { toRestQuestion } from '../needs-input/needs-input.service';
 import { worktreeView } from '../tasks/worktree.controller';
-import { paginate } from './pagination';
+import { paginate, paginateMapped } from './pagination';
 import { isDir, ProjectDataService, TaskSummary } from './project-data.service';
 import { addedRunFields, RUN_FILE_NAMES, runFilePath, RunRecord, toProjectRun } from './shapes';
 
@@ -99,11 +99,16 @@ export class ProjectTasksController {
   list(@Param('p') p: string, @Query('limit') limit?: string, @Query('offset') offset?: string, @Query('status') status?: string) {
     const projectId = checkId(p, 'project_id');
     const runs = this.data.runs(projectId);
-    let tasks = this.data.taskIds(projectId, runs).map((t) => this.data.task(projectId, t, runs.filter((r) => r.taskId === t)));
+    const byTask = this.data.runsByTask(runs);
+    const summary = (t: string) => this.data.task(projectId, t, byTask.get(t) ?? []);
+    const newestFirst = (a: { taskId: string; createdAt: Date }, b: { taskId: string; createdAt: Date }) =>
+      b.createdAt.getTime() - a.createdAt.getTime() || (a.taskId < b.taskId ? 1 : -1);
+    const ids = this.data.taskIds(projectId, runs);
     const filter = STATUS_FILTERS[(status ?? '').trim().toLowerCase()];
-    if (filter) tasks = tasks.filter(filter);
-    tasks.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.taskId < b.taskId ? 1 : -1));
-    return paginate(tasks.map((t) => this.listItem(t)), limit, offset);
+    if (filter) return paginate(ids.map(summary).filter(filter).sort(newestFirst).map((t) => this.listItem(t)), limit, offset);
+    // no status filter: order by creation time alone, summarise only the tasks on the page
+    const keys = ids.map((taskId) => ({ taskId, createdAt: this.data.createdAt(projectId, taskId, byTask.get(taskId) ?? []) })).sort(newestFirst);
+    return paginateMapped(keys, limit, offset, (k) => this.listItem(summary(k.taskId)));
   }
 
   private listItem(t: TaskSummary) {

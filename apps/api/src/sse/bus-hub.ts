@@ -70,6 +70,21 @@ export function sseMessagePayload(m: BusMessage) {
   };
 }
 
+/**
+ * The SSE event of a bus message, built (and JSON-serialised) once however many clients receive
+ * it: the shared tail hands the same message objects to every listener. Events with an id are
+ * not modified by Nest's SseStream, so one object can be written to every stream.
+ */
+const eventCache = new WeakMap<BusMessage, MessageEvent>();
+export function busMessageEvent(m: BusMessage): MessageEvent {
+  let event = eventCache.get(m);
+  if (!event) {
+    event = sseEvent('message', sseMessagePayload(m), m.msg_id);
+    eventCache.set(m, event);
+  }
+  return event;
+}
+
 @Injectable()
 export class BusHub implements OnApplicationShutdown {
   private readonly tails = new Map<string, BusTail>();
@@ -127,7 +142,7 @@ export class BusHub implements OnApplicationShutdown {
         if (sent.has(m.msg_id)) continue;
         // Only hydrated ids need remembering: the shared tail never repeats a message.
         if (!ready) sent.add(m.msg_id);
-        channel.push(sseEvent('message', sseMessagePayload(m), m.msg_id));
+        channel.push(busMessageEvent(m));
       }
     };
     const off = this.subscribe(path, (m) => (ready ? deliver(m) : pending.push(...m)));

@@ -1,0 +1,45 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+// What the server loads at start-up (apps/api/src/boot/lean-load.ts): rxjs from its bundle,
+// class-validator's string validators and phone metadata deferred until used — with validation
+// unchanged. Runs the built server in a fresh node, where the require cache is Node's own.
+const repoRoot = join(__dirname, '..', '..', '..');
+const serverJs = join(repoRoot, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'server.js');
+
+describe('server start-up: deferred modules', () => {
+  let dir: string;
+  beforeAll(() => {
+    if (!existsSync(serverJs)) throw new Error(`API not built: run \`npx nest build api\` (missing ${serverJs})`);
+  });
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'srv-start-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('starts without compiling validator/libphonenumber/rxjs CJS files, validates as before, and loads a validator on use', () => {
+    const root = join(dir, 'runs');
+    mkdirSync(join(root, 'proj'), { recursive: true });
+    const script = `
+      const Module = require('node:module');
+      const compiled = [];
+      const compile = Module.prototype._compile;
+      Module.prototype._compile = function (code, file) { compiled.push(file); return compile.call(this, code, file); };
+      const count = (re) => compiled.filter((f) => re.test(f)).length;
+      require(${JSON.stringify(serverJs)}).startServer({ root: ${JSON.stringify(root)}, host: '127.0.0.1', port: 0, portExplicit: true, defaultMetrics: false })
+        .then(async ({ app, url }) => {
+          const post = (body) => fetch(url + '/api/v1/messages', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+          const bad = await post({ project_id: 'proj', body: 5 });
+          const good = await post({ project_id: 'proj', body: 'hello' });
+          const atStart = { validator: count(/node_modules\\/validator\\//), phone: count(/node_modules\\/libphonenumber-js\\//), rxjsCjs: count(/node_modules\\/rxjs\\/dist\\/cjs\\//) };
+          const cv = require(require.resolve('class-validator', { paths: [${JSON.stringify(repoRoot)}] }));
+          const onUse = [cv.isEmail('a@example.com'), cv.isEmail('nope'), cv.isPhoneNumber('+14155552671'), count(/node_modules\\/validator\\/lib\\/isEmail\\.js$/)];
+          await app.close();
+          process.stderr.write('PROBE ' + JSON.stringify({ bad: bad.status, good: good.status, atStart, onUse }));
+        });`;
+    const r = spawnSync(process.execPath, ['-e', script], { cwd: dir, encoding: 'utf8', env: { ...process.env, HOME: dir } });
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stderr.slice(r.stderr.lastIndexOf('PROBE ') + 6)) as Record<string, unknown>;
+    expect(out).toEqual({ bad: 400, good: 201, atStart: { validator: 0, phone: 0, rxjsCjs: 0 }, onUse: [true, false, true, 1] });
+  });
+});
