@@ -128,7 +128,12 @@ export function applyRecord(root: string, rec: ChangeRecord): boolean {
     case 'entries': {
       const id = firstMsgId(rec.data);
       if (id && existsSync(file) && readFileSync(file, 'utf8').includes(`msg_id: ${id}\n`)) return false;
-      lockedAppend(file, rec.data);
+      // entries from several hosts meet here: like BusWriter, separate them from what is already
+      // there by one newline (a host's chunk that starts its file has none)
+      const size = existsSync(file) ? statSync(file).size : 0;
+      const startsWithSeparator = rec.data[0] === 0x0a;
+      const data = size > 0 && !startsWithSeparator ? Buffer.concat([Buffer.from('\n'), rec.data]) : size === 0 && startsWithSeparator ? rec.data.subarray(1) : rec.data;
+      lockedAppend(file, data);
       return true;
     }
   }

@@ -108,7 +108,7 @@ describe('run-agent validate (built CLI)', () => {
 
   it('--config naming a missing file is a usage error, not "completed with warnings"', async () => {
     const res = await runAgent(['validate', '--config', join(tmp, 'missing.yaml')], env, tmp);
-    expect(res).toEqual({ code: 2, stdout: '', stderr: `Error: config file not found: ${join(tmp, 'missing.yaml')}\n` });
+    expect(res).toEqual({ code: 2, signal: null, stdout: '', stderr: `Error: config file not found: ${join(tmp, 'missing.yaml')}\n` });
   });
 
   it('works without any config and never creates the home config', async () => {

@@ -65,8 +65,8 @@ describe('inspection command helpers', () => {
     const previous = new Map([['t1', 'active']]);
     const text = renderWatchPoll([{ task_id: 't1', status: 'running', elapsed: 61.9, done: false }], previous, false, 1_499);
     expect(text).toBe(
-      '  phase counts: active=1 blocked=0 completed=0 failed=0 pending=0\n' +
-        `  ${'t1'.padEnd(45)} [running  ] active    elapsed: 1m1s\n` +
+      '  phase counts: active=1 blocked=0 completed=0 failed=0 stopped=0 pending=0\n' +
+        `  ${'t1'.padEnd(45)} [running  ] active    elapsed: 1m1.9s\n` +
         'Waiting for 1 active and 0 blocked task(s)... (timeout in 1s)\n',
     );
   });

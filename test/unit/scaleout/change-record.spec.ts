@@ -1,3 +1,4 @@
+import { parseBus } from '@app/messagebus';
 import { mkdtempSync, readFileSync, rmSync, mkdirSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,7 +62,9 @@ describe('change records', () => {
       mkdirSync(join(root, P), { recursive: true });
       for (const f of [a, b, a]) applyRecord(root, rec({ path, op: 'entries', data: readFileSync(f) }));
       const text = readFileSync(join(root, path), 'utf8');
-      expect(text).toBe(readFileSync(a, 'utf8') + readFileSync(b, 'utf8'));
+      // one separator newline between the hosts' entries, as BusWriter writes between its own
+      expect(text).toBe(readFileSync(a, 'utf8') + '\n' + readFileSync(b, 'utf8'));
+      expect(parseBus(Buffer.from(text)).map((m) => m.body)).toEqual(parseBus(readFileSync(a)).concat(parseBus(readFileSync(b))).map((m) => m.body));
     } finally {
       rmSync(src, { recursive: true, force: true });
     }
