@@ -9,7 +9,7 @@ const T = 'task-20260101-120000-sec';
 const R = '20260101-1200000000-300-1';
 
 /** Patterns that answer without a key (the rest of the table needs one). */
-const PUBLIC = new Set(['/healthz', '/api/v1/health', '/api/v1/version', '/', '/ui', '/ui/', '/*', '/ui/*', '/metrics']);
+const PUBLIC = new Set(['/healthz', '/api/v1/health', '/api/v1/version', '/favicon.ico', '/', '/ui', '/ui/', '/*', '/ui/*', '/metrics']);
 /** The key checks use ids that name nothing, so a request that gets through (DELETE, gc, resume) changes nothing. */
 const NOTHING = { p: 'nothing', t: 'task-20990101-000000-none', r: '20990101-0000000000-1-1', id: 'task-20990101-000000-none' };
 

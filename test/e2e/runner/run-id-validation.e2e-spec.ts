@@ -43,14 +43,14 @@ describe('run ids given to job and wrap', () => {
     ['job with $JRUN_ID', ['job', '--agent', 'claude', '--prompt', 'x'], { JRUN_ID: '../../x' }, '../../x'],
     ['job --previous-run-id', ['job', '--agent', 'claude', '--prompt', 'x', '--previous-run-id', 'a/b'], {}, 'a/b'],
     ['wrap with $JRUN_ID', ['wrap', '--agent', 'true'], { JRUN_ID: '../x' }, '../x'],
-  ])('run-agent %s: one-line error, exit 1, nothing written', (_name, args, env, bad) => {
+  ])('run-agent %s: one-line error, exit 2 (invalid input), nothing written', (_name, args, env, bad) => {
     const r = spawnSync(process.execPath, [RUN_AGENT, ...args, '--root', root, '--project', PROJECT, '--task', taskId('cli')], {
       env: cliEnv(dir, env),
       cwd: dir,
       encoding: 'utf8',
     });
     expect([r.status, r.stdout, r.stderr]).toEqual([
-      1,
+      2,
       '',
       `Error: invalid run ID "${bad}": must be a single folder name without path separators, "..", or glob characters\n`,
     ]);

@@ -20,7 +20,7 @@ export interface HookOptions {
  * version and the dashboard (built-in page, static files and its catch-all). Everything else,
  * including paths no route matched, needs the key: the decision never looks at the raw URL.
  */
-const PUBLIC_ROUTES = new Set(['/healthz', '/api/v1/health', '/api/v1/version', '/', '/ui', '/ui/', '/*', '/ui/*']);
+const PUBLIC_ROUTES = new Set(['/healthz', '/api/v1/health', '/api/v1/version', '/favicon.ico', '/', '/ui', '/ui/', '/*', '/ui/*']);
 export const isPublicRoute = (url: string): boolean => PUBLIC_ROUTES.has(url);
 const SSE_ROUTE = /\/stream(\/all)?$/;
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;

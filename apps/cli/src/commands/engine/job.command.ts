@@ -1,7 +1,7 @@
 import { existsSync, openSync, readSync, closeSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, Option } from 'nest-commander';
-import { RunsLayout } from '@app/storage';
+import { RunsLayout, validateRunId } from '@app/storage';
 import { hasSettings, JobResult, prepareJobWorktree, RunnerService, withJobBudget } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { collect } from './support/options';
@@ -95,6 +95,13 @@ export class JobCommand extends WorktreeFlagParsers {
     const scope = resolveScope(flags, root, { generate: true });
     if (scope.generated) process.stderr.write(`task: ${scope.taskId}\n`);
     const parentRunId = flags.parentRunId?.trim() || process.env.JRUN_ID?.trim() || undefined;
+    // invalid input is a usage error (exit 2) before anything is written, as in wrap
+    try {
+      if (parentRunId) validateRunId(parentRunId);
+      if (flags.previousRunId?.trim()) validateRunId(flags.previousRunId.trim());
+    } catch (err) {
+      throw asCliError(err);
+    }
     const layout = new RunsLayout(root);
     // sub-agent jobs run in the worktree of their task (or of the task that started them) unless --worktree
     const wt = await prepareJobWorktree({
