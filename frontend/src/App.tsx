@@ -220,11 +220,14 @@ export function App() {
                 heartbeat={selectedRun ? runHeartbeat(selectedRun, lastOutput.current, now) : undefined}
                 onOutput={noteOutput}
                 onChanged={refreshAll}
+                onFollowLatest={() => navigate({ project, task: taskId })}
                 notify={notify}
               />
             ) : (
               <Island className="detail empty-detail">
-                <IslandHeader border>Run</IslandHeader>
+                <IslandHeader border className="panel-header">
+                  Run
+                </IslandHeader>
                 {projects.loading ? <LoaderInline>Loading…</LoaderInline> : <p className="empty">Select a task or a run in the tree to see its output.</p>}
               </Island>
             )}

@@ -13,7 +13,7 @@ export function KeyPrompt({ onSubmit, rejected }: { onSubmit: (key: string) => v
     if (key.trim()) onSubmit(key.trim());
   };
   return (
-    <Dialog show label="API key required" trapFocus className="task-dialog">
+    <Dialog show label="API key required" trapFocus className="task-dialog" contentClassName="dialog-content">
       <form onSubmit={submit} className="dialog-form">
         <IslandHeader>API key required</IslandHeader>
         <IslandContent>

@@ -70,7 +70,7 @@ export function MessageBus({ project, projectRoot, taskId, scope: wanted, onScop
   const scopeName = scopeTask ? `task ${scopeTask}` : `project ${project}`;
   return (
     <Island className="panel bus" aria-label="Message bus" data-scope={scopeKey} role="region">
-      <IslandHeader border className="bus-header">
+      <IslandHeader border wrapWithTitle={false} className="panel-header bus-header">
         <h2 className="panel-title">Message bus</h2>
         <ButtonGroup className="scope" role="group" aria-label="Bus scope">
           <Button active={scope === 'project'} aria-pressed={scope === 'project'} onClick={() => onScopeChange('project')}>
@@ -111,7 +111,8 @@ export function MessageBus({ project, projectRoot, taskId, scope: wanted, onScop
 function ThreadView({ thread, depth, project, projectRoot }: { thread: MessageThread; depth: number; project: string; projectRoot?: string }) {
   const m = thread.message;
   const type = m.type ?? 'USER';
-  const body = type.toUpperCase() === 'FACT' ? shortenPaths(m.body, project, projectRoot) : m.body;
+  // FACT (and run event) bodies list absolute paths; they read better relative to the project.
+  const body = shortenPaths(m.body, project, projectRoot);
   return (
     <div className="msg-thread" style={{ marginLeft: Math.min(depth, 6) * 14 }}>
       <article className={`msg msg-${type.toLowerCase()}`} data-msg-id={m.msg_id}>

@@ -65,8 +65,8 @@ export function OpenQuestionsPanel(props: { questions: OpenQuestion[]; onAnswere
   if (props.questions.length === 0) return null;
   return (
     <Island className="panel open-questions" aria-label="Open questions" role="region">
-      <IslandHeader border>
-        <h2 className="panel-title">Open questions ({props.questions.length})</h2>
+      <IslandHeader border className="panel-header">
+        Open questions ({props.questions.length})
       </IslandHeader>
       <ul>
         {props.questions.map((q) => (

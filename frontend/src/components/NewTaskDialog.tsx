@@ -68,7 +68,7 @@ export function NewTaskDialog({ defaultProject, defaultAgent, onClose, onCreated
   };
 
   return (
-    <Dialog show label="New task" trapFocus autoFocusFirst onCloseAttempt={onClose} showCloseButton closeButtonTitle="Close" className="task-dialog">
+    <Dialog show label="New task" trapFocus autoFocusFirst onCloseAttempt={onClose} showCloseButton closeButtonTitle="Close" className="task-dialog" contentClassName="dialog-content">
       <form onSubmit={submit} className="dialog-form">
         <IslandHeader>New task</IslandHeader>
         <IslandContent>

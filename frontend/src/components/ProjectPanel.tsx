@@ -15,8 +15,8 @@ export function ProjectList({ projects, selected, selectedTaskCount, onSelect }:
   const ordered = [...projects].sort((a, b) => (Date.parse(b.last_activity) || 0) - (Date.parse(a.last_activity) || 0) || a.id.localeCompare(b.id));
   return (
     <Island className="panel projects-panel">
-      <IslandHeader border>
-        <h2 className="panel-title">Projects</h2>
+      <IslandHeader border className="panel-header">
+        Projects
       </IslandHeader>
       <nav className="projects" aria-label="Projects">
         {ordered.map((p) => {

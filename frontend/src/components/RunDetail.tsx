@@ -25,10 +25,12 @@ interface RunDetailProps {
   heartbeat?: { colour: HeartbeatColour; age: string };
   onOutput: (runId: string) => void;
   onChanged: () => void;
+  /** After a resume: show the task's latest run (the new attempt) instead of a pinned one. */
+  onFollowLatest: () => void;
   notify: (text: string, error?: boolean) => void;
 }
 
-export function RunDetail({ project, taskId, run, taskStatus, taskDone, heartbeat, onOutput, onChanged, notify }: RunDetailProps) {
+export function RunDetail({ project, taskId, run, taskStatus, taskDone, heartbeat, onOutput, onChanged, onFollowLatest, notify }: RunDetailProps) {
   const [tab, setTab] = useState<TabId>('stdout');
   const [busy, setBusy] = useState<string | null>(null);
   const running = run ? normalizeStatus(run.status) === 'running' : false;
@@ -54,13 +56,14 @@ export function RunDetail({ project, taskId, run, taskStatus, taskDone, heartbea
         if (taskDone) await api.resumeTask(project, taskId);
         const prompt = (await api.taskFile(project, taskId)).content;
         await api.createTask({ project_id: project, task_id: taskId, agent_type: run?.agent_name || run?.agent || 'claude', prompt, attach_mode: 'resume' });
+        onFollowLatest();
       },
       `Task ${taskId} resumed`,
     );
 
   return (
     <Island className="panel detail" aria-label="Run detail" role="region">
-      <IslandHeader border className="detail-header">
+      <IslandHeader border wrapWithTitle={false} className="panel-header detail-header">
         <div className="detail-title">
           <span className="task-id" title={taskId}>
             {taskId}

@@ -86,8 +86,8 @@ export function TaskTree({ runs, tasks, selectedTaskId, selectedRunId, lastOutpu
 
   return (
     <Island className="panel tree-panel">
-      <IslandHeader border>
-        <h2 className="panel-title">Tasks</h2>
+      <IslandHeader border className="panel-header">
+        Tasks
       </IslandHeader>
       <div className="tree-filters">
         <Input
@@ -173,7 +173,9 @@ const TreeRowView = memo(
           ) : (
             <>
               <span className="task-id">{row.task.id}</span>
-              <span className="count">{row.task.runs.length} runs</span>
+              <span className="count">
+                {row.task.runs.length} {row.task.runs.length === 1 ? 'run' : 'runs'}
+              </span>
             </>
           )}
         </button>

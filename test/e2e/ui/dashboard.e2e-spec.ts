@@ -1,141 +1,17 @@
 // Drives the real dashboard (frontend/dist) in headless Chromium against a real `conductor`
 // server with a temp runs root and a scripted command agent (test/fixtures/ui/ui-agent).
-import { ChildProcess, execSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
-
-const REPO = join(__dirname, '..', '..', '..');
-const CONDUCTOR = join(REPO, 'bin', 'conductor');
-const AGENT = join(REPO, 'test', 'fixtures', 'ui', 'ui-agent');
-const ARTIFACTS = join(REPO, 'test-artifacts', 'ui');
-const PROJECT = 'ui-e2e';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+import type { Browser, Page } from 'playwright-core';
+import { type Conductor, createTask, eventually, launchBrowser, onFailure, pickOption, PROJECT, runRow, shot, startConductor, stopConductor, textOf } from './helpers';
 
 jest.setTimeout(180_000);
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
-
-interface Conductor {
-  url: string;
-  root: string;
-  proc: ChildProcess;
-  output: () => string;
-  apiKey?: string;
-}
-
-async function startConductor(apiKey?: string): Promise<Conductor> {
-  const dir = mkdtempSync(join(tmpdir(), 'ui-e2e-'));
-  const root = join(dir, 'runs');
-  const home = join(dir, 'home');
-  mkdirSync(root);
-  mkdirSync(home);
-  const config = join(dir, 'config.yaml');
-  writeFileSync(config, `agents:\n  uiagent:\n    type: command\n    command: ${AGENT}\n`);
-  const port = await freePort();
-  const args = [CONDUCTOR, '--root', root, '--port', String(port), '--host', '127.0.0.1', '--config', config];
-  if (apiKey) args.push('--api-key', apiKey);
-  const proc = spawn(process.execPath, args, { cwd: dir, env: { ...process.env, HOME: home, CONDUCTOR_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  proc.stdout!.on('data', (d) => (output += d));
-  proc.stderr!.on('data', (d) => (output += d));
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 150; i++) {
-    if (proc.exitCode !== null) break;
-    try {
-      const res = await fetch(`${url}/api/v1/health`);
-      if (res.ok) return { url, root, proc, output: () => output, apiKey };
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  proc.kill('SIGKILL');
-  throw new Error(`conductor did not start:\n${output}`);
-}
-
-async function stopConductor(c: Conductor | undefined): Promise<void> {
-  if (!c) return;
-  const headers: Record<string, string> = c.apiKey ? { Authorization: `Bearer ${c.apiKey}` } : {};
-  // Stop every task still running so no agent outlives the test.
-  for (const task of existsSync(join(c.root, PROJECT)) ? readdirSync(join(c.root, PROJECT)) : []) {
-    if (task.startsWith('task-')) await fetch(`${c.url}/api/v1/tasks/${task}?project_id=${PROJECT}`, { method: 'DELETE', headers }).catch(() => undefined);
-  }
-  const exited = c.proc.exitCode !== null || c.proc.signalCode !== null ? Promise.resolve() : new Promise((resolve) => c.proc.once('exit', resolve));
-  c.proc.kill('SIGTERM');
-  const timer = setTimeout(() => c.proc.kill('SIGKILL'), 8000);
-  await exited;
-  clearTimeout(timer);
-  rmSync(join(c.root, '..'), { recursive: true, force: true });
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
-}
-
-async function createTask(page: Page, prompt: string): Promise<string> {
-  await page.getByRole('button', { name: 'New task' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New task' });
-  await dialog.getByLabel('Project').fill(PROJECT);
-  // Issue #12: the agent is chosen from the server's configured agents.
-  const agent = dialog.locator('select[aria-label="Agent"]');
-  await agent.waitFor();
-  expect(await agent.locator('option').allInnerTexts()).toEqual(['uiagent']);
-  await agent.selectOption('uiagent');
-  await dialog.getByLabel('Prompt').fill(prompt);
-  await dialog.getByRole('button', { name: 'Start task' }).click();
-  await dialog.waitFor({ state: 'detached' });
-  const taskId = await page.locator('.detail-title .task-id').innerText();
-  expect(taskId).toMatch(/^task-\d{8}-\d{6}-[a-z0-9-]+$/);
-  return taskId;
-}
-
-/** Polls `check` until it holds; fails with `what` after the timeout. */
-async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-async function textOf(loc: Locator): Promise<string> {
-  return (await loc.first().innerText()).trim();
-}
-
-/** Saves a screenshot (and the server log) when the step fails, to see what the user saw. */
-async function onFailure<T>(page: Page, c: Conductor, name: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    await shot(page, `failed-${name}`).catch(() => undefined);
-    mkdirSync(ARTIFACTS, { recursive: true });
-    writeFileSync(join(ARTIFACTS, `failed-${name}-server.log`), c.output());
-    throw err;
-  }
-}
-
-function runRow(page: Page, runId: string) {
-  return page.locator(`[role=treeitem][data-key="r:${runId}"]`);
-}
 
 describe('dashboard in Chromium', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync('/usr/bin/chromium')) throw new Error('these tests drive /usr/bin/chromium: install it with `apt-get install -y chromium`');
-    if (!existsSync(join(REPO, 'frontend', 'dist', 'index.html'))) execSync('npm run build', { cwd: join(REPO, 'frontend'), stdio: 'ignore' });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchBrowser();
   });
   afterAll(async () => {
     await browser?.close();
@@ -193,30 +69,51 @@ describe('dashboard in Chromium', () => {
       await jump.click();
       await eventually('the log to follow again', async () => (await distanceFromEnd()) < 20 && (await tick()) > 0);
 
-      // A message posted from the UI, and one posted by someone else, both arrive in the bus panel.
-      const bus = page.getByRole('region', { name: 'Message bus' });
-      await bus.getByLabel('Message body').fill('hello from the browser');
-      await bus.getByRole('button', { name: 'Post' }).click();
-      await bus.getByRole('log').getByText('hello from the browser').waitFor();
-      await fetch(`${c.url}/api/projects/${PROJECT}/messages`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ type: 'FACT', body: 'posted by another client' }),
-      });
-      await bus.getByRole('log').getByText('posted by another client').waitFor({ timeout: 15_000 });
-      await shot(page, '03-message-bus');
+      // Issue #20: an earlier run of the restart chain shows its own output, not the latest one.
+      const firstRunId = (await page.locator('[role=treeitem][data-key^="r:"]').first().locator('.run-id').innerText()).trim();
+      expect(firstRunId).not.toBe(secondRunId);
+      await runRow(page, firstRunId).locator('.tree-label').click();
+      await eventually('the first run to be shown', async () => (await textOf(page.locator('.detail-title .run-id'))) === `run ${firstRunId}`);
+      await live.getByText(/hello from attempt 1 line \d/).first().waitFor();
+      expect(await live.getByText(/attempt 2/).count()).toBe(0);
+      expect(new URL(page.url()).searchParams.get('run')).toBe(firstRunId);
+      await shot(page, '02b-earlier-run');
+      await runRow(page, secondRunId).locator('.tree-label').click();
+      await live.getByText(/attempt 2 still working, tick \d/).first().waitFor();
 
-      // Task scope: the task bus (runner's RUN_START/RUN_STOP) and a post that lands there.
-      await bus.getByRole('button', { name: 'task', exact: true }).click();
+      // Issue #20: one bus panel; with a task selected it shows the task bus (explicit scope) and
+      // its one compose box posts there.
+      const bus = page.getByRole('region', { name: 'Message bus' });
+      expect(await page.getByRole('region', { name: 'Message bus' }).count()).toBe(1);
+      expect(await page.getByLabel('Message body').count()).toBe(1);
+      await bus.getByText(`task ${taskId}`, { exact: true }).waitFor();
       await bus.locator('.msg-type', { hasText: 'RUN_START' }).first().waitFor({ timeout: 15_000 });
-      await bus.getByLabel('Message type', { exact: true }).selectOption('QUESTION');
+      await pickOption(page, bus, 'Message type', 'QUESTION');
       await bus.getByLabel('Message body').fill('a question for this task');
-      await bus.getByRole('button', { name: 'Post' }).click();
+      await bus.getByRole('button', { name: 'Post to task' }).click();
       await bus.getByRole('log').getByText('a question for this task').waitFor();
       const taskBus = await fetch(`${c.url}/api/projects/${PROJECT}/tasks/${taskId}/messages`).then((r) => r.json() as Promise<{ messages: { type: string; body: string }[] }>);
       expect(taskBus.messages.some((m) => m.type === 'QUESTION' && m.body === 'a question for this task')).toBe(true);
-      await bus.getByRole('button', { name: 'project', exact: true }).click();
-      await bus.getByRole('log').getByText('posted by another client').waitFor();
+
+      // Project scope: a message posted from the UI, and one posted by someone else, both arrive.
+      await bus.getByRole('button', { name: 'Project', exact: true }).click();
+      await bus.getByText(`project ${PROJECT}`, { exact: true }).waitFor();
+      await pickOption(page, bus, 'Message type', 'USER');
+      await bus.getByLabel('Message body').fill('hello from the browser');
+      await bus.getByRole('button', { name: 'Post to project' }).click();
+      await bus.getByRole('log').getByText('hello from the browser').waitFor();
+      const projectBus = await fetch(`${c.url}/api/projects/${PROJECT}/messages`).then((r) => r.json() as Promise<{ messages: { type: string; body: string }[] }>);
+      expect(projectBus.messages.some((m) => m.type === 'USER' && m.body === 'hello from the browser')).toBe(true);
+      await fetch(`${c.url}/api/projects/${PROJECT}/messages`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ type: 'FACT', body: `posted by another client, see ${c.root}/${PROJECT}/${taskId}/TASK.md` }),
+      });
+      // FACT paths are shown relative to the project.
+      await bus.getByRole('log').getByText(`posted by another client, see ${taskId}/TASK.md`, { exact: true }).waitFor({ timeout: 15_000 });
+      await shot(page, '03-message-bus');
+      await bus.getByRole('button', { name: 'Task', exact: true }).click();
+      await bus.getByRole('log').getByText('a question for this task').waitFor();
 
       // Stop the running run.
       await page.getByRole('button', { name: 'Stop run' }).click();
@@ -259,9 +156,9 @@ describe('dashboard in Chromium', () => {
       await page.getByLabel('Filter tasks').fill('no-such-task');
       await page.getByText('No task matches the filter.').waitFor();
       await page.getByLabel('Filter tasks').fill('');
-      await page.getByLabel('Status filter').selectOption('completed');
+      await pickOption(page, page, 'Status filter', 'completed');
       await page.getByRole('treeitem').first().waitFor();
-      await page.getByLabel('Status filter').selectOption('all');
+      await pickOption(page, page, 'Status filter', 'all statuses');
     });
 
     it('tells the user when the server goes away and streams reconnect', async () => {
@@ -307,8 +204,9 @@ describe('dashboard in Chromium', () => {
       writeFileSync(join(c.root, PROJECT, taskId, 'NEXT'), '');
       const bus = page.getByRole('region', { name: 'Message bus' });
       await bus.getByLabel('Message body').fill('keyed message');
-      await bus.getByRole('button', { name: 'Post' }).click();
+      await bus.getByRole('button', { name: 'Post to task' }).click();
       await bus.getByRole('log').getByText('keyed message').waitFor();
+      await bus.getByRole('button', { name: 'Project', exact: true }).click();
       await fetch(`${c.url}/api/projects/${PROJECT}/messages`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Authorization: 'Bearer s3cret-key' },
