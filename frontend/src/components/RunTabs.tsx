@@ -38,6 +38,7 @@ export function RunTabs({ selected, onSelect, children }: { selected: TabId; onS
             title={t.label}
             titleProps={{
               role: 'tab',
+              'aria-label': t.label,
               'aria-selected': selected === t.id,
               'aria-controls': 'run-tab-panel',
               tabIndex: selected === t.id ? 0 : -1,
