@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ThemeProvider } from '@jetbrains/ring-ui-built/components/global/theme';
 import Island, { Header as IslandHeader } from '@jetbrains/ring-ui-built/components/island/island';
 import LoaderInline from '@jetbrains/ring-ui-built/components/loader-inline/loader-inline';
@@ -15,14 +15,16 @@ import { useRoute } from './hooks/useRoute';
 import { useThemeChoice } from './ui/theme';
 import { AppHeader } from './components/AppHeader';
 import { Banner } from './components/Banner';
-import { KeyPrompt } from './components/KeyPrompt';
 import { MessageBus, type BusScope } from './components/MessageBus';
-import { NewTaskDialog } from './components/NewTaskDialog';
 import { OpenQuestionsPanel, TaskInputBanner } from './components/NeedsInput';
 import { ProjectList, StatsCards } from './components/ProjectPanel';
-import { RunDetail } from './components/RunDetail';
 import { TaskTree } from './components/TaskTree';
 import { Toasts, useToasts } from './components/Toasts';
+
+// Loaded on first use, so the first paint of the overview (the bench's tree render) parses less.
+const RunDetail = lazy(() => import('./components/RunDetail').then((m) => ({ default: m.RunDetail })));
+const NewTaskDialog = lazy(() => import('./components/NewTaskDialog').then((m) => ({ default: m.NewTaskDialog })));
+const KeyPrompt = lazy(() => import('./components/KeyPrompt').then((m) => ({ default: m.KeyPrompt })));
 
 interface StatusEvent {
   run_id: string;
@@ -211,20 +213,22 @@ export function App() {
               />
             )}
             {project && taskId ? (
-              <RunDetail
-                project={project}
-                taskId={taskId}
-                run={selectedRun}
-                taskStatus={selectedTask?.status ?? 'idle'}
-                taskDone={selectedTask?.done ?? false}
-                heartbeat={selectedRun ? runHeartbeat(selectedRun, lastOutput.current, now) : undefined}
-                onOutput={noteOutput}
-                onChanged={refreshAll}
-                onFollowLatest={() => navigate({ project, task: taskId })}
-                notify={notify}
-              />
+              <Suspense fallback={<LoaderInline className="loading">Loading…</LoaderInline>}>
+                <RunDetail
+                  project={project}
+                  taskId={taskId}
+                  run={selectedRun}
+                  taskStatus={selectedTask?.status ?? 'idle'}
+                  taskDone={selectedTask?.done ?? false}
+                  heartbeat={selectedRun ? runHeartbeat(selectedRun, lastOutput.current, now) : undefined}
+                  onOutput={noteOutput}
+                  onChanged={refreshAll}
+                  onFollowLatest={() => navigate({ project, task: taskId })}
+                  notify={notify}
+                />
+              </Suspense>
             ) : (
-              <Island className="detail empty-detail">
+              <Island className="panel detail empty-detail">
                 <IslandHeader border className="panel-header">
                   Run
                 </IslandHeader>
@@ -244,29 +248,31 @@ export function App() {
           </section>
         </main>
       )}
-      {creating && (
-        <NewTaskDialog
-          defaultProject={project}
-          defaultAgent={runs.at(-1)?.agent_name || runs.at(-1)?.agent}
-          onClose={() => setCreating(false)}
-          onCreated={(p, t, r) => {
-            setCreating(false);
-            navigate({ project: p, task: t });
-            notify(`Task ${t} started (run ${r})`);
-            refreshAll();
-          }}
-        />
-      )}
-      {authNeeded && (
-        <KeyPrompt
-          rejected={keyRejected}
-          onSubmit={(key) => {
-            api.setApiKey(key);
-            setAuthNeeded(false);
-            setEpoch((e) => e + 1);
-          }}
-        />
-      )}
+      <Suspense fallback={null}>
+        {creating && (
+          <NewTaskDialog
+            defaultProject={project}
+            defaultAgent={runs.at(-1)?.agent_name || runs.at(-1)?.agent}
+            onClose={() => setCreating(false)}
+            onCreated={(p, t, r) => {
+              setCreating(false);
+              navigate({ project: p, task: t });
+              notify(`Task ${t} started (run ${r})`);
+              refreshAll();
+            }}
+          />
+        )}
+        {authNeeded && (
+          <KeyPrompt
+            rejected={keyRejected}
+            onSubmit={(key) => {
+              api.setApiKey(key);
+              setAuthNeeded(false);
+              setEpoch((e) => e + 1);
+            }}
+          />
+        )}
+      </Suspense>
       <Toasts toasts={toasts} onDismiss={dismiss} />
     </ThemeProvider>
   );
