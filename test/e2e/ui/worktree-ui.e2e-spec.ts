@@ -1,7 +1,7 @@
 // The worktree diff view and merge button of the real dashboard (frontend/dist) in headless
 // Chromium, against a real `conductor` server whose tasks run in worktrees of a real git repository.
 import { ChildProcess, execSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -104,5 +104,7 @@ describe('worktree diff view and merge button in Chromium', () => {
     await eventually('the header badge to show the conflict', async () =>
       (await page.locator('.detail-title [data-testid=worktree-badge]').innerText()) === `conductor/${T2} · merge conflict` || undefined);
     expect(gitSync(sb.repo, 'rev-parse', 'main')).toBe(main);
+    mkdirSync(join(REPO, 'test-artifacts', 'ui'), { recursive: true });
+    await page.screenshot({ path: join(REPO, 'test-artifacts', 'ui', 'view-worktree-diff.png') });
   });
 });
