@@ -7,5 +7,5 @@ export default defineConfig({
   plugins: [react()],
   build: { outDir: 'dist', emptyOutDir: true, chunkSizeWarningLimit: 2000 },
   server: { proxy: { '/api': 'http://127.0.0.1:14355' } },
-  test: { include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], environment: 'node', setupFiles: ['test/setup-dom.ts'] },
+  test: { include: ['test/**/*.test.ts', 'test/**/*.test.tsx', 'src/**/*.test.tsx'], environment: 'node', setupFiles: ['test/setup-dom.ts'] },
 });

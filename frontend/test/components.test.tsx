@@ -7,6 +7,7 @@ import { ProjectList, StatsCards } from '../src/components/ProjectPanel';
 import { RunTabs, type TabId } from '../src/components/RunTabs';
 import { TaskTree } from '../src/components/TaskTree';
 import { agentLabel } from '../src/components/RunDetail';
+import { NewTaskDialog } from '../src/components/NewTaskDialog';
 
 afterEach(cleanup);
 
@@ -135,5 +136,15 @@ describe('agentLabel', () => {
     expect(agentLabel({ agent: 'claude', agent_name: 'reviewer' })).toBe('reviewer (claude)');
     expect(agentLabel({ agent: 'claude', agent_name: 'claude' })).toBe('claude');
     expect(agentLabel({ agent: 'codex' })).toBe('codex');
+  });
+});
+
+describe('NewTaskDialog (Ring Dialog)', () => {
+  it('is a modal dialog that Escape closes from inside a field', () => {
+    const onClose = vi.fn();
+    render(<NewTaskDialog onClose={onClose} onCreated={() => {}} />);
+    expect(screen.getByRole('dialog', { name: 'New task' }).getAttribute('aria-modal')).toBe('true');
+    fireEvent.keyDown(screen.getByLabelText('Project'), { key: 'Escape' });
+    expect(onClose).toHaveBeenCalledTimes(1);
   });
 });

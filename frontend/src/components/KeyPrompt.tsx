@@ -4,10 +4,12 @@ import Dialog from '@jetbrains/ring-ui-built/components/dialog/dialog';
 import { Header as IslandHeader, Content as IslandContent } from '@jetbrains/ring-ui-built/components/island/island';
 import Input from '@jetbrains/ring-ui-built/components/input/input';
 import Panel from '@jetbrains/ring-ui-built/components/panel/panel';
+import { useModalDialog } from '../ui/useModalDialog';
 
 /** Shown when the server answers 401: the key is kept for this browser session only. */
 export function KeyPrompt({ onSubmit, rejected }: { onSubmit: (key: string) => void; rejected: boolean }) {
   const [key, setKey] = useState('');
+  useModalDialog('API key required');
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (key.trim()) onSubmit(key.trim());

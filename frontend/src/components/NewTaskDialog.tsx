@@ -8,6 +8,7 @@ import { api, describeError } from '../api/client';
 import { agentChoices } from '../data/agents';
 import { generateTaskId, parseDependencies } from '../data/taskid';
 import { RingSelect } from '../ui/RingSelect';
+import { useModalDialog } from '../ui/useModalDialog';
 
 interface NewTaskDialogProps {
   defaultProject?: string;
@@ -19,6 +20,7 @@ interface NewTaskDialogProps {
 /** Form for POST /api/v1/tasks; the task id is proposed from the prompt and may be edited. */
 export function NewTaskDialog({ defaultProject, defaultAgent, onClose, onCreated }: NewTaskDialogProps) {
   const [project, setProject] = useState(defaultProject ?? '');
+  useModalDialog('New task');
   const [configured, setConfigured] = useState<string[] | undefined>();
   const choices = agentChoices(configured, defaultAgent);
   const [agent, setAgent] = useState(defaultAgent ?? choices.initial);
@@ -69,7 +71,16 @@ export function NewTaskDialog({ defaultProject, defaultAgent, onClose, onCreated
 
   return (
     <Dialog show label="New task" trapFocus autoFocusFirst onCloseAttempt={onClose} showCloseButton closeButtonTitle="Close" className="task-dialog" contentClassName="dialog-content">
-      <form onSubmit={submit} className="dialog-form">
+      <form
+        onSubmit={submit}
+        className="dialog-form"
+        onKeyDown={(e) => {
+          // Ring's Esc shortcut is not seen while a field has focus; Escape closes from any field.
+          if (e.key !== 'Escape') return;
+          e.stopPropagation();
+          onClose();
+        }}
+      >
         <IslandHeader>New task</IslandHeader>
         <IslandContent>
           <div className="dialog-fields">
