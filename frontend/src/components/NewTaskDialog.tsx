@@ -75,8 +75,10 @@ export function NewTaskDialog({ defaultProject, defaultAgent, onClose, onCreated
         onSubmit={submit}
         className="dialog-form"
         onKeyDown={(e) => {
-          // Ring's Esc shortcut is not seen while a field has focus; Escape closes from any field.
-          if (e.key !== 'Escape') return;
+          // Ring's Esc shortcut is not seen while a text field has focus; Escape closes from one.
+          // (Escape on the agent Select only closes its popup.)
+          const field = e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement;
+          if (e.key !== 'Escape' || !field) return;
           e.stopPropagation();
           onClose();
         }}
