@@ -7,6 +7,6 @@ export default defineConfig({
   plugins: [react()],
   build: { outDir: 'dist', emptyOutDir: true, chunkSizeWarningLimit: 2000 },
   server: { proxy: { '/api': 'http://127.0.0.1:14355' } },
-  // Component tests (src/**/*.test.tsx) pick jsdom with a `// @vitest-environment jsdom` line.
-  test: { include: ['test/**/*.test.ts', 'src/**/*.test.tsx'], environment: 'node', setupFiles: ['test/setup-dom.ts'] },
+  // Component tests (src/**/*.test.tsx, test/**/*.test.tsx) pick jsdom with a `// @vitest-environment jsdom` line.
+  test: { include: ['test/**/*.test.ts', 'test/**/*.test.tsx', 'src/**/*.test.tsx'], environment: 'node', setupFiles: ['test/setup-dom.ts'] },
 });

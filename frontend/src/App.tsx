@@ -1,28 +1,31 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import Button from '@jetbrains/ring-ui-built/components/button/button';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { ThemeProvider } from '@jetbrains/ring-ui-built/components/global/theme';
+import Island, { Header as IslandHeader } from '@jetbrains/ring-ui-built/components/island/island';
+import LoaderInline from '@jetbrains/ring-ui-built/components/loader-inline/loader-inline';
 import { api, AuthRequiredError, describeError, ServerDownError } from './api/client';
 import type { FlatRun } from './api/types';
 import { heartbeatColour } from './data/heartbeat';
-import { compareRuns, parseTimeOrZero, runDisplayStatus } from './data/status';
+import { parseTimeOrZero, runDisplayStatus } from './data/status';
 import { formatDuration } from './data/time';
-import { buildTaskTree, findTask } from './data/tree';
+import { buildTaskTree, countTasks, findTask, pickRun } from './data/tree';
 import { useClock } from './hooks/useClock';
 import { useEventSource } from './hooks/useEventSource';
 import { usePoll } from './hooks/usePoll';
-import { KeyPrompt } from './components/KeyPrompt';
-import { MessageBus } from './components/MessageBus';
-import { NewTaskDialog } from './components/NewTaskDialog';
+import { useRoute } from './hooks/useRoute';
+import { useThemeChoice } from './ui/theme';
+import { AppHeader } from './components/AppHeader';
+import { Banner } from './components/Banner';
+import { MessageBus, type BusScope } from './components/MessageBus';
 import { OpenQuestionsPanel, TaskInputBanner } from './components/NeedsInput';
 import { ProjectList, StatsCards } from './components/ProjectPanel';
-import { RunDetail } from './components/RunDetail';
 import { TaskTree } from './components/TaskTree';
+import { Toasts, useToasts } from './components/Toasts';
 import { UsagePanel } from './components/UsagePanel';
 
-interface Toast {
-  id: number;
-  text: string;
-  error: boolean;
-}
+// Loaded on first use, so the first paint of the overview (the bench's tree render) parses less.
+const RunDetail = lazy(() => import('./components/RunDetail').then((m) => ({ default: m.RunDetail })));
+const NewTaskDialog = lazy(() => import('./components/NewTaskDialog').then((m) => ({ default: m.NewTaskDialog })));
+const KeyPrompt = lazy(() => import('./components/KeyPrompt').then((m) => ({ default: m.KeyPrompt })));
 
 interface StatusEvent {
   run_id: string;
@@ -31,6 +34,7 @@ interface StatusEvent {
 }
 
 export function App() {
+  const [theme, toggleTheme] = useThemeChoice();
   const [epoch, setEpoch] = useState(0);
   const [authNeeded, setAuthNeeded] = useState(false);
   const [keyRejected, setKeyRejected] = useState(false);
@@ -45,8 +49,8 @@ export function App() {
 
   const version = usePoll(`v${epoch}`, () => api.version(), 0);
   const projects = usePoll(`projects:${epoch}`, () => api.projects(), 5000);
-  const [selectedProject, setSelectedProject] = useState<string | undefined>(() => urlParam('project'));
-  const project = selectedProject ?? projects.data?.[0]?.id;
+  const [route, navigate] = useRoute();
+  const project = route.project ?? projects.data?.[0]?.id;
 
   const stats = usePoll(project ? `${project}:${epoch}` : null, () => api.stats(project!), 10000);
   const runsPoll = usePoll(project ? `${project}:${epoch}` : null, () => api.flatRuns(project!), 2500);
@@ -107,27 +111,22 @@ export function App() {
   const noteOutput = useCallback((runId: string) => lastOutput.current.set(runId, Date.now()), []);
   const now = useClock(2000);
 
-  const [selection, setSelection] = useState<{ task?: string; run?: string }>(() => ({ task: urlParam('task') }));
+  const taskId = route.project === project ? route.task : undefined;
   const questionsPoll = usePoll(`questions:${epoch}`, () => api.openQuestions(), 3000);
   const questions = questionsPoll.data ?? [];
   const tree = useMemo(() => buildTaskTree(runs, tasksPoll.data ?? []), [runs, tasksPoll.data]);
-  const selectedTask = selection.task ? findTask(tree, selection.task) : undefined;
-  const selectedRun = useMemo(() => {
-    if (!selectedTask) return undefined;
-    if (selection.run) return selectedTask.runs.find((r) => r.id === selection.run);
-    return [...selectedTask.runs].sort(compareRuns).at(-1);
-  }, [selectedTask, selection.run]);
+  const taskTotal = useMemo(() => countTasks(tree), [tree]);
+  const selectedTask = taskId ? findTask(tree, taskId) : undefined;
+  const selectedRun = useMemo(() => pickRun(selectedTask, route.run), [selectedTask, route.run]);
 
-  const selectTask = useCallback((task: string) => setSelection({ task }), []);
-  const selectRun = useCallback((task: string, run: string) => setSelection({ task, run }), []);
+  const selectTask = useCallback((task: string) => navigate({ project, task }), [navigate, project]);
+  const selectRun = useCallback((task: string, run: string) => navigate({ project, task, run }), [navigate, project]);
 
-  const [toasts, setToasts] = useState<Toast[]>([]);
-  const notify = useCallback((text: string, error = false) => {
-    const id = Date.now() + Math.random();
-    setToasts((t) => [...t.slice(-3), { id, text, error }]);
-    setTimeout(() => setToasts((t) => t.filter((x) => x.id !== id)), error ? 8000 : 4000);
-  }, []);
+  // One bus panel; its scope follows the selection (task when one is selected) and can be switched.
+  const [busScope, setBusScope] = useState<BusScope>(taskId ? 'task' : 'project');
+  useEffect(() => setBusScope(taskId ? 'task' : 'project'), [project, taskId]);
 
+  const [toasts, notify, dismiss] = useToasts();
   const [creating, setCreating] = useState(false);
   const refreshAll = useCallback(() => {
     runsPoll.reload();
@@ -140,55 +139,43 @@ export function App() {
   const projectList = projects.data ?? [];
 
   return (
-    <div className="app">
-      <header className="topbar">
-        <h1>Conductor</h1>
-        <span className="muted">{version.data ? (/^\d/.test(version.data.version) ? `v${version.data.version}` : version.data.version) : ''}</span>
-        <div className="spacer" />
-        {api.apiKey && (
-          <button
-            className="link-button"
-            onClick={() => {
-              api.setApiKey(null);
-              setEpoch((e) => e + 1);
-            }}
-          >
-            Forget API key
-          </button>
-        )}
-        <Button primary onClick={() => setCreating(true)}>
-          New task
-        </Button>
-      </header>
+    <ThemeProvider theme={theme} className="app" passToPopups>
+      <AppHeader
+        version={version.data?.version}
+        theme={theme}
+        onToggleTheme={toggleTheme}
+        hasApiKey={!!api.apiKey}
+        onForgetKey={() => {
+          api.setApiKey(null);
+          setEpoch((e) => e + 1);
+        }}
+        onNewTask={() => setCreating(true)}
+      />
       {serverDown && (
-        <div className="banner banner-error" role="alert">
+        <Banner tone="error">
           Cannot reach the conductor server. Is <code>conductor</code> running? Retrying every few seconds…
-        </div>
+        </Banner>
       )}
-      {projects.error !== undefined && !serverDown && !(projects.error instanceof AuthRequiredError) && (
-        <div className="banner banner-error" role="alert">
-          {describeError(projects.error)}
-        </div>
-      )}
+      {projects.error !== undefined && !serverDown && !(projects.error instanceof AuthRequiredError) && <Banner tone="error">{describeError(projects.error)}</Banner>}
       {projects.data && projectList.length === 0 ? (
         <main className="empty-state">
-          <h2>No projects yet</h2>
-          <p>
-            Start a task with <strong>New task</strong> (choose a project name, an agent and a prompt), or from a terminal:
-          </p>
-          <pre>run-agent task --project my-project --agent claude --prompt "Describe the work"</pre>
-          <p>Projects appear here as soon as their first run starts.</p>
+          <Island className="empty-island">
+            <h2>No projects yet</h2>
+            <p>
+              Start a task with <strong>New task</strong> (choose a project name, an agent and a prompt), or from a terminal:
+            </p>
+            <pre>run-agent task --project my-project --agent claude --prompt "Describe the work"</pre>
+            <p>Projects appear here as soon as their first run starts.</p>
+          </Island>
         </main>
       ) : (
         <main className="layout">
-          <aside className="left">
+          <aside className="left" aria-label="Project overview">
             <ProjectList
               projects={projectList}
               selected={project}
-              onSelect={(id) => {
-                if (id !== project) setSelection({});
-                setSelectedProject(id);
-              }}
+              selectedTaskCount={taskTotal}
+              onSelect={(id) => navigate(id === project ? { project: id, task: taskId, run: route.run } : { project: id })}
             />
             <OpenQuestionsPanel
               questions={questions}
@@ -197,18 +184,18 @@ export function App() {
                 questionsPoll.reload();
                 refreshAll();
               }}
-              onSelect={(p, t) => {
-                setSelectedProject(p);
-                setSelection({ task: t });
-              }}
+              onSelect={(p, t) => navigate({ project: p, task: t })}
             />
-            <StatsCards stats={stats.data} runs={runs} />
+            <StatsCards stats={stats.data} runs={runs} tasks={tasksPoll.data ? taskTotal : undefined} />
+            {project && taskId && (
+              <UsagePanel key={`${project}/${taskId}`} project={project} task={taskId} item={tasksPoll.data?.find((t) => t.id === taskId)} notify={notify} onChange={refreshAll} />
+            )}
             {project && (
               <TaskTree
                 runs={runs}
                 tasks={tasksPoll.data ?? []}
-                selectedTaskId={selection.task}
-                selectedRunId={selectedRun && selection.task ? selectedRun.id : undefined}
+                selectedTaskId={taskId}
+                selectedRunId={selectedRun && taskId ? selectedRun.id : undefined}
                 lastOutput={lastOutput.current}
                 now={now}
                 onSelectTask={selectTask}
@@ -217,14 +204,10 @@ export function App() {
             )}
           </aside>
           <section className="right">
-            {project && <MessageBus key={`${project}`} project={project} taskId={selection.task} />}
-            {project && selection.task && (
-              <UsagePanel key={`${project}/${selection.task}`} project={project} task={selection.task} item={tasksPoll.data?.find((t) => t.id === selection.task)} notify={notify} onChange={refreshAll} />
-            )}
-            {project && selection.task && (
+            {project && taskId && (
               <TaskInputBanner
-                questions={questions.filter((q) => q.project_id === project && q.task_id === selection.task)}
-                stalled={!!tasksPoll.data?.find((t) => t.id === selection.task)?.stalled}
+                questions={questions.filter((q) => q.project_id === project && q.task_id === taskId)}
+                stalled={!!tasksPoll.data?.find((t) => t.id === taskId)?.stalled}
                 notify={notify}
                 onAnswered={() => {
                   questionsPoll.reload();
@@ -232,64 +215,70 @@ export function App() {
                 }}
               />
             )}
-            {project && selection.task ? (
-              <RunDetail
-                project={project}
-                taskId={selection.task}
-                run={selectedRun}
-                taskStatus={selectedTask?.status ?? 'idle'}
-                taskDone={selectedTask?.done ?? false}
-                heartbeat={selectedRun ? runHeartbeat(selectedRun, lastOutput.current, now) : undefined}
-                onOutput={noteOutput}
-                onChanged={refreshAll}
-                notify={notify}
-              />
+            {project && taskId ? (
+              <Suspense fallback={<LoaderInline className="loading">Loading…</LoaderInline>}>
+                <RunDetail
+                  project={project}
+                  taskId={taskId}
+                  run={selectedRun}
+                  taskStatus={selectedTask?.status ?? 'idle'}
+                  taskDone={selectedTask?.done ?? false}
+                  heartbeat={selectedRun ? runHeartbeat(selectedRun, lastOutput.current, now) : undefined}
+                  onOutput={noteOutput}
+                  onChanged={refreshAll}
+                  onFollowLatest={() => navigate({ project, task: taskId })}
+                  notify={notify}
+                />
+              </Suspense>
             ) : (
-              <section className="detail empty-detail">
-                <p className="empty">{projects.loading ? 'Loading…' : 'Select a task or a run in the tree to see its output.'}</p>
-              </section>
+              <Island className="panel detail empty-detail">
+                <IslandHeader border className="panel-header">
+                  Run
+                </IslandHeader>
+                {projects.loading ? <LoaderInline>Loading…</LoaderInline> : <p className="empty">Select a task or a run in the tree to see its output.</p>}
+              </Island>
+            )}
+            {project && (
+              <MessageBus
+                key={project}
+                project={project}
+                projectRoot={projectList.find((p) => p.id === project)?.project_root}
+                taskId={taskId}
+                scope={busScope}
+                onScopeChange={setBusScope}
+              />
             )}
           </section>
         </main>
       )}
-      {creating && (
-        <NewTaskDialog
-          defaultProject={project}
-          defaultAgent={runs.at(-1)?.agent_name || runs.at(-1)?.agent}
-          onClose={() => setCreating(false)}
-          onCreated={(p, t, r) => {
-            setCreating(false);
-            setSelectedProject(p);
-            setSelection({ task: t });
-            notify(`Task ${t} started (run ${r})`);
-            refreshAll();
-          }}
-        />
-      )}
-      {authNeeded && (
-        <KeyPrompt
-          rejected={keyRejected}
-          onSubmit={(key) => {
-            api.setApiKey(key);
-            setAuthNeeded(false);
-            setEpoch((e) => e + 1);
-          }}
-        />
-      )}
-      <div className="toasts" aria-live="polite">
-        {toasts.map((t) => (
-          <div key={t.id} className={t.error ? 'toast toast-error' : 'toast'} role={t.error ? 'alert' : 'status'}>
-            {t.text}
-          </div>
-        ))}
-      </div>
-    </div>
+      <Suspense fallback={null}>
+        {creating && (
+          <NewTaskDialog
+            defaultProject={project}
+            defaultAgent={runs.at(-1)?.agent_name || runs.at(-1)?.agent}
+            onClose={() => setCreating(false)}
+            onCreated={(p, t, r) => {
+              setCreating(false);
+              navigate({ project: p, task: t });
+              notify(`Task ${t} started (run ${r})`);
+              refreshAll();
+            }}
+          />
+        )}
+        {authNeeded && (
+          <KeyPrompt
+            rejected={keyRejected}
+            onSubmit={(key) => {
+              api.setApiKey(key);
+              setAuthNeeded(false);
+              setEpoch((e) => e + 1);
+            }}
+          />
+        )}
+      </Suspense>
+      <Toasts toasts={toasts} onDismiss={dismiss} />
+    </ThemeProvider>
   );
-}
-
-/** `?project=…&task=…` (the link of the needs_input webhook) preselects a task. */
-function urlParam(name: string): string | undefined {
-  return new URLSearchParams(globalThis.location?.search ?? '').get(name) || undefined;
 }
 
 function runHeartbeat(run: FlatRun, lastOutput: ReadonlyMap<string, number>, now: number) {

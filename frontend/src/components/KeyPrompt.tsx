@@ -1,33 +1,40 @@
 import { useState, type FormEvent } from 'react';
 import Button from '@jetbrains/ring-ui-built/components/button/button';
+import Dialog from '@jetbrains/ring-ui-built/components/dialog/dialog';
+import { Header as IslandHeader, Content as IslandContent } from '@jetbrains/ring-ui-built/components/island/island';
+import Input from '@jetbrains/ring-ui-built/components/input/input';
+import Panel from '@jetbrains/ring-ui-built/components/panel/panel';
+import { useModalDialog } from '../ui/useModalDialog';
 
 /** Shown when the server answers 401: the key is kept for this browser session only. */
 export function KeyPrompt({ onSubmit, rejected }: { onSubmit: (key: string) => void; rejected: boolean }) {
   const [key, setKey] = useState('');
+  useModalDialog('API key required');
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (key.trim()) onSubmit(key.trim());
   };
   return (
-    <div className="overlay">
-      <form className="dialog" role="dialog" aria-modal="true" aria-label="API key required" onSubmit={submit}>
-        <h2>API key required</h2>
-        <p>This conductor server needs an API key. It is kept for this browser session only.</p>
-        {rejected && (
-          <p className="form-error" role="alert">
-            The server rejected that key. Check CONDUCTOR_API_KEY or --api-key of the server.
-          </p>
-        )}
-        <label>
-          API key
-          <input type="password" value={key} onChange={(e) => setKey(e.target.value)} autoFocus autoComplete="off" />
-        </label>
-        <div className="dialog-actions">
+    <Dialog show label="API key required" trapFocus className="task-dialog" contentClassName="dialog-content">
+      <form onSubmit={submit} className="dialog-form">
+        <IslandHeader>API key required</IslandHeader>
+        <IslandContent>
+          <div className="dialog-fields">
+            <p>This conductor server needs an API key. It is kept for this browser session only.</p>
+            {rejected && (
+              <p className="form-error" role="alert">
+                The server rejected that key. Check CONDUCTOR_API_KEY or --api-key of the server.
+              </p>
+            )}
+            <Input label="API key" type="password" value={key} onChange={(e) => setKey(e.target.value)} autoFocus autoComplete="off" />
+          </div>
+        </IslandContent>
+        <Panel>
           <Button type="submit" primary>
             Use key
           </Button>
-        </div>
+        </Panel>
       </form>
-    </div>
+    </Dialog>
   );
 }

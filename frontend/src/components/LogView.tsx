@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import Button from '@jetbrains/ring-ui-built/components/button/button';
 import { api, describeError } from '../api/client';
 import { AgentLogModel, entriesToRows } from '../data/agentstream';
 import { closeSource, useEventSource } from '../hooks/useEventSource';
@@ -147,9 +148,9 @@ export function LogView({ project, task, run, name, live, render, onOutput, onFi
           <span className="stream-state">{loading ? 'loading…' : `${rows.length} lines`}</span>
         )}
         {!follow && (
-          <button className="link-button" onClick={() => setFollow(true)}>
+          <Button inline onClick={() => setFollow(true)}>
             Jump to latest ↓
-          </button>
+          </Button>
         )}
       </div>
       {error ? (

@@ -1,24 +1,32 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import Button from '@jetbrains/ring-ui-built/components/button/button';
+import ButtonGroup from '@jetbrains/ring-ui-built/components/button-group/button-group';
+import Island, { Header as IslandHeader } from '@jetbrains/ring-ui-built/components/island/island';
+import Input from '@jetbrains/ring-ui-built/components/input/input';
 import { api, describeError } from '../api/client';
 import type { BusMessage } from '../api/types';
-import { filterThreads, mergeMessages, messageTypes, threadMessages, type MessageThread } from '../data/messages';
+import { filterThreads, mergeMessages, messageTypes, shortenPaths, threadMessages, type MessageThread } from '../data/messages';
 import { useEventSource } from '../hooks/useEventSource';
+import { RingSelect } from '../ui/RingSelect';
 
-const POST_TYPES = ['USER', 'QUESTION', 'ANSWER', 'INFO', 'FACT', 'USER_REQUEST', 'WARN'];
+const POST_TYPES = ['USER', 'QUESTION', 'ANSWER', 'INFO', 'FACT', 'USER_REQUEST', 'WARN'].map((value) => ({ value }));
 const MAX_THREADS_SHOWN = 300;
+
+export type BusScope = 'project' | 'task';
 
 interface MessageBusProps {
   project: string;
+  /** Absolute project root, when known: FACT paths are shown relative to it. */
+  projectRoot?: string;
+  /** The selected task; without one the scope is always the project. */
   taskId?: string;
-  /** Pins the scope (the run detail's messages tab); otherwise the user can switch. */
-  fixedScope?: 'project' | 'task';
+  scope: BusScope;
+  onScopeChange: (scope: BusScope) => void;
 }
 
-/** Live, threaded view of the project or task message bus with a compose form. */
-export function MessageBus({ project, taskId, fixedScope }: MessageBusProps) {
-  const [chosenScope, setChosenScope] = useState<'project' | 'task'>('project');
-  const scope = fixedScope ?? (taskId ? chosenScope : 'project');
+/** The one message bus panel: live threads of the project or the selected task, and one compose box. */
+export function MessageBus({ project, projectRoot, taskId, scope: wanted, onScopeChange }: MessageBusProps) {
+  const scope: BusScope = taskId ? wanted : 'project';
   const scopeTask = scope === 'task' ? taskId : undefined;
   const [messages, setMessages] = useState<BusMessage[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -50,7 +58,7 @@ export function MessageBus({ project, taskId, fixedScope }: MessageBusProps) {
   });
 
   const threads = useMemo(() => filterThreads(threadMessages(messages), typeFilter).slice(-MAX_THREADS_SHOWN), [messages, typeFilter]);
-  const types = useMemo(() => messageTypes(messages), [messages]);
+  const types = useMemo(() => [{ value: '', label: 'all types' }, ...messageTypes(messages).map((value) => ({ value }))], [messages]);
 
   const listRef = useRef<HTMLDivElement>(null);
   const atEnd = useRef(true);
@@ -59,35 +67,31 @@ export function MessageBus({ project, taskId, fixedScope }: MessageBusProps) {
     if (el && atEnd.current) el.scrollTop = el.scrollHeight;
   }, [threads]);
 
+  const scopeName = scopeTask ? `task ${scopeTask}` : `project ${project}`;
   return (
-    <section className="bus" aria-label="Message bus" data-scope={scopeKey}>
-      <header className="bus-header">
-        <h2>Message bus</h2>
-        {!fixedScope && taskId && (
-          <div className="scope" role="group" aria-label="Bus scope">
-            <button className={scope === 'project' ? 'chip active' : 'chip'} aria-pressed={scope === 'project'} onClick={() => setChosenScope('project')}>
-              project
-            </button>
-            <button className={scope === 'task' ? 'chip active' : 'chip'} aria-pressed={scope === 'task'} onClick={() => setChosenScope('task')}>
-              task
-            </button>
-          </div>
-        )}
-        <select aria-label="Message type filter" value={typeFilter} onChange={(e) => setTypeFilter(e.target.value)}>
-          <option value="">all types</option>
-          {types.map((t) => (
-            <option key={t} value={t}>
-              {t}
-            </option>
-          ))}
-        </select>
+    <Island className="panel bus" aria-label="Message bus" data-scope={scopeKey} role="region">
+      <IslandHeader border wrapWithTitle={false} className="panel-header bus-header">
+        <h2 className="panel-title">Message bus</h2>
+        <ButtonGroup className="scope" role="group" aria-label="Bus scope">
+          <Button active={scope === 'project'} aria-pressed={scope === 'project'} onClick={() => onScopeChange('project')}>
+            Project
+          </Button>
+          <Button active={scope === 'task'} aria-pressed={scope === 'task'} disabled={!taskId} onClick={() => onScopeChange('task')}>
+            Task
+          </Button>
+        </ButtonGroup>
+        <span className="bus-scope-name" title={scopeName}>
+          {scopeName}
+        </span>
+        <RingSelect label="Message type filter" value={typeFilter} options={types} onChange={setTypeFilter} />
         <span className={`stream-state stream-${state}`}>{state === 'open' ? '● live' : state === 'reconnecting' ? 'reconnecting…' : 'connecting…'}</span>
-      </header>
+      </IslandHeader>
       <div
         className="bus-list"
         ref={listRef}
         role="log"
-        aria-label={`Messages of ${scopeTask ? `task ${scopeTask}` : `project ${project}`}`}
+        tabIndex={0}
+        aria-label={`Messages of ${scopeName}`}
         onScroll={(e) => {
           const el = e.currentTarget;
           atEnd.current = el.scrollTop + el.clientHeight >= el.scrollHeight - 20;
@@ -96,29 +100,36 @@ export function MessageBus({ project, taskId, fixedScope }: MessageBusProps) {
         {loadError && <p className="empty">{loadError}</p>}
         {!loadError && threads.length === 0 && <p className="empty">No messages yet. Agents post progress here; you can post below.</p>}
         {threads.map((t) => (
-          <ThreadView key={t.message.msg_id} thread={t} depth={0} />
+          <ThreadView key={t.message.msg_id} thread={t} depth={0} project={project} projectRoot={projectRoot} />
         ))}
       </div>
-      <ComposeForm project={project} taskId={scopeTask} onPosted={(m) => setMessages((prev) => mergeMessages(prev, [m]))} />
-    </section>
+      <ComposeForm project={project} taskId={scopeTask} scopeName={scopeName} onPosted={(m) => setMessages((prev) => mergeMessages(prev, [m]))} />
+    </Island>
   );
 }
 
-function ThreadView({ thread, depth }: { thread: MessageThread; depth: number }) {
+function ThreadView({ thread, depth, project, projectRoot }: { thread: MessageThread; depth: number; project: string; projectRoot?: string }) {
   const m = thread.message;
+  const type = m.type ?? 'USER';
+  // FACT (and run event) bodies list absolute paths; they read better relative to the project.
+  const body = shortenPaths(m.body, project, projectRoot);
   return (
     <div className="msg-thread" style={{ marginLeft: Math.min(depth, 6) * 14 }}>
-      <article className={`msg msg-${(m.type ?? 'USER').toLowerCase()}`} data-msg-id={m.msg_id}>
+      <article className={`msg msg-${type.toLowerCase()}`} data-msg-id={m.msg_id}>
         <div className="msg-head">
-          <span className="msg-type">{m.type ?? 'USER'}</span>
+          <span className="msg-type">{type}</span>
           <time dateTime={m.timestamp}>{new Date(m.timestamp).toLocaleTimeString()}</time>
-          {m.task_id && <span className="muted" title={m.task_id}>{shortTask(m.task_id)}</span>}
+          {m.task_id && (
+            <span className="muted" title={m.task_id}>
+              {shortTask(m.task_id)}
+            </span>
+          )}
           {m.run_id && <span className="muted">run {m.run_id}</span>}
         </div>
-        <MessageBody body={m.body} />
+        <MessageBody body={body} />
       </article>
       {thread.replies.map((r) => (
-        <ThreadView key={r.message.msg_id} thread={r} depth={depth + 1} />
+        <ThreadView key={r.message.msg_id} thread={r} depth={depth + 1} project={project} projectRoot={projectRoot} />
       ))}
     </div>
   );
@@ -134,9 +145,9 @@ function MessageBody({ body }: { body: string }) {
   return (
     <div className="msg-body">
       {open ? body : lines.slice(0, BODY_PREVIEW_LINES).join('\n')}
-      <button className="link-button more" aria-expanded={open} onClick={() => setOpen(!open)}>
+      <Button inline className="more" aria-expanded={open} onClick={() => setOpen(!open)}>
         {open ? 'show less' : `show ${lines.length - BODY_PREVIEW_LINES} more lines`}
-      </button>
+      </Button>
     </div>
   );
 }
@@ -145,7 +156,7 @@ function shortTask(id: string): string {
   return id.length > 28 ? `${id.slice(0, 26)}…` : id;
 }
 
-function ComposeForm({ project, taskId, onPosted }: { project: string; taskId?: string; onPosted: (m: BusMessage) => void }) {
+function ComposeForm({ project, taskId, scopeName, onPosted }: { project: string; taskId?: string; scopeName: string; onPosted: (m: BusMessage) => void }) {
   const [type, setType] = useState('USER');
   const [body, setBody] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -172,14 +183,12 @@ function ComposeForm({ project, taskId, onPosted }: { project: string; taskId?: 
 
   return (
     <form className="compose" onSubmit={submit} aria-label="Post a message">
-      <select aria-label="Message type" value={type} onChange={(e) => setType(e.target.value)}>
-        {POST_TYPES.map((t) => (
-          <option key={t}>{t}</option>
-        ))}
-      </select>
-      <textarea
+      <RingSelect label="Message type" value={type} options={POST_TYPES} onChange={setType} />
+      <Input
+        multiline
+        className="compose-body"
         aria-label="Message body"
-        placeholder={`Message to the ${taskId ? 'task' : 'project'} bus`}
+        placeholder={`Message to the ${scopeName} bus (Ctrl+Enter posts)`}
         value={body}
         rows={2}
         onChange={(e) => setBody(e.target.value)}
@@ -188,7 +197,7 @@ function ComposeForm({ project, taskId, onPosted }: { project: string; taskId?: 
         }}
       />
       <Button type="submit" primary disabled={sending}>
-        Post
+        Post to {taskId ? 'task' : 'project'}
       </Button>
       {error && (
         <span className="form-error" role="alert">

@@ -1,5 +1,7 @@
 import { useState } from 'react';
 import Button from '@jetbrains/ring-ui-built/components/button/button';
+import Island, { Header as IslandHeader } from '@jetbrains/ring-ui-built/components/island/island';
+import Input from '@jetbrains/ring-ui-built/components/input/input';
 import { api, describeError } from '../api/client';
 import type { OpenQuestion } from '../api/types';
 
@@ -30,7 +32,7 @@ export function AnswerBox({ question, onAnswered, notify }: { question: OpenQues
         void submit();
       }}
     >
-      <textarea aria-label={`Answer to ${question.msg_id}`} value={text} onChange={(e) => setText(e.target.value)} rows={2} placeholder="Your answer" />
+      <Input multiline className="answer-input" aria-label={`Answer to ${question.msg_id}`} value={text} onChange={(e) => setText(e.target.value)} rows={2} placeholder="Your answer" />
       <Button type="submit" primary disabled={busy || !text.trim()}>
         Answer
       </Button>
@@ -45,9 +47,9 @@ function QuestionItem(props: { question: OpenQuestion; onAnswered: () => void; n
       <div className="open-question-head">
         <span className={`status status-needs_input`}>{q.type}</span>{' '}
         {props.onSelect && q.task_id ? (
-          <button className="link-button" onClick={() => props.onSelect!(q.project_id, q.task_id!)}>
+          <Button inline onClick={() => props.onSelect!(q.project_id, q.task_id!)}>
             {q.project_id} / {q.task_id}
-          </button>
+          </Button>
         ) : (
           <span className="muted">{q.timestamp}</span>
         )}
@@ -62,14 +64,16 @@ function QuestionItem(props: { question: OpenQuestion; onAnswered: () => void; n
 export function OpenQuestionsPanel(props: { questions: OpenQuestion[]; onAnswered: () => void; notify: (text: string, error?: boolean) => void; onSelect: (project: string, task: string) => void }) {
   if (props.questions.length === 0) return null;
   return (
-    <section className="open-questions" aria-label="Open questions">
-      <h2>Open questions ({props.questions.length})</h2>
+    <Island className="panel open-questions" aria-label="Open questions" role="region">
+      <IslandHeader border className="panel-header">
+        Open questions ({props.questions.length})
+      </IslandHeader>
       <ul>
         {props.questions.map((q) => (
           <QuestionItem key={q.msg_id} question={q} onAnswered={props.onAnswered} notify={props.notify} onSelect={props.onSelect} />
         ))}
       </ul>
-    </section>
+    </Island>
   );
 }
 

@@ -1,8 +1,14 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import Button from '@jetbrains/ring-ui-built/components/button/button';
+import Dialog from '@jetbrains/ring-ui-built/components/dialog/dialog';
+import { Header as IslandHeader, Content as IslandContent } from '@jetbrains/ring-ui-built/components/island/island';
+import Input from '@jetbrains/ring-ui-built/components/input/input';
+import Panel from '@jetbrains/ring-ui-built/components/panel/panel';
 import { api, describeError } from '../api/client';
 import { agentChoices } from '../data/agents';
 import { generateTaskId, parseDependencies } from '../data/taskid';
+import { RingSelect } from '../ui/RingSelect';
+import { useModalDialog } from '../ui/useModalDialog';
 
 interface NewTaskDialogProps {
   defaultProject?: string;
@@ -14,6 +20,7 @@ interface NewTaskDialogProps {
 /** Form for POST /api/v1/tasks; the task id is proposed from the prompt and may be edited. */
 export function NewTaskDialog({ defaultProject, defaultAgent, onClose, onCreated }: NewTaskDialogProps) {
   const [project, setProject] = useState(defaultProject ?? '');
+  useModalDialog('New task');
   const [configured, setConfigured] = useState<string[] | undefined>();
   const choices = agentChoices(configured, defaultAgent);
   const [agent, setAgent] = useState(defaultAgent ?? choices.initial);
@@ -63,60 +70,62 @@ export function NewTaskDialog({ defaultProject, defaultAgent, onClose, onCreated
   };
 
   return (
-    <div className="overlay" role="presentation" onKeyDown={(e) => e.key === 'Escape' && onClose()}>
-      <form className="dialog" role="dialog" aria-modal="true" aria-label="New task" onSubmit={submit}>
-        <h2>New task</h2>
-        <label>
-          Project
-          <input value={project} onChange={(e) => setProject(e.target.value)} placeholder="my-project" autoFocus={!defaultProject} />
-        </label>
-        <label>
-          Agent
-          {choices.configured ? (
-            <select value={agent} onChange={(e) => setAgent(e.target.value)} aria-label="Agent">
-              {choices.options.map((a) => (
-                <option key={a} value={a}>
-                  {a}
-                </option>
-              ))}
-            </select>
-          ) : (
-            <>
-              <input value={agent} onChange={(e) => setAgent(e.target.value)} list="known-agents" />
-              <datalist id="known-agents">
-                {choices.options.map((a) => (
-                  <option key={a} value={a} />
-                ))}
-              </datalist>
-            </>
-          )}
-        </label>
-        <label>
-          Prompt
-          <textarea value={prompt} onChange={(e) => setPrompt(e.target.value)} rows={6} placeholder="What should the agent do?" autoFocus={!!defaultProject} />
-        </label>
-        <label>
-          Task id
-          <input value={taskId} onChange={(e) => setTaskId(e.target.value)} placeholder={generateTaskId(prompt || 'new task')} />
-        </label>
-        <label>
-          Depends on
-          <input value={deps} onChange={(e) => setDeps(e.target.value)} placeholder="task ids, comma-separated (optional)" />
-        </label>
-        {error && (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        )}
-        <div className="dialog-actions">
-          <Button type="button" onClick={onClose}>
-            Cancel
-          </Button>
+    <Dialog show label="New task" trapFocus autoFocusFirst onCloseAttempt={onClose} showCloseButton closeButtonTitle="Close" className="task-dialog" contentClassName="dialog-content">
+      <form
+        onSubmit={submit}
+        className="dialog-form"
+        onKeyDown={(e) => {
+          // Ring's Esc shortcut is not seen while a text field has focus; Escape closes from one.
+          // (Escape on the agent Select only closes its popup.)
+          const field = e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement;
+          if (e.key !== 'Escape' || !field) return;
+          e.stopPropagation();
+          onClose();
+        }}
+      >
+        <IslandHeader>New task</IslandHeader>
+        <IslandContent>
+          <div className="dialog-fields">
+            <Input label="Project" value={project} onChange={(e) => setProject(e.target.value)} placeholder="my-project" autoFocus={!defaultProject} />
+            {choices.configured ? (
+              <RingSelect label="Agent" visibleLabel="Agent" value={agent} options={choices.options.map((value) => ({ value }))} onChange={setAgent} className="agent-select" />
+            ) : (
+              <>
+                <Input label="Agent" value={agent} onChange={(e) => setAgent(e.target.value)} list="known-agents" />
+                <datalist id="known-agents">
+                  {choices.options.map((a) => (
+                    <option key={a} value={a} />
+                  ))}
+                </datalist>
+              </>
+            )}
+            <Input
+              multiline
+              label="Prompt"
+              value={prompt}
+              onChange={(e) => setPrompt(e.target.value)}
+              rows={6}
+              placeholder="What should the agent do?"
+              autoFocus={!!defaultProject}
+            />
+            <Input label="Task id" value={taskId} onChange={(e) => setTaskId(e.target.value)} placeholder={generateTaskId(prompt || 'new task')} />
+            <Input label="Depends on" value={deps} onChange={(e) => setDeps(e.target.value)} placeholder="task ids, comma-separated (optional)" />
+            {error && (
+              <p className="form-error" role="alert">
+                {error}
+              </p>
+            )}
+          </div>
+        </IslandContent>
+        <Panel>
           <Button type="submit" primary disabled={sending}>
             Start task
           </Button>
-        </div>
+          <Button type="button" onClick={onClose}>
+            Cancel
+          </Button>
+        </Panel>
       </form>
-    </div>
+    </Dialog>
   );
 }

@@ -1,20 +1,48 @@
+import Island, { Header as IslandHeader } from '@jetbrains/ring-ui-built/components/island/island';
 import type { FlatRun, Project, ProjectStats } from '../api/types';
 import { runCounts } from '../data/status';
 import { formatBytes } from '../data/time';
 
-export function ProjectList({ projects, selected, onSelect }: { projects: Project[]; selected?: string; onSelect: (id: string) => void }) {
+interface ProjectListProps {
+  projects: Project[];
+  selected?: string;
+  /** Task count of the selected project as the tree counts it, so the row agrees with the cards. */
+  selectedTaskCount?: number;
+  onSelect: (id: string) => void;
+}
+
+export function ProjectList({ projects, selected, selectedTaskCount, onSelect }: ProjectListProps) {
   const ordered = [...projects].sort((a, b) => (Date.parse(b.last_activity) || 0) - (Date.parse(a.last_activity) || 0) || a.id.localeCompare(b.id));
   return (
-    <nav className="projects" aria-label="Projects">
-      {ordered.map((p) => (
-        <button key={p.id} className={p.id === selected ? 'project active' : 'project'} aria-current={p.id === selected} onClick={() => onSelect(p.id)} title={p.project_root ?? p.id}>
-          <span className="project-id">{p.id}</span>
-          <span className="muted">
-            {p.task_count} tasks · {relative(p.last_activity)}
-          </span>
-        </button>
-      ))}
-    </nav>
+    <Island className="panel projects-panel">
+      <IslandHeader border className="panel-header">
+        Projects
+      </IslandHeader>
+      <nav className="projects" aria-label="Projects">
+        {ordered.map((p) => {
+          const count = p.id === selected && selectedTaskCount !== undefined ? selectedTaskCount : p.task_count;
+          return (
+            <a
+              key={p.id}
+              href={`?project=${encodeURIComponent(p.id)}`}
+              className={p.id === selected ? 'project active' : 'project'}
+              aria-current={p.id === selected ? 'page' : undefined}
+              onClick={(e) => {
+                if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
+                e.preventDefault();
+                onSelect(p.id);
+              }}
+              title={p.project_root ?? p.id}
+            >
+              <span className="project-id">{p.id}</span>
+              <span className="muted project-meta">
+                {count} {count === 1 ? 'task' : 'tasks'} · {relative(p.last_activity)}
+              </span>
+            </a>
+          );
+        })}
+      </nav>
+    </Island>
   );
 }
 
@@ -28,12 +56,15 @@ function relative(time: string): string {
   return new Date(t).toLocaleDateString();
 }
 
-/** Task count and bus size come from the project stats; run counts from the tree's runs. */
-export function StatsCards({ stats, runs }: { stats?: ProjectStats; runs?: readonly FlatRun[] }) {
+/**
+ * The cards count what the tree shows (tasks from the tree, runs from the same run list), so they
+ * always agree with it; only the bus size comes from the project stats.
+ */
+export function StatsCards({ stats, runs, tasks }: { stats?: ProjectStats; runs?: readonly FlatRun[]; tasks?: number }) {
   if (!stats) return null;
   const counts = runs ? runCounts(runs) : undefined;
   const cards: [string, string | number][] = [
-    ['tasks', stats.total_tasks],
+    ['tasks', tasks ?? stats.total_tasks],
     ['runs', counts?.runs ?? stats.total_runs],
     ['running', counts?.running ?? stats.running_runs],
     ['completed', counts?.completed ?? stats.completed_runs],
@@ -42,13 +73,13 @@ export function StatsCards({ stats, runs }: { stats?: ProjectStats; runs?: reado
     ['bus size', formatBytes(stats.message_bus_total_bytes ?? 0)],
   ];
   return (
-    <div className="stats" aria-label="Project stats">
+    <ul className="stats" aria-label="Project stats">
       {cards.map(([label, value]) => (
-        <div key={label} className={`stat stat-${label.replace(' ', '-')}`}>
+        <li key={label} className={`stat stat-${label.replace(' ', '-')}`}>
           <span className="stat-value">{value}</span>
           <span className="stat-label">{label}</span>
-        </div>
+        </li>
       ))}
-    </div>
+    </ul>
   );
 }

@@ -1,26 +1,18 @@
 import { useState } from 'react';
 import Button from '@jetbrains/ring-ui-built/components/button/button';
+import Island, { Header as IslandHeader } from '@jetbrains/ring-ui-built/components/island/island';
+import LoaderInline from '@jetbrains/ring-ui-built/components/loader-inline/loader-inline';
 import { api, describeError } from '../api/client';
 import type { FlatRun, ProjectRun } from '../api/types';
 import { normalizeStatus, shownExitCode } from '../data/status';
 import { parseTime, formatDuration } from '../data/time';
 import { usePoll } from '../hooks/usePoll';
 import { LogView } from './LogView';
-import { MessageBus } from './MessageBus';
+import { RunTabs, type TabId } from './RunTabs';
 import { HeartbeatBadge, StatusBadge } from './StatusBadge';
 import { WorktreeBadge, WorktreeDiff } from './WorktreeDiff';
 import type { HeartbeatColour } from '../data/heartbeat';
 
-const TABS = [
-  { id: 'task', label: 'TASK.md' },
-  { id: 'output', label: 'output' },
-  { id: 'stdout', label: 'stdout' },
-  { id: 'stderr', label: 'stderr' },
-  { id: 'info', label: 'run-info' },
-  { id: 'messages', label: 'messages' },
-  { id: 'diff', label: 'diff' },
-] as const;
-type TabId = (typeof TABS)[number]['id'];
 
 interface RunDetailProps {
   project: string;
@@ -33,10 +25,12 @@ interface RunDetailProps {
   heartbeat?: { colour: HeartbeatColour; age: string };
   onOutput: (runId: string) => void;
   onChanged: () => void;
+  /** After a resume: show the task's latest run (the new attempt) instead of a pinned one. */
+  onFollowLatest: () => void;
   notify: (text: string, error?: boolean) => void;
 }
 
-export function RunDetail({ project, taskId, run, taskStatus, taskDone, heartbeat, onOutput, onChanged, notify }: RunDetailProps) {
+export function RunDetail({ project, taskId, run, taskStatus, taskDone, heartbeat, onOutput, onChanged, onFollowLatest, notify }: RunDetailProps) {
   const [tab, setTab] = useState<TabId>('stdout');
   const [busy, setBusy] = useState<string | null>(null);
   const running = run ? normalizeStatus(run.status) === 'running' : false;
@@ -62,13 +56,14 @@ export function RunDetail({ project, taskId, run, taskStatus, taskDone, heartbea
         if (taskDone) await api.resumeTask(project, taskId);
         const prompt = (await api.taskFile(project, taskId)).content;
         await api.createTask({ project_id: project, task_id: taskId, agent_type: run?.agent_name || run?.agent || 'claude', prompt, attach_mode: 'resume' });
+        onFollowLatest();
       },
       `Task ${taskId} resumed`,
     );
 
   return (
-    <section className="detail" aria-label="Run detail">
-      <header className="detail-header">
+    <Island className="panel detail" aria-label="Run detail" role="region">
+      <IslandHeader border wrapWithTitle={false} className="panel-header detail-header">
         <div className="detail-title">
           <span className="task-id" title={taskId}>
             {taskId}
@@ -80,7 +75,7 @@ export function RunDetail({ project, taskId, run, taskStatus, taskDone, heartbea
               <StatusBadge status={normalizeStatus(run.status)} />
               {running && heartbeat && <HeartbeatBadge colour={heartbeat.colour} age={heartbeat.age} />}
               <span className="muted">
-                {run.agent_name && run.agent_name !== run.agent ? `${run.agent_name} (${run.agent})` : run.agent}
+                <span className="agent-name">{agentLabel(run)}</span>
                 {shownExitCode(run) !== '' && ` · exit ${shownExitCode(run)}`} · {duration(run)}
               </span>
               {run.error_summary && (
@@ -111,17 +106,9 @@ export function RunDetail({ project, taskId, run, taskStatus, taskDone, heartbea
             </Button>
           )}
         </div>
-      </header>
-      <div className="tabs" role="tablist" aria-label="Run files">
-        {TABS.map((t) => (
-          <button key={t.id} role="tab" aria-selected={tab === t.id} className={tab === t.id ? 'tab active' : 'tab'} onClick={() => setTab(t.id)}>
-            {t.label}
-          </button>
-        ))}
-      </div>
-      <div className="tab-body" role="tabpanel">
+      </IslandHeader>
+      <RunTabs selected={tab} onSelect={setTab}>
         {tab === 'task' && <TaskFile project={project} taskId={taskId} />}
-        {tab === 'messages' && <MessageBus project={project} taskId={taskId} fixedScope="task" />}
         {tab === 'diff' && <WorktreeDiff project={project} taskId={taskId} notify={notify} onChanged={onChanged} />}
         {tab === 'info' && run && <RunInfoView project={project} taskId={taskId} runId={run.id} status={run.status} />}
         {(tab === 'stdout' || tab === 'stderr' || tab === 'output') &&
@@ -141,9 +128,14 @@ export function RunDetail({ project, taskId, run, taskStatus, taskDone, heartbea
             <p className="empty">This task has no runs yet.</p>
           ))}
         {tab === 'info' && !run && <p className="empty">This task has no runs yet.</p>}
-      </div>
-    </section>
+      </RunTabs>
+    </Island>
   );
+}
+
+/** The configured agent name, with its type when they differ ("reviewer (claude)"). */
+export function agentLabel(run: Pick<FlatRun, 'agent' | 'agent_name'>): string {
+  return run.agent_name && run.agent_name !== run.agent ? `${run.agent_name} (${run.agent})` : run.agent;
 }
 
 function duration(run: FlatRun): string {
@@ -156,14 +148,14 @@ function duration(run: FlatRun): string {
 function TaskFile({ project, taskId }: { project: string; taskId: string }) {
   const file = usePoll(`${project}/${taskId}`, () => api.taskFile(project, taskId), 0);
   if (file.error) return <p className="empty">{describeError(file.error)}</p>;
-  if (!file.data) return <p className="empty">Loading…</p>;
+  if (!file.data) return <LoaderInline className="loading">Loading…</LoaderInline>;
   return <pre className="file-text">{file.data.content}</pre>;
 }
 
 function RunInfoView({ project, taskId, runId, status }: { project: string; taskId: string; runId: string; status: string }) {
   const info = usePoll<ProjectRun>(`${project}/${taskId}/${runId}/${status}`, () => api.run(project, taskId, runId), 0);
   if (info.error) return <p className="empty">{describeError(info.error)}</p>;
-  if (!info.data) return <p className="empty">Loading…</p>;
+  if (!info.data) return <LoaderInline className="loading">Loading…</LoaderInline>;
   const entries = Object.entries(info.data).filter(([k]) => k !== 'files');
   return (
     <dl className="run-info">

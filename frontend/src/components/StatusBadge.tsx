@@ -1,3 +1,4 @@
+import Tooltip from '@jetbrains/ring-ui-built/components/tooltip/tooltip';
 import type { DisplayStatus } from '../data/status';
 import type { HeartbeatColour } from '../data/heartbeat';
 
@@ -13,5 +14,9 @@ const HEARTBEAT_TEXT: Record<HeartbeatColour, string> = {
 
 export function HeartbeatBadge({ colour, age }: { colour: HeartbeatColour; age: string }) {
   const label = `heartbeat: ${HEARTBEAT_TEXT[colour]} (last output ${age} ago)`;
-  return <span className={`heartbeat heartbeat-${colour}`} title={label} aria-label={label} role="img" data-heartbeat={colour} />;
+  return (
+    <Tooltip title={label} className="heartbeat-tip">
+      <span className={`heartbeat heartbeat-${colour}`} aria-label={label} role="img" data-heartbeat={colour} />
+    </Tooltip>
+  );
 }

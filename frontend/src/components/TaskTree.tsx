@@ -1,14 +1,19 @@
-import { memo, useCallback, useMemo, useState } from 'react';
+import { memo, useCallback, useMemo, useState, type KeyboardEvent } from 'react';
+import Input from '@jetbrains/ring-ui-built/components/input/input';
+import Island, { Header as IslandHeader } from '@jetbrains/ring-ui-built/components/island/island';
 import type { FlatRun, TaskListItem } from '../api/types';
 import { heartbeatColour, type HeartbeatColour } from '../data/heartbeat';
 import { DISPLAY_STATUSES, normalizeStatus, type DisplayStatus } from '../data/status';
 import { parseTimeOrZero } from '../data/status';
 import { formatDuration } from '../data/time';
 import { buildTaskTree, flattenTree, runKey, taskKey, type TreeFilter, type TreeRow } from '../data/tree';
+import { treeKeyAction } from '../data/treenav';
+import { RingSelect } from '../ui/RingSelect';
 import { HeartbeatBadge, StatusBadge } from './StatusBadge';
 import { VirtualList } from './VirtualList';
 
 const ROW_HEIGHT = 26;
+const STATUS_OPTIONS = [{ value: 'all', label: 'all statuses' }, ...DISPLAY_STATUSES.map((value) => ({ value }))];
 
 interface TaskTreeProps {
   runs: readonly FlatRun[];
@@ -32,6 +37,25 @@ export function TaskTree({ runs, tasks, selectedTaskId, selectedRunId, lastOutpu
     setExpansion((prev) => new Map(prev).set(row.key, !row.expanded));
   }, []);
 
+  // The active row of keyboard navigation (aria-activedescendant); it starts on the selection.
+  const [activeKey, setActiveKey] = useState<string | undefined>();
+  const selectedKey = selectedRunId ? runKey(selectedRunId) : selectedTaskId ? taskKey(selectedTaskId) : undefined;
+  let active = rows.findIndex((r) => r.key === (activeKey ?? selectedKey));
+  if (active < 0) active = rows.findIndex((r) => r.key === selectedKey);
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const action = treeKeyAction(rows, active < 0 ? 0 : active, e.key);
+    if (!action) return;
+    e.preventDefault();
+    const row = rows[action.index];
+    if (action.kind === 'move') setActiveKey(row.key);
+    else if (action.kind === 'toggle') toggle(row);
+    else {
+      setActiveKey(row.key);
+      if (row.run) onSelectRun(row.task.id, row.run.run.id);
+      else onSelectTask(row.task.id);
+    }
+  };
+
   const renderRow = (i: number) => {
     const row = rows[i];
     const run = row.run?.run;
@@ -51,6 +75,8 @@ export function TaskTree({ runs, tasks, selectedTaskId, selectedRunId, lastOutpu
         heartbeat={heartbeat}
         age={age}
         selected={run ? run.id === selectedRunId : row.task.id === selectedTaskId && !selectedRunId}
+        active={i === active}
+        id={`tree-row-${i}`}
         onToggle={toggle}
         onSelectTask={onSelectTask}
         onSelectRun={onSelectRun}
@@ -59,30 +85,37 @@ export function TaskTree({ runs, tasks, selectedTaskId, selectedRunId, lastOutpu
   };
 
   return (
-    <div className="tree-panel">
+    <Island className="panel tree-panel">
+      <IslandHeader border className="panel-header">
+        Tasks
+      </IslandHeader>
       <div className="tree-filters">
-        <input
-          type="search"
+        <Input
+          className="tree-filter-input"
           aria-label="Filter tasks"
           placeholder="Filter by task, run or agent"
           value={filter.text}
           onChange={(e) => setFilter((f) => ({ ...f, text: e.target.value }))}
+          onClear={() => setFilter((f) => ({ ...f, text: '' }))}
         />
-        <select aria-label="Status filter" value={filter.status} onChange={(e) => setFilter((f) => ({ ...f, status: e.target.value as DisplayStatus | 'all' }))}>
-          <option value="all">all statuses</option>
-          {DISPLAY_STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
+        <RingSelect label="Status filter" value={filter.status} options={STATUS_OPTIONS} onChange={(v) => setFilter((f) => ({ ...f, status: v as DisplayStatus | 'all' }))} />
       </div>
       {rows.length === 0 ? (
         <p className="empty">{tree.length === 0 ? 'No tasks in this project yet. Use “New task” to start one.' : 'No task matches the filter.'}</p>
       ) : (
-        <VirtualList count={rows.length} rowHeight={ROW_HEIGHT} renderRow={renderRow} className="tree" ariaLabel="Task tree" role="tree" />
+        <VirtualList
+          count={rows.length}
+          rowHeight={ROW_HEIGHT}
+          renderRow={renderRow}
+          className="tree"
+          ariaLabel="Task tree"
+          role="tree"
+          scrollToIndex={active}
+          activeDescendant={active >= 0 ? `tree-row-${active}` : undefined}
+          onKeyDown={onKeyDown}
+        />
       )}
-    </div>
+    </Island>
   );
 }
 
@@ -93,6 +126,8 @@ interface TreeRowViewProps {
   heartbeat?: HeartbeatColour;
   age: string;
   selected: boolean;
+  active: boolean;
+  id: string;
   onToggle: (row: TreeRow) => void;
   onSelectTask: (taskId: string) => void;
   onSelectRun: (taskId: string, runId: string) => void;
@@ -100,12 +135,13 @@ interface TreeRowViewProps {
 
 // Rows only re-render when what they show changes, so live status updates touch single rows.
 const TreeRowView = memo(
-  function TreeRowView({ row, status, exitCode, heartbeat, age, selected, onToggle, onSelectTask, onSelectRun }: TreeRowViewProps) {
+  function TreeRowView({ row, status, exitCode, heartbeat, age, selected, active, id, onToggle, onSelectTask, onSelectRun }: TreeRowViewProps) {
     const run = row.run;
     const label = run ? runLabel(run.relation, run.attempt) : undefined;
     return (
       <div
-        className={`tree-row ${row.kind} ${selected ? 'selected' : ''}`}
+        id={id}
+        className={`tree-row ${row.kind} ${selected ? 'selected' : ''} ${active ? 'active' : ''}`}
         style={{ paddingLeft: 6 + row.depth * 16 }}
         role="treeitem"
         aria-level={row.depth + 1}
@@ -114,7 +150,7 @@ const TreeRowView = memo(
         data-key={row.key}
       >
         {row.hasChildren ? (
-          <button className="twisty" aria-label={`${row.expanded ? 'Collapse' : 'Expand'} ${run ? run.run.id : row.task.id}`} onClick={() => onToggle(row)}>
+          <button className="twisty" tabIndex={-1} aria-label={`${row.expanded ? 'Collapse' : 'Expand'} ${run ? run.run.id : row.task.id}`} onClick={() => onToggle(row)}>
             {row.expanded ? '▾' : '▸'}
           </button>
         ) : (
@@ -122,6 +158,7 @@ const TreeRowView = memo(
         )}
         <button
           className="tree-label"
+          tabIndex={-1}
           title={run ? `run ${run.run.id}` : `task ${row.task.id}`}
           onClick={() => (run ? onSelectRun(row.task.id, run.run.id) : onSelectTask(row.task.id))}
         >
@@ -129,12 +166,16 @@ const TreeRowView = memo(
             <>
               {label && <span className="relation">{label}</span>}
               <span className="run-id">{run.run.id}</span>
-              <span className="agent">{run.run.agent}</span>
+              <span className="agent" title={`agent ${run.run.agent_name || run.run.agent} (type ${run.run.agent})`}>
+                {run.run.agent_name || run.run.agent}
+              </span>
             </>
           ) : (
             <>
               <span className="task-id">{row.task.id}</span>
-              <span className="count">{row.task.runs.length} runs</span>
+              <span className="count">
+                {row.task.runs.length} {row.task.runs.length === 1 ? 'run' : 'runs'}
+              </span>
             </>
           )}
         </button>
@@ -157,6 +198,9 @@ const TreeRowView = memo(
     a.heartbeat === b.heartbeat &&
     a.age === b.age &&
     a.selected === b.selected &&
+    a.active === b.active &&
+    a.id === b.id &&
+    a.row.run?.run.agent_name === b.row.run?.run.agent_name &&
     a.onSelectRun === b.onSelectRun &&
     a.onSelectTask === b.onSelectTask,
 );

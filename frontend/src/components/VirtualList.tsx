@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 
 interface VirtualListProps {
   count: number;
@@ -12,13 +12,17 @@ interface VirtualListProps {
   className?: string;
   ariaLabel?: string;
   role?: string;
+  /** Keeps this row in view (keyboard navigation). */
+  scrollToIndex?: number;
+  activeDescendant?: string;
+  onKeyDown?: (e: KeyboardEvent<HTMLDivElement>) => void;
 }
 
 /**
  * Windowed list of fixed-height rows: only the rows in view (plus a small overscan) are in the
  * DOM, so 100k log lines or 10k tree rows cost the same as a screenful.
  */
-export function VirtualList({ count, rowHeight, renderRow, follow, onFollowChange, overscan = 8, className, ariaLabel, role }: VirtualListProps) {
+export function VirtualList({ count, rowHeight, renderRow, follow, onFollowChange, overscan = 8, className, ariaLabel, role, scrollToIndex, activeDescendant, onKeyDown }: VirtualListProps) {
   const ref = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
@@ -46,6 +50,19 @@ export function VirtualList({ count, rowHeight, renderRow, follow, onFollowChang
     }
   }, [count, follow, rowHeight, height]);
 
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el || scrollToIndex === undefined || scrollToIndex < 0) return;
+    const top = scrollToIndex * rowHeight;
+    let next = el.scrollTop;
+    if (top < el.scrollTop) next = top;
+    else if (top + rowHeight > el.scrollTop + el.clientHeight) next = top + rowHeight - el.clientHeight;
+    if (next !== el.scrollTop) {
+      el.scrollTop = next;
+      setScrollTop(el.scrollTop);
+    }
+  }, [scrollToIndex, rowHeight]);
+
   const onScroll = useCallback(() => {
     const el = ref.current;
     if (!el) return;
@@ -65,7 +82,7 @@ export function VirtualList({ count, rowHeight, renderRow, follow, onFollowChang
   for (let i = first; i < last; i++) rows.push(renderRow(i));
 
   return (
-    <div ref={ref} className={`vlist ${className ?? ''}`} onScroll={onScroll} aria-label={ariaLabel} role={role} tabIndex={0}>
+    <div ref={ref} className={`vlist ${className ?? ''}`} onScroll={onScroll} aria-label={ariaLabel} role={role} tabIndex={0} aria-activedescendant={activeDescendant} onKeyDown={onKeyDown}>
       <div className="vlist-spacer" style={{ height: count * rowHeight }}>
         <div className="vlist-window" style={{ transform: `translateY(${first * rowHeight}px)` }}>
           {rows}

@@ -72,3 +72,21 @@ export function filterThreads(threads: readonly MessageThread[], type: string): 
 export function messageTypes(messages: readonly BusMessage[]): string[] {
   return [...new Set(messages.map((m) => m.type ?? '').filter(Boolean))].sort();
 }
+
+const ABS_PATH = /(^|[\s('"=:])(\/[^\s'")]+)/g;
+
+/**
+ * Absolute paths in a message body (FACT messages list the task bus, DONE file and output paths)
+ * shown relative to the project: paths under the project root lose that prefix, paths in the
+ * runs tree are cut to start at the project's own directory (`<project>/task-…/…`).
+ */
+export function shortenPaths(body: string, project: string, projectRoot?: string): string {
+  const root = projectRoot?.replace(/\/+$/, '');
+  const marker = `/${project}/`;
+  return body.replace(ABS_PATH, (whole, lead: string, path: string) => {
+    if (root && (path === root || path.startsWith(`${root}/`))) return `${lead}${path.slice(root.length + 1) || '.'}`;
+    const at = path.indexOf(marker);
+    if (at >= 0) return `${lead}${path.slice(at + marker.length)}`;
+    return whole;
+  });
+}

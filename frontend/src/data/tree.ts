@@ -236,3 +236,23 @@ export function findTask(tasks: readonly TaskNode[], id: string): TaskNode | und
   }
   return undefined;
 }
+
+/** Number of tasks in the tree, nested ones included (what the project row and the cards show). */
+export function countTasks(tasks: readonly TaskNode[]): number {
+  let n = 0;
+  for (const t of tasks) n += 1 + countTasks(t.childTasks);
+  return n;
+}
+
+/**
+ * The run the detail view shows: the one named (an earlier attempt of a restart chain shows its
+ * own output), else the task's latest run.
+ */
+export function pickRun(task: TaskNode | undefined, runId: string | undefined): FlatRun | undefined {
+  if (!task) return undefined;
+  if (runId) {
+    const named = task.runs.find((r) => r.id === runId);
+    if (named) return named;
+  }
+  return [...task.runs].sort(compareRuns).at(-1);
+}

@@ -1,26 +1,19 @@
 // The worktree diff view and merge button of the real dashboard (frontend/dist) in headless
 // Chromium, against a real `conductor` server whose tasks run in worktrees of a real git repository.
 import { ChildProcess, execSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { gitSync } from '../../utils/git-repo';
 import { P, T1, T2, WorktreeSandbox } from '../worktree/helpers';
+import { announcedPort } from '../../utils/ports';
+import { waitFor } from '../../utils/wait';
 
 const REPO = join(__dirname, '..', '..', '..');
 const CONDUCTOR = join(REPO, 'bin', 'conductor');
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 jest.setTimeout(180_000);
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
 
 async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -43,13 +36,14 @@ describe('worktree diff view and merge button in Chromium', () => {
     if (!existsSync('/usr/bin/chromium')) throw new Error('these tests drive /usr/bin/chromium: install it with `apt-get install -y chromium`');
     if (!existsSync(join(REPO, 'frontend', 'dist', 'index.html'))) execSync('npm run build', { cwd: join(REPO, 'frontend'), stdio: 'ignore' });
     sb = new WorktreeSandbox();
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    proc = spawn(process.execPath, [CONDUCTOR, '--root', sb.root, '--port', String(port), '--host', '127.0.0.1', '--config', sb.config], {
+    proc = spawn(process.execPath, [CONDUCTOR, '--root', sb.root, '--port', '0', '--host', '127.0.0.1', '--config', sb.config], {
       cwd: sb.dir,
       env: sb.env({ CONDUCTOR_API_KEY: '' }),
-      stdio: 'ignore',
+      stdio: ['ignore', 'pipe', 'ignore'],
     });
+    let announced = '';
+    proc.stdout!.on('data', (d) => (announced += d));
+    url = `http://127.0.0.1:${await waitFor('conductor to announce its port', () => announcedPort(announced))}`;
     await eventually('conductor to listen', async () => (await fetch(`${url}/api/v1/health`)).ok || undefined);
     for (const [task, text] of [[T1, 'ALPHA'], [T2, 'BETA']]) {
       const res = await fetch(`${url}/api/v1/tasks`, {
@@ -104,5 +98,7 @@ describe('worktree diff view and merge button in Chromium', () => {
     await eventually('the header badge to show the conflict', async () =>
       (await page.locator('.detail-title [data-testid=worktree-badge]').innerText()) === `conductor/${T2} · merge conflict` || undefined);
     expect(gitSync(sb.repo, 'rev-parse', 'main')).toBe(main);
+    mkdirSync(join(REPO, 'test-artifacts', 'ui'), { recursive: true });
+    await page.screenshot({ path: join(REPO, 'test-artifacts', 'ui', 'view-worktree-diff.png') });
   });
 });

@@ -2,13 +2,13 @@
 // conductor server, real headless Chromium (Debian chromium + playwright-core).
 import { ChildProcess, execSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { FAKE_AGENT } from '../../utils/api-app';
 import { seedRun } from '../../utils/run-fixtures';
 import { waitFor } from '../runner/helpers';
+import { announcedPort } from '../../utils/ports';
 
 const REPO = join(__dirname, '..', '..', '..');
 const CONDUCTOR = join(REPO, 'bin', 'conductor');
@@ -19,14 +19,6 @@ const CHILD = 'task-20260101-000000-usage-child';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 jest.setTimeout(180_000);
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
 
 describe('usage panel in the dashboard (#18)', () => {
   let browser: Browser;
@@ -45,15 +37,17 @@ describe('usage panel in the dashboard (#18)', () => {
     writeFileSync(join(dir, 'config.yaml'), `agents:\n  fake:\n    type: command\n    command: ${FAKE_AGENT}\n`);
     seedRun(root, PROJECT, TASK, '20260101-0000000000-7-1', { agent: 'claude', usage: { input_tokens: 12000, output_tokens: 345, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0.25 } });
     seedRun(root, PROJECT, CHILD, '20260101-0000000000-7-2', { agent: 'codex', parent_run_id: '20260101-0000000000-7-1', usage: { input_tokens: 1000, output_tokens: 55, cache_read_tokens: 0, cache_write_tokens: 0 } });
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    proc = spawn(process.execPath, [CONDUCTOR, '--root', root, '--port', String(port), '--host', '127.0.0.1', '--config', join(dir, 'config.yaml')], {
+    proc = spawn(process.execPath, [CONDUCTOR, '--root', root, '--port', '0', '--host', '127.0.0.1', '--config', join(dir, 'config.yaml')], {
       cwd: dir,
       env: { ...process.env, HOME: join(dir, 'home'), CONDUCTOR_API_KEY: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     proc.stdout!.on('data', (d) => (output += d));
     proc.stderr!.on('data', (d) => (output += d));
+    url = `http://127.0.0.1:${await waitFor('conductor to announce its port', () => {
+      if (proc.exitCode !== null) throw new Error(`conductor exited:\n${output}`);
+      return announcedPort(output);
+    })}`;
     for (let ok = false; !ok; ) {
       if (proc.exitCode !== null) throw new Error(`conductor exited:\n${output}`);
       ok = await fetch(`${url}/api/v1/health`).then((r) => r.ok, () => false);

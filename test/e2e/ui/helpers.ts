@@ -1,0 +1,162 @@
+// Shared plumbing of the dashboard e2e tests: a real `conductor` server on a temp runs root with
+// the scripted command agent (test/fixtures/ui/ui-agent), real Chromium, screenshots, axe-core.
+import { ChildProcess, execSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { announcedPort } from '../../utils/ports';
+import { waitFor } from '../../utils/wait';
+
+export const REPO = join(__dirname, '..', '..', '..');
+const CONDUCTOR = join(REPO, 'bin', 'conductor');
+const AGENT = join(REPO, 'test', 'fixtures', 'ui', 'ui-agent');
+export const ARTIFACTS = join(REPO, 'test-artifacts', 'ui');
+export const PROJECT = 'ui-e2e';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync('/usr/bin/chromium')) throw new Error('these tests drive /usr/bin/chromium: install it with `apt-get install -y chromium`');
+  if (!existsSync(join(REPO, 'frontend', 'dist', 'index.html'))) execSync('npm run build', { cwd: join(REPO, 'frontend'), stdio: 'ignore' });
+  return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+export interface Conductor {
+  url: string;
+  port: number;
+  dir: string;
+  root: string;
+  proc: ChildProcess;
+  output: () => string;
+  apiKey?: string;
+}
+
+/** Starts conductor on `port` (0: any free port, read back from its start-up line) and waits until it answers. */
+export async function startConductor(apiKey?: string, reuse?: { dir: string; port: number }): Promise<Conductor> {
+  const dir = reuse?.dir ?? mkdtempSync(join(tmpdir(), 'ui-e2e-'));
+  const root = join(dir, 'runs');
+  const home = join(dir, 'home');
+  const config = join(dir, 'config.yaml');
+  if (!reuse) {
+    mkdirSync(root);
+    mkdirSync(home);
+    writeFileSync(config, `agents:\n  uiagent:\n    type: command\n    command: ${AGENT}\n`);
+  }
+  const args = [CONDUCTOR, '--root', root, '--port', String(reuse?.port ?? 0), '--host', '127.0.0.1', '--config', config];
+  if (apiKey) args.push('--api-key', apiKey);
+  const proc = spawn(process.execPath, args, { cwd: dir, env: { ...process.env, HOME: home, CONDUCTOR_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  proc.stdout!.on('data', (d) => (output += d));
+  proc.stderr!.on('data', (d) => (output += d));
+  try {
+    const port = await waitFor('conductor to announce its port', () => {
+      if (proc.exitCode !== null) throw new Error(`conductor exited with ${proc.exitCode}`);
+      return announcedPort(output);
+    });
+    const url = `http://127.0.0.1:${port}`;
+    await waitFor('conductor to answer', async () => (await fetch(`${url}/api/v1/health`)).ok);
+    return { url, port, dir, root, proc, output: () => output, apiKey };
+  } catch (err) {
+    proc.kill('SIGKILL');
+    throw new Error(`conductor did not start: ${(err as Error).message}\n${output}`);
+  }
+}
+
+export async function stopConductor(c: Conductor | undefined): Promise<void> {
+  if (!c) return;
+  const headers: Record<string, string> = c.apiKey ? { Authorization: `Bearer ${c.apiKey}` } : {};
+  // Stop every task still running so no agent outlives the test.
+  for (const task of existsSync(join(c.root, PROJECT)) ? readdirSync(join(c.root, PROJECT)) : []) {
+    if (task.startsWith('task-')) await fetch(`${c.url}/api/v1/tasks/${task}?project_id=${PROJECT}`, { method: 'DELETE', headers }).catch(() => undefined);
+  }
+  const exited = c.proc.exitCode !== null || c.proc.signalCode !== null ? Promise.resolve() : new Promise((resolve) => c.proc.once('exit', resolve));
+  c.proc.kill('SIGTERM');
+  const timer = setTimeout(() => c.proc.kill('SIGKILL'), 8000);
+  await exited;
+  clearTimeout(timer);
+  rmSync(join(c.root, '..'), { recursive: true, force: true });
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+}
+
+/** Polls `check` until it holds; fails with `what` after the timeout. */
+export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export async function textOf(loc: Locator): Promise<string> {
+  return (await loc.first().innerText()).trim();
+}
+
+/** Saves a screenshot (and the server log) when the step fails, to see what the user saw. */
+export async function onFailure<T>(page: Page, c: Conductor, name: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    await shot(page, `failed-${name}`).catch(() => undefined);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    writeFileSync(join(ARTIFACTS, `failed-${name}-server.log`), c.output());
+    throw err;
+  }
+}
+
+export function runRow(page: Page, runId: string): Locator {
+  return page.locator(`[role=treeitem][data-key="r:${runId}"]`);
+}
+
+/** Opens the Ring UI Select named `label` (inside `scope`) and picks `value` from its popup. */
+export async function pickOption(page: Page, scope: Page | Locator, label: string, value: string): Promise<void> {
+  await scope.getByRole('combobox', { name: label, exact: true }).click();
+  await page.getByRole('row', { name: value, exact: true }).click();
+  await eventually(`${label} to show ${value}`, async () => (await textOf(scope.getByRole('combobox', { name: label, exact: true }))) === value, 5_000);
+}
+
+/** The options a Ring UI Select offers (opened and closed again with Escape). */
+export async function optionsOf(page: Page, scope: Page | Locator, label: string): Promise<string[]> {
+  await scope.getByRole('combobox', { name: label, exact: true }).click();
+  const rows = page.getByRole('row');
+  await rows.first().waitFor();
+  const texts = (await rows.allInnerTexts()).map((t) => t.trim()).filter((t) => t !== '');
+  await page.keyboard.press('Escape');
+  return texts;
+}
+
+export async function createTask(page: Page, prompt: string): Promise<string> {
+  await page.getByRole('button', { name: 'New task' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New task' });
+  await dialog.getByLabel('Project').fill(PROJECT);
+  // Issue #12: the agent is chosen from the server's configured agents.
+  await eventually('the configured agents', async () => (await textOf(dialog.getByRole('combobox', { name: 'Agent' }))) === 'uiagent');
+  expect(await optionsOf(page, dialog, 'Agent')).toEqual(['uiagent']);
+  await dialog.getByLabel('Prompt').fill(prompt);
+  await dialog.getByRole('button', { name: 'Start task' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  const taskId = await page.locator('.detail-title .task-id').innerText();
+  expect(taskId).toMatch(/^task-\d{8}-\d{6}-[a-z0-9-]+$/);
+  return taskId;
+}
+
+interface AxeViolation {
+  id: string;
+  impact?: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+/** Runs axe-core (root node_modules) in the page; returns the serious and critical violations. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+  const found = await page.evaluate(async () => {
+    const w = globalThis as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<{ violations: AxeViolation[] }> } };
+    return (await w.axe.run((globalThis as unknown as { document: unknown }).document, { resultTypes: ['violations'] })).violations;
+  });
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+}
