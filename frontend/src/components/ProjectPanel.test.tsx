@@ -13,9 +13,10 @@ describe('ProjectList', () => {
 
   it('orders projects by last activity, newest first, and marks the selected one', () => {
     render(<ProjectList projects={projects} selected="old" onSelect={() => undefined} />);
-    const buttons = within(screen.getByRole('navigation', { name: 'Projects' })).getAllByRole('button');
+    // project rows are links with real hrefs (deep links); the selected one is the current page
+    const buttons = within(screen.getByRole('navigation', { name: 'Projects' })).getAllByRole('link');
     expect(buttons.map((b) => b.querySelector('.project-id')!.textContent)).toEqual(['fresh', 'old', 'idle']);
-    expect(buttons.map((b) => b.getAttribute('aria-current'))).toEqual(['false', 'true', 'false']);
+    expect(buttons.map((b) => b.getAttribute('aria-current'))).toEqual([null, 'page', null]);
     expect(buttons[0].textContent).toContain('3 tasks · just now');
     expect(buttons[2].textContent).toContain('0 tasks · no activity');
     expect(buttons[0].title).toBe('/src/fresh');

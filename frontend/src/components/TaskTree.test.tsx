@@ -43,15 +43,8 @@ describe('TaskTree', () => {
     expect(taskRows()).toHaveLength(2);
   });
 
-  it('the status filter hides tasks of other statuses', async () => {
-    renderTree();
-    await userEvent.selectOptions(screen.getByLabelText('Status filter'), 'completed');
-    expect(taskRows()).toEqual([`t:${A}`]);
-    await userEvent.selectOptions(screen.getByLabelText('Status filter'), 'running');
-    expect(taskRows()).toEqual([`t:${B}`]);
-    await userEvent.selectOptions(screen.getByLabelText('Status filter'), 'all');
-    expect(taskRows()).toHaveLength(2);
-  });
+  // The status filter is a Ring UI Select whose option list needs real layout: it is driven in
+  // Chromium by test/e2e/ui/dashboard.e2e-spec.ts ("filters the tree by text and status").
 
   it('the text filter hides tasks that do not match, and says when nothing does', async () => {
     renderTree();
