@@ -174,10 +174,12 @@ describe('needs-input: a question parks the Ralph loop until it is answered (#17
     expect(woke.stdout).toMatch(/^msg_id: MSG-\S+\nresume: started a Ralph loop \(pid \d+\)\n$/);
     await waitFor(() => runInfos(taskDir).length === 2 && runInfos(taskDir)[1].status === 'completed' && !isTaskLoopRunning(taskDir), 30_000);
     expect(existsSync(join(taskDir, 'DONE'))).toBe(true);
-    const second = prompts(task)[1];
-    expect(second).toContain('PR review: rename foo to bar');
-    expect(second).toContain('ship the feature');
-    expect(prompts(task)[0]).not.toContain('PR review');
+    // run ids order by time only to the second (then by pid): tell the runs apart by id, not by order
+    const promptOf = (runId: string) => readFileSync(join(layout.runDir(PROJECT, task, runId), 'prompt.md'), 'utf8');
+    const secondRun = runInfos(taskDir).map((i) => i.run_id).find((id) => id !== first.runIds[0])!;
+    expect(promptOf(secondRun)).toContain('PR review: rename foo to bar');
+    expect(promptOf(secondRun)).toContain('ship the feature');
+    expect(promptOf(first.runIds[0])).not.toContain('PR review');
   }, 60_000);
 
   it('a run without output or bus activity is flagged stalled (bus + marker + status), and killed only when configured', async () => {
