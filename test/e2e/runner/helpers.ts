@@ -1,6 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, existsSync, readdirSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { readMessages, type BusMessage } from '@app/messagebus';
 import { readRunInfo, type RunInfo } from '@app/storage';
 import { fakeAgentsBinDir } from '../../utils/fake-agents';
@@ -69,4 +70,28 @@ export function processAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A temp runs root with a config naming one `command` agent (`script`, written next to the root),
+ * an empty HOME, and the child processes a test starts, SIGKILLed after each test.
+ */
+export function commandAgentSandbox(agentName: string, script: string) {
+  const tmp = tempRoot();
+  const base = dirname(tmp.root);
+  const home = join(base, 'home');
+  const configPath = join(base, 'config.yaml');
+  const children: ChildProcess[] = [];
+  beforeAll(() => {
+    mkdirSync(home, { recursive: true });
+    const agent = join(base, `${agentName}-agent`);
+    writeFileSync(agent, script);
+    chmodSync(agent, 0o755);
+    writeFileSync(configPath, `agents:\n  ${agentName}:\n    type: command\n    command: ${agent}\n`);
+  });
+  afterEach(() => {
+    for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  afterAll(() => tmp.cleanup());
+  return { tmp, base, home, configPath, children };
 }

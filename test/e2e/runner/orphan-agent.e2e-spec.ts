@@ -1,8 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { RunsLayout } from '@app/storage';
-import { busTypesAndBodies, cliEnv, PROJECT, processAlive, RUN_AGENT, runInfos, taskId, tempRoot, waitFor } from './helpers';
+import { busTypesAndBodies, cliEnv, PROJECT, processAlive, RUN_AGENT, runInfos, taskId, commandAgentSandbox, waitFor } from './helpers';
 
 interface Outcome {
   code: number | null;
@@ -29,24 +29,8 @@ touch "$JRUN_TASK_FOLDER/DONE"
 
 // Spawns the built CLI: build first (`npx nest build cli`).
 describe('agents die with their runner, or are adopted (issue #11)', () => {
-  const tmp = tempRoot();
+  const { tmp, base, home, configPath, children } = commandAgentSandbox('counting', COUNTING_AGENT);
   const layout = new RunsLayout(tmp.root);
-  const base = dirname(tmp.root);
-  const home = join(base, 'home');
-  const configPath = join(base, 'config.yaml');
-  const children: ChildProcess[] = [];
-
-  beforeAll(() => {
-    mkdirSync(home, { recursive: true });
-    const agent = join(base, 'counting-agent');
-    writeFileSync(agent, COUNTING_AGENT);
-    chmodSync(agent, 0o755);
-    writeFileSync(configPath, `agents:\n  counting:\n    type: command\n    command: ${agent}\n`);
-  });
-  afterEach(() => {
-    for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  afterAll(() => tmp.cleanup());
 
   function cli(args: string[], env: Record<string, string>): { child: ChildProcess; done: Promise<Outcome> } {
     const all = [...args, '--root', tmp.root, '--project', PROJECT, '--agent', 'counting', '--config', configPath];

@@ -1,8 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { RunsLayout } from '@app/storage';
-import { busTypesAndBodies, cliEnv, PROJECT, runInfos, taskId, tempRoot, waitFor } from './helpers';
+import { busTypesAndBodies, cliEnv, PROJECT, runInfos, taskId, commandAgentSandbox, waitFor } from './helpers';
 import { startCli, type StartedCli } from '../../utils/cli';
 
 /** A command agent that blocks until $RELEASE_FILE exists, then marks the task DONE. */
@@ -15,24 +14,8 @@ echo released
 
 // Spawns the built CLI: build first (`npx nest build cli`).
 describe('one Ralph loop per task (TASK.lock, two real run-agent processes)', () => {
-  const tmp = tempRoot();
+  const { tmp, base, home, configPath, children } = commandAgentSandbox('waiter', WAITER_AGENT);
   const layout = new RunsLayout(tmp.root);
-  const base = dirname(tmp.root);
-  const home = join(base, 'home');
-  const configPath = join(base, 'config.yaml');
-  const children: ChildProcess[] = [];
-
-  beforeAll(() => {
-    mkdirSync(home, { recursive: true });
-    const agent = join(base, 'waiter-agent');
-    writeFileSync(agent, WAITER_AGENT);
-    chmodSync(agent, 0o755);
-    writeFileSync(configPath, `agents:\n  waiter:\n    type: command\n    command: ${agent}\n`);
-  });
-  afterEach(() => {
-    for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  afterAll(() => tmp.cleanup());
 
   function startTask(task: string, releaseFile: string): StartedCli {
     const args = ['task', '--root', tmp.root, '--project', PROJECT, '--task', task, '--prompt', 'hold the task', '--agent', 'waiter', '--config', configPath, '--max-restarts', '0'];

@@ -69,12 +69,7 @@ export function prepared(rec: WorktreeRecord): PreparedWorktree {
   };
 }
 
-/**
- * The worktree a task's runs use, created on first use: when asked (`--worktree`, API
- * `isolation: worktree`), when the config says so, or when the task already has one (resume).
- * Returns undefined for tasks that run in their working directory.
- */
-export async function prepareTaskWorktree(opts: {
+export interface TaskWorktreeOptions {
   root: string;
   projectId: string;
   taskId: string;
@@ -83,7 +78,14 @@ export async function prepareTaskWorktree(opts: {
   config?: AppConfig;
   agent?: string;
   cwd?: string;
-}): Promise<PreparedWorktree | undefined> {
+}
+
+/**
+ * The worktree a task's runs use, created on first use: when asked (`--worktree`, API
+ * `isolation: worktree`), when the config says so, or when the task already has one (resume).
+ * Returns undefined for tasks that run in their working directory.
+ */
+export async function prepareTaskWorktree(opts: TaskWorktreeOptions): Promise<PreparedWorktree | undefined> {
   const existing = readWorktreeRecord(opts.taskDir);
   const live = existing && !existing.removed_at && existing.merge_status !== 'merged';
   const wanted = opts.isolation?.worktree ?? (live || configIsolation(opts.config, opts.agent));
@@ -106,17 +108,7 @@ export async function prepareTaskWorktree(opts: {
  * A sub-agent job runs in its own task's worktree when it has one (or asks with `--worktree`),
  * else in the worktree of the task that started it (`$JRUN_TASK_FOLDER` of the calling agent).
  */
-export async function prepareJobWorktree(opts: {
-  root: string;
-  projectId: string;
-  taskId: string;
-  taskDir: string;
-  isolation?: IsolationRequest;
-  config?: AppConfig;
-  agent?: string;
-  cwd?: string;
-  parentTaskDir?: string;
-}): Promise<PreparedWorktree | undefined> {
+export async function prepareJobWorktree(opts: TaskWorktreeOptions & { parentTaskDir?: string }): Promise<PreparedWorktree | undefined> {
   if (opts.isolation?.worktree) return prepareTaskWorktree(opts);
   if (opts.cwd) return undefined;
   const own = readWorktreeRecord(opts.taskDir);
