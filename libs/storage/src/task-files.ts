@@ -155,6 +155,15 @@ export function removeStopRequested(taskDir: string): void {
   rmSync(join(taskDir, STOP_REQUESTED_FILE), { force: true });
 }
 
+/**
+ * Clears the markers that end a loop (STOP-REQUESTED, CANCELLED), so an explicit resume runs again.
+ * Without it a stop marker written in the same second as the resume stops the new loop at once.
+ */
+export function clearStopMarkers(taskDir: string): void {
+  removeStopRequested(taskDir);
+  rmSync(join(taskDir, CANCELLED_FILE), { force: true });
+}
+
 /** CANCELLED: `cancelled_at: <RFC3339 UTC>\nreason: <text>\n` (informational). */
 export function writeCancelled(taskDir: string, reason: string, now: Date = new Date()): void {
   try {

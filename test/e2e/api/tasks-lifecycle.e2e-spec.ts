@@ -54,6 +54,37 @@ describe('task lifecycle through the API (fake command agent)', () => {
     expect(audit).toContainEqual(expect.objectContaining({ endpoint: 'POST /api/v1/tasks', project_id: P, task_id: t, run_id: body.run_id }));
   });
 
+  it('resumes a task stopped in the same second: attach_mode resume clears the stop markers, the loop runs', async () => {
+    const t = 'task-20260101-120000-resume-now';
+    const dir = path.join(api.root, P, t);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'TASK.md'), 'say hello\n');
+    // what DELETE /api/v1/tasks leaves behind a moment before the user presses Resume
+    fs.writeFileSync(path.join(dir, 'STOP-REQUESTED'), `${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}\n`);
+    fs.writeFileSync(path.join(dir, 'CANCELLED'), 'cancelled_at: 2026-01-01T12:00:00Z\nreason: test\n');
+    const res = await inject('POST', '/api/v1/tasks', { project_id: P, task_id: t, agent_type: 'fake', prompt: 'say hello', attach_mode: 'resume', config: { FAKE_AGENT_DONE: '1' } });
+    expect(res.statusCode).toBe(201);
+    expect(fs.existsSync(path.join(dir, 'STOP-REQUESTED'))).toBe(false);
+    expect(fs.existsSync(path.join(dir, 'CANCELLED'))).toBe(false);
+    const done = await waitUntil(async () => {
+      const d = await taskStatus(t);
+      return d.status === 'all_finished' ? d : undefined;
+    });
+    expect(done.runs).toEqual([expect.objectContaining({ id: res.json().run_id, status: 'completed' })]);
+  });
+
+  it('POST …/resume reopens a DONE task and clears a same-second stop marker', async () => {
+    const t = 'task-20260101-120000-reopen';
+    const dir = path.join(api.root, P, t);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'TASK.md'), 'x\n');
+    fs.writeFileSync(path.join(dir, 'DONE'), '');
+    fs.writeFileSync(path.join(dir, 'STOP-REQUESTED'), `${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}\n`);
+    const res = await inject('POST', `/api/projects/${P}/tasks/${t}/resume`);
+    expect(res.statusCode).toBe(200);
+    expect(fs.readdirSync(dir).sort()).toEqual(['TASK.md']);
+  });
+
   it('validates the create request and changes nothing on bad input', async () => {
     const base = { project_id: 'untouched', task_id: 'task-20260101-120000-bad', agent_type: 'fake', prompt: 'x' };
     const cases: [object, string][] = [

@@ -1,10 +1,10 @@
 // Shared plumbing of the dashboard e2e tests: a real `conductor` server on a temp runs root with
 // the scripted command agent (test/fixtures/ui/ui-agent), real Chromium, screenshots, axe-core.
 import { ChildProcess, execSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page, type Response } from 'playwright-core';
 import { announcedPort } from '../../utils/ports';
 import { waitFor } from '../../utils/wait';
 
@@ -98,14 +98,39 @@ export async function textOf(loc: Locator): Promise<string> {
 
 /** Saves a screenshot (and the server log) when the step fails, to see what the user saw. */
 export async function onFailure<T>(page: Page, c: Conductor, name: string, fn: () => Promise<T>): Promise<T> {
+  // what the page asked the server and what it answered, for the failure log
+  const requests: string[] = [];
+  const onResponse = (res: Response): void => {
+    const req = res.request();
+    if (req.method() !== 'GET') requests.push(`${new Date().toISOString()} ${req.method()} ${res.url()} -> ${res.status()}`);
+  };
+  page.on('response', onResponse);
   try {
     return await fn();
   } catch (err) {
     await shot(page, `failed-${name}`).catch(() => undefined);
     mkdirSync(ARTIFACTS, { recursive: true });
-    writeFileSync(join(ARTIFACTS, `failed-${name}-server.log`), c.output());
+    writeFileSync(join(ARTIFACTS, `failed-${name}-server.log`), `${c.output()}\n===== page requests\n${requests.join('\n')}\n${taskFilesDump(c.root)}`);
     throw err;
+  } finally {
+    page.off('response', onResponse);
   }
+}
+
+/** Every task's bus, markers and run-info under the runs root, for the failure log. */
+function taskFilesDump(root: string): string {
+  const projectDir = join(root, PROJECT);
+  if (!existsSync(projectDir)) return '';
+  let out = '';
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, name.name);
+      if (name.isDirectory()) walk(path);
+      else if (/^(TASK-MESSAGE-BUS\.md|run-info\.yaml|DONE|CANCELLED|STOP-REQUESTED)$/.test(name.name)) out += `\n===== ${path}\n${readFileSync(path, 'utf8')}`;
+    }
+  };
+  walk(projectDir);
+  return out;
 }
 
 export function runRow(page: Page, runId: string): Locator {

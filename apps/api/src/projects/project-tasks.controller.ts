@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { Observable } from 'rxjs';
 import { type TaskUsageView } from '@app/runner';
 import { stopRunRouted } from '../tasks/scaleout-hooks';
-import { removeDone } from '@app/storage';
+import { clearStopMarkers, removeDone } from '@app/storage';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { formatTime } from '../common/go-format';
 import { checkId, checkRunId } from '../common/ids';
@@ -195,6 +195,7 @@ export class ProjectTasksController {
     const dir = this.data.taskDir(projectId, taskId);
     if (!isDir(dir)) throw notFound('task not found');
     if (!removeDone(dir)) throw badRequest('task has no DONE file; nothing to resume');
+    clearStopMarkers(dir);
     void this.data.scaleout?.control({ action: 'resume', projectId, taskId }).catch((err) => new Logger('api').warn(`resume ${taskId}: ${(err as Error).message}`));
     this.audit.record(req, { endpoint: 'POST /api/projects/{project_id}/tasks/{task_id}/resume', project_id: projectId, task_id: taskId });
     return { project_id: projectId, task_id: taskId, resumed: true };

@@ -7,6 +7,7 @@ import { AGENT_TYPES, isAgentType, normalizeAgentType } from '@app/agents';
 import { checkTaskStart, hasSettings, refuseOrphanedAgent, validateTaskSettings, writeTaskSettings } from '@app/runner';
 import { stopTaskRouted } from './scaleout-hooks';
 import {
+  clearStopMarkers,
   normalizeDependsOn,
   RunInfo,
   StorageError,
@@ -95,6 +96,8 @@ export class TasksService {
     // never a second agent next to a live one whose runner died (issue #11): 409 naming its pid
     if (!body.process_import) refuseOrphanedAgent(taskDir, projectId, taskId);
     fs.mkdirSync(taskDir, { recursive: true });
+    // an explicit resume restarts a stopped or cancelled task: its stop markers are satisfied
+    if (attachMode === 'resume') clearStopMarkers(taskDir);
     if (dependsOn !== undefined) writeDependsOn(taskDir, dependsOn);
     if (hasSettings(settings)) writeTaskSettings(taskDir, settings);
     // stored verbatim, plus a newline when missing (writeTaskPromptIfAbsent appends one)

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { Command, Option } from 'nest-commander';
-import { RunsLayout, removeDone } from '@app/storage';
+import { clearStopMarkers, RunsLayout, removeDone } from '@app/storage';
 import { RunnerService } from '@app/runner';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
 import { isolationFromFlags, LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
-import { clearStopMarkers, RESUME_MAX_RESTARTS } from './task-resume.command';
+import { RESUME_MAX_RESTARTS } from './task-resume.command';
 
 @Command({
   name: 'resume',

@@ -1,18 +1,12 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SubCommand } from 'nest-commander';
-import { RunsLayout, removeStopRequested } from '@app/storage';
+import { clearStopMarkers, RunsLayout } from '@app/storage';
 import { RunnerService } from '@app/runner';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, resolveScope, runRoot, withParentOptions } from './job-common';
 import { isolationFromFlags, LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
 
 export const RESUME_MAX_RESTARTS = 3;
-
-/** Clears the markers that end a loop, so an explicit resume runs again. */
-export function clearStopMarkers(taskDir: string): void {
-  removeStopRequested(taskDir);
-  rmSync(join(taskDir, 'CANCELLED'), { force: true });
-}
 
 @SubCommand({
   name: 'resume',
