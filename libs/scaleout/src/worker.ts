@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsMsg } from '@nats-io/jetstream';
 import { runTask, stopRun, stopTask, type TaskOptions } from '@app/runner';
-import { removeDone, RunsLayout, writeDone, type AppConfig } from '@app/storage';
+import { clearStopMarkers, removeDone, RunsLayout, writeDone, type AppConfig } from '@app/storage';
 import { ChangeTailer } from './change-tailer';
 import { recordHeaders } from './change-record';
 import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type NatsLink } from './nats';
@@ -138,6 +138,7 @@ export class Worker {
     const stoppedBy = c.stoppedBy ?? 'conductor';
     if (c.action === 'resume') {
       removeDone(taskDir);
+      clearStopMarkers(taskDir);
     } else {
       if (c.done) writeDone(taskDir);
       if (c.runId) await stopRun(layout.runDir(c.projectId, c.taskId, c.runId), { stoppedBy });
