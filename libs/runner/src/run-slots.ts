@@ -48,7 +48,6 @@ const UNLIMITED: RunSlot = { index: -1, release: () => undefined };
  */
 export async function acquireRunSlot(opts: AcquireOptions): Promise<RunSlot> {
   if (!(opts.limit > 0)) return UNLIMITED;
-  mkdirSync(slotsDir(opts.root), { recursive: true });
   const state: TurnState = { ticket: opts.ticket };
   try {
     for (;;) {
@@ -79,6 +78,7 @@ export interface TurnState {
  * grants a free slot when no live waiter is older, else joins the queue (once). Undefined = wait.
  */
 export async function takeTurn(opts: Pick<AcquireOptions, 'root' | 'limit' | 'runId'>, state: TurnState): Promise<RunSlot | undefined> {
+  mkdirSync(slotsDir(opts.root), { recursive: true });
   try {
     return await withFileLock(queueLock(opts.root), { timeoutMs: QUEUE_LOCK_TIMEOUT_MS }, () => {
       const ticket = (state.ticket ??= drawTicket(opts.root));
