@@ -1,6 +1,6 @@
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { StorageError, tryFlock, unflock, withFileLock, writeFileAtomic } from '@app/storage';
+import { acquireFlock, isLockOnPath, StorageError, tryFlock, unflock } from '@app/storage';
 import { RunnerError } from './runner.errors';
 import { sleep } from './sleep';
 
@@ -29,9 +29,9 @@ export function queueDir(root: string): string {
   return join(root, '.conductor', 'queue');
 }
 
-const queueLock = (root: string) => join(root, '.conductor', 'queue.lock');
 const ticketFile = (root: string) => join(root, '.conductor', 'queue.seq');
 const QUEUE_LOCK_TIMEOUT_MS = 10_000;
+const TICKET_DIGITS = 20;
 
 const UNLIMITED: RunSlot = { index: -1, release: () => undefined };
 
@@ -41,10 +41,10 @@ const UNLIMITED: RunSlot = { index: -1, release: () => undefined };
  * the lock when the holder dies, so a crashed runner never leaks a slot.
  *
  * Strict FIFO (issue #18): every acquisition draws a ticket from `<root>/.conductor/queue.seq`
- * under `queue.lock`; a run takes a free slot only when no live waiter holds an older ticket.
+ * under that file's flock; a run takes a free slot only when no live waiter holds an older ticket.
  * A waiting run leaves `<root>/.conductor/queue/<run_id>` (`<pid>\nticket: <n>\n`), flocked by its
  * process while it waits: a marker nobody holds belongs to a dead waiter and is removed, so a
- * crash never blocks the queue. All queue decisions are taken under `queue.lock`.
+ * crash never blocks the queue. All queue decisions are taken under the flock of `queue.seq`.
  */
 export async function acquireRunSlot(opts: AcquireOptions): Promise<RunSlot> {
   if (!(opts.limit > 0)) return UNLIMITED;
@@ -79,38 +79,59 @@ export interface TurnState {
  */
 export async function takeTurn(opts: Pick<AcquireOptions, 'root' | 'limit' | 'runId'>, state: TurnState): Promise<RunSlot | undefined> {
   mkdirSync(slotsDir(opts.root), { recursive: true });
+  mkdirSync(queueDir(opts.root), { recursive: true });
+  const lock = await lockQueue(opts.root);
+  if (lock === undefined) return undefined;
   try {
-    return await withFileLock(queueLock(opts.root), { timeoutMs: QUEUE_LOCK_TIMEOUT_MS }, () => {
-      const ticket = (state.ticket ??= drawTicket(opts.root));
-      const slot = olderWaiterAlive(opts.root, ticket, opts.runId) ? undefined : tryAcquireAny(opts.root, opts.limit);
-      if (!slot) {
-        state.waiter ??= joinQueue(opts.root, opts.runId, ticket);
-        return undefined;
-      }
-      if (state.waiter) leaveQueue(state.waiter);
-      state.waiter = undefined;
-      return { ...slot, ticket };
-    });
-  } catch (err) {
-    if (err instanceof StorageError && err.code === 'LOCK_TIMEOUT') return undefined;
-    throw err;
+    const waiting = liveWaiters(opts.root, opts.runId);
+    const ticket = (state.ticket ??= nextTicket(lock, waiting));
+    const slot = waiting.some((t) => t < ticket) ? undefined : tryAcquireAny(opts.root, opts.limit);
+    if (!slot) {
+      state.waiter ??= joinQueue(opts.root, opts.runId, ticket);
+      return undefined;
+    }
+    if (state.waiter) leaveQueue(state.waiter);
+    state.waiter = undefined;
+    return { ...slot, ticket };
+  } finally {
+    unflock(lock);
+    closeSync(lock);
   }
 }
 
-function drawTicket(root: string): number {
-  let last = 0;
-  try {
-    last = Number.parseInt(readFileSync(ticketFile(root), 'utf8'), 10) || 0;
-  } catch {
-    // first ticket of this runs root
+/**
+ * `queue.seq` is both the queue's lock (flock) and its ticket counter: 20 digits written in place
+ * with one pwrite, so a SIGKILL leaves the old or the new number, never a torn one.
+ */
+async function lockQueue(root: string): Promise<number | undefined> {
+  const path = ticketFile(root);
+  for (;;) {
+    const fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o644);
+    try {
+      await acquireFlock(fd, 'ex', QUEUE_LOCK_TIMEOUT_MS);
+    } catch (err) {
+      closeSync(fd);
+      if (err instanceof StorageError && err.code === 'LOCK_TIMEOUT') return undefined;
+      throw err;
+    }
+    if (isLockOnPath(fd, path)) return fd;
+    // the file was replaced while we waited (runs root cleaned): lock the one at the path
+    unflock(fd);
+    closeSync(fd);
   }
-  // not fsynced: after a power loss every waiter is gone, and numbering may start again
-  writeFileAtomic(ticketFile(root), `${last + 1}\n`, undefined, { fsync: false });
-  return last + 1;
+}
+
+function nextTicket(lockFd: number, waiting: number[]): number {
+  const buf = Buffer.alloc(TICKET_DIGITS);
+  const n = readSync(lockFd, buf, 0, TICKET_DIGITS, 0);
+  const last = Number.parseInt(buf.subarray(0, n).toString('utf8'), 10) || 0;
+  // never below a live waiter's ticket, even if the counter was lost
+  const next = Math.max(last, ...waiting) + 1;
+  writeSync(lockFd, String(next).padStart(TICKET_DIGITS, '0'), 0);
+  return next;
 }
 
 function joinQueue(root: string, runId: string, ticket: number): Waiter {
-  mkdirSync(queueDir(root), { recursive: true });
   const path = join(queueDir(root), runId);
   const fd = openSync(path, 'w', 0o644);
   tryFlock(fd, 'ex');
@@ -127,15 +148,15 @@ function leaveQueue(w: Waiter): void {
   }
 }
 
-/** A live waiter with an older ticket; markers of dead waiters (nobody holds their flock) are removed. */
-function olderWaiterAlive(root: string, ticket: number, self: string): boolean {
+/** The tickets of live waiters other than `self`; markers of dead waiters (nobody holds their flock) are removed. */
+function liveWaiters(root: string, self: string): number[] {
   let names: string[];
   try {
     names = readdirSync(queueDir(root));
   } catch {
-    return false;
+    return [];
   }
-  let older = false;
+  const tickets: number[] = [];
   for (const name of names) {
     if (name === self) continue;
     const path = join(queueDir(root), name);
@@ -152,12 +173,12 @@ function olderWaiterAlive(root: string, ticket: number, self: string): boolean {
         continue;
       }
       const theirs = /^ticket: (\d+)$/m.exec(readFileSync(fd, 'utf8'));
-      if (theirs && Number(theirs[1]) < ticket) older = true;
+      if (theirs) tickets.push(Number(theirs[1]));
     } finally {
       closeSync(fd);
     }
   }
-  return older;
+  return tickets;
 }
 
 function tryAcquireAny(root: string, limit: number): Omit<RunSlot, 'ticket'> | undefined {
