@@ -56,6 +56,24 @@ describe('REST agents: usage accounting and HTTP 429 rate limits (#18)', () => {
     expect(status.tasks[0].usage).toEqual({ input_tokens: 70, output_tokens: 9, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0.0052, total_tokens: 79 });
   });
 
+  it('a job refused with 429 and Retry-After in seconds: a failed, non-fatal run carrying resume_at', async () => {
+    const s = await serve((res) => {
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '120' });
+      res.end('{"error":"too many requests"}');
+    });
+    const config = { agents: { pplx: { name: 'pplx', type: 'perplexity', token: 'k', base_url: `${s.url}/chat/completions` } } } as never;
+    const task = taskId('rest-429s');
+    const result = await runJob({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'ask', config, agent: 'pplx' });
+    expect(result).toMatchObject({ ok: false, info: { status: 'failed', exit_code: 1 } });
+    expect(result.fatal).toBeFalsy();
+    const resumeAt = result.info!.resume_at!.getTime();
+    expect(resumeAt).toBeGreaterThanOrEqual(s.requests[0].at + 120_000);
+    expect(resumeAt).toBeLessThanOrEqual(result.info!.end_time.getTime() + 120_000);
+    expect(s.requests).toHaveLength(1); // no retry inside the run
+    expect(runInfos(layout.taskDir(PROJECT, task))[0].resume_at!.getTime()).toBe(resumeAt);
+    expect(result.error).toContain(`rate limited until ${result.info!.resume_at!.toISOString()}`);
+  });
+
   it('429 with Retry-After: rate_limited until then, no restart counted, the slot goes to others, the task resumes ahead of newer waiters and completes', async () => {
     const root = join(tmp.root, '..', 'rl-rest-runs');
     const rl = new RunsLayout(root);
