@@ -1,3 +1,5 @@
+import type { TokenUsage } from './parsers/telemetry';
+
 export type AgentType = 'claude' | 'codex' | 'gemini' | 'perplexity' | 'xai' | 'command';
 
 export const AGENT_TYPES: readonly AgentType[] = ['claude', 'codex', 'gemini', 'perplexity', 'xai', 'command'];
@@ -22,6 +24,11 @@ export interface RestAgentConfig {
   base_url?: string;
   model?: string;
   token?: string;
+}
+
+/** What a REST backend reports besides the text it wrote: the provider's token usage (and cost when given). */
+export interface RestRunResult {
+  usage?: TokenUsage;
 }
 
 export interface RestRunContext {
@@ -59,7 +66,7 @@ export interface RestAgentSpec {
   type: 'perplexity' | 'xai';
   tokenEnvVar: string;
   config: RestAgentConfig;
-  run(ctx: RestRunContext): Promise<void>;
+  run(ctx: RestRunContext): Promise<RestRunResult>;
 }
 
 export type AgentSpec = CliAgentSpec | RestAgentSpec;

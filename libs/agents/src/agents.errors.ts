@@ -7,7 +7,8 @@ export type AgentErrorCode =
   | 'AUTH'
   | 'QUOTA'
   | 'HTTP'
-  | 'STREAM';
+  | 'STREAM'
+  | 'RATE_LIMITED';
 
 /**
  * Error raised by the agent layer. `code` lets the runner tell errors that no restart can fix
@@ -37,4 +38,15 @@ const FATAL_CODES: ReadonlySet<AgentErrorCode> = new Set<AgentErrorCode>([
 
 export function isFatalAgentError(err: unknown): boolean {
   return err instanceof AgentError && FATAL_CODES.has(err.code);
+}
+
+/** The provider refused the request until `resumeAt` (HTTP 429): the loop waits, the attempt is not counted. */
+export class RateLimitedError extends AgentError {
+  constructor(
+    readonly resumeAt: Date,
+    message: string,
+  ) {
+    super('RATE_LIMITED', message);
+    this.name = 'RateLimitedError';
+  }
 }

@@ -30,7 +30,7 @@ export {
 } from './stop';
 export { deliverWebhook, signBody, webhookWanted, webhookTimeoutMs, WEBHOOK_BACKOFF_MS, type RunStopPayload, type NeedsInputPayload, type WebhookSettings, type WarnSink, type DeliveryOptions } from './webhook';
 export { LocalTaskDispatcher, type TaskDispatcher, type DispatchedTask } from './task-dispatcher';
-export { acquireRunSlot, queueDir, slotsDir, type RunSlot } from './run-slots';
+export { acquireRunSlot, queueDir, slotsDir, takeTurn, type RunSlot, type TurnState } from './run-slots';
 export { propagateCompletion, completionKey, PROPAGATION_KIND } from './completion';
 export { collectProcessTree, isProcessRunning } from './process-tree';
 export { findLiveRootRun, refuseLiveRootRun, refuseOrphanedAgent, type LiveRootRun } from './live-run';

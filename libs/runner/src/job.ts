@@ -25,6 +25,7 @@ import {
   isFatalAgentError,
   runAgentBinDir,
   setupAgentMcp,
+  StreamTelemetry,
 } from '@app/agents';
 import { AgentExecutor, AgentHandle, LocalAgentExecutor } from './agent-executor';
 import { AgentChoice, chooseAgent, detectVersion, resolveSpec, selectAgent } from './agent-resolution';
@@ -40,6 +41,7 @@ import { readStoppedBy, signalExitCode, STOPPED_BY_FILE, terminateProcesses } fr
 import { deliverWebhook, RunStopPayload, webhookWanted } from './webhook';
 import { rfc3339Nano } from './time-format';
 import { applyTelemetry, readRunTelemetry, withResumedSession } from './usage/run-telemetry';
+import { restTelemetry } from './usage/rest-telemetry';
 
 export const DEFAULT_MAX_DELEGATION_DEPTH = 16;
 
@@ -76,6 +78,8 @@ export interface JobOptions {
   slotPollMs?: number;
   /** Continue this agent session (resume_mode: continue): claude/gemini `--resume <id>`, `codex exec resume <id>`. */
   resumeSessionId?: string;
+  /** Queue for a max_concurrent_runs slot at this place (the ticket of an earlier grant, after a rate-limit wait). */
+  queueTicket?: number;
 }
 
 export interface JobResult {
@@ -89,6 +93,8 @@ export interface JobResult {
   fatal?: boolean;
   /** Settles when the run_stop webhook is delivered or given up (false); undefined when not configured. */
   webhook?: Promise<boolean>;
+  /** The slot-queue ticket this run was granted with (max_concurrent_runs set). */
+  queueTicket?: number;
 }
 
 const defaultExecutor = new LocalAgentExecutor();
@@ -264,6 +270,7 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
       runId,
       signal: opts.signal,
       pollMs: opts.slotPollMs,
+      ticket: opts.queueTicket,
     });
   } catch (err) {
     const message = `acquire run slot: ${errorText(err)}`;
@@ -317,6 +324,7 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
     const ctx: ExecContext = { opts, runId, runDir, infoPath, bus, info: started, env, cwd, spec: agentSpec };
     const result = spec.kind === 'cli' ? await executeCli(ctx) : await executeRest(ctx);
     result.webhook = startWebhook(opts, result, bus);
+    result.queueTicket = slot.ticket;
     return result;
   } finally {
     slot.release();
@@ -497,8 +505,9 @@ async function executeRest(ctx: ExecContext): Promise<JobResult> {
   const timeout = ctx.opts.idleTimeoutMs ?? 0;
   const signals = [ctx.opts.signal, timeout > 0 ? AbortSignal.timeout(timeout) : undefined].filter((s): s is AbortSignal => !!s);
   const prompt = readFileSync(ctx.info.prompt_path!, 'utf8');
+  let rest: Awaited<ReturnType<typeof spec.run>>;
   try {
-    await spec.run({
+    rest = await spec.run({
       prompt,
       env: ctx.env,
       stdoutPath: ctx.info.stdout_path!,
@@ -511,9 +520,10 @@ async function executeRest(ctx: ExecContext): Promise<JobResult> {
     return finish(ctx, 1, Buffer.from(text).subarray(0, 200).toString(), `agent execution failed: ${text}`, {
       timedOutNotice: timedOut ? `agent job timed out after ${formatGoDuration(timeout)}` : undefined,
       fatal: isFatalAgentError(err),
+      telemetry: restTelemetry(undefined, err),
     });
   }
-  return finish(ctx, 0, undefined, undefined, {});
+  return finish(ctx, 0, undefined, undefined, { telemetry: restTelemetry(rest) });
 }
 
 /** §2.5 steps 10–13: locked run-info update, output.md fallback, RUN_STOP/RUN_CRASH, timeout notice. */
@@ -522,10 +532,10 @@ async function finish(
   exitCode: number,
   summary: string | undefined,
   error: string | undefined,
-  extra: { timedOutNotice?: string; fatal?: boolean },
+  extra: { timedOutNotice?: string; fatal?: boolean; telemetry?: StreamTelemetry },
 ): Promise<JobResult> {
   const status = exitCode === 0 && !error ? 'completed' : 'failed';
-  const telemetry = readRunTelemetry(ctx.spec.type, ctx.info, status === 'failed');
+  const telemetry = extra.telemetry ?? readRunTelemetry(ctx.spec.type, ctx.info, status === 'failed');
   const info = await updateRunInfo(ctx.infoPath, (i) => {
     applyTelemetry(i, telemetry);
     i.exit_code = exitCode;

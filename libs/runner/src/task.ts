@@ -354,6 +354,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
         webhookBackoffMs: opts.webhookBackoffMs,
         outliveRunner: opts.outliveRunner,
         resumeSessionId: usage.resumeSession(),
+        queueTicket: usage.queueTicket(),
       }).finally(() => {
         unwatch();
         unwatchBudget();

@@ -7,7 +7,9 @@ import {
   AgentError,
   AgentRegistry,
   classifyHttpFailure,
+  isFatalAgentError,
   parseRetryAfter,
+  RateLimitedError,
   RestBackendOptions,
   RestRunContext,
   runPerplexity,
@@ -160,10 +162,18 @@ describe('REST backends', () => {
       expect(delays).toEqual([1000, 2000, 4000]);
     });
 
-    it('honours Retry-After on a rate limit', async () => {
+    it('ends at once with RATE_LIMITED until the Retry-After time on a rate limit (the loop waits, not the run)', async () => {
       const s = await serve(status(429, 'slow down', { 'retry-after': '3' }), sse(chunk('ok')));
-      await runPerplexity(ctx({ env: { PERPLEXITY_API_KEY: 'k' } }), { base_url: s.url }, opts);
-      expect(delays).toEqual([3000]);
+      const before = Date.now();
+      const err = await failure(runPerplexity(ctx({ env: { PERPLEXITY_API_KEY: 'k' } }), { base_url: s.url }, opts));
+      expect(err).toBeInstanceOf(RateLimitedError);
+      const until = (err as RateLimitedError).resumeAt.getTime();
+      expect(until).toBeGreaterThanOrEqual(before + 3000);
+      expect(until).toBeLessThanOrEqual(Date.now() + 3000);
+      expect(err.message).toBe(`perplexity api error: status 429: slow down; rate limited until ${new Date(until).toISOString()}`);
+      expect(isFatalAgentError(err)).toBe(false);
+      expect(s.requests).toHaveLength(1);
+      expect(delays).toEqual([]);
     });
 
     it.each([401, 403])('fails at once with AUTH on %i', async (code) => {
@@ -275,7 +285,7 @@ describe('REST backends', () => {
       const [req] = s.requests;
       expect(req.url).toBe('/v1/chat/completions');
       expect(req.headers).toMatchObject({ authorization: 'Bearer xk', 'user-agent': 'conductor-loop/xai', accept: 'text/event-stream' });
-      expect(JSON.parse(req.body)).toEqual({ model: 'grok-4', messages: [{ role: 'user', content: 'What is new in Go 1.24?' }], stream: true });
+      expect(JSON.parse(req.body)).toEqual({ model: 'grok-4', messages: [{ role: 'user', content: 'What is new in Go 1.24?' }], stream: true, stream_options: { include_usage: true } });
     });
 
     it('lets env endpoint and model overrides beat the config, and the config token beat the env key', async () => {

@@ -4,3 +4,4 @@ export * from './rest-options';
 export * from './output-files';
 export * from './perplexity';
 export * from './xai';
+export * from './usage';

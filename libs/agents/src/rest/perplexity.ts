@@ -1,10 +1,12 @@
 import { AgentError } from '../agents.errors';
-import { RestAgentConfig, RestRunContext } from '../agent.types';
+import { RestAgentConfig, RestRunContext, RestRunResult } from '../agent.types';
+import { TokenUsage } from '../parsers/telemetry';
 import { isRecord } from '../parsers/lines';
 import { RunOutputFiles } from './output-files';
 import { DEFAULT_IDLE_STREAM_TIMEOUT_MS, RestBackendOptions } from './rest-options';
 import { canceledError, postWithRetry } from './retry';
 import { SseIdleTimeoutError, sseDataEvents } from './sse';
+import { restUsage } from './usage';
 
 export const PERPLEXITY_DEFAULT_ENDPOINT = 'https://api.perplexity.ai/chat/completions';
 export const PERPLEXITY_DEFAULT_MODEL = 'sonar-reasoning';
@@ -14,14 +16,16 @@ interface StreamState {
   written: string;
   citations: string[];
   searchResultUrls: string[];
+  /** Perplexity repeats the running usage on chunks; the last one is the request's total. */
+  usage?: TokenUsage;
 }
 
 /**
  * Runs one Perplexity chat completion (runner-agents.md §4.4): streams the answer into the
  * stdout file and appends the sources as `\n\nSources:\n[1] <url>\n…`. `base_url` is the full
- * endpoint URL.
+ * endpoint URL. Resolves with the `usage` (and `cost.total_cost`) of the last chunk that carried one.
  */
-export async function runPerplexity(ctx: RestRunContext, config: RestAgentConfig = {}, opts: RestBackendOptions = {}): Promise<void> {
+export async function runPerplexity(ctx: RestRunContext, config: RestAgentConfig = {}, opts: RestBackendOptions = {}): Promise<RestRunResult> {
   const files = new RunOutputFiles(ctx.stdoutPath, ctx.stderrPath, ctx.echo);
   try {
     const token = ctx.env[TOKEN_VAR]?.trim() || config.token?.trim() || process.env[TOKEN_VAR]?.trim() || '';
@@ -56,6 +60,7 @@ export async function runPerplexity(ctx: RestRunContext, config: RestAgentConfig
       throw new AgentError('STREAM', `perplexity read stream: ${(err as Error).message}`, { cause: err });
     }
     files.stdout(formatSources(state));
+    return state.usage ? { usage: state.usage } : {};
   } finally {
     files.close();
   }
@@ -83,6 +88,7 @@ function handleChunk(payload: string, state: StreamState, files: RunOutputFiles)
     files.stdout(content);
     state.written += content;
   }
+  state.usage = restUsage(chunk) ?? state.usage;
   if (Array.isArray(chunk.citations)) {
     for (const c of chunk.citations) if (typeof c === 'string') state.citations.push(c);
   }

@@ -1,9 +1,12 @@
-import { AgentError } from '../agents.errors';
+import { AgentError, RateLimitedError } from '../agents.errors';
+import { DEFAULT_RATE_LIMIT_WAIT_MS } from '../parsers/telemetry';
 
 /** Delays before the 1st, 2nd and 3rd retry of a transient failure. */
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [1000, 2000, 4000];
 export const DEFAULT_HEADER_TIMEOUT_MS = 60_000;
 const MAX_RETRY_AFTER_MS = 60_000;
+/** The longest rate-limit wait a Retry-After can ask for (the loop waits it out with its slot released). */
+export const MAX_RATE_LIMIT_WAIT_MS = 24 * 3600_000;
 const ERROR_BODY_LIMIT = 16 * 1024;
 
 const QUOTA_BODY = /insufficient[_\s-]?quota|exceeded your current quota|used all available credits|credit balance is too low|spending limit/i;
@@ -46,9 +49,11 @@ export interface OpenResponse {
 }
 
 /**
- * POSTs with retries on transport errors, 408, 429 (rate limit) and 5xx; fails at once on
- * 401/403 (AUTH), on 429 whose body says the quota is exhausted (QUOTA) and on other statuses
- * (HTTP). Only the request is retried: errors while streaming the body are the caller's.
+ * POSTs with retries on transport errors, 408, 429 without Retry-After and 5xx; fails at once on
+ * 401/403 (AUTH), on 429 whose body says the quota is exhausted (QUOTA), on 429 with a
+ * Retry-After (RATE_LIMITED: the run ends and the loop waits until then with its slot released)
+ * and on other statuses (HTTP). A 429 still refused after the last retry is RATE_LIMITED with the
+ * default wait. Only the request is retried: errors while streaming the body are the caller's.
  */
 export async function postWithRetry(req: PostRequest, opts: RetryOptions = {}): Promise<OpenResponse> {
   const delays = opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
@@ -65,6 +70,7 @@ export async function postWithRetry(req: PostRequest, opts: RetryOptions = {}): 
       const message = req.formatStatusError(response.status, body);
       if (kind === 'auth') throw new AgentError('AUTH', message);
       if (kind === 'quota') throw new AgentError('QUOTA', message);
+      if (response.status === 429) throwIfRateLimited(response.headers.get('retry-after'), message, retriesLeft);
       if (kind === 'permanent' || !retriesLeft) throw new AgentError('HTTP', message);
       failure = { status: response.status, retryAfterMs: parseRetryAfter(response.headers.get('retry-after')) };
     } catch (err) {
@@ -104,8 +110,20 @@ async function readLimited(response: Response, limit: number): Promise<string> {
   }
 }
 
-/** Retry-After as integer seconds or an HTTP date; capped so a hostile server cannot park a run. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+function throwIfRateLimited(retryAfter: string | null, message: string, retriesLeft: boolean): void {
+  const now = Date.now();
+  let until = rateLimitResetAt(retryAfter, now);
+  if (!until && !retriesLeft) until = new Date(now + DEFAULT_RATE_LIMIT_WAIT_MS);
+  if (until) throw new RateLimitedError(until, `${message}; rate limited until ${until.toISOString()}`);
+}
+
+/** The reset time of a 429's Retry-After (integer seconds or an HTTP date), at most a day ahead; undefined when absent or not ahead. */
+export function rateLimitResetAt(value: string | null, now = Date.now()): Date | undefined {
+  const ms = retryAfterMs(value, now);
+  return ms === undefined ? undefined : new Date(now + Math.min(ms, MAX_RATE_LIMIT_WAIT_MS));
+}
+
+function retryAfterMs(value: string | null, now: number): number | undefined {
   if (!value) return undefined;
   const trimmed = value.trim();
   let ms: number;
@@ -115,8 +133,13 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
     if (Number.isNaN(at)) return undefined;
     ms = at - now;
   }
-  if (ms <= 0) return undefined;
-  return Math.min(ms, MAX_RETRY_AFTER_MS);
+  return ms > 0 ? ms : undefined;
+}
+
+/** Retry-After as integer seconds or an HTTP date; capped so a hostile server cannot park a run. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  const ms = retryAfterMs(value, now);
+  return ms === undefined ? undefined : Math.min(ms, MAX_RETRY_AFTER_MS);
 }
 
 export function formatDelay(ms: number): string {

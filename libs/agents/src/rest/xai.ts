@@ -1,10 +1,12 @@
 import { AgentError } from '../agents.errors';
-import { RestAgentConfig, RestRunContext } from '../agent.types';
+import { RestAgentConfig, RestRunContext, RestRunResult } from '../agent.types';
+import { TokenUsage } from '../parsers/telemetry';
 import { isRecord } from '../parsers/lines';
 import { lookupEnv, RunOutputFiles } from './output-files';
 import { DEFAULT_IDLE_STREAM_TIMEOUT_MS, RestBackendOptions } from './rest-options';
 import { canceledError, postWithRetry } from './retry';
 import { SseIdleTimeoutError, sseDataEvents } from './sse';
+import { restUsage } from './usage';
 
 export const XAI_DEFAULT_BASE_URL = 'https://api.x.ai';
 export const XAI_DEFAULT_MODEL = 'grok-4';
@@ -29,9 +31,10 @@ export function xaiEndpoint(baseUrl: string): string {
 /**
  * Runs one xAI chat completion (runner-agents.md §4.5). Endpoint: env XAI_API_ENDPOINT /
  * XAI_BASE_URL / XAI_API_BASE, then config `base_url`, then api.x.ai. Streams (SSE) or a single
- * JSON answer are both accepted.
+ * JSON answer are both accepted. The stream is asked for its usage (`stream_options.include_usage`,
+ * an added field); resolves with the last `usage` seen (tokens and `cost_in_usd_ticks`).
  */
-export async function runXai(ctx: RestRunContext, config: RestAgentConfig = {}, opts: RestBackendOptions = {}): Promise<void> {
+export async function runXai(ctx: RestRunContext, config: RestAgentConfig = {}, opts: RestBackendOptions = {}): Promise<RestRunResult> {
   const files = new RunOutputFiles(ctx.stdoutPath, ctx.stderrPath, ctx.echo);
   try {
     if (ctx.prompt.trim() === '') throw new AgentError('INVALID_CONFIG', 'prompt is empty');
@@ -50,7 +53,7 @@ export async function runXai(ctx: RestRunContext, config: RestAgentConfig = {}, 
           Accept: 'text/event-stream',
           'User-Agent': 'conductor-loop/xai',
         },
-        body: JSON.stringify({ model, messages: [{ role: 'user', content: ctx.prompt }], stream: true }),
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: ctx.prompt }], stream: true, stream_options: { include_usage: true } }),
         signal: ctx.signal,
         log: (line) => files.stderr(line),
         formatStatusError: (status, body) => `xai request failed: status ${status}: ${body}`,
@@ -60,15 +63,19 @@ export async function runXai(ctx: RestRunContext, config: RestAgentConfig = {}, 
 
     const contentType = response.headers.get('content-type') ?? '';
     if (!contentType.toLowerCase().includes('text/event-stream')) {
-      files.stdout(await singleResponseContent(response));
-      return;
+      const single = await singleResponse(response);
+      files.stdout(single.content);
+      return single.usage ? { usage: single.usage } : {};
     }
     if (!response.body) throw new AgentError('STREAM', 'xai response has no body');
+    let usage: TokenUsage | undefined;
     try {
       for await (const payload of sseDataEvents(response.body, { idleTimeoutMs: opts.idleTimeoutMs ?? DEFAULT_IDLE_STREAM_TIMEOUT_MS, controller })) {
         if (payload === '[DONE]') break;
         if (payload === '') continue;
-        files.stdout(chunkContent(payload));
+        const chunk = parseChunk(payload);
+        usage = restUsage(chunk) ?? usage;
+        files.stdout(chunkContent(chunk));
       }
     } catch (err) {
       if (err instanceof AgentError) throw err;
@@ -76,25 +83,28 @@ export async function runXai(ctx: RestRunContext, config: RestAgentConfig = {}, 
       if (ctx.signal?.aborted) throw canceledError('xai', ctx.signal, err);
       throw new AgentError('STREAM', `xai read stream: ${(err as Error).message}`, { cause: err });
     }
+    return usage ? { usage } : {};
   } finally {
     files.close();
   }
 }
 
-function chunkContent(payload: string): string {
-  let chunk: unknown;
+function parseChunk(payload: string): unknown {
   try {
-    chunk = JSON.parse(payload);
+    return JSON.parse(payload);
   } catch (err) {
     throw new AgentError('STREAM', `xai decode stream chunk: ${(err as Error).message}`);
   }
+}
+
+function chunkContent(chunk: unknown): string {
   if (!isRecord(chunk)) return '';
   throwIfError(chunk);
   const choice = firstChoice(chunk);
   return str(choice?.delta, 'content') || str(choice?.message, 'content') || str(choice, 'text');
 }
 
-async function singleResponseContent(response: Response): Promise<string> {
+async function singleResponse(response: Response): Promise<{ content: string; usage?: TokenUsage }> {
   let body: unknown;
   try {
     body = await response.json();
@@ -106,7 +116,7 @@ async function singleResponseContent(response: Response): Promise<string> {
   const choice = firstChoice(body);
   const content = str(choice?.message, 'content') || str(choice, 'text') || str(choice?.delta, 'content');
   if (content.trim() === '') throw new AgentError('STREAM', 'xai response missing content');
-  return content;
+  return { content, usage: restUsage(body) };
 }
 
 function throwIfError(obj: Record<string, unknown>): void {

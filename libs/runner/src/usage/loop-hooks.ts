@@ -40,6 +40,8 @@ export interface UsageHooks {
   gate(): Promise<UsageHold>;
   /** The session id the next attempt continues (resume_mode: continue), if any. */
   resumeSession(): string | undefined;
+  /** The slot-queue place of the next attempt: after a rate-limit wait, the one its refused run was granted with (FIFO). */
+  queueTicket(): number | undefined;
   /** Around an attempt: enforces the budget while the tree runs (returns the function that ends it). */
   watch(): () => void;
   /** After an attempt: budget check, then a rate-limit wait (`rate_limited`: do not count the attempt). */
@@ -56,6 +58,7 @@ export function usageHooks(opts: UsageLoopOptions, ctx: UsageHookContext): Usage
   const settings = effectiveSettings(taskDir, ctx.config);
   const pollMs = opts.holdPollMs ?? DEFAULT_HOLD_POLL_MS;
   let lastSession = latestSession(taskDir);
+  let requeueAt: number | undefined;
   const enforce = () =>
     enforceBudget({
       root: ctx.root,
@@ -108,6 +111,11 @@ export function usageHooks(opts: UsageLoopOptions, ctx: UsageHookContext): Usage
       return { kind: 'none' };
     },
     resumeSession: () => (settings.resume_mode === 'continue' ? lastSession : undefined),
+    queueTicket() {
+      const t = requeueAt;
+      requeueAt = undefined;
+      return t;
+    },
     watch() {
       if (!settings.max_tokens && !settings.max_cost_usd && !settings.max_wall_time_ms) return () => undefined;
       let busy = false;
@@ -126,7 +134,10 @@ export function usageHooks(opts: UsageLoopOptions, ctx: UsageHookContext): Usage
       const over = await enforce();
       if (over) return { kind: 'budget', error: over };
       const until = result.info?.resume_at;
-      if (until && until.getTime() > Date.now()) return waitRateLimit(until, result.runId);
+      if (until && until.getTime() > Date.now()) {
+        requeueAt = result.queueTicket;
+        return waitRateLimit(until, result.runId);
+      }
       return { kind: 'none' };
     },
   };
