@@ -1,19 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BusWriter } from '@app/messagebus';
-import {
-  AppConfig,
-  RunInfo,
-  RunsLayout,
-  ZERO_TIME,
-  updateRunInfo,
-  validateProjectId,
-  validateRunId,
-  validateTaskId,
-  writeRunInfo,
-  writeRunInfoAsync,
-  writeTaskPromptIfAbsent,
-} from '@app/storage';
+import { AppConfig, RunInfo, runInfoFile, RunsLayout, updateRunInfo, validateProjectId, validateRunId, validateTaskId, writeRunInfo, writeRunInfoAsync, writeTaskPromptIfAbsent, ZERO_TIME, runFilePaths } from '@app/storage';
 import {
   AgentSpec,
   SelectedAgent,
@@ -221,15 +209,10 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
   }
   const { layout, taskDir, prompt, cwd, agent, spec } = prepared;
   const { runId, dir: runDir } = opts.runDir ?? layout.allocateRunDir(opts.projectId, opts.taskId);
-  const infoPath = join(runDir, 'run-info.yaml');
+  const infoPath = runInfoFile(runDir);
   const taskBus = join(taskDir, 'TASK-MESSAGE-BUS.md');
   const bus = new BusWriter(taskBus);
-  const paths = {
-    prompt_path: join(runDir, 'prompt.md'),
-    output_path: join(runDir, 'output.md'),
-    stdout_path: join(runDir, 'agent-stdout.txt'),
-    stderr_path: join(runDir, 'agent-stderr.txt'),
-  };
+  const paths = runFilePaths(runDir);
   const base = {
     version: 1,
     run_id: runId,

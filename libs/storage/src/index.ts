@@ -2,6 +2,7 @@ export * from './storage.module';
 export * from './storage.errors';
 export * from './ids';
 export * from './layout';
+export * from './run-files';
 export * from './yaml-scalar';
 export * from './run-info';
 export * from './run-state';

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Observable } from 'rxjs';
 import { stopRun } from '@app/runner';
-import { removeDone } from '@app/storage';
+import { removeDone, runInfoFile } from '@app/storage';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { formatTime } from '../common/go-format';
 import { checkId, checkRunId } from '../common/ids';
@@ -282,7 +282,7 @@ export class ProjectTasksController {
   ): Observable<MessageEvent> {
     const run = this.findRun(p, t, r);
     const { file } = this.runFile(run, name);
-    return this.files.stream(file, path.join(run.dir, 'run-info.yaml'), signal, lastEventId);
+    return this.files.stream(file, runInfoFile(run.dir), signal, lastEventId);
   }
 }
 

@@ -5,19 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { AGENT_TYPES, isAgentType, normalizeAgentType } from '@app/agents';
 import { checkTaskStart, refuseOrphanedAgent, stopTask } from '@app/runner';
-import {
-  normalizeDependsOn,
-  RunInfo,
-  StorageError,
-  validateNoDependencyCycle,
-  validateProjectId,
-  validateTaskId,
-  writeDependsOn,
-  writeDone,
-  writeRunInfo,
-  writeTaskPromptIfAbsent,
-  ZERO_TIME,
-} from '@app/storage';
+import { normalizeDependsOn, runInfoFile, StorageError, validateNoDependencyCycle, validateProjectId, validateTaskId, writeDependsOn, writeDone, writeRunInfo, writeTaskPromptIfAbsent, newRunInfo } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { badRequest, conflict, notFound, unprocessable } from '../common/api-error';
 import { checkId } from '../common/ids';
@@ -164,8 +152,7 @@ function checkProcessImport(pi: ProcessImportDto): void {
 
 /** Adopts a running process as the task's first run: a run-info that the liveness check will finalise. */
 function importProcess(runDir: string, req: LaunchRequest, pi: ProcessImportDto): void {
-  const info: RunInfo = {
-    version: 1,
+  const info = newRunInfo({
     run_id: req.runId,
     project_id: req.projectId,
     task_id: req.taskId,
@@ -173,15 +160,10 @@ function importProcess(runDir: string, req: LaunchRequest, pi: ProcessImportDto)
     process_ownership: pi.ownership ?? 'external',
     pid: pi.pid,
     pgid: pi.pgid ?? pi.pid,
-    start_time: new Date(),
-    end_time: ZERO_TIME,
-    exit_code: -1,
-    status: 'running',
     cwd: req.projectRoot,
     stdout_path: pi.stdout_path || undefined,
     stderr_path: pi.stderr_path || undefined,
     commandline: pi.commandline,
-    agent_version: '',
-  };
-  writeRunInfo(path.join(runDir, 'run-info.yaml'), info);
+  });
+  writeRunInfo(runInfoFile(runDir), info);
 }

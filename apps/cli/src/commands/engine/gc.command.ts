@@ -4,7 +4,7 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 import { rotateBus } from '@app/messagebus';
 import { formatGoDuration } from '@app/runner';
 import { gcTaskWorktrees } from './support/worktree-gc';
-import { isTaskDone, LivenessProbe, readRunInfo, readRunInfoReconciled, RunsLayout, type RunInfo } from '@app/storage';
+import { isTaskDone, LivenessProbe, readRunInfo, readRunInfoReconciled, runInfoFile, RunsLayout, type RunInfo } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
@@ -166,7 +166,7 @@ function gcTask(layout: RunsLayout, project: string, task: string, s: GcSettings
   let remaining = 0;
   for (const run of runs) {
     const runDir = join(runsDir, run);
-    const infoPath = join(runDir, 'run-info.yaml');
+    const infoPath = runInfoFile(runDir);
     let info: RunInfo;
     try {
       info = readRunInfo(infoPath);

@@ -1,26 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { constants as osConstants } from 'node:os';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { errorSummaryForExit, jrunVariables, prependPathDir, runAgentBinDir } from '@app/agents';
 import { BusWriter } from '@app/messagebus';
-import {
-  generateTaskId,
-  isProjectHome,
-  RunsLayout,
-  scopeFromRunFolder,
-  scopeFromRunInfoUpwards,
-  scopeFromTaskFolder,
-  updateRunInfo,
-  validateProjectId,
-  validateRunId,
-  validateTaskId,
-  writeRunInfo,
-  writeTaskPromptIfAbsent,
-  ZERO_TIME,
-  type RunInfo,
-} from '@app/storage';
+import { generateTaskId, isProjectHome, runInfoFile, RunsLayout, scopeFromRunFolder, scopeFromRunInfoUpwards, scopeFromTaskFolder, updateRunInfo, validateProjectId, validateRunId, validateTaskId, writeRunInfo, writeTaskPromptIfAbsent, newRunInfo, runFilePaths } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
@@ -140,19 +125,13 @@ export class WrapCommand extends CommandRunner {
       options.taskPrompt?.trim() || `Wrapped CLI invocation.\n\nagent: ${agentLabel}\ncommand: ${renderCommandLine(agentLabel, args)}\ncwd: ${cwd}`,
     );
     const { runId, dir: runDir } = layout.allocateRunDir(project, task);
-    const paths = {
-      prompt: join(runDir, 'prompt.md'),
-      stdout: join(runDir, 'agent-stdout.txt'),
-      stderr: join(runDir, 'agent-stderr.txt'),
-      output: join(runDir, 'output.md'),
-      info: join(runDir, 'run-info.yaml'),
-    };
+    const files = runFilePaths(runDir);
+    const paths = { prompt: files.prompt_path, stdout: files.stdout_path, stderr: files.stderr_path, output: files.output_path, info: runInfoFile(runDir) };
     writeFileSync(paths.prompt, `# Wrapped Invocation\n\ncommand: ${commandLine}\ncwd: ${cwd}\n\n${WRAP_STDIO_NOTICE.trim()}\n`);
     writeFileSync(paths.stdout, WRAP_STDIO_NOTICE);
     writeFileSync(paths.stderr, WRAP_STDIO_NOTICE);
 
-    const info: RunInfo = {
-      version: 1,
+    const info = newRunInfo({
       run_id: runId,
       parent_run_id: parentRunId || undefined,
       previous_run_id: options.previousRunId?.trim() || undefined,
@@ -160,12 +139,6 @@ export class WrapCommand extends CommandRunner {
       task_id: task,
       agent: agentLabel,
       process_ownership: 'managed',
-      pid: 0,
-      pgid: 0,
-      start_time: new Date(),
-      end_time: ZERO_TIME,
-      exit_code: -1,
-      status: 'running',
       cwd,
       prompt_path: paths.prompt,
       output_path: paths.output,
@@ -173,7 +146,7 @@ export class WrapCommand extends CommandRunner {
       stderr_path: paths.stderr,
       commandline: commandLine,
       agent_version: detectVersion(agentLabel),
-    };
+    });
     const bus = new BusWriter(layout.taskBus(project, task));
     const post = (type: string, body: string) => bus.append({ type, project_id: project, task_id: task as string, run_id: runId, body });
 

@@ -1,0 +1,67 @@
+import { join } from 'node:path';
+import { RUN_INFO_FILE, RUNS_DIR_NAME } from './layout';
+import { RunInfo, ZERO_TIME } from './run-info';
+
+/**
+ * The file names of a run folder and a task folder (cli-storage.md §3.1), in one place: code that
+ * holds a folder path (not ids) builds file paths through these helpers instead of typing names.
+ */
+export const RUN_OUTPUT_FILE = 'output.md';
+export const RUN_STDOUT_FILE = 'agent-stdout.txt';
+export const RUN_STDERR_FILE = 'agent-stderr.txt';
+export const RUN_PROMPT_FILE = 'prompt.md';
+
+/** `<runDir>/run-info.yaml`. */
+export function runInfoFile(runDir: string): string {
+  return join(runDir, RUN_INFO_FILE);
+}
+
+/** `<runDir>/output.md`. */
+export function runOutputFile(runDir: string): string {
+  return join(runDir, RUN_OUTPUT_FILE);
+}
+
+/** `<taskDir>/runs`. */
+export function taskRunsDir(taskDir: string): string {
+  return join(taskDir, RUNS_DIR_NAME);
+}
+
+/** `<runsDir>/<runId>/run-info.yaml` for a task's `runs` folder and a run folder name. */
+export function runInfoIn(runsDir: string, runId: string): string {
+  return join(runsDir, runId, RUN_INFO_FILE);
+}
+
+/** The four file paths a run records in run-info.yaml. */
+export function runFilePaths(runDir: string): Required<Pick<RunInfo, 'prompt_path' | 'output_path' | 'stdout_path' | 'stderr_path'>> {
+  return {
+    prompt_path: join(runDir, RUN_PROMPT_FILE),
+    output_path: join(runDir, RUN_OUTPUT_FILE),
+    stdout_path: join(runDir, RUN_STDOUT_FILE),
+    stderr_path: join(runDir, RUN_STDERR_FILE),
+  };
+}
+
+/**
+ * The one `RunInfo` factory: a running record (started now, not ended, exit -1, no process yet)
+ * with the given fields on top. Fields given as `undefined` keep the default.
+ */
+export function newRunInfo(fields: Pick<RunInfo, 'run_id' | 'project_id' | 'task_id' | 'agent'> & Partial<RunInfo>): RunInfo {
+  const info: RunInfo = {
+    version: 1,
+    run_id: '',
+    project_id: '',
+    task_id: '',
+    agent: '',
+    pid: 0,
+    pgid: 0,
+    start_time: new Date(),
+    end_time: ZERO_TIME,
+    exit_code: -1,
+    status: 'running',
+    agent_version: '',
+  };
+  for (const [key, value] of Object.entries(fields)) {
+    if (value !== undefined) (info as unknown as Record<string, unknown>)[key] = value;
+  }
+  return info;
+}
