@@ -23,3 +23,4 @@ export * from './config/hcl';
 export * from './config/load-config';
 export * from './config/validate-config';
 export * from './config/runs-root';
+export * from './config/settings';
