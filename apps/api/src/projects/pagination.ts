@@ -1,5 +1,7 @@
+import type { Paginated } from '@app/contracts';
+
 /** Pagination envelope (api.md §8.2): limit default 50, clamped to 500; offset default 0. */
-export function paginate<T>(items: T[], limitText?: string, offsetText?: string) {
+export function paginate<T>(items: T[], limitText?: string, offsetText?: string): Paginated<T> {
   let limit = Number.parseInt(limitText ?? '', 10);
   if (!Number.isFinite(limit) || limit <= 0) limit = 50;
   limit = Math.min(limit, 500);

@@ -15,6 +15,7 @@ import { CreateProjectDto } from './dto/create-project.dto';
 import { selectFlatRuns } from './flat-runs';
 import { isDir, PROJECT_ROOT_MARKER, ProjectDataService } from './project-data.service';
 import { toFlatRun } from './shapes';
+import type { ProjectStats } from '@app/contracts';
 
 const HOME_DIRS_LIMIT = 20;
 
@@ -142,7 +143,7 @@ export class ProjectsController {
     const id = checkId(p, 'project_id');
     const dir = this.data.projectDir(id);
     if (!isDir(dir)) throw notFound('project not found');
-    const stats = { project_id: id, total_tasks: 0, total_runs: 0, running_runs: 0, completed_runs: 0, failed_runs: 0, crashed_runs: 0, message_bus_files: 0, message_bus_total_bytes: 0 };
+    const stats: ProjectStats = { project_id: id, total_tasks: 0, total_runs: 0, running_runs: 0, completed_runs: 0, failed_runs: 0, crashed_runs: 0, message_bus_files: 0, message_bus_total_bytes: 0 };
     const countBus = (d: string) => {
       for (const e of safeReaddir(d)) {
         if (e.isFile() && e.name.endsWith('MESSAGE-BUS.md')) {

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runState, type RunInfo } from '@app/storage';
 import type { BusMessage } from '@app/messagebus';
+import type { AddedRunFields, BusMessage as RestMessage, FlatRun, ProjectRun, RunFile, RunV1 } from '@app/contracts';
 import { formatTime, isZeroTime } from '../common/go-format';
 
 /** A run found on disk with its location. */
@@ -31,8 +32,8 @@ export function runFilePath(r: RunRecord, name: string): string | undefined {
   return RUN_FILES.find((f) => f.name === name)?.pathOf(r);
 }
 
-function runFiles(r: RunRecord) {
-  const out: { name: string; label: string; size?: number }[] = [];
+function runFiles(r: RunRecord): RunFile[] {
+  const out: RunFile[] = [];
   for (const f of RUN_FILES) {
     const p = f.pathOf(r);
     if (!p) continue;
@@ -54,12 +55,12 @@ const exitCodeOf = (i: RunInfo) => (i.status === 'running' ? -1 : i.exit_code);
  * values): `display_status` names stopped and cancelled runs (status `failed`, exit 143 upstream) and
  * `agent_name` is the configured agent the run used.
  */
-export function addedRunFields(r: RunRecord): { display_status: string; agent_name?: string } {
+export function addedRunFields(r: RunRecord): AddedRunFields {
   return { display_status: runState(r.info, path.dirname(path.dirname(r.dir))), agent_name: orUndefined(r.info.agent_name) };
 }
 
 /** ProjectRun (api.md §1.3) plus the D12 superset the React run view reads. */
-export function toProjectRun(r: RunRecord, withFiles: boolean) {
+export function toProjectRun(r: RunRecord, withFiles: boolean): ProjectRun {
   const i = r.info;
   return {
     id: r.runId,
@@ -87,7 +88,7 @@ export function toProjectRun(r: RunRecord, withFiles: boolean) {
 }
 
 /** RunV1 (#11, #13, #14): end_time always present, exit_code omitted when 0. */
-export function toRunV1(r: RunRecord) {
+export function toRunV1(r: RunRecord): RunV1 {
   const i = r.info;
   const exit = exitCodeOf(i);
   return {
@@ -105,7 +106,7 @@ export function toRunV1(r: RunRecord) {
   };
 }
 
-export function toFlatRun(r: RunRecord) {
+export function toFlatRun(r: RunRecord): FlatRun {
   const i = r.info;
   return {
     id: r.runId,
@@ -124,7 +125,7 @@ export function toFlatRun(r: RunRecord) {
 }
 
 /** REST Message (api.md §8.3) with lower-case parents/links objects. */
-export function toRestMessage(m: BusMessage) {
+export function toRestMessage(m: BusMessage): RestMessage {
   return {
     msg_id: m.msg_id,
     timestamp: formatTime(m.ts),

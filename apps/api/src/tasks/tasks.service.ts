@@ -16,6 +16,7 @@ import { PlannerBridge } from './planner-bridge';
 import { LaunchRequest, TASK_LAUNCHER, TaskLauncher } from './task-launcher';
 import { resolveThreadParent, writeThreadLink } from './thread-link';
 import { checkIsolation } from './worktree-request';
+import type { CreateTaskResponse } from '@app/contracts';
 
 const ATTACH_MODES = ['create', 'attach', 'resume'];
 
@@ -36,7 +37,7 @@ export class TasksService {
     private readonly audit: AuditLogService,
   ) {}
 
-  async create(body: CreateTaskDto, req: FastifyRequest) {
+  async create(body: CreateTaskDto, req: FastifyRequest): Promise<CreateTaskResponse> {
     // the storage rules as well (run folders need them), checked before anything is written
     const projectId = validateProjectId(checkId(body.project_id, 'project_id'));
     const taskId = validateTaskId(checkId(body.task_id, 'task_id'));
