@@ -37,3 +37,4 @@ export { findLiveRootRun, refuseLiveRootRun, refuseOrphanedAgent, type LiveRootR
 export * from './orchestration';
 export * from './needs-input';
 export * from './worktree';
+export { runGc, gcProjects, gcSummary, parseSizeBytes, type GcSettings, type GcReport, type GcDeletedRun } from './gc/gc';

@@ -17,7 +17,6 @@ import { startWebhook } from './job-webhook';
 
 export { DEFAULT_MAX_DELEGATION_DEPTH, type JobOptions, type JobResult } from './job-options';
 
-
 /**
  * One agent run (runner-agents.md §2) with the diversification policy (D3): the agent is chosen
  * by the policy when no explicit agent is given, and one fallback run follows a failure when

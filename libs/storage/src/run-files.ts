@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { RUN_INFO_FILE, RUNS_DIR_NAME } from './layout';
 import { RunInfo, ZERO_TIME } from './run-info';
@@ -64,4 +65,17 @@ export function newRunInfo(fields: Pick<RunInfo, 'run_id' | 'project_id' | 'task
     if (value !== undefined) (info as unknown as Record<string, unknown>)[key] = value;
   }
   return info;
+}
+
+/** Names of the sub-folders of `dir`, sorted (run ids sort by time); undefined when `dir` does not exist. */
+export function listFolderNames(dir: string): string[] | undefined {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
 }
