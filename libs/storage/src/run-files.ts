@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { RUN_INFO_FILE, RUNS_DIR_NAME } from './layout';
 import { RunInfo, ZERO_TIME } from './run-info';
@@ -78,4 +78,27 @@ export function listFolderNames(dir: string): string[] | undefined {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
+}
+
+/** Bytes under `path` (files and symlinks themselves, not their targets); 0 when it is gone. */
+export function folderSize(path: string): number {
+  let total = 0;
+  let entries;
+  try {
+    entries = readdirSync(path, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const e of entries) {
+    const full = join(path, e.name);
+    if (e.isDirectory()) total += folderSize(full);
+    else {
+      try {
+        total += lstatSync(full).size;
+      } catch {
+        // vanished meanwhile
+      }
+    }
+  }
+  return total;
 }

@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newRunInfo, ZERO_TIME, readRunInfo, RunsLayout, runInfoFile, runInfoIn, runFilePaths, runOutputFile, taskRunsDir, writeRunInfo } from '@app/storage';
+import { folderSize, listFolderNames, newRunInfo, ZERO_TIME, readRunInfo, RunsLayout, runInfoFile, runInfoIn, runFilePaths, runOutputFile, taskRunsDir, writeRunInfo } from '@app/storage';
 
 describe('run folder file names (one place)', () => {
   let root: string;
@@ -25,5 +25,26 @@ describe('run folder file names (one place)', () => {
     writeRunInfo(runInfoFile(dir), info);
     const back = readRunInfo(runInfoIn(taskRunsDir(join(root, 'proj', 'task-20260101-000000-abc')), runId));
     expect(back).toMatchObject({ run_id: runId, agent: 'claude', pid: 42, status: 'running', stdout_path: join(dir, 'agent-stdout.txt'), prompt_path: join(dir, 'prompt.md') });
+  });
+
+  it('listFolderNames: sorted sub-folders only; undefined for a missing folder', () => {
+    mkdirSync(join(root, 'b'));
+    mkdirSync(join(root, 'a'));
+    writeFileSync(join(root, 'c.txt'), 'x');
+    expect(listFolderNames(root)).toEqual(['a', 'b']);
+    expect(listFolderNames(join(root, 'missing'))).toBeUndefined();
+  });
+
+  it('folderSize: counts nested files and a symlink itself, not its target; 0 for a missing folder', () => {
+    mkdirSync(join(root, 'd', 'e'), { recursive: true });
+    writeFileSync(join(root, 'd', 'one'), 'x'.repeat(100));
+    writeFileSync(join(root, 'd', 'e', 'two'), 'y'.repeat(50));
+    const big = join(root, 'big');
+    writeFileSync(big, 'z'.repeat(10_000));
+    symlinkSync(big, join(root, 'd', 'link'));
+    const size = folderSize(join(root, 'd'));
+    expect(size).toBeGreaterThanOrEqual(150);
+    expect(size).toBeLessThan(150 + 10_000);
+    expect(folderSize(join(root, 'missing'))).toBe(0);
   });
 });

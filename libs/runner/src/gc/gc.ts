@@ -1,7 +1,8 @@
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { rotateBus } from '@app/messagebus';
 import {
+  folderSize,
   isTaskDone,
   listFolderNames,
   LivenessProbe,
@@ -68,28 +69,6 @@ export function parseSizeBytes(text: string): number {
   const n = Number(num[1]);
   if (n < 0) throw new Error('size must be non-negative');
   return n * multiplier;
-}
-
-function dirSize(path: string): number {
-  let size = 0;
-  let entries;
-  try {
-    entries = readdirSync(path, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  for (const e of entries) {
-    const child = join(path, e.name);
-    if (e.isDirectory()) size += dirSize(child);
-    else {
-      try {
-        size += statSync(child).size;
-      } catch {
-        // vanished meanwhile
-      }
-    }
-  }
-  return size;
 }
 
 const mb = (bytes: number): string => (bytes / MIB).toFixed(1);
@@ -179,7 +158,7 @@ function gcTask(layout: RunsLayout, project: string, task: string, s: GcSettings
       }
       continue;
     }
-    const size = dirSize(runDir);
+    const size = folderSize(runDir);
     const started = info.start_time.toISOString().slice(0, 19).replace('T', ' ');
     const detail = `(status=${status}${stale ? ' (stale running)' : ''}, started=${started}, size=${mb(size)} MB)`;
     if (s.dryRun) {
