@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ProjectStats } from '@app/contracts';
+import type { FileContent, ProjectStats } from '@app/contracts';
 import { folderSize, TASK_ID_PATTERN, taskRunsDir } from '@app/storage';
-import { isZeroTime } from '../common/go-format';
+import { formatTime, isZeroTime } from '../common/go-format';
 import { confine } from '../security/path-confinement';
 import { PROJECT_ROOT_MARKER, ProjectDataService } from './project-data.service';
 
@@ -89,4 +89,42 @@ export function gcProjectRuns(data: ProjectDataService, id: string, opts: { cuto
     }
   }
   return { deleted, freed };
+}
+
+/** Size of a file in bytes; 0 when unset or gone. */
+export function fileSizeOf(p: string | undefined): number {
+  if (!p) return 0;
+  try {
+    return fs.statSync(p).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Tail of a text: the last `n` lines (D12 `tail=`). */
+export function lastLines(text: string, n: number): string {
+  const lines = text.split('\n');
+  const trailing = text.endsWith('\n');
+  if (trailing) lines.pop();
+  const kept = lines.slice(-n).join('\n');
+  return trailing && kept !== '' ? `${kept}\n` : kept;
+}
+
+/** A task or run file as the API returns it (last `tail` lines when > 0); undefined when it does not exist. */
+export function readFileContent(file: string, name: string, tail?: number): FileContent | undefined {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(file);
+  } catch {
+    return undefined;
+  }
+  let content = fs.readFileSync(file, 'utf8');
+  if (tail !== undefined && tail > 0) content = lastLines(content, tail);
+  return { name, content, modified: formatTime(st.mtime), size_bytes: st.size };
+}
+
+/** Deletes a task or run folder that lies inside the runs root. */
+export function removeFolder(data: ProjectDataService, dir: string, what: string): void {
+  confine(data.root, dir, what);
+  fs.rmSync(dir, { recursive: true, force: true });
 }
