@@ -81,3 +81,17 @@ describe('one place per rule', () => {
     expect(hits).toEqual(['libs/storage/src/config/settings.ts']);
   });
 });
+
+describe('thin entrances', () => {
+  const thin = [
+    'apps/api/src/projects/projects.controller.ts',
+    'apps/api/src/projects/project-tasks.controller.ts',
+    'apps/cli/src/commands/engine/gc.command.ts',
+    'apps/cli/src/commands/engine/wrap.command.ts',
+  ];
+  it.each(thin)('%s does no filesystem or process work itself', (file) => {
+    const text = readFileSync(join(root, file), 'utf8');
+    expect(importsOf(text, /^(node:)?(fs|child_process|fs\/promises)$/)).toEqual([]);
+  });
+});
+

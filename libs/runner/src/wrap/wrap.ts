@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { constants as osConstants } from 'node:os';
 import { errorSummaryForExit, jrunVariables, prependPathDir, runAgentBinDir } from '@app/agents';
@@ -86,6 +86,11 @@ function waitForExit(child: ChildProcess): Promise<{ code: number | null; signal
     if (child.exitCode !== null || child.signalCode !== null) resolveExit({ code: child.exitCode, signal: child.signalCode });
     else child.once('close', (code, signal) => resolveExit({ code, signal }));
   });
+}
+
+/** The wrapped command's working directory must exist. */
+export function checkWorkingDir(cwd: string): void {
+  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new Error(`working directory not found: ${cwd}`);
 }
 
 export interface WrapRunOptions {

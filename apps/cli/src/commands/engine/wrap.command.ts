@@ -1,7 +1,6 @@
-import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { renderCommandLine, runWrapped, WRAP_STDIO_NOTICE, wrapProject } from '@app/runner';
+import { checkWorkingDir, renderCommandLine, runWrapped, WRAP_STDIO_NOTICE, wrapProject } from '@app/runner';
 import { generateTaskId, validateProjectId, validateRunId, validateTaskId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { durationFlag } from './support/options';
@@ -35,7 +34,7 @@ export class WrapCommand extends CommandRunner {
     const timeoutMs = options.timeout !== undefined ? durationFlag(options.timeout, '--timeout') : 0;
     const env = process.env;
     const cwd = resolve(options.cwd?.trim() || process.cwd());
-    if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new Error(`working directory not found: ${cwd}`);
+    checkWorkingDir(cwd);
     const project = wrapProject(options.project, env, process.cwd());
     if (!project) throw new UsageError('cannot infer project: pass --project or run from inside a task or project directory');
     validateProjectId(project);
