@@ -15,12 +15,10 @@ import { FileStreamService } from '../sse/file-stream.service';
 import { RunDiscovery } from '../sse/run-discovery.service';
 import { RunStreamsService } from '../sse/run-streams.service';
 import { PlannerBridge } from '../tasks/planner-bridge';
-import { toRestQuestion } from '../needs-input/needs-input.service';
-import { worktreeView } from '../tasks/worktree.controller';
 import { paginate } from './pagination';
 import { fileSizeOf, lastLines, readFileContent, removeFolder } from './project-files';
 import { isDir, ProjectDataService, TaskSummary } from './project-data.service';
-import { addedRunFields, RUN_FILE_NAMES, runFilePath, RunRecord, toProjectRun } from './shapes';
+import { addedRunFields, RUN_FILE_NAMES, runFilePath, RunRecord, toProjectRun, toRestQuestion, worktreeView } from './shapes';
 
 const STATUS_FILTERS: Record<string, (t: TaskSummary) => boolean> = {
   running: (t) => t.status === 'running',

@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runState, type RunInfo } from '@app/storage';
 import type { BusMessage } from '@app/messagebus';
-import type { AddedRunFields, BusMessage as RestMessage, FlatRun, ProjectRun, RunFile, RunV1 } from '@app/contracts';
+import type { AddedRunFields, BusMessage as RestMessage, FlatRun, OpenQuestion as RestQuestion, ProjectRun, RunFile, RunV1 } from '@app/contracts';
+import { readWorktreeRecord, type OpenQuestion } from '@app/runner';
 import { formatTime, isZeroTime } from '../common/go-format';
 
 /** A run found on disk with its location. */
@@ -150,4 +151,28 @@ export function runActivity(i: RunInfo): number {
 export function byStartThenId(a: RunRecord, b: RunRecord): number {
   const d = (isZeroTime(a.info.start_time) ? 0 : a.info.start_time.getTime()) - (isZeroTime(b.info.start_time) ? 0 : b.info.start_time.getTime());
   return d !== 0 ? d : a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0;
+}
+
+/** GET /api/v1/questions item (#17). */
+export function toRestQuestion(q: OpenQuestion): RestQuestion {
+  return { msg_id: q.msg_id, type: q.type, timestamp: formatTime(q.ts), project_id: q.project_id, task_id: q.task_id || undefined, run_id: q.run_id || undefined, body: q.body };
+}
+
+/** The worktree fields shown with a task (docs/worktrees.md); undefined for tasks without one. */
+export function worktreeView(taskDir: string) {
+  const rec = readWorktreeRecord(taskDir);
+  if (!rec) return undefined;
+  return {
+    path: rec.path,
+    branch: rec.branch,
+    base_commit: rec.base_commit,
+    base_branch: rec.base_branch || undefined,
+    port: rec.port || undefined,
+    paths: rec.paths.length ? rec.paths : undefined,
+    merge_status: rec.merge_status,
+    merge_detail: rec.merge_detail,
+    merge_files: rec.merge_files?.length ? rec.merge_files : undefined,
+    merged_commit: rec.merged_commit,
+    removed: rec.removed_at ? true : undefined,
+  };
 }
