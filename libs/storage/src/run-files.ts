@@ -1,11 +1,12 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { RUN_INFO_FILE, RUNS_DIR_NAME } from './layout';
-import { RunInfo, ZERO_TIME } from './run-info';
+import type { RunInfo } from './run-info';
 
 /**
  * The file names of a run folder and a task folder (cli-storage.md §3.1), in one place: code that
  * holds a folder path (not ids) builds file paths through these helpers instead of typing names.
+ * Kept free of the YAML parser: the `bus post` fast path imports this file.
  */
 export const RUN_OUTPUT_FILE = 'output.md';
 export const RUN_STDOUT_FILE = 'agent-stdout.txt';
@@ -40,31 +41,6 @@ export function runFilePaths(runDir: string): Required<Pick<RunInfo, 'prompt_pat
     stdout_path: join(runDir, RUN_STDOUT_FILE),
     stderr_path: join(runDir, RUN_STDERR_FILE),
   };
-}
-
-/**
- * The one `RunInfo` factory: a running record (started now, not ended, exit -1, no process yet)
- * with the given fields on top. Fields given as `undefined` keep the default.
- */
-export function newRunInfo(fields: Pick<RunInfo, 'run_id' | 'project_id' | 'task_id' | 'agent'> & Partial<RunInfo>): RunInfo {
-  const info: RunInfo = {
-    version: 1,
-    run_id: '',
-    project_id: '',
-    task_id: '',
-    agent: '',
-    pid: 0,
-    pgid: 0,
-    start_time: new Date(),
-    end_time: ZERO_TIME,
-    exit_code: -1,
-    status: 'running',
-    agent_version: '',
-  };
-  for (const [key, value] of Object.entries(fields)) {
-    if (value !== undefined) (info as unknown as Record<string, unknown>)[key] = value;
-  }
-  return info;
 }
 
 /** Names of the sub-folders of `dir`, sorted (run ids sort by time); undefined when `dir` does not exist. */
