@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { AppConfig, loadConfig, RunsLayout, StorageIndex } from '@app/storage';
+import { AppConfig, DEFAULT_API_HOST, DEFAULT_API_PORT, loadConfig, RunsLayout, StorageIndex } from '@app/storage';
 import { ReplicaLivenessProbe, ScaleoutServer } from '@app/scaleout';
 import { ApiModule } from './api.module';
 import { API_CONTEXT, ApiContext, SseSettings, sseSettings } from './common/api-context';
@@ -45,8 +45,8 @@ export interface ServerOptions {
   nats?: string;
 }
 
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_PORT = 14355;
+export const DEFAULT_HOST = DEFAULT_API_HOST;
+export const DEFAULT_PORT = DEFAULT_API_PORT;
 /** Default request-body limit; config api.max_request_body_bytes or ServerOptions.maxRequestBodyBytes change it. */
 export const BODY_LIMIT_BYTES = 1 << 20;
 const PORT_RANGE = 100;

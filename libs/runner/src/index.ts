@@ -38,3 +38,5 @@ export * from './orchestration';
 export * from './needs-input';
 export * from './worktree';
 export * from './usage';
+export { runGc, gcProjects, gcSummary, parseSizeBytes, type GcSettings, type GcReport, type GcDeletedRun } from './gc/gc';
+export { runWrapped, checkWorkingDir, renderCommandLine, wrapProject, WRAP_STDIO_NOTICE, type WrapRunOptions, type WrapRunResult } from './wrap/wrap';

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { LivenessProbe, isTaskDone, tryFlock, unflock, updateRunInfo } from '@app/storage';
+import { isTaskDone, LivenessProbe, runInfoFile, tryFlock, unflock, updateRunInfo } from '@app/storage';
 import { RunnerError } from './runner.errors';
 import { groupHasLiveMembers } from './process-tree';
 import { isUnfinished, taskRuns } from './run-scan';
@@ -94,7 +94,7 @@ export async function adoptLiveRootRun(opts: {
     if (!(await sleep(opts.pollMs ?? ADOPT_POLL_MS, opts.signal))) return 'aborted';
   }
   const done = isTaskDone(opts.taskDir);
-  await updateRunInfo(join(live.dir, 'run-info.yaml'), (i) => {
+  await updateRunInfo(runInfoFile(live.dir), (i) => {
     if (!isUnfinished(i)) return i;
     i.end_time = new Date();
     i.status = done ? 'completed' : 'failed';

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { RunInfo, isZeroTime, readRunInfo } from '@app/storage';
+import { isZeroTime, readRunInfo, RunInfo, runInfoFile, runInfoIn, taskRunsDir } from '@app/storage';
 
 export interface ScannedRun {
   dir: string;
@@ -33,7 +33,7 @@ export function taskRuns(taskDir: string): ScannedRun[] {
   const out: ScannedRun[] = [];
   for (const id of safeList(runsDir)) {
     const dir = join(runsDir, id);
-    const path = join(dir, 'run-info.yaml');
+    const path = runInfoFile(dir);
     if (!existsSync(path)) continue;
     try {
       out.push({ dir, info: readRunInfo(path) });
@@ -81,7 +81,7 @@ export function descendantRuns(runs: ScannedRun[], runId: string): ScannedRun[] 
 /** Finds a run by id: first in the given task, then anywhere under the root. */
 export function findRunById(root: string, runId: string, taskDir?: string): ScannedRun | undefined {
   if (taskDir) {
-    const local = join(taskDir, 'runs', runId, 'run-info.yaml');
+    const local = runInfoIn(taskRunsDir(taskDir), runId);
     if (existsSync(local)) {
       try {
         return { dir: dirname(local), info: readRunInfo(local) };

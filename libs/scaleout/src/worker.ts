@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsMsg } from '@nats-io/jetstream';
 import { runTask, stopRun, stopTask, type TaskOptions } from '@app/runner';
-import { removeDone, RunsLayout, writeDone, type AppConfig } from '@app/storage';
+import { clearStopMarkers, removeDone, runInfoFile, RunsLayout, writeDone, type AppConfig } from '@app/storage';
 import { ChangeTailer } from './change-tailer';
 import { recordHeaders } from './change-record';
 import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type NatsLink } from './nats';
@@ -137,6 +137,8 @@ export class Worker {
     if (!existsSync(taskDir)) return;
     const stoppedBy = c.stoppedBy ?? 'conductor';
     if (c.action === 'resume') {
+      // as the server's resume does: a stop marker left by the stop would end the next loop at once
+      clearStopMarkers(taskDir);
       removeDone(taskDir);
     } else {
       if (c.done) writeDone(taskDir);
@@ -190,7 +192,7 @@ export class Worker {
       }
       this.tailer.track(task.projectId, task.taskId);
       const firstRun = layout.runDir(task.projectId, task.taskId, task.runId);
-      const fresh = !existsSync(join(firstRun, 'run-info.yaml'));
+      const fresh = !existsSync(runInfoFile(firstRun));
       if (fresh) mkdirSync(firstRun, { recursive: true });
       started = true;
       if (!(takeover && existsSync(join(taskDir, 'DONE')))) {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
 import { join } from 'node:path';
-import { isTaskDone, readRunInfoReconciled, RunInfo, RunsLayout, StorageIndex } from '@app/storage';
+import { isTaskDone, readRunInfoReconciled, RunInfo, runInfoFile, RunsLayout, StorageIndex } from '@app/storage';
 import { LaunchRequest, TASK_LAUNCHER, TaskLauncher } from '../tasks/task-launcher';
 import { reclaimInterruptedLoops } from './interrupted-loops';
 import {
@@ -269,7 +269,7 @@ export class PlannerService implements OnApplicationBootstrap, BeforeApplication
 
   private readRunStatus(runDir: string): RunInfo | undefined {
     try {
-      return readRunInfoReconciled(join(runDir, 'run-info.yaml'));
+      return readRunInfoReconciled(runInfoFile(runDir));
     } catch {
       return undefined;
     }

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LivenessProbe, readRunInfoReconciled, RunInfo, runIdTime, ZERO_TIME } from '@app/storage';
+import { LivenessProbe, readRunInfoReconciled, runIdTime, RunInfo, runInfoFile, ZERO_TIME } from '@app/storage';
 import type { RunRecord } from './shapes';
 
 /**
@@ -30,7 +30,7 @@ export function readExtraRuns(extraRoots: string[], probe: LivenessProbe): RunRe
 
 function readExtraRun(dir: string, name: string, probe: LivenessProbe): RunInfo | undefined {
   try {
-    if (fs.existsSync(path.join(dir, 'run-info.yaml'))) return readRunInfoReconciled(path.join(dir, 'run-info.yaml'), probe);
+    if (fs.existsSync(runInfoFile(dir))) return readRunInfoReconciled(runInfoFile(dir), probe);
     const cwdTxt = path.join(dir, 'cwd.txt');
     if (fs.existsSync(cwdTxt)) return parseCwdTxt(fs.readFileSync(cwdTxt, 'utf8'), name, fs.statSync(cwdTxt).mtime);
   } catch {

@@ -1,7 +1,6 @@
 import { Controller, Logger, Get, Headers, Header, HttpCode, MessageEvent, Param, Post, Req, Sse, SseSignal } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Observable } from 'rxjs';
 import { stopRunRouted } from '../tasks/scaleout-hooks';
 import { conflict, notFound } from '../common/api-error';
@@ -12,6 +11,7 @@ import { AuditLogService } from '../security/audit-log.service';
 import { RunStreamsService } from '../sse/run-streams.service';
 import { RunDiscovery } from '../sse/run-discovery.service';
 import { isZeroTime } from '../common/go-format';
+import { runInfoFile } from '@app/storage';
 
 /** #8, #13–#17 */
 @Controller('api/v1/runs')
@@ -54,7 +54,7 @@ export class RunsController {
   info(@Param('r') r: string): string {
     const run = this.find(r);
     try {
-      return fs.readFileSync(path.join(run.dir, 'run-info.yaml'), 'utf8');
+      return fs.readFileSync(runInfoFile(run.dir), 'utf8');
     } catch {
       throw notFound('run not found');
     }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import * as path from 'node:path';
-import { ChangeFeed, LivenessProbe, readRunInfoReconciled } from '@app/storage';
+import { ChangeFeed, LivenessProbe, readRunInfoReconciled, runInfoFile } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { CHANGE_FEED } from './change-feed.provider';
 import { FileTailRegistry, LineView } from './file-tail';
@@ -57,7 +57,7 @@ class RunStream {
     };
     let stop: () => void = () => undefined;
     try {
-      stop = feed.watch(path.join(ref.runDir, 'run-info.yaml'), check, { pollMs });
+      stop = feed.watch(runInfoFile(ref.runDir), check, { pollMs });
     } catch {
       // ChangeFeed polls as well; a failed watch only loses the fast path
     }
@@ -66,7 +66,7 @@ class RunStream {
 
   readStatus(): void {
     try {
-      const info = readRunInfoReconciled(path.join(this.ref.runDir, 'run-info.yaml'), this.probe);
+      const info = readRunInfoReconciled(runInfoFile(this.ref.runDir), this.probe);
       this.status = info.status;
       this.exitCode = info.status === 'running' ? -1 : info.exit_code;
     } catch {

@@ -8,8 +8,9 @@ import { checkTaskStart, hasSettings, refuseOrphanedAgent, validateTaskSettings,
 import { stopTaskRouted } from './scaleout-hooks';
 import {
   clearStopMarkers,
+  newRunInfo,
   normalizeDependsOn,
-  RunInfo,
+  runInfoFile,
   StorageError,
   validateNoDependencyCycle,
   validateProjectId,
@@ -18,7 +19,6 @@ import {
   writeDone,
   writeRunInfo,
   writeTaskPromptIfAbsent,
-  ZERO_TIME,
 } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { badRequest, conflict, notFound, unprocessable } from '../common/api-error';
@@ -30,6 +30,7 @@ import { PlannerBridge } from './planner-bridge';
 import { LaunchRequest, TASK_LAUNCHER, TaskLauncher } from './task-launcher';
 import { resolveThreadParent, writeThreadLink } from './thread-link';
 import { checkIsolation } from './worktree-request';
+import type { CreateTaskResponse } from '@app/contracts';
 
 const ATTACH_MODES = ['create', 'attach', 'resume'];
 
@@ -50,7 +51,7 @@ export class TasksService {
     private readonly audit: AuditLogService,
   ) {}
 
-  async create(body: CreateTaskDto, req: FastifyRequest) {
+  async create(body: CreateTaskDto, req: FastifyRequest): Promise<CreateTaskResponse> {
     // the storage rules as well (run folders need them), checked before anything is written
     const projectId = validateProjectId(checkId(body.project_id, 'project_id'));
     const taskId = validateTaskId(checkId(body.task_id, 'task_id'));
@@ -170,8 +171,7 @@ function checkProcessImport(pi: ProcessImportDto): void {
 
 /** Adopts a running process as the task's first run: a run-info that the liveness check will finalise. */
 function importProcess(runDir: string, req: LaunchRequest, pi: ProcessImportDto): void {
-  const info: RunInfo = {
-    version: 1,
+  const info = newRunInfo({
     run_id: req.runId,
     project_id: req.projectId,
     task_id: req.taskId,
@@ -179,15 +179,10 @@ function importProcess(runDir: string, req: LaunchRequest, pi: ProcessImportDto)
     process_ownership: pi.ownership ?? 'external',
     pid: pi.pid,
     pgid: pi.pgid ?? pi.pid,
-    start_time: new Date(),
-    end_time: ZERO_TIME,
-    exit_code: -1,
-    status: 'running',
     cwd: req.projectRoot,
     stdout_path: pi.stdout_path || undefined,
     stderr_path: pi.stderr_path || undefined,
     commandline: pi.commandline,
-    agent_version: '',
-  };
-  writeRunInfo(path.join(runDir, 'run-info.yaml'), info);
+  });
+  writeRunInfo(runInfoFile(runDir), info);
 }

@@ -1,23 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readMessages } from '@app/messagebus';
-import {
-  AppConfig,
-  LivenessProbe,
-  RunInfo,
-  RunsLayout,
-  RUN_INFO_FILE,
-  hasDoneFile,
-  isCancelled,
-  readRunInfoReconciled,
-  readStopRequested,
-  readTaskPrompt,
-  removeDone,
-  removeStopRequested,
-  validateProjectId,
-  writeDone,
-  writeTaskPromptIfAbsent,
-} from '@app/storage';
+import { AppConfig, LivenessProbe, RunInfo, RunsLayout, RUN_INFO_FILE, hasDoneFile, isCancelled, readRunInfoReconciled, readStopRequested, readTaskPrompt, removeDone, removeStopRequested, validateProjectId, writeDone, writeTaskPromptIfAbsent, runOutputFile } from '@app/storage';
 import type { JobOptions, JobResult } from '../job';
 import type { StopOptions, StopRunResult } from '../stop';
 
@@ -113,7 +97,7 @@ function lastActivity(taskDir: string): Date | undefined {
 }
 
 function hasOutput(dir: string, info: RunInfo): boolean {
-  const path = info.output_path || join(dir, 'output.md');
+  const path = info.output_path || runOutputFile(dir);
   try {
     return statSync(path).size > 0 && readFileSync(path, 'utf8').trim() !== '';
   } catch {

@@ -2,7 +2,7 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, writ
 import { join } from 'node:path';
 import { Command, Option } from 'nest-commander';
 import { ScopeOptionParsers } from './support/scope-options';
-import { ChangeFeed, LivenessProbe, readRunInfo, readRunInfoReconciled, RunsLayout } from '@app/storage';
+import { ChangeFeed, LivenessProbe, readRunInfo, readRunInfoReconciled, runInfoFile, RunsLayout, runOutputFile } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { OutputSynthesizeCommand } from './output-synthesize.command';
 import { countFlag } from './support/options';
@@ -45,7 +45,7 @@ export function parseOutputFile(value: string | undefined): OutputFile {
 export function resolveOutputFile(runDir: string, file: OutputFile): string {
   const single: Record<Exclude<OutputFile, 'output'>, string> = { stdout: 'agent-stdout.txt', stderr: 'agent-stderr.txt', prompt: 'prompt.md' };
   if (file === 'output') {
-    const outputMd = join(runDir, 'output.md');
+    const outputMd = runOutputFile(runDir);
     if (existsSync(outputMd)) return outputMd;
     const fallback = join(runDir, 'agent-stdout.txt');
     if (existsSync(fallback)) return fallback;
@@ -132,7 +132,7 @@ function drain(path: string, offset: number): number {
  * without new bytes, or on SIGINT/SIGTERM. File-change events wake it; `recheckMs` is the fallback.
  */
 export async function followOutput(runDir: string, file: OutputFile): Promise<void> {
-  const infoPath = join(runDir, 'run-info.yaml');
+  const infoPath = runInfoFile(runDir);
   const probe = new LivenessProbe();
   const initial = readStatus(infoPath, probe, false);
   if (initial !== undefined && initial !== 'running') {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Command, Option } from 'nest-commander';
 import { ScopeOptionParsers } from './support/scope-options';
 import { isRunStalled, needsInputOf, queueDir, taskUsageView, type TaskUsageView } from '@app/runner';
-import { blockedBy, isTaskDone, LivenessProbe, readDependsOn, readRunInfoReconciled, RunsLayout, runState, shownExitCode, validateProjectId, validateTaskId, type RunInfo } from '@app/storage';
+import { blockedBy, isTaskDone, LivenessProbe, readDependsOn, readRunInfoReconciled, runInfoIn, RunsLayout, runState, shownExitCode, taskRunsDir, type RunInfo, validateProjectId, validateTaskId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import {
   collectActivity,
@@ -88,7 +88,7 @@ export function buildStatusRow(
     }
   } else {
     row.latest_run = runs[runs.length - 1];
-    const infoPath = join(taskDir, 'runs', row.latest_run, 'run-info.yaml');
+    const infoPath = runInfoIn(taskRunsDir(taskDir), row.latest_run);
     try {
       // A folder without run-info (being created, or queued) has no exit code or pid to show.
       info = existsSync(infoPath) ? readRunInfoReconciled(infoPath, probe) : undefined;

@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'nest-commander';
 import { TaskScopeParsers } from './task-options';
-import { RunsLayout, readRunInfo, validateRunId, writeStopRequested } from '@app/storage';
+import { readRunInfo, runInfoFile, runInfoIn, RunsLayout, validateRunId, writeStopRequested } from '@app/storage';
 import { RunnerService } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { asCliError, resolveScope } from './job-common';
@@ -29,7 +29,7 @@ export function findRunningRun(taskDir: string, runId?: string): string | undefi
   for (const name of names) {
     if (runId && name !== runId) continue;
     try {
-      if (readRunInfo(join(runsDir, name, 'run-info.yaml')).status === 'running') return join(runsDir, name);
+      if (readRunInfo(runInfoIn(runsDir, name)).status === 'running') return join(runsDir, name);
     } catch {
       // unreadable run-info: skip
     }
@@ -83,7 +83,7 @@ export class StopCommand extends TaskScopeParsers {
         );
       }
     }
-    if (!existsSync(join(runDir, 'run-info.yaml'))) {
+    if (!existsSync(runInfoFile(runDir))) {
       process.stderr.write(`run-info.yaml not found in ${runDir}; nothing to stop\n`);
       return;
     }

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Option, SubCommand } from 'nest-commander';
 import { TaskScopeParsers } from './task-options';
-import { RunsLayout, readRunInfo } from '@app/storage';
+import { readRunInfo, runInfoIn, RunsLayout } from '@app/storage';
 import { RunnerService } from '@app/runner';
 import { asCliError, resolveScope, withParentOptions } from './job-common';
 import { resolveRoot } from './support/runs-root';
@@ -20,7 +20,7 @@ function runningRun(taskDir: string): string | undefined {
   if (!existsSync(runsDir)) return undefined;
   for (const run of readdirSync(runsDir).sort()) {
     try {
-      if (readRunInfo(join(runsDir, run, 'run-info.yaml')).status === 'running') return run;
+      if (readRunInfo(runInfoIn(runsDir, run)).status === 'running') return run;
     } catch {
       // no readable run-info: not running
     }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { formatGoDuration } from '@app/runner';
-import { blockedBy, ChangeFeed, isTaskDone, LivenessProbe, readDependsOn, readRunInfoReconciled, RunsLayout, runState, type RunInfo } from '@app/storage';
+import { blockedBy, ChangeFeed, isTaskDone, LivenessProbe, readDependsOn, readRunInfoReconciled, runInfoIn, RunsLayout, runState, type RunInfo } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { collect, durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
@@ -33,7 +33,7 @@ const ZERO_TIME_MS = Date.UTC(1, 0, 1);
 
 function latestReadableRunInfo(runsDir: string, runs: string[], probe: LivenessProbe): RunInfo | undefined {
   for (let i = runs.length - 1; i >= 0; i--) {
-    const path = join(runsDir, runs[i], 'run-info.yaml');
+    const path = runInfoIn(runsDir, runs[i]);
     if (!existsSync(path)) continue;
     try {
       return readRunInfoReconciled(path, probe);
@@ -74,7 +74,7 @@ export function watchTaskStatus(layout: RunsLayout, project: string, task: strin
 /** The runs folder (new runs) and the newest run-info.yaml (status changes) of a task. */
 function watchedPaths(runsDir: string): string[] {
   const runs = listRunNames(runsDir) ?? [];
-  return runs.length ? [runsDir, join(runsDir, runs[runs.length - 1], 'run-info.yaml')] : [runsDir];
+  return runs.length ? [runsDir, runInfoIn(runsDir, runs[runs.length - 1])] : [runsDir];
 }
 
 export function watchPhase(status: string): 'active' | 'blocked' | 'completed' | 'failed' | 'stopped' | 'pending' {

@@ -147,7 +147,7 @@ export function buildRunRow(index: StorageIndex, project: string, task: string, 
   let info: RunInfo | undefined;
   try {
     // A folder without run-info.yaml reads as the synthesised `unknown` record (blank times).
-    info = index.runInfo(project, task, runId) ?? synthesizeRunInfo(join(index.layout.runDir(project, task, runId), 'run-info.yaml'));
+    info = index.runInfo(project, task, runId) ?? synthesizeRunInfo(index.layout.runInfoPath(project, task, runId));
   } catch {
     row.status = 'unknown';
     row.duration = '-';

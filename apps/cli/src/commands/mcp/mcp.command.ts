@@ -40,7 +40,7 @@ export class McpCommand extends CommandRunner {
     try {
       scope = resolveMcpScope(flags, { env: process.env, cwd: process.cwd() });
       loaded = loadRunConfig(flags.config);
-      maxBodyBytes = resolveBodyLimit(undefined, { env: flags.config ? { ...process.env, CONDUCTOR_CONFIG: flags.config } : process.env, cwd: process.cwd() });
+      maxBodyBytes = resolveBodyLimit(undefined, { env: process.env, cwd: process.cwd() }, flags.config);
     } catch (err) {
       throw asCliError(err);
     }

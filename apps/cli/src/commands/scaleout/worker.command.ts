@@ -46,7 +46,7 @@ export class WorkerCommand extends CommandRunner {
     if (leaseMs !== undefined && leaseMs < 1000) throw new UsageError(`invalid --lease "${flags.lease}": must be at least 1s`);
     const restartDelayMs = flags.restartDelay === undefined ? undefined : durationFlag(flags.restartDelay, '--restart-delay');
     const loaded = loadRunConfig(flags.config);
-    const root = resolveRoot(flags.root);
+    const root = resolveRoot(flags.root, process.env, flags.config);
     const log = (line: string) => process.stderr.write(`${line}\n`);
     const worker = new Worker({ url, root, host, capacity, leaseMs, config: loaded.config, task: { restartDelayMs, env: agentCallerEnv(loaded) }, log });
 
