@@ -6,9 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { AppConfig, loadConfig, RunsLayout, StorageIndex } from '@app/storage';
+import { AppConfig, loadConfig, RunsLayout } from '@app/storage';
 import { ApiModule } from './api.module';
-import { API_CONTEXT, ApiContext, SseSettings, sseSettings } from './common/api-context';
+import { API_CONTEXT, ApiContext, ApiSettings, SseSettings, sseSettings } from './common/api-context';
 import { ErrorEnvelopeFilter } from './common/error.filter';
 import { ApiValidationPipe } from './common/validation.pipe';
 import { rememberRouteTable, RouteTable } from './common/route-table';
@@ -66,13 +66,12 @@ function loadServerConfig(opts: ServerOptions): AppConfig | undefined {
   }
 }
 
-function buildContext(opts: ServerOptions, config: AppConfig | undefined): ApiContext {
+function buildContext(opts: ServerOptions, config: AppConfig | undefined): ApiSettings {
   const layout = new RunsLayout(path.resolve(opts.root));
   const configKey = config?.api?.auth_enabled && config.api.api_key ? config.api.api_key : undefined;
   return {
     root: layout.root,
     layout,
-    index: new StorageIndex(layout),
     config,
     apiKey: opts.apiKey || configKey || undefined,
     disableTaskStart: !!opts.disableTaskStart,
@@ -85,7 +84,7 @@ function buildContext(opts: ServerOptions, config: AppConfig | undefined): ApiCo
 }
 
 /** Shared by the server and tests: pipes, filter, request hooks (id, CORS, auth, counting), error handler. */
-export function configureApp(app: NestFastifyApplication, ctx: ApiContext, uiDir: string | undefined, logRequests = false): string {
+export function configureApp(app: NestFastifyApplication, ctx: ApiSettings, uiDir: string | undefined, logRequests = false): string {
   const fastify = app.getHttpAdapter().getInstance() as FastifyInstance;
   app.useGlobalPipes(new ApiValidationPipe());
   const routes = new RouteTable();
@@ -104,6 +103,11 @@ export function configureApp(app: NestFastifyApplication, ctx: ApiContext, uiDir
     log: logRequests ? (line) => requestLogger.log(line) : undefined,
   });
   return registerStaticUi(app, uiDir);
+}
+
+/** The settings ApiModule.forRoot takes, resolved from server options (tests build their own modules with it). */
+export function buildApiContext(opts: ServerOptions): ApiSettings {
+  return buildContext(opts, loadServerConfig(opts));
 }
 
 /** Builds and configures the server without listening (tests use app.inject or listen(0)). */

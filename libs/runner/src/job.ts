@@ -15,6 +15,7 @@ import {
   writeTaskPromptIfAbsent,
 } from '@app/storage';
 import {
+  AgentRegistry,
   AgentSpec,
   SelectedAgent,
   buildAgentEnv,
@@ -26,7 +27,8 @@ import {
   runAgentBinDir,
   setupAgentMcp,
 } from '@app/agents';
-import { AgentExecutor, AgentHandle, LocalAgentExecutor } from './agent-executor';
+import { AgentExecutor, AgentHandle } from './agent-executor';
+import { createAgentExecutor } from './runner.providers';
 import { AgentChoice, chooseAgent, detectVersion, resolveSpec, selectAgent } from './agent-resolution';
 import { formatGoDuration } from './go-duration';
 import { collectProcessTree } from './process-tree';
@@ -37,7 +39,7 @@ import { findRunById } from './run-scan';
 import { refuseLiveRootRun } from './live-run';
 import { clearPendingChild } from './pending-child';
 import { readStoppedBy, signalExitCode, STOPPED_BY_FILE, terminateProcesses } from './stop';
-import { deliverWebhook, RunStopPayload, webhookWanted } from './webhook';
+import { deliverWebhook, RunStopPayload, WebhookSender, webhookWanted } from './webhook';
 import { rfc3339Nano } from './time-format';
 
 export const DEFAULT_MAX_DELEGATION_DEPTH = 16;
@@ -64,6 +66,10 @@ export interface JobOptions {
   /** Prefix the prompt with the restart text (Ralph attempts > 0, resume mode). */
   restart?: boolean;
   executor?: AgentExecutor;
+  /** Resolves agent specs and versions (RunnerService passes the injected one). */
+  registry?: AgentRegistry;
+  /** Delivers run_stop instead of deliverWebhook(config.webhook) (the injected WebhookService). */
+  webhookSender?: WebhookSender;
   maxDelegationDepth?: number;
   /** Grace between SIGTERM and SIGKILL when aborted (default 30 s). */
   stopGraceMs?: number;
@@ -88,7 +94,6 @@ export interface JobResult {
   webhook?: Promise<boolean>;
 }
 
-const defaultExecutor = new LocalAgentExecutor();
 
 /**
  * One agent run (runner-agents.md §2) with the diversification policy (D3): the agent is chosen
@@ -196,7 +201,7 @@ async function prepare(opts: JobOptions): Promise<Prepared> {
   let spec: AgentSpec;
   try {
     agent = selectAgent(opts.config, opts.agent);
-    spec = await resolveSpec(agent, { ...process.env, ...opts.env }, cwd);
+    spec = await resolveSpec(agent, { ...process.env, ...opts.env }, cwd, opts.registry);
   } catch (err) {
     throw failure(errorText(err), isFatalAgentError(err));
   }
@@ -252,7 +257,7 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
     clearPendingChild();
   }
 
-  const agentVersion = await detectVersion(spec, { ...process.env, ...opts.env });
+  const agentVersion = await detectVersion(spec, { ...process.env, ...opts.env }, opts.registry);
   let slot: RunSlot;
   try {
     slot = await acquireRunSlot({
@@ -365,7 +370,7 @@ function stderrTail(path: string, lines = 50): string {
 
 async function executeCli(ctx: ExecContext): Promise<JobResult> {
   const spec = ctx.spec as Extract<AgentSpec, { kind: 'cli' }>;
-  const executor = ctx.opts.executor ?? defaultExecutor;
+  const executor = ctx.opts.executor ?? createAgentExecutor();
   let handle: AgentHandle;
   try {
     handle = await executor.start({
@@ -547,7 +552,8 @@ async function finish(
 
 function startWebhook(opts: JobOptions, result: JobResult, bus: BusWriter): Promise<boolean> | undefined {
   const cfg = opts.config?.webhook;
-  if (!webhookWanted(cfg) || !result.info) return undefined;
+  const sender = opts.webhookSender;
+  if (!(sender ? sender.wanted(cfg) : webhookWanted(cfg)) || !result.info) return undefined;
   const info = result.info;
   const started = info.start_time;
   const stopped = info.end_time;
@@ -564,5 +570,6 @@ function startWebhook(opts: JobOptions, result: JobResult, bus: BusWriter): Prom
     duration_seconds: (stopped.getTime() - started.getTime()) / 1000,
   };
   if (info.error_summary) payload.error_summary = info.error_summary;
-  return deliverWebhook(cfg, payload, bus, { backoffMs: opts.webhookBackoffMs });
+  if (sender) return sender.deliver(cfg, payload, bus, { backoffMs: opts.webhookBackoffMs });
+  return deliverWebhook(cfg!, payload, bus, { backoffMs: opts.webhookBackoffMs });
 }

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Observable } from 'rxjs';
-import { stopRun } from '@app/runner';
+import { RunnerService } from '@app/runner';
 import { removeDone } from '@app/storage';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { formatTime } from '../common/go-format';
@@ -66,6 +66,7 @@ export class ProjectTasksController {
     private readonly files: FileStreamService,
     private readonly discovery: RunDiscovery,
     private readonly planner: PlannerBridge,
+    private readonly runner: RunnerService,
   ) {}
 
   private ids(p: string, t: string) {
@@ -240,7 +241,7 @@ export class ProjectTasksController {
     const run = this.findRun(p, t, r);
     if (run.info.status !== 'running') throw conflict('run is not running', { status: run.info.status });
     if (run.info.process_ownership === 'external') throw conflict('run is externally owned and cannot be stopped by conductor', { run_id: run.runId });
-    void stopRun(run.dir, { graceMs: this.data.stopGraceMs, stoppedBy: 'api' }).catch((err) => new Logger('api').warn(`stop run ${run.runId}: ${(err as Error).message}`));
+    void this.runner.stopRun(run.dir, { graceMs: this.data.stopGraceMs, stoppedBy: 'api' }).catch((err) => new Logger('api').warn(`stop run ${run.runId}: ${(err as Error).message}`));
     this.audit.record(req, { endpoint: 'POST /api/projects/{project_id}/tasks/{task_id}/runs/{run_id}/stop', project_id: run.projectId, task_id: run.taskId, run_id: run.runId, payload: { pgid: run.info.pgid } });
     return { run_id: run.runId, message: 'SIGTERM sent' };
   }

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { stopRun } from '@app/runner';
+import { RunnerService } from '@app/runner';
 import { TASK_ID_PATTERN } from '@app/storage';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { isTruthyFlag, isZeroTime, parseGoDurationOrUndefined } from '../common/go-format';
@@ -50,6 +50,7 @@ export class ProjectsController {
   constructor(
     private readonly data: ProjectDataService,
     private readonly audit: AuditLogService,
+    private readonly runner: RunnerService,
   ) {}
 
   /** #21 */
@@ -126,7 +127,7 @@ export class ProjectsController {
     const running = this.data.runs(id).filter((r) => r.info.status === 'running');
     if (running.length > 0) {
       if (force !== 'true') throw conflict('project has running tasks; stop them first or use --force');
-      await Promise.all(running.filter((r) => r.info.process_ownership !== 'external').map((r) => stopRun(r.dir, { graceMs: this.data.stopGraceMs, stoppedBy: 'api project deletion' }).catch(() => undefined)));
+      await Promise.all(running.filter((r) => r.info.process_ownership !== 'external').map((r) => this.runner.stopRun(r.dir, { graceMs: this.data.stopGraceMs, stoppedBy: 'api project deletion' }).catch(() => undefined)));
     }
     const deletedTasks = fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() && /^task-\d{8}-\d{6}-.+/.test(e.name)).length;
     const freed = dirSize(dir);

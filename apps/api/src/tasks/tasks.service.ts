@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AGENT_TYPES, isAgentType, normalizeAgentType } from '@app/agents';
-import { checkTaskStart, refuseOrphanedAgent, stopTask } from '@app/runner';
+import { checkTaskStart, refuseOrphanedAgent, RunnerService } from '@app/runner';
 import {
   normalizeDependsOn,
   RunInfo,
@@ -46,6 +46,7 @@ export class TasksService {
     private readonly planner: PlannerBridge,
     private readonly data: ProjectDataService,
     private readonly audit: AuditLogService,
+    private readonly runner: RunnerService,
   ) {}
 
   async create(body: CreateTaskDto, req: FastifyRequest) {
@@ -143,7 +144,7 @@ export class TasksService {
     writeDone(taskDir);
     const running = this.data.runs(projectId, taskId).filter((r) => r.info.status === 'running' && r.info.process_ownership !== 'external');
     await this.planner.dropTask(projectId, taskId);
-    void stopTask(taskDir, { graceMs: this.ctx.stopGraceMs, stoppedBy: 'api task cancel' }).catch((err) => this.logger.warn(`stop task ${projectId}/${taskId}: ${(err as Error).message}`));
+    void this.runner.stopTask(taskDir, { graceMs: this.ctx.stopGraceMs, stoppedBy: 'api task cancel' }).catch((err) => this.logger.warn(`stop task ${projectId}/${taskId}: ${(err as Error).message}`));
     this.audit.record(req, { endpoint: 'DELETE /api/v1/tasks/{task_id}', project_id: projectId, task_id: taskId, payload: { stopped_runs: running.length } });
     return { stopped_runs: running.length };
   }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { readMessages } from '@app/messagebus';
 import {
   AppConfig,
+  createLivenessProbe,
   LivenessProbe,
   RunInfo,
   RunsLayout,
@@ -129,7 +130,7 @@ export function decideMonitorAction(
   opts: { staleAfterMs?: number; now?: Date; probe?: LivenessProbe } = {},
 ): MonitorDecision {
   const now = opts.now ?? new Date();
-  const probe = opts.probe ?? new LivenessProbe();
+  const probe = opts.probe ?? createLivenessProbe();
   const staleMs = opts.staleAfterMs && opts.staleAfterMs > 0 ? opts.staleAfterMs : DEFAULT_MONITOR_STALE_MS;
   const taskDir = new RunsLayout(root).taskDir(projectId, taskId);
   if (!existsSync(taskDir)) return { action: 'start', reason: 'no task folder yet' };
@@ -162,7 +163,7 @@ export function decideMonitorAction(
 /** `<root>/<project>/.monitor.pid`: one daemon per project. */
 export class MonitorLock {
   private held = false;
-  constructor(readonly path: string, private readonly probe = new LivenessProbe()) {}
+  constructor(readonly path: string, private readonly probe: LivenessProbe = createLivenessProbe()) {}
 
   acquire(projectId: string): void {
     if (existsSync(this.path)) {

@@ -1,10 +1,11 @@
+import { Inject } from '@nestjs/common';
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { rotateBus } from '@app/messagebus';
 import { formatGoDuration } from '@app/runner';
 import { gcTaskWorktrees } from './support/worktree-gc';
-import { isTaskDone, LivenessProbe, readRunInfo, readRunInfoReconciled, RunsLayout, type RunInfo } from '@app/storage';
+import { isTaskDone, LIVENESS_PROBE, LivenessProbe, readRunInfo, readRunInfoReconciled, RunsLayout, type RunInfo } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
@@ -235,7 +236,7 @@ function gcDoneTask(taskDir: string, s: GcSettings, report: GcReport): void {
   report.deleted_tasks.push(taskDir);
 }
 
-export function runGc(layout: RunsLayout, projects: string[], s: GcSettings, probe = new LivenessProbe()): GcReport {
+export function runGc(layout: RunsLayout, projects: string[], s: GcSettings, probe: LivenessProbe): GcReport {
   const report: GcReport = {
     dry_run: s.dryRun,
     cutoff: s.cutoff.toISOString(),
@@ -278,6 +279,10 @@ export function gcSummary(report: GcReport): string {
   description: 'Delete old finished run folders (and optionally rotate large message buses and remove finished tasks)',
 })
 export class GcCommand extends CommandRunner {
+  constructor(@Inject(LIVENESS_PROBE) private readonly probe: LivenessProbe) {
+    super();
+  }
+
   async run(params: string[], options: GcOptions = {}): Promise<void> {
     if (params.length) throw new UsageError(`unexpected argument ${JSON.stringify(params[0])}`);
     const olderThanMs = durationFlag(options.olderThan ?? '168h', '--older-than');
@@ -317,7 +322,7 @@ export class GcCommand extends CommandRunner {
       deleteDoneTasks: !!options.deleteDoneTasks,
       log: json ? () => undefined : (line) => process.stdout.write(`${line}\n`),
       warn: (line) => process.stderr.write(`${line}\n`),
-    });
+    }, this.probe);
     if (json) process.stdout.write(`${JSON.stringify({ ...report, worktrees, older_than: formatGoDuration(olderThanMs) }, null, 2)}\n`);
     else process.stdout.write(gcSummary(report));
   }

@@ -1,7 +1,7 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown, Optional } from '@nestjs/common';
 import { join } from 'node:path';
-import { isTaskDone, readRunInfoReconciled, RunInfo, RunsLayout, StorageIndex } from '@app/storage';
-import { LaunchRequest, TASK_LAUNCHER, TaskLauncher } from '../tasks/task-launcher';
+import { createStorageIndex, isTaskDone, readRunInfoReconciled, RunInfo, STORAGE_INDEX, StorageIndex } from '@app/storage';
+import { LaunchRequest, TASK_LAUNCHER, TaskLauncher } from './task-launcher';
 import { reclaimInterruptedLoops } from './interrupted-loops';
 import {
   loadPlannerState,
@@ -95,9 +95,10 @@ export class PlannerService implements OnApplicationBootstrap, BeforeApplication
   constructor(
     @Inject(PLANNER_OPTIONS) private readonly options: PlannerOptions,
     @Inject(TASK_LAUNCHER) private readonly launcher: TaskLauncher,
+    @Optional() @Inject(STORAGE_INDEX) index?: StorageIndex,
   ) {
     this.statePath = plannerStatePath(options.root);
-    this.index = new StorageIndex(new RunsLayout(options.root));
+    this.index = index?.layout.root === options.root ? index : createStorageIndex(options.root);
   }
 
   get enabled(): boolean {
