@@ -1,5 +1,4 @@
 import { DynamicModule, Module, ModuleMetadata, Provider } from '@nestjs/common';
-import { ChangeFeed } from './change-feed';
 import {
   CHANGE_FEED,
   createChangeFeed,
