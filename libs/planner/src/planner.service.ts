@@ -9,7 +9,6 @@ import {
   MISSING_TIME,
   PlannerEntry,
   PlannerState,
-  PlannerTaskRequest,
   plannerStatePath,
   PLANNER_STATE_VERSION,
   savePlannerState,
