@@ -292,6 +292,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
       conductorUrl: opts.conductorUrl,
       webhook: opts.config?.webhook,
       webhookBackoffMs: opts.webhookBackoffMs,
+      webhookSender: opts.webhookSender,
       signal: opts.signal,
       onWebhook: (w) => webhooks.push(w),
     });

@@ -16,7 +16,8 @@ import { buildApiContext, configureApp } from '../../../apps/api/src/server';
 import { makeTempRoot } from '../../utils/api-app';
 import { deadPid, running, seedRun } from '../../utils/run-fixtures';
 import { waitFor } from '../../utils/wait';
-import { PretendProbe, RecordingExecutor, RecordingFeed } from './seams';
+import { WebhookService } from '@app/webhook';
+import { PretendProbe, RecordingExecutor, RecordingFeed, RecordingWebhooks } from './seams';
 
 const P = 'di';
 
@@ -26,6 +27,7 @@ describe('ApiModule with swapped seams', () => {
   const executor = new RecordingExecutor();
   const probe = new PretendProbe(new Set([ghost]));
   const feed = new RecordingFeed();
+  const webhooks = new RecordingWebhooks();
   let app: NestFastifyApplication;
   let base: string;
 
@@ -38,6 +40,8 @@ describe('ApiModule with swapped seams', () => {
       .useValue(probe)
       .overrideProvider(CHANGE_FEED)
       .useValue(feed)
+      .overrideProvider(WebhookService)
+      .useValue(webhooks)
       .compile();
     app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter({ forceCloseConnections: true }), { logger: false, bodyParser: false });
     configureApp(app, settings, undefined);
@@ -53,7 +57,7 @@ describe('ApiModule with swapped seams', () => {
     fs.rmSync(tmp.dir, { recursive: true, force: true });
   });
 
-  it('POST /api/v1/tasks starts the agent through the injected executor (via RunnerService)', async () => {
+  it('POST /api/v1/tasks starts the agent through the injected executor and sends run_stop through the injected WebhookService', async () => {
     const task = 'task-20260101-120000-swapexec';
     const res = await fetch(`${base}/api/v1/tasks`, {
       method: 'POST',
@@ -72,6 +76,8 @@ describe('ApiModule with swapped seams', () => {
     expect(info.status).toBe('completed');
     // the loop ran inside RunnerService (it tracked it until the loop returned)
     await waitFor('the loop to return', () => app.get(RunnerService).activeCount === 0);
+    // run_stop of the server's run went out through the injected WebhookService
+    expect(webhooks.sent).toContainEqual(expect.objectContaining({ event: 'run_stop', run_id: runId, status: 'completed' }));
   });
 
   it('the injected liveness probe decides whether a run is alive (StorageIndex included)', async () => {

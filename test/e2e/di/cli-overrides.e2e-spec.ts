@@ -13,7 +13,8 @@ import { CliModule } from '../../../apps/cli/src/cli.module';
 import { makeTempRoot } from '../../utils/api-app';
 import { deadPid, running, seedRun, writeRun } from '../../utils/run-fixtures';
 import { waitFor } from '../../utils/wait';
-import { PretendProbe, RecordingExecutor, RecordingFeed } from './seams';
+import { WebhookService } from '@app/webhook';
+import { PretendProbe, RecordingExecutor, RecordingFeed, RecordingWebhooks } from './seams';
 
 const P = 'di';
 
@@ -23,6 +24,7 @@ describe('CliModule with swapped seams', () => {
   const executor = new RecordingExecutor();
   const probe = new PretendProbe(new Set([ghost]));
   const feed = new RecordingFeed();
+  const webhooks = new RecordingWebhooks();
   let cli: TestingModule;
   let out: string[];
   let writeSpy: jest.SpyInstance;
@@ -35,6 +37,8 @@ describe('CliModule with swapped seams', () => {
       .useValue(probe)
       .overrideProvider(CHANGE_FEED)
       .useValue(feed)
+      .overrideProvider(WebhookService)
+      .useValue(webhooks)
       .compile();
   });
 
@@ -53,7 +57,7 @@ describe('CliModule with swapped seams', () => {
     fs.rmSync(tmp.dir, { recursive: true, force: true });
   });
 
-  it('`job` starts the agent through the injected executor', async () => {
+  it('`job` starts the agent through the injected executor and reports run_stop through the injected WebhookService', async () => {
     const task = 'task-20260101-120000-clijob';
     await CommandTestFactory.run(cli, ['job', '--root', tmp.root, '--config', tmp.configPath, '--project', P, '--task', task, '--agent', 'fake', '--prompt', 'hi']);
     expect(executor.launches).toHaveLength(1);
@@ -61,6 +65,7 @@ describe('CliModule with swapped seams', () => {
     expect(launch.command).toContain('fake-command-agent');
     const info = readRunInfo(path.join(tmp.root, P, task, 'runs', launch.runId, 'run-info.yaml'));
     expect(info).toMatchObject({ status: 'completed', exit_code: 0 });
+    expect(webhooks.sent).toContainEqual(expect.objectContaining({ event: 'run_stop', run_id: launch.runId }));
   });
 
   it('`watch` asks the injected probe and waits on the injected change feed', async () => {

@@ -1,4 +1,4 @@
-import { AgentExecutor, AgentHandle, AgentLaunch, createAgentExecutor } from '@app/runner';
+import { AgentExecutor, AgentHandle, AgentLaunch, createAgentExecutor, NeedsInputPayload, RunStopPayload, WebhookSender } from '@app/runner';
 import { ChangeFeed, LivenessProbe, RunInfo, WatchOptions } from '@app/storage';
 
 /** An AgentExecutor that records every launch and starts the real local process group. */
@@ -32,5 +32,19 @@ export class RecordingFeed extends ChangeFeed {
   override watch(path: string, onChange: () => void, opts?: WatchOptions): () => void {
     this.watched.push(path);
     return super.watch(path, onChange, opts);
+  }
+}
+
+/** A webhook sender that records what the app sends (HTTP delivery itself is covered by webhook.e2e-spec). */
+export class RecordingWebhooks implements WebhookSender {
+  readonly sent: (RunStopPayload | NeedsInputPayload)[] = [];
+
+  wanted(): boolean {
+    return true;
+  }
+
+  async deliver(_settings: unknown, payload: RunStopPayload | NeedsInputPayload): Promise<boolean> {
+    this.sent.push(payload);
+    return true;
   }
 }
