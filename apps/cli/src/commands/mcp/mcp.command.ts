@@ -1,6 +1,8 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { createConductorMcp, JobStarter } from '@app/mcp';
+import { CHANGE_FEED, type ChangeFeed } from '@app/storage';
 import { agentCallerEnv, asCliError, loadRunConfig } from '../engine/job-common';
 import { productVersion } from '../../version';
 import { resolveMcpScope, type McpFlags } from './mcp-scope';
@@ -29,6 +31,10 @@ function untilClosed(transport: StdioServerTransport): Promise<string | undefine
     'bus and run-output resources). Scoped like `bus post`: flags, else the JRUN_* variables of the agent that starts it.',
 })
 export class McpCommand extends CommandRunner {
+  constructor(@Inject(CHANGE_FEED) private readonly feed: ChangeFeed) {
+    super();
+  }
+
   async run(_args: string[], flags: McpFlags = {}): Promise<void> {
     let scope;
     let loaded;
@@ -40,7 +46,7 @@ export class McpCommand extends CommandRunner {
     }
     const abort = new AbortController();
     const starter = new JobStarter({ root: scope.root, config: loaded.config, env: agentCallerEnv(loaded), signal: abort.signal });
-    const mcp = createConductorMcp({ scope, config: loaded.config, starter, version: productVersion() });
+    const mcp = createConductorMcp({ scope, config: loaded.config, starter, version: productVersion(), feed: this.feed });
     const transport = new StdioServerTransport();
     const closed = untilClosed(transport);
     await mcp.server.connect(transport);
