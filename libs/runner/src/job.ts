@@ -94,7 +94,6 @@ export interface JobResult {
   webhook?: Promise<boolean>;
 }
 
-
 /**
  * One agent run (runner-agents.md §2) with the diversification policy (D3): the agent is chosen
  * by the policy when no explicit agent is given, and one fallback run follows a failure when
