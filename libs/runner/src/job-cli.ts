@@ -2,7 +2,8 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunInfo, writeRunInfo, writeRunInfoAsync } from '@app/storage';
 import { AgentSpec, errorSummaryForExit, extractOutput, GEMINI_FLAG_REJECTED_SUMMARY } from '@app/agents';
-import { AgentHandle, LocalAgentExecutor } from './agent-executor';
+import type { AgentHandle } from './agent-executor';
+import { createAgentExecutor } from './runner.providers';
 import { formatGoDuration } from './go-duration';
 import { collectProcessTree } from './process-tree';
 import { errorText } from './runner.errors';
@@ -13,11 +14,9 @@ import type { JobResult } from './job-options';
 
 /* A CLI agent's run: spawn in its own process group, stop on abort, idle-output watchdog. */
 
-const defaultExecutor = new LocalAgentExecutor();
-
 export async function executeCli(ctx: ExecContext): Promise<JobResult> {
   const spec = ctx.spec as Extract<AgentSpec, { kind: 'cli' }>;
-  const executor = ctx.opts.executor ?? defaultExecutor;
+  const executor = ctx.opts.executor ?? createAgentExecutor();
   let handle: AgentHandle;
   try {
     handle = await executor.start({

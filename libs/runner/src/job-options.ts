@@ -1,5 +1,7 @@
 import type { AppConfig, RunInfo } from '@app/storage';
+import type { AgentRegistry } from '@app/agents';
 import type { AgentExecutor } from './agent-executor';
+import type { WebhookSender } from './webhook';
 
 export const DEFAULT_MAX_DELEGATION_DEPTH = 16;
 
@@ -25,6 +27,10 @@ export interface JobOptions {
   /** Prefix the prompt with the restart text (Ralph attempts > 0, resume mode). */
   restart?: boolean;
   executor?: AgentExecutor;
+  /** Resolves agent specs and versions (RunnerService passes the injected one). */
+  registry?: AgentRegistry;
+  /** Delivers run_stop instead of deliverWebhook(config.webhook) (the injected WebhookService). */
+  webhookSender?: WebhookSender;
   maxDelegationDepth?: number;
   /** Grace between SIGTERM and SIGKILL when aborted (default 30 s). */
   stopGraceMs?: number;

@@ -94,7 +94,7 @@ export async function prepare(opts: JobOptions): Promise<Prepared> {
   let spec: AgentSpec;
   try {
     agent = selectAgent(opts.config, opts.agent);
-    spec = await resolveSpec(agent, { ...process.env, ...opts.env }, cwd);
+    spec = await resolveSpec(agent, { ...process.env, ...opts.env }, cwd, opts.registry);
   } catch (err) {
     throw failure(errorText(err), isFatalAgentError(err));
   }

@@ -6,7 +6,8 @@ import type { JobOptions, JobResult } from './job-options';
 /** The run_stop webhook of a finished run (D14: `run-agent job` waits for it before exiting). */
 export function startWebhook(opts: JobOptions, result: JobResult, bus: BusWriter): Promise<boolean> | undefined {
   const cfg = opts.config?.webhook;
-  if (!webhookWanted(cfg) || !result.info) return undefined;
+  const sender = opts.webhookSender;
+  if (!(sender ? sender.wanted(cfg) : webhookWanted(cfg)) || !result.info) return undefined;
   const info = result.info;
   const started = info.start_time;
   const stopped = info.end_time;
@@ -23,5 +24,6 @@ export function startWebhook(opts: JobOptions, result: JobResult, bus: BusWriter
     duration_seconds: (stopped.getTime() - started.getTime()) / 1000,
   };
   if (info.error_summary) payload.error_summary = info.error_summary;
-  return deliverWebhook(cfg, payload, bus, { backoffMs: opts.webhookBackoffMs });
+  if (sender) return sender.deliver(cfg, payload, bus, { backoffMs: opts.webhookBackoffMs });
+  return deliverWebhook(cfg!, payload, bus, { backoffMs: opts.webhookBackoffMs });
 }

@@ -77,7 +77,7 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
     clearPendingChild();
   }
 
-  const agentVersion = await detectVersion(spec, { ...process.env, ...opts.env });
+  const agentVersion = await detectVersion(spec, { ...process.env, ...opts.env }, opts.registry);
   let slot: RunSlot;
   try {
     slot = await acquireRunSlot({

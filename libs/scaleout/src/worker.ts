@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsMsg } from '@nats-io/jetstream';
-import { runTask, stopRun, stopTask, type TaskOptions } from '@app/runner';
+import { runTask, stopRun, stopTask, type RunnerService, type TaskOptions } from '@app/runner';
 import { clearStopMarkers, removeDone, runInfoFile, RunsLayout, writeDone, type AppConfig } from '@app/storage';
 import { ChangeTailer } from './change-tailer';
 import { recordHeaders } from './change-record';
@@ -24,6 +24,8 @@ export interface WorkerOptions {
   /** Extra runner options (tests shorten restart delays). */
   task?: Partial<TaskOptions>;
   log?: (line: string) => void;
+  /** The injected RunnerService (its executor, registry, probe, webhook sender); else the plain engine. */
+  runner?: Pick<RunnerService, 'runTask'>;
 }
 
 interface Active {
@@ -196,7 +198,8 @@ export class Worker {
       if (fresh) mkdirSync(firstRun, { recursive: true });
       started = true;
       if (!(takeover && existsSync(join(taskDir, 'DONE')))) {
-        const result = await runTask({
+        const run = this.opts.runner ? (o: TaskOptions) => this.opts.runner!.runTask(o) : runTask;
+        const result = await run({
           ...this.opts.task,
           root: this.opts.root,
           projectId: task.projectId,

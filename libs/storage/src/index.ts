@@ -1,4 +1,5 @@
 export * from './storage.module';
+export * from './storage.providers';
 export * from './storage.errors';
 export * from './ids';
 export * from './layout';

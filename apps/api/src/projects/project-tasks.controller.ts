@@ -2,7 +2,7 @@ import { Controller, Logger, Delete, Get, Headers, HttpCode, MessageEvent, Param
 import type { FastifyRequest } from 'fastify';
 import * as path from 'node:path';
 import { Observable } from 'rxjs';
-import { type TaskUsageView } from '@app/runner';
+import { RunnerService, type TaskUsageView } from '@app/runner';
 import { stopRunRouted } from '../tasks/scaleout-hooks';
 import { clearStopMarkers, removeDone, runInfoFile, taskRunsDir } from '@app/storage';
 import { badRequest, conflict, notFound } from '../common/api-error';
@@ -62,6 +62,7 @@ export class ProjectTasksController {
     private readonly files: FileStreamService,
     private readonly discovery: RunDiscovery,
     private readonly planner: PlannerBridge,
+    private readonly runner: RunnerService,
   ) {}
 
   private ids(p: string, t: string) {
@@ -239,7 +240,7 @@ export class ProjectTasksController {
     const run = this.findRun(p, t, r);
     if (run.info.status !== 'running') throw conflict('run is not running', { status: run.info.status });
     if (run.info.process_ownership === 'external') throw conflict('run is externally owned and cannot be stopped by conductor', { run_id: run.runId });
-    void stopRunRouted(this.data.scaleout, run, { graceMs: this.data.stopGraceMs, stoppedBy: 'api' }).catch((err) => new Logger('api').warn(`stop run ${run.runId}: ${(err as Error).message}`));
+    void stopRunRouted(this.data.scaleout, this.runner, run, { graceMs: this.data.stopGraceMs, stoppedBy: 'api' }).catch((err) => new Logger('api').warn(`stop run ${run.runId}: ${(err as Error).message}`));
     this.audit.record(req, { endpoint: 'POST /api/projects/{project_id}/tasks/{task_id}/runs/{run_id}/stop', project_id: run.projectId, task_id: run.taskId, run_id: run.runId, payload: { pgid: run.info.pgid } });
     return { run_id: run.runId, message: 'SIGTERM sent' };
   }

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from
 import type { FastifyRequest } from 'fastify';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { RunnerService } from '@app/runner';
 import { stopRunRouted } from '../tasks/scaleout-hooks';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { isTruthyFlag, parseGoDurationOrUndefined } from '../common/go-format';
@@ -26,6 +27,7 @@ export class ProjectsController {
   constructor(
     private readonly data: ProjectDataService,
     private readonly audit: AuditLogService,
+    private readonly runner: RunnerService,
   ) {}
 
   /** #21 */
@@ -97,7 +99,7 @@ export class ProjectsController {
     const running = this.data.runs(id).filter((r) => r.info.status === 'running');
     if (running.length > 0) {
       if (force !== 'true') throw conflict('project has running tasks; stop them first or use --force');
-      await Promise.all(running.filter((r) => r.info.process_ownership !== 'external').map((r) => stopRunRouted(this.data.scaleout, r, { graceMs: this.data.stopGraceMs, stoppedBy: 'api project deletion' }).catch(() => undefined)));
+      await Promise.all(running.filter((r) => r.info.process_ownership !== 'external').map((r) => stopRunRouted(this.data.scaleout, this.runner, r, { graceMs: this.data.stopGraceMs, stoppedBy: 'api project deletion' }).catch(() => undefined)));
     }
     const { deletedTasks, freed } = deleteProjectFolder(this.data, dir);
     this.audit.record(req, { endpoint: 'DELETE /api/projects/{project_id}', project_id: id, payload: { force: force === 'true', deleted_tasks: deletedTasks, freed_bytes: freed } });

@@ -2,6 +2,7 @@ import { Controller, Logger, Get, Headers, Header, HttpCode, MessageEvent, Param
 import type { FastifyRequest } from 'fastify';
 import * as fs from 'node:fs';
 import { Observable } from 'rxjs';
+import { RunnerService } from '@app/runner';
 import { stopRunRouted } from '../tasks/scaleout-hooks';
 import { conflict, notFound } from '../common/api-error';
 import { checkRunId } from '../common/ids';
@@ -21,6 +22,7 @@ export class RunsController {
     private readonly audit: AuditLogService,
     private readonly streams: RunStreamsService,
     private readonly discovery: RunDiscovery,
+    private readonly runner: RunnerService,
   ) {}
 
   private find(r: string): RunRecord {
@@ -67,7 +69,7 @@ export class RunsController {
     const run = this.find(r);
     if (run.info.status !== 'running' || !isZeroTime(run.info.end_time)) throw conflict('run already finished');
     if (run.info.process_ownership === 'external') throw conflict('run is externally owned and cannot be stopped by conductor', { run_id: run.runId });
-    void stopRunRouted(this.data.scaleout, run, { graceMs: this.data.stopGraceMs, stoppedBy: 'api' }).catch((err) => new Logger('api').warn(`stop run ${run.runId}: ${(err as Error).message}`));
+    void stopRunRouted(this.data.scaleout, this.runner, run, { graceMs: this.data.stopGraceMs, stoppedBy: 'api' }).catch((err) => new Logger('api').warn(`stop run ${run.runId}: ${(err as Error).message}`));
     this.audit.record(req, { endpoint: 'POST /api/v1/runs/{run_id}/stop', project_id: run.projectId, task_id: run.taskId, run_id: run.runId, payload: { pgid: run.info.pgid } });
     return { status: 'stopping' };
   }

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import * as path from 'node:path';
 import { ChangeFeed, LivenessProbe, readRunInfoReconciled, runInfoFile } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
-import { CHANGE_FEED } from './change-feed.provider';
+import { CHANGE_FEED, LIVENESS_PROBE } from '@app/storage';
 import { FileTailRegistry, LineView } from './file-tail';
 
 export interface RunRef {
@@ -96,11 +96,11 @@ export interface RunSubscription {
 export class RunLogHub implements OnApplicationShutdown {
   private readonly runs = new Map<string, RunStream>();
   readonly files: FileTailRegistry;
-  private readonly probe = new LivenessProbe();
 
   constructor(
     @Inject(API_CONTEXT) private readonly ctx: ApiContext,
     @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
+    @Inject(LIVENESS_PROBE) private readonly probe: LivenessProbe,
   ) {
     this.files = new FileTailRegistry(feed, ctx.sse.pollIntervalMs);
   }

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AGENT_TYPES, isAgentType, normalizeAgentType } from '@app/agents';
-import { checkTaskStart, hasSettings, refuseOrphanedAgent, validateTaskSettings, writeTaskSettings } from '@app/runner';
+import { checkTaskStart, hasSettings, refuseOrphanedAgent, RunnerService, validateTaskSettings, writeTaskSettings } from '@app/runner';
 import { stopTaskRouted } from './scaleout-hooks';
 import {
   clearStopMarkers,
@@ -49,6 +49,7 @@ export class TasksService {
     private readonly planner: PlannerBridge,
     private readonly data: ProjectDataService,
     private readonly audit: AuditLogService,
+    private readonly runner: RunnerService,
   ) {}
 
   async create(body: CreateTaskDto, req: FastifyRequest): Promise<CreateTaskResponse> {
@@ -150,7 +151,7 @@ export class TasksService {
     writeDone(taskDir);
     const running = this.data.runs(projectId, taskId).filter((r) => r.info.status === 'running' && r.info.process_ownership !== 'external');
     await this.planner.dropTask(projectId, taskId);
-    void stopTaskRouted(this.ctx.scaleout, { projectId, taskId, dir: taskDir }, { graceMs: this.ctx.stopGraceMs, stoppedBy: 'api task cancel', done: true }).catch((err) => this.logger.warn(`stop task ${projectId}/${taskId}: ${(err as Error).message}`));
+    void stopTaskRouted(this.ctx.scaleout, this.runner, { projectId, taskId, dir: taskDir }, { graceMs: this.ctx.stopGraceMs, stoppedBy: 'api task cancel', done: true }).catch((err) => this.logger.warn(`stop task ${projectId}/${taskId}: ${(err as Error).message}`));
     this.audit.record(req, { endpoint: 'DELETE /api/v1/tasks/{task_id}', project_id: projectId, task_id: taskId, payload: { stopped_runs: running.length } });
     return { stopped_runs: running.length };
   }

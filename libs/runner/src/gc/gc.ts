@@ -2,6 +2,7 @@ import { rmSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { rotateBus } from '@app/messagebus';
 import {
+  createLivenessProbe,
   folderSize,
   isTaskDone,
   listFolderNames,
@@ -221,7 +222,7 @@ export function gcProjects(layout: RunsLayout, project?: string): string[] {
   return listFolderNames(layout.root) ?? [];
 }
 
-export function runGc(layout: RunsLayout, projects: string[], s: GcSettings, probe = new LivenessProbe()): GcReport {
+export function runGc(layout: RunsLayout, projects: string[], s: GcSettings, probe: LivenessProbe = createLivenessProbe()): GcReport {
   const report: GcReport = {
     dry_run: s.dryRun,
     cutoff: s.cutoff.toISOString(),

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readMessages } from '@app/messagebus';
-import { AppConfig, LivenessProbe, RunInfo, RunsLayout, RUN_INFO_FILE, hasDoneFile, isCancelled, readRunInfoReconciled, readStopRequested, readTaskPrompt, removeDone, removeStopRequested, validateProjectId, writeDone, writeTaskPromptIfAbsent, runOutputFile } from '@app/storage';
+import { AppConfig, createLivenessProbe, LivenessProbe, RunInfo, RunsLayout, RUN_INFO_FILE, hasDoneFile, isCancelled, readRunInfoReconciled, readStopRequested, readTaskPrompt, removeDone, removeStopRequested, validateProjectId, writeDone, writeTaskPromptIfAbsent, runOutputFile } from '@app/storage';
 import type { JobOptions, JobResult } from '../job';
 import type { StopOptions, StopRunResult } from '../stop';
 
@@ -113,7 +113,7 @@ export function decideMonitorAction(
   opts: { staleAfterMs?: number; now?: Date; probe?: LivenessProbe } = {},
 ): MonitorDecision {
   const now = opts.now ?? new Date();
-  const probe = opts.probe ?? new LivenessProbe();
+  const probe = opts.probe ?? createLivenessProbe();
   const staleMs = opts.staleAfterMs && opts.staleAfterMs > 0 ? opts.staleAfterMs : DEFAULT_MONITOR_STALE_MS;
   const taskDir = new RunsLayout(root).taskDir(projectId, taskId);
   if (!existsSync(taskDir)) return { action: 'start', reason: 'no task folder yet' };
@@ -146,7 +146,7 @@ export function decideMonitorAction(
 /** `<root>/<project>/.monitor.pid`: one daemon per project. */
 export class MonitorLock {
   private held = false;
-  constructor(readonly path: string, private readonly probe = new LivenessProbe()) {}
+  constructor(readonly path: string, private readonly probe: LivenessProbe = createLivenessProbe()) {}
 
   acquire(projectId: string): void {
     if (existsSync(this.path)) {

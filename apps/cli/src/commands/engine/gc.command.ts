@@ -1,7 +1,8 @@
+import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { formatGoDuration, gcProjects, gcSummary, parseSizeBytes, runGc } from '@app/runner';
 import { gcTaskWorktrees } from './support/worktree-gc';
-import { RunsLayout } from '@app/storage';
+import { LIVENESS_PROBE, type LivenessProbe, RunsLayout } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
@@ -26,6 +27,10 @@ export { parseSizeBytes };
   description: 'Delete old finished run folders (and optionally rotate large message buses and remove finished tasks)',
 })
 export class GcCommand extends CommandRunner {
+  constructor(@Inject(LIVENESS_PROBE) private readonly probe: LivenessProbe) {
+    super();
+  }
+
   async run(params: string[], options: GcOptions = {}): Promise<void> {
     if (params.length) throw new UsageError(`unexpected argument ${JSON.stringify(params[0])}`);
     const olderThanMs = durationFlag(options.olderThan ?? '168h', '--older-than');
@@ -57,7 +62,7 @@ export class GcCommand extends CommandRunner {
       deleteDoneTasks: !!options.deleteDoneTasks,
       log: json ? () => undefined : (line) => process.stdout.write(`${line}\n`),
       warn: (line) => process.stderr.write(`${line}\n`),
-    });
+    }, this.probe);
     if (json) process.stdout.write(`${JSON.stringify({ ...report, worktrees, older_than: formatGoDuration(olderThanMs) }, null, 2)}\n`);
     else process.stdout.write(gcSummary(report));
   }

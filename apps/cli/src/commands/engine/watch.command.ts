@@ -1,8 +1,9 @@
+import { Inject } from '@nestjs/common';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { formatGoDuration } from '@app/runner';
-import { blockedBy, ChangeFeed, isTaskDone, LivenessProbe, readDependsOn, readRunInfoReconciled, runInfoIn, RunsLayout, runState, type RunInfo } from '@app/storage';
+import { blockedBy, CHANGE_FEED, ChangeFeed, isTaskDone, LIVENESS_PROBE, LivenessProbe, readDependsOn, readRunInfoReconciled, runInfoIn, RunsLayout, runState, type RunInfo } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { collect, durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
@@ -101,6 +102,13 @@ export function watchPhase(status: string): 'active' | 'blocked' | 'completed' |
   description: 'Watch tasks until all of them finish (exit 1 when --timeout passes first)',
 })
 export class WatchCommand extends CommandRunner {
+  constructor(
+    @Inject(LIVENESS_PROBE) private readonly probe: LivenessProbe,
+    @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
+  ) {
+    super();
+  }
+
   async run(_params: string[], options: WatchOptions = {}): Promise<void> {
     const timeoutMs = durationFlag(options.timeout ?? '30m', '--timeout');
     const root = resolveRoot(options.root, process.env, options.config);
@@ -112,8 +120,7 @@ export class WatchCommand extends CommandRunner {
     const layout = new RunsLayout(root);
     tasks.forEach((t) => layout.taskDir(project, t)); // D18: refuse bad ids before reading anything
 
-    const probe = new LivenessProbe();
-    const feed = new ChangeFeed();
+    const { probe, feed } = this;
     const deadline = Date.now() + timeoutMs;
     const previous = new Map<string, string>();
     if (!options.json) process.stdout.write(`Watching ${tasks.length} task(s) for project ${JSON.stringify(project)}:\n`);
