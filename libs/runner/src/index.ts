@@ -35,6 +35,8 @@ export { acquireRunSlot, queueDir, slotsDir, type RunSlot } from './run-slots';
 export { propagateCompletion, completionKey, PROPAGATION_KIND } from './completion';
 export { collectProcessTree, isProcessRunning } from './process-tree';
 export { findLiveRootRun, refuseLiveRootRun, refuseOrphanedAgent, type LiveRootRun } from './live-run';
+export { findRunningRun } from './run-scan';
+export { deleteTaskFolder } from './task-delete';
 export * from './orchestration';
 export * from './needs-input';
 export * from './worktree';

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { isZeroTime, readRunInfo, RunInfo, runInfoFile, runInfoIn, taskRunsDir } from '@app/storage';
 
 export interface ScannedRun {
@@ -42,6 +42,13 @@ export function taskRuns(taskDir: string): ScannedRun[] {
     }
   }
   return out;
+}
+
+/** The newest run of a task whose stored status is running (only run `runId` when given): its folder. */
+export function findRunningRun(taskDir: string, runId?: string): string | undefined {
+  return taskRuns(taskDir)
+    .reverse()
+    .find((r) => (!runId || basename(r.dir) === runId) && r.info.status === 'running')?.dir;
 }
 
 /** Every readable run under the runs root. */

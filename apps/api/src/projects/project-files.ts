@@ -128,3 +128,12 @@ export function removeFolder(data: ProjectDataService, dir: string, what: string
   confine(data.root, dir, what);
   fs.rmSync(dir, { recursive: true, force: true });
 }
+
+/** The raw text of a file (`GET /api/v1/runs/:r/info` serves run-info.yaml as stored); undefined when unreadable. */
+export function readRawText(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}

@@ -1,12 +1,12 @@
 import { Controller, Logger, Get, Headers, Header, HttpCode, MessageEvent, Param, Post, Req, Sse, SseSignal } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import * as fs from 'node:fs';
 import { Observable } from 'rxjs';
 import { RunnerService } from '@app/runner';
 import { stopRunRouted } from '../tasks/scaleout-hooks';
 import { conflict, notFound } from '../common/api-error';
 import { checkRunId } from '../common/ids';
 import { ProjectDataService } from '../projects/project-data.service';
+import { readRawText } from '../projects/project-files';
 import { RunRecord, toRunV1 } from '../projects/shapes';
 import { AuditLogService } from '../security/audit-log.service';
 import { RunStreamsService } from '../sse/run-streams.service';
@@ -54,12 +54,9 @@ export class RunsController {
   @Get(':r/info')
   @Header('Content-Type', 'application/x-yaml')
   info(@Param('r') r: string): string {
-    const run = this.find(r);
-    try {
-      return fs.readFileSync(runInfoFile(run.dir), 'utf8');
-    } catch {
-      throw notFound('run not found');
-    }
+    const text = readRawText(runInfoFile(this.find(r).dir));
+    if (text === undefined) throw notFound('run not found');
+    return text;
   }
 
   /** #16 */
