@@ -68,6 +68,12 @@ describe('one place per rule', () => {
     expect(hits).toEqual(['libs/storage/src/layout.ts']);
   });
 
+  it("a task's runs folder is joined in one place (taskRunsDir, libs/storage/src/run-files.ts)", () => {
+    const hits = sourceFiles.filter((f) => /join\([^()]*,\s*'runs'\)/.test(readFileSync(f, 'utf8'))).map(rel);
+    // the home default `~/.run-agent/runs` is the runs root, not a task's runs folder
+    expect(hits.filter((f) => f !== 'libs/storage/src/config/runs-root.ts')).toEqual([]);
+  });
+
   it('the default API port is written once (libs/storage/src/config/config.types.ts)', () => {
     const hits = sourceFiles.filter((f) => /(?<![\d.])14355(?!\d)/.test(readFileSync(f, 'utf8').replace(/^\s*(\/\/|\/?\*|@Option).*$/gm, ''))).map(rel);
     expect(hits).toEqual(['libs/storage/src/config/config.types.ts']);

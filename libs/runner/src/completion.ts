@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BusMessage, BusWriter, readMessages } from '@app/messagebus';
-import { isZeroTime, readRunInfo, RunInfo, runInfoFile, runInfoIn, withFileLock, runOutputFile } from '@app/storage';
+import { isZeroTime, readRunInfo, RunInfo, runInfoFile, runInfoIn, withFileLock, runOutputFile, taskRunsDir } from '@app/storage';
 import { errorText } from './runner.errors';
 import { rfc3339Nano, rfc3339NanoFromNs } from './time-format';
 
@@ -32,7 +32,7 @@ interface RunSummary {
 }
 
 function summariseRuns(taskDir: string): RunSummary {
-  const runsDir = join(taskDir, 'runs');
+  const runsDir = taskRunsDir(taskDir);
   const ids = existsSync(runsDir) ? readdirSync(runsDir).sort() : [];
   const infos: { id: string; info: RunInfo }[] = [];
   const missing: string[] = [];

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { AppConfig, RunInfo, RunsLayout, validateProjectId, validateRunId, validateTaskId, writeTaskPromptIfAbsent } from '@app/storage';
+import { AppConfig, RunInfo, RunsLayout, validateProjectId, validateRunId, validateTaskId, writeTaskPromptIfAbsent, taskRunsDir } from '@app/storage';
 import { AgentSpec, SelectedAgent, isFatalAgentError, runAgentBinDir, setupAgentMcp } from '@app/agents';
 import { resolveSpec, selectAgent } from './agent-resolution';
 import { RunnerError, errorText } from './runner.errors';
@@ -103,7 +103,7 @@ export async function prepare(opts: JobOptions): Promise<Prepared> {
   if (opts.parentRunId) {
     checkDelegationDepth(layout.root, taskDir, opts.parentRunId, opts.maxDelegationDepth ?? DEFAULT_MAX_DELEGATION_DEPTH);
   }
-  mkdirSync(join(taskDir, 'runs'), { recursive: true, mode: 0o755 });
+  mkdirSync(taskRunsDir(taskDir), { recursive: true, mode: 0o755 });
   writeTaskPromptIfAbsent(taskDir, prompt);
   return { layout, taskDir, prompt, cwd, agent, spec };
 }

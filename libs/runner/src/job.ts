@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BusWriter } from '@app/messagebus';
-import { RunInfo, runFilePaths, runInfoFile, RunsLayout, updateRunInfo, validateProjectId, validateTaskId, writeRunInfo, ZERO_TIME } from '@app/storage';
+import { RunInfo, runFilePaths, runInfoFile, RunsLayout, updateRunInfo, validateProjectId, validateTaskId, writeRunInfo, ZERO_TIME, taskRunsDir } from '@app/storage';
 import { buildAgentEnv, runAgentBinDir } from '@app/agents';
 import { AgentChoice, chooseAgent, detectVersion } from './agent-resolution';
 import { buildPrompt } from './prompt';
@@ -123,7 +123,7 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
         taskId: opts.taskId,
         runId,
         parentRunId: opts.parentRunId,
-        runsDir: join(taskDir, 'runs'),
+        runsDir: taskRunsDir(taskDir),
         messageBus: taskBus,
         taskFolder: taskDir,
         runFolder: runDir,

@@ -29,7 +29,7 @@ function safeList(dir: string): string[] {
 
 /** Runs of one task folder with a readable run-info.yaml (raw, no reconciliation). */
 export function taskRuns(taskDir: string): ScannedRun[] {
-  const runsDir = join(taskDir, 'runs');
+  const runsDir = taskRunsDir(taskDir);
   const out: ScannedRun[] = [];
   for (const id of safeList(runsDir)) {
     const dir = join(runsDir, id);

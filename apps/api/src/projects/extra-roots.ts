@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LivenessProbe, readRunInfoReconciled, runIdTime, RunInfo, runInfoFile, ZERO_TIME } from '@app/storage';
+import { LivenessProbe, readRunInfoReconciled, runIdTime, RunInfo, runInfoFile, taskRunsDir, ZERO_TIME } from '@app/storage';
 import type { RunRecord } from './shapes';
 
 /**
@@ -11,7 +11,7 @@ import type { RunRecord } from './shapes';
 export function readExtraRuns(extraRoots: string[], probe: LivenessProbe): RunRecord[] {
   const out: RunRecord[] = [];
   for (const extra of extraRoots) {
-    const runsDir = path.join(extra, 'runs');
+    const runsDir = taskRunsDir(extra); // the same `<dir>/runs/<run>` shape as a task folder
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(runsDir, { withFileTypes: true });

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readMessages } from '@app/messagebus';
-import { AppConfig, createLivenessProbe, LivenessProbe, RunInfo, RunsLayout, RUN_INFO_FILE, hasDoneFile, isCancelled, readRunInfoReconciled, readStopRequested, readTaskPrompt, removeDone, removeStopRequested, validateProjectId, writeDone, writeTaskPromptIfAbsent, runOutputFile } from '@app/storage';
+import { AppConfig, createLivenessProbe, LivenessProbe, RunInfo, RunsLayout, RUN_INFO_FILE, hasDoneFile, isCancelled, readRunInfoReconciled, readStopRequested, readTaskPrompt, removeDone, removeStopRequested, validateProjectId, writeDone, writeTaskPromptIfAbsent, runOutputFile, taskRunsDir } from '@app/storage';
 import type { JobOptions, JobResult } from '../job';
 import type { StopOptions, StopRunResult } from '../stop';
 
@@ -64,7 +64,7 @@ export function activeStopRequest(taskDir: string, now: Date): boolean {
 }
 
 function latestRun(taskDir: string, probe: LivenessProbe): { dir: string; info: RunInfo } | undefined {
-  const runsDir = join(taskDir, 'runs');
+  const runsDir = taskRunsDir(taskDir);
   let names: string[];
   try {
     names = readdirSync(runsDir).sort();

@@ -76,7 +76,7 @@ export function buildStatusRow(
   Object.assign(row, worktreeStatus(taskDir));
 
   let info: RunInfo | undefined;
-  const runs = listRunNames(join(taskDir, 'runs')) ?? [];
+  const runs = listRunNames(taskRunsDir(taskDir)) ?? [];
   if (runs.length === 0) {
     if (row.done) {
       row.status = 'done';

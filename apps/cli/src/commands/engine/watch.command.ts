@@ -1,9 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { formatGoDuration } from '@app/runner';
-import { blockedBy, CHANGE_FEED, ChangeFeed, isTaskDone, LIVENESS_PROBE, LivenessProbe, readDependsOn, readRunInfoReconciled, runInfoIn, RunsLayout, runState, type RunInfo } from '@app/storage';
+import { blockedBy, CHANGE_FEED, ChangeFeed, isTaskDone, LIVENESS_PROBE, LivenessProbe, readDependsOn, readRunInfoReconciled, runInfoIn, RunsLayout, runState, type RunInfo, taskRunsDir } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { collect, durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
@@ -48,7 +47,7 @@ function latestReadableRunInfo(runsDir: string, runs: string[], probe: LivenessP
 export function watchTaskStatus(layout: RunsLayout, project: string, task: string, probe: LivenessProbe, now = new Date()): WatchTaskStatus {
   const result: WatchTaskStatus = { task_id: task, status: 'unknown', elapsed: 0, done: false };
   const taskDir = layout.taskDir(project, task);
-  const runsDir = join(taskDir, 'runs');
+  const runsDir = taskRunsDir(taskDir);
   const runs = listRunNames(runsDir) ?? [];
   const info = runs.length ? latestReadableRunInfo(runsDir, runs, probe) : undefined;
   if (!info) {

@@ -1,5 +1,4 @@
 import { statSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   blockedBy,
   formatGoDuration,
@@ -11,6 +10,7 @@ import {
   shownExitCode,
   StorageIndex,
   synthesizeRunInfo,
+  taskRunsDir,
 } from '@app/storage';
 import { needsInputOf, taskUsageView, type TaskUsageView } from '@app/runner';
 import { collectActivity, type ActivitySignals } from '../engine/support/activity';
@@ -165,5 +165,5 @@ export function buildRunRow(index: StorageIndex, project: string, task: string, 
 }
 
 export function runsDirOf(index: StorageIndex, project: string, task: string): string {
-  return join(index.layout.taskDir(project, task), 'runs');
+  return taskRunsDir(index.layout.taskDir(project, task));
 }
