@@ -39,9 +39,74 @@ describe('library boundaries', () => {
   });
 
   it('each library exports exactly one Nest module from its index', () => {
-    for (const lib of ['storage', 'messagebus', 'runner', 'agents']) {
+    for (const lib of ['storage', 'messagebus', 'runner', 'agents', 'planner', 'webhook']) {
       const index = readFileSync(join(root, 'libs', lib, 'src', 'index.ts'), 'utf8');
       expect(index).toMatch(new RegExp(`export \\* from '\\./${lib}\\.module'`));
     }
+  });
+});
+
+/**
+ * Lib order (docs/architecture.md): a lib imports only libs below it. mcp, planner, webhook and
+ * scaleout sit on the runner; nothing imports them but the apps. contracts is types only.
+ */
+const LIB_ORDER = ['contracts', 'storage', 'messagebus', 'agents', 'runner', 'webhook', 'planner', 'mcp', 'scaleout'];
+const ALLOWED_LIB_DEPS: Record<string, string[]> = {
+  contracts: [],
+  storage: [],
+  messagebus: ['storage'],
+  agents: ['storage'],
+  runner: ['storage', 'messagebus', 'agents'],
+  webhook: ['runner'],
+  planner: ['storage', 'messagebus', 'runner'],
+  mcp: ['storage', 'messagebus', 'runner'],
+  scaleout: ['storage', 'messagebus', 'runner'],
+};
+
+describe('lib order', () => {
+  it('knows every lib', () => {
+    const libs = readdirSync(join(root, 'libs')).filter((d) => statSync(join(root, 'libs', d)).isDirectory());
+    expect(libs.sort()).toEqual([...LIB_ORDER].sort());
+  });
+
+  it.each(LIB_ORDER)('libs/%s imports only the libs below it', (lib) => {
+    const used = new Set<string>();
+    for (const file of tsFiles(join(root, 'libs', lib, 'src'))) {
+      for (const m of readFileSync(file, 'utf8').matchAll(importSpecifier)) {
+        const dep = /^@app\/([^/]+)/.exec(m[1])?.[1];
+        if (dep && dep !== lib) used.add(dep);
+      }
+    }
+    const rank = (l: string) => LIB_ORDER.indexOf(l);
+    expect([...used].filter((d) => !ALLOWED_LIB_DEPS[lib].includes(d) || rank(d) >= rank(lib))).toEqual([]);
+  });
+});
+
+/**
+ * Issue #14: the replaceable parts are constructed only by the lib modules' provider files
+ * (`*.providers.ts`); everything else gets them injected or as a parameter.
+ */
+const REPLACEABLE = /\bnew\s+(AgentRegistry|LivenessProbe|ReplicaLivenessProbe|ChangeFeed|StorageIndex|LocalAgentExecutor|LocalTaskDispatcher|RunnerService|WebhookService|PlannerService|ScaleoutServer|Worker)\b/;
+
+describe('replaceable parts are injected', () => {
+  const sources = [...tsFiles(join(root, 'apps')), ...tsFiles(join(root, 'libs'))].filter((f) => !f.endsWith('.spec.ts'));
+
+  it.each(sources.map((f) => [relative(root, f), f]))('%s constructs no replaceable part outside a provider file', (name, file) => {
+    const text = readFileSync(file, 'utf8');
+    const hits = text.split('\n').filter((line) => REPLACEABLE.test(line) && !/^\s*(\/\/|\*)/.test(line));
+    expect(name.endsWith('.providers.ts') ? [] : hits).toEqual([]);
+  });
+
+  it('the rule sees a violation', () => {
+    expect(REPLACEABLE.test('const probe = new LivenessProbe();')).toBe(true);
+    expect(REPLACEABLE.test('const p = createLivenessProbe();')).toBe(false);
+  });
+
+  it('each root imports the lib modules', () => {
+    const api = readFileSync(join(root, 'apps/api/src/api.module.ts'), 'utf8');
+    for (const m of ['StorageModule', 'MessageBusModule', 'AgentsModule', 'RunnerModule', 'PlannerModule', 'WebhookModule']) expect(api).toMatch(new RegExp(`\\b${m}\\.forRoot`));
+    const cli = readFileSync(join(root, 'apps/cli/src/cli-lib-modules.ts'), 'utf8');
+    expect(readFileSync(join(root, 'apps/cli/src/cli.module.ts'), 'utf8')).toMatch(/imports: require\('\.\/cli-lib-modules'\)\.cliLibModules\(\)/);
+    for (const m of ['StorageModule', 'MessageBusModule', 'AgentsModule', 'RunnerModule', 'WebhookModule']) expect(cli).toMatch(new RegExp(`\\b${m}\\.forRoot`));
   });
 });

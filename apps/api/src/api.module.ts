@@ -1,6 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AdminModule } from './admin/admin.module';
-import { ApiContext } from './common/api-context';
+import { AgentsModule } from '@app/agents';
+import { MessageBusModule } from '@app/messagebus';
+import { PlannerModule, plannerOptionsFrom } from '@app/planner';
+import { RunnerModule } from '@app/runner';
+import { createReplicaLivenessProbe } from '@app/scaleout';
+import { StorageModule } from '@app/storage';
+import { WebhookModule } from '@app/webhook';
+import { ApiSettings } from './common/api-context';
 import { CoreModule } from './common/core.module';
 import { HealthController } from './health/health.controller';
 import { MessagesController } from './messages/messages.controller';
@@ -11,7 +18,6 @@ import { McpSessions } from './mcp/mcp-sessions.service';
 import { MetricsModule } from './metrics/metrics.module';
 import { NeedsInputController } from './needs-input/needs-input.controller';
 import { NeedsInputService } from './needs-input/needs-input.service';
-import { PlannerModule, plannerOptionsFrom } from './planner/planner.module';
 import { ProjectDataService } from './projects/project-data.service';
 import { ProjectTasksController } from './projects/project-tasks.controller';
 import { ProjectsController } from './projects/projects.controller';
@@ -27,24 +33,32 @@ import { TasksController } from './tasks/tasks.controller';
 import { WorktreeController } from './tasks/worktree.controller';
 import { TasksService } from './tasks/tasks.service';
 import { UsageController } from './usage/usage.controller';
-import { WebhookModule } from './webhook/webhook.module';
 
 export interface ApiModuleOptions {
   defaultMetrics?: boolean;
 }
 
-/** Composition root of the server. */
+/**
+ * Composition root of the server: the six lib modules (Storage, MessageBus, Agents, Runner,
+ * Planner, Webhook) plus the HTTP features. Everything replaceable (LIVENESS_PROBE, CHANGE_FEED,
+ * STORAGE_INDEX, AGENT_REGISTRY, AGENT_EXECUTOR, TASK_DISPATCHER) comes from the lib modules.
+ */
 @Module({})
 export class ApiModule {
-  static forRoot(ctx: ApiContext, opts: ApiModuleOptions = {}): DynamicModule {
+  static forRoot(ctx: ApiSettings, opts: ApiModuleOptions = {}): DynamicModule {
     return {
       module: ApiModule,
       imports: [
+        StorageModule.forRoot({ root: ctx.root, indexProbe: ctx.scaleout ? createReplicaLivenessProbe() : undefined }),
+        MessageBusModule.forRoot(busOptionsFrom(ctx.config)),
+        AgentsModule.forRoot(),
+        // the server's agents outlive it on purpose; the planner adopts them after a restart (issue #11)
+        RunnerModule.forRoot({ stopOnShutdown: false }),
+        WebhookModule.forRoot(ctx.config),
         CoreModule.forRoot(ctx),
         MetricsModule.forRoot({ defaultMetrics: opts.defaultMetrics }),
         LauncherModule,
         PlannerModule.forRoot(plannerOptionsFrom(ctx), [LauncherModule]),
-        WebhookModule.forRoot(ctx.config),
         AdminModule,
       ],
       controllers: [HealthController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController, NeedsInputController, McpController, WorktreeController, UsageController],
@@ -63,4 +77,10 @@ export class ApiModule {
       ],
     };
   }
+}
+
+/** Options of every bus writer the server opens (config storage.max_message_body_bytes). */
+function busOptionsFrom(config: ApiSettings['config']): { maxBodyBytes?: number } {
+  const max = config?.storage?.max_message_body_bytes;
+  return max ? { maxBodyBytes: max } : {};
 }

@@ -8,10 +8,10 @@ import type { FastifyInstance } from 'fastify';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { AppConfig, loadConfig, RunsLayout, StorageIndex } from '@app/storage';
-import { ReplicaLivenessProbe, ScaleoutServer } from '@app/scaleout';
+import { AppConfig, DEFAULT_API_HOST, DEFAULT_API_PORT, loadConfig, RunsLayout } from '@app/storage';
+import { createScaleoutServer } from '@app/scaleout';
 import { ApiModule } from './api.module';
-import { API_CONTEXT, ApiContext, SseSettings, sseSettings } from './common/api-context';
+import { API_CONTEXT, ApiContext, ApiSettings, SseSettings, sseSettings } from './common/api-context';
 import { ErrorEnvelopeFilter } from './common/error.filter';
 import { ApiValidationPipe } from './common/validation.pipe';
 import { rememberRouteTable, RouteTable } from './common/route-table';
@@ -45,8 +45,8 @@ export interface ServerOptions {
   nats?: string;
 }
 
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_PORT = 14355;
+export const DEFAULT_HOST = DEFAULT_API_HOST;
+export const DEFAULT_PORT = DEFAULT_API_PORT;
 /** Default request-body limit; config api.max_request_body_bytes or ServerOptions.maxRequestBodyBytes change it. */
 export const BODY_LIMIT_BYTES = 1 << 20;
 const PORT_RANGE = 100;
@@ -71,13 +71,12 @@ function loadServerConfig(opts: ServerOptions): AppConfig | undefined {
   }
 }
 
-function buildContext(opts: ServerOptions, config: AppConfig | undefined): ApiContext {
+function buildContext(opts: ServerOptions, config: AppConfig | undefined): ApiSettings {
   const layout = new RunsLayout(path.resolve(opts.root));
   const configKey = config?.api?.auth_enabled && config.api.api_key ? config.api.api_key : undefined;
   return {
     root: layout.root,
     layout,
-    index: new StorageIndex(layout, opts.nats ? new ReplicaLivenessProbe() : undefined),
     config,
     apiKey: opts.apiKey || configKey || undefined,
     disableTaskStart: !!opts.disableTaskStart,
@@ -90,7 +89,7 @@ function buildContext(opts: ServerOptions, config: AppConfig | undefined): ApiCo
 }
 
 /** Shared by the server and tests: pipes, filter, request hooks (id, CORS, auth, counting), error handler. */
-export function configureApp(app: NestFastifyApplication, ctx: ApiContext, uiDir: string | undefined, logRequests = false): string {
+export function configureApp(app: NestFastifyApplication, ctx: ApiSettings, uiDir: string | undefined, logRequests = false): string {
   const fastify = app.getHttpAdapter().getInstance() as FastifyInstance;
   app.useGlobalPipes(new ApiValidationPipe());
   const routes = new RouteTable();
@@ -111,12 +110,17 @@ export function configureApp(app: NestFastifyApplication, ctx: ApiContext, uiDir
   return registerStaticUi(app, uiDir);
 }
 
+/** The settings ApiModule.forRoot takes, resolved from server options (tests build their own modules with it). */
+export function buildApiContext(opts: ServerOptions): ApiSettings {
+  return buildContext(opts, loadServerConfig(opts));
+}
+
 /** Builds and configures the server without listening (tests use app.inject or listen(0)). */
 export async function createApiApp(opts: ServerOptions): Promise<NestFastifyApplication> {
   const config = loadServerConfig(opts);
   const ctx = buildContext(opts, config);
   if (opts.nats) {
-    ctx.scaleout = new ScaleoutServer(opts.nats, ctx.root, { log: (line) => new Logger('scaleout').warn(line) });
+    ctx.scaleout = createScaleoutServer(opts.nats, ctx.root, { log: (line) => new Logger('scaleout').warn(line) });
     await ctx.scaleout.start();
   }
   // Fastify's own forceCloseConnections (Nest's option of that name does not reach Fastify): close()

@@ -7,7 +7,6 @@ import { Module, type Provider, type Type } from '@nestjs/common';
  * the server client, the orchestration commands or the API (docs/decisions.md, "CLI start-up").
  * Root help, completion and any command not listed here boot the whole tree (CliModule).
  */
-const runner = (): Provider => require('./commands/runner-provider').RunnerService;
 const engine = (file: string): Record<string, Provider> => require(`./commands/engine/${file}`);
 
 const GROUPS = {
@@ -15,9 +14,8 @@ const GROUPS = {
   inspect: (): Provider[] => require('./commands/inspect').inspectCommands,
   engine: (): Provider[] => require('./commands/engine').engineCommands,
   // the engine's hot commands load only their own files (agents call them constantly)
-  job: (): Provider[] => [runner(), engine('job.command').JobCommand, engine('job-batch.command').JobBatchCommand],
+  job: (): Provider[] => [engine('job.command').JobCommand, engine('job-batch.command').JobBatchCommand],
   task: (): Provider[] => [
-    runner(),
     engine('task.command').TaskCommand,
     engine('task-resume.command').TaskResumeCommand,
     engine('task-delete.command').TaskDeleteCommand,
@@ -26,7 +24,7 @@ const GROUPS = {
   status: (): Provider[] => [engine('status.command').StatusCommand],
   // `server monitor` is a subcommand of the server group owned by the orchestration work
   server: (): Provider[] => [...require('./commands/server').serverCommands, require('./commands/orchestration/server-monitor.command').ServerMonitorCommand],
-  orchestration: (): Provider[] => [runner(), ...require('./commands/orchestration').orchestrationCommands],
+  orchestration: (): Provider[] => [...require('./commands/orchestration').orchestrationCommands],
   needsInput: (): Provider[] => require('./commands/needs-input').needsInputCommands,
   completion: (): Provider[] => require('./commands/completion').completionCommands,
   mcp: (): Provider[] => require('./commands/mcp').mcpCommands,
@@ -74,7 +72,8 @@ export const GROUP_OF_COMMAND: Readonly<Record<string, CommandGroup>> = {
 function moduleOf(name: string, providers: Provider[]): Type {
   const mod = class {};
   Object.defineProperty(mod, 'name', { value: name });
-  Module({ providers })(mod);
+  // every group's module imports the same lib modules (the DI seams; cli-lib-modules.ts)
+  Module({ imports: require('./cli-lib-modules').cliLibModules(), providers })(mod);
   return mod;
 }
 

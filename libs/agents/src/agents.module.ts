@@ -1,8 +1,14 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { AgentRegistry } from './agent-registry';
+import { AGENT_REGISTRY } from './agents.providers';
 
-@Module({
-  providers: [AgentRegistry],
-  exports: [AgentRegistry],
-})
-export class AgentsModule {}
+const providers = [AgentRegistry, { provide: AGENT_REGISTRY, useExisting: AgentRegistry }];
+
+/** Provides the agent backends' registry (AGENT_REGISTRY, also injectable by class). */
+@Module({ providers, exports: [AgentRegistry, AGENT_REGISTRY] })
+export class AgentsModule {
+  /** Global to the app that imports it (the runner resolves agents through it). */
+  static forRoot(): DynamicModule {
+    return { module: AgentsModule, global: true, providers, exports: [AgentRegistry, AGENT_REGISTRY] };
+  }
+}

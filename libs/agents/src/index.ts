@@ -1,4 +1,5 @@
 export * from './agents.module';
+export * from './agents.providers';
 export * from './agents.errors';
 export * from './agent.types';
 export * from './agent-registry';

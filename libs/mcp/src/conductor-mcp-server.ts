@@ -1,5 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ChangeFeed, RunsLayout, StorageIndex } from '@app/storage';
+import { createChangeFeed, createStorageIndex } from '@app/storage';
 import { registerBusTools } from './bus-tools';
 import type { ConductorMcpOptions } from './mcp.types';
 import { registerResources } from './resources';
@@ -27,11 +27,11 @@ export function createConductorMcp(opts: ConductorMcpOptions): ConductorMcp {
         'conductor-loop: post to and read the message bus (bus_post, bus_read), start sub-tasks and wait for them (task_start, task_wait, task_status, task_stop), browse projects and tasks (list_projects, list_tasks), ask the task owner (ask), token usage (usage). Resources: conductor://bus/<project>[/<task>] and conductor://runs/<project>/<task>/<run>/output.',
     },
   );
-  const index = new StorageIndex(new RunsLayout(opts.scope.root));
+  const index = opts.index ?? createStorageIndex(opts.scope.root);
   registerBusTools(server, opts.scope, opts.maxBodyBytes ?? (opts.config?.storage?.max_message_body_bytes || undefined));
   registerTaskTools(server, opts, index);
   registerUsageAndAskTools(server, opts.scope);
-  const closeWatches = registerResources(server, opts.scope, index, opts.feed ?? new ChangeFeed(), opts.pollMs ?? 250);
+  const closeWatches = registerResources(server, opts.scope, index, opts.feed ?? createChangeFeed(), opts.pollMs ?? 250);
   return {
     server,
     async close() {

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { JobResult, resolveSpec, runJob, selectAgent } from '@app/runner';
+import { JobResult, resolveSpec, runJob, selectAgent, type RunnerService } from '@app/runner';
 import { AppConfig, generateTaskId, RunsLayout } from '@app/storage';
 import type { SubTaskRequest, SubTaskStarted, SubTaskStarter } from './mcp.types';
 import { McpInputError } from './tool-result';
@@ -13,6 +13,8 @@ export interface JobStarterOptions {
   conductorUrl?: string;
   /** Aborting stops every job started here (the CLI aborts on SIGTERM/SIGINT). */
   signal?: AbortSignal;
+  /** The injected RunnerService (its executor, registry, probe, webhook sender); else the plain engine. */
+  runner?: Pick<RunnerService, 'runJob'>;
 }
 
 /**
@@ -41,7 +43,8 @@ export class JobStarter implements SubTaskStarter {
     await resolveSpec(selectAgent(this.opts.config, req.agent), env, cwd ?? layout.taskDir(req.projectId, taskId));
     const runDir = layout.allocateRunDir(req.projectId, taskId);
     this.failures.delete(key);
-    const job = runJob({
+    const run = this.opts.runner ? (o: Parameters<typeof runJob>[0]) => this.opts.runner!.runJob(o) : runJob;
+    const job = run({
       root: layout.root,
       projectId: req.projectId,
       taskId,

@@ -1,4 +1,4 @@
-import type { AppConfig, ChangeFeed } from '@app/storage';
+import type { AppConfig, ChangeFeed, StorageIndex } from '@app/storage';
 
 /** What an MCP server is scoped to: the runs root, and optionally a project, task and calling run. */
 export interface McpScope {
@@ -45,6 +45,8 @@ export interface ConductorMcpOptions {
   starter: SubTaskStarter;
   /** Change notifications for resource subscriptions and task_wait (default: a private feed). */
   feed?: ChangeFeed;
+  /** Run listing of scope.root (the server passes its injected StorageIndex; default: a private one). */
+  index?: StorageIndex;
   /** Poll interval of task_wait and of subscriptions' fallback check (default 250 ms). */
   pollMs?: number;
   version?: string;

@@ -1,4 +1,5 @@
 export * from './messagebus.module';
+export * from './messagebus.service';
 export * from './errors';
 export * from './types';
 export { BusWriter, archivePath, prepareMessage, type BusWriterOptions } from './writer';

@@ -2,9 +2,7 @@
 // version detection (cached per binary) and the diversification policy (D3).
 import { mkdirSync, statSync } from 'node:fs';
 import type { AppConfig } from '@app/storage';
-import { AgentError, AgentRegistry, AgentSpec, DiversificationPolicy, SelectedAgent, isAgentType, selectAgentConfig } from '@app/agents';
-
-const registry = new AgentRegistry();
+import { AgentError, AgentRegistry, createAgentRegistry, AgentSpec, DiversificationPolicy, SelectedAgent, isAgentType, selectAgentConfig } from '@app/agents';
 
 /**
  * Config selection (§2.1 step 7). A name that is a known agent type but not configured still runs
@@ -22,14 +20,14 @@ export function selectAgent(config: AppConfig | undefined, name?: string): Selec
   }
 }
 
-export function resolveSpec(agent: SelectedAgent, env: Record<string, string | undefined>, cwd: string): Promise<AgentSpec> {
+export function resolveSpec(agent: SelectedAgent, env: Record<string, string | undefined>, cwd: string, registry: AgentRegistry = createAgentRegistry()): Promise<AgentSpec> {
   return registry.resolve(agent.config, { env, name: agent.name, cwd });
 }
 
 const versions = new Map<string, Promise<string>>();
 
 /** `<cli> --version` once per binary (path + mtime) and process: restarts must stay cheap. */
-export function detectVersion(spec: AgentSpec, env: Record<string, string | undefined>): Promise<string> {
+export function detectVersion(spec: AgentSpec, env: Record<string, string | undefined>, registry: AgentRegistry = createAgentRegistry()): Promise<string> {
   if (spec.kind !== 'cli') return Promise.resolve('');
   let stamp = '';
   try {

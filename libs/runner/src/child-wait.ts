@@ -1,5 +1,4 @@
-import { join } from 'node:path';
-import { LivenessProbe, RunInfo, updateRunInfo } from '@app/storage';
+import { LivenessProbe, RunInfo, runInfoFile, updateRunInfo } from '@app/storage';
 import { formatGoDuration } from './go-duration';
 import { errorText } from './runner.errors';
 import { pendingChildPids } from './pending-child';
@@ -24,7 +23,7 @@ interface Child {
 
 /** A dead child whose run-info still says running is marked failed (§1.4 healing). */
 async function heal(dir: string): Promise<void> {
-  await updateRunInfo(join(dir, 'run-info.yaml'), (i: RunInfo) => {
+  await updateRunInfo(runInfoFile(dir), (i: RunInfo) => {
     if (!isUnfinished(i)) return i;
     i.end_time = new Date();
     if (i.exit_code === 0) i.exit_code = -1;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BusMessage, BusWriter, readMessages } from '@app/messagebus';
-import { RunInfo, isZeroTime, readRunInfo, withFileLock } from '@app/storage';
+import { isZeroTime, readRunInfo, RunInfo, runInfoFile, runInfoIn, withFileLock, runOutputFile, taskRunsDir } from '@app/storage';
 import { errorText } from './runner.errors';
 import { rfc3339Nano, rfc3339NanoFromNs } from './time-format';
 
@@ -32,13 +32,13 @@ interface RunSummary {
 }
 
 function summariseRuns(taskDir: string): RunSummary {
-  const runsDir = join(taskDir, 'runs');
+  const runsDir = taskRunsDir(taskDir);
   const ids = existsSync(runsDir) ? readdirSync(runsDir).sort() : [];
   const infos: { id: string; info: RunInfo }[] = [];
   const missing: string[] = [];
   for (const id of ids) {
     try {
-      infos.push({ id, info: readRunInfo(join(runsDir, id, 'run-info.yaml')) });
+      infos.push({ id, info: readRunInfo(runInfoIn(runsDir, id)) });
     } catch {
       missing.push(id);
     }
@@ -133,8 +133,8 @@ function buildCompletionMessage(input: PropagationInput, key: string, donePath: 
   const runs = summariseRuns(input.taskDir);
   const latest = runs.infos[runs.infos.length - 1];
   const latestDir = latest ? join(input.taskDir, 'runs', latest.id) : undefined;
-  const latestOutput = latest ? latest.info.output_path || join(latestDir!, 'output.md') : undefined;
-  const latestRunInfo = latestDir ? join(latestDir, 'run-info.yaml') : undefined;
+  const latestOutput = latest ? latest.info.output_path || runOutputFile(latestDir!) : undefined;
+  const latestRunInfo = latestDir ? runInfoFile(latestDir) : undefined;
   const taskMessages = existsSync(input.taskBus) ? readMessages(input.taskBus) : [];
   const facts = taskMessages.filter((m) => m.type.toUpperCase() === 'FACT');
   const runEvent = latest

@@ -1,5 +1,6 @@
 export * from './runner.module';
-export { RunnerService } from './runner.service';
+export * from './runner.providers';
+export { RunnerService, type RunnerSeams } from './runner.service';
 export { RunnerError, isRunnerError, type RunnerErrorCode } from './runner.errors';
 export { checkTaskStart, type StartCheck } from './preflight';
 export { formatGoDuration, parseDurationFlag } from './go-duration';
@@ -28,13 +29,17 @@ export {
   type StopOptions,
   type StopRunResult,
 } from './stop';
-export { deliverWebhook, signBody, webhookWanted, webhookTimeoutMs, WEBHOOK_BACKOFF_MS, type RunStopPayload, type NeedsInputPayload, type WebhookSettings, type WarnSink, type DeliveryOptions } from './webhook';
-export { LocalTaskDispatcher, type TaskDispatcher, type DispatchedTask } from './task-dispatcher';
+export { deliverWebhook, signBody, webhookWanted, webhookTimeoutMs, WEBHOOK_BACKOFF_MS, type RunStopPayload, type NeedsInputPayload, type WebhookSettings, type WarnSink, type DeliveryOptions, type WebhookSender } from './webhook';
+export { LocalTaskDispatcher, type TaskDispatcher, type DispatchedTask, type TaskRunner } from './task-dispatcher';
 export { acquireRunSlot, queueDir, slotsDir, takeTurn, type RunSlot, type TurnState } from './run-slots';
 export { propagateCompletion, completionKey, PROPAGATION_KIND } from './completion';
 export { collectProcessTree, isProcessRunning } from './process-tree';
 export { findLiveRootRun, refuseLiveRootRun, refuseOrphanedAgent, type LiveRootRun } from './live-run';
+export { findRunningRun } from './run-scan';
+export { deleteTaskFolder } from './task-delete';
 export * from './orchestration';
 export * from './needs-input';
 export * from './worktree';
 export * from './usage';
+export { runGc, gcProjects, gcSummary, parseSizeBytes, type GcSettings, type GcReport, type GcDeletedRun } from './gc/gc';
+export { runWrapped, checkWorkingDir, renderCommandLine, wrapProject, WRAP_STDIO_NOTICE, type WrapRunOptions, type WrapRunResult } from './wrap/wrap';

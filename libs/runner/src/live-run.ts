@@ -1,6 +1,6 @@
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { LivenessProbe, isTaskDone, tryFlock, unflock, updateRunInfo } from '@app/storage';
+import { createLivenessProbe, isTaskDone, LivenessProbe, runInfoFile, tryFlock, unflock, updateRunInfo } from '@app/storage';
 import { RunnerError } from './runner.errors';
 import { groupHasLiveMembers } from './process-tree';
 import { isUnfinished, taskRuns } from './run-scan';
@@ -26,7 +26,7 @@ function agentAlive(pid: number, pgid: number, probe: LivenessProbe): boolean {
  * (pgid = pid): their group is probed. A runner's sentinel or a REST run (pid = the runner) counts
  * only while that process lives (its group may be a shell's or a test runner's).
  */
-export function findLiveRootRun(taskDir: string, probe: LivenessProbe = new LivenessProbe()): LiveRootRun | undefined {
+export function findLiveRootRun(taskDir: string, probe: LivenessProbe = createLivenessProbe()): LiveRootRun | undefined {
   const runs = taskRuns(taskDir).filter((r) => !r.info.parent_run_id && isUnfinished(r.info));
   for (const r of runs.reverse()) {
     const { pid, pgid } = r.info;
@@ -85,7 +85,7 @@ export async function adoptLiveRootRun(opts: {
   pollMs?: number;
   post(type: string, body: string): Promise<void>;
 }): Promise<string | 'aborted' | undefined> {
-  const probe = opts.probe ?? new LivenessProbe();
+  const probe = opts.probe ?? createLivenessProbe();
   const live = findLiveRootRun(opts.taskDir, probe);
   if (!live) return undefined;
   await opts.post('INFO', `adopting run ${live.runId} (pid ${live.pid}) of a runner that is gone; waiting for it to end`);
@@ -94,7 +94,7 @@ export async function adoptLiveRootRun(opts: {
     if (!(await sleep(opts.pollMs ?? ADOPT_POLL_MS, opts.signal))) return 'aborted';
   }
   const done = isTaskDone(opts.taskDir);
-  await updateRunInfo(join(live.dir, 'run-info.yaml'), (i) => {
+  await updateRunInfo(runInfoFile(live.dir), (i) => {
     if (!isUnfinished(i)) return i;
     i.end_time = new Date();
     i.status = done ? 'completed' : 'failed';

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { runOutputFile } from '@app/storage';
 
 export const RESTART_PREFIX = 'Continue working on the following:\n\n';
 
@@ -27,7 +28,7 @@ export function buildPreamble(ctx: PromptContext): string {
   if (ctx.parentRunId) lines.push(`JRUN_PARENT_ID=${ctx.parentRunId}`);
   lines.push(`JRUN_MESSAGE_BUS=${ctx.messageBus}`);
   if (ctx.conductorUrl) lines.push(`JRUN_CONDUCTOR_URL=${ctx.conductorUrl}`);
-  lines.push(`Write output.md to ${join(ctx.runDir, 'output.md')}`);
+  lines.push(`Write output.md to ${runOutputFile(ctx.runDir)}`);
   let text = lines.join('\n') + '\n';
   text +=
     '\n## Message Bus\n' +

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { RunInfo, isZeroTime, readRunInfo } from '@app/storage';
+import { basename, dirname, join } from 'node:path';
+import { isZeroTime, readRunInfo, RunInfo, runInfoFile, runInfoIn, taskRunsDir } from '@app/storage';
 
 export interface ScannedRun {
   dir: string;
@@ -29,11 +29,11 @@ function safeList(dir: string): string[] {
 
 /** Runs of one task folder with a readable run-info.yaml (raw, no reconciliation). */
 export function taskRuns(taskDir: string): ScannedRun[] {
-  const runsDir = join(taskDir, 'runs');
+  const runsDir = taskRunsDir(taskDir);
   const out: ScannedRun[] = [];
   for (const id of safeList(runsDir)) {
     const dir = join(runsDir, id);
-    const path = join(dir, 'run-info.yaml');
+    const path = runInfoFile(dir);
     if (!existsSync(path)) continue;
     try {
       out.push({ dir, info: readRunInfo(path) });
@@ -42,6 +42,13 @@ export function taskRuns(taskDir: string): ScannedRun[] {
     }
   }
   return out;
+}
+
+/** The newest run of a task whose stored status is running (only run `runId` when given): its folder. */
+export function findRunningRun(taskDir: string, runId?: string): string | undefined {
+  return taskRuns(taskDir)
+    .reverse()
+    .find((r) => (!runId || basename(r.dir) === runId) && r.info.status === 'running')?.dir;
 }
 
 /** Every readable run under the runs root. */
@@ -81,7 +88,7 @@ export function descendantRuns(runs: ScannedRun[], runId: string): ScannedRun[] 
 /** Finds a run by id: first in the given task, then anywhere under the root. */
 export function findRunById(root: string, runId: string, taskDir?: string): ScannedRun | undefined {
   if (taskDir) {
-    const local = join(taskDir, 'runs', runId, 'run-info.yaml');
+    const local = runInfoIn(taskRunsDir(taskDir), runId);
     if (existsSync(local)) {
       try {
         return { dir: dirname(local), info: readRunInfo(local) };

@@ -1,24 +1,51 @@
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { AGENT_REGISTRY, AgentRegistry } from '@app/agents';
+import { LIVENESS_PROBE, LivenessProbe } from '@app/storage';
+import type { AgentExecutor } from './agent-executor';
 import { JobOptions, JobResult, runJob } from './job';
+import { AGENT_EXECUTOR, createTaskDispatcher, RUNNER_OPTIONS, RunnerModuleOptions, WEBHOOK_SENDER } from './runner.providers';
 import { stopRun, stopTask, StopOptions, StopRunResult } from './stop';
 import { TaskOptions, TaskResult, runTask } from './task';
-import { LocalTaskDispatcher, TaskDispatcher } from './task-dispatcher';
+import type { TaskDispatcher } from './task-dispatcher';
+import type { WebhookSender } from './webhook';
+
+/** Injected parts every job/task started here runs with (unless the caller passes its own). */
+export interface RunnerSeams {
+  executor?: AgentExecutor;
+  registry?: AgentRegistry;
+  probe?: LivenessProbe;
+  /** The injected WebhookService delivers run_stop (D14). */
+  webhookSender?: WebhookSender;
+}
 
 /**
- * Injectable facade over the engine. It tracks what it started so that a shutdown (SIGINT or
- * SIGTERM of the CLI, server stop) stops every agent process group before the process exits.
+ * Injectable facade over the engine: every job and task started through it runs with the
+ * injected AgentExecutor, AgentRegistry and LivenessProbe. It tracks what it started so that a
+ * CLI shutdown (SIGINT/SIGTERM) stops every agent process group before the process exits.
  */
 @Injectable()
 export class RunnerService implements OnApplicationShutdown {
-  readonly dispatcher: TaskDispatcher = new LocalTaskDispatcher();
+  readonly dispatcher: TaskDispatcher;
   private readonly active = new Map<AbortController, Promise<unknown>>();
+  private readonly seams: RunnerSeams;
+
+  constructor(
+    @Optional() @Inject(AGENT_EXECUTOR) executor?: AgentExecutor,
+    @Optional() @Inject(AGENT_REGISTRY) registry?: AgentRegistry,
+    @Optional() @Inject(LIVENESS_PROBE) probe?: LivenessProbe,
+    @Optional() @Inject(RUNNER_OPTIONS) private readonly options: RunnerModuleOptions = { stopOnShutdown: true },
+    @Optional() @Inject(WEBHOOK_SENDER) webhookSender?: WebhookSender,
+  ) {
+    this.seams = { executor, registry, probe, webhookSender };
+    this.dispatcher = createTaskDispatcher((opts) => this.runTask(opts));
+  }
 
   runJob(opts: JobOptions): Promise<JobResult> {
-    return this.track(opts, (signal) => runJob({ ...opts, signal }));
+    return this.track(opts, (signal) => runJob({ ...this.withSeams(opts), signal }));
   }
 
   runTask(opts: TaskOptions): Promise<TaskResult> {
-    return this.track(opts, (signal) => runTask({ ...opts, signal }));
+    return this.track(opts, (signal) => runTask({ ...this.withSeams(opts), signal }));
   }
 
   stopRun(runDir: string, opts?: StopOptions): Promise<StopRunResult> {
@@ -42,7 +69,16 @@ export class RunnerService implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(signal?: string): Promise<void> {
+    if (this.options.stopOnShutdown === false) return;
     await this.stopAll(signal ? `run-agent (pid ${process.pid}) received ${signal}` : 'runner shutdown');
+  }
+
+  private withSeams<T extends RunnerSeams>(opts: T): T {
+    const out = { ...opts };
+    for (const key of Object.keys(this.seams) as (keyof RunnerSeams)[]) {
+      if (out[key] === undefined && this.seams[key] !== undefined) (out as RunnerSeams)[key] = this.seams[key] as never;
+    }
+    return out;
   }
 
   private track<T>(opts: { signal?: AbortSignal }, start: (signal: AbortSignal) => Promise<T>): Promise<T> {

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { RunInfo, readRunInfo, updateRunInfo, writeStopRequested } from '@app/storage';
+import { readRunInfo, RunInfo, runInfoFile, updateRunInfo, writeStopRequested } from '@app/storage';
 import { collectProcessTree, isProcessRunning, sendSignal } from './process-tree';
 import { RunnerError } from './runner.errors';
 import { ScannedRun, allRuns, descendantRuns, isUnfinished, rootOfRunDir, taskRuns } from './run-scan';
@@ -107,7 +107,7 @@ export async function terminateProcesses(
  * if no runner finalises the run-info, finalises it here (128 + signal, failed).
  */
 export async function stopRun(runDir: string, opts: StopOptions = {}): Promise<StopRunResult> {
-  const infoPath = join(runDir, 'run-info.yaml');
+  const infoPath = runInfoFile(runDir);
   if (!existsSync(infoPath)) throw new RunnerError('NOT_FOUND', `run-info.yaml not found in ${runDir}`);
   const info = readRunInfo(infoPath);
   if (!isUnfinished(info)) return { stopped: false, runId: info.run_id, status: info.status, pid: info.pid };
@@ -133,7 +133,7 @@ export async function stopRun(runDir: string, opts: StopOptions = {}): Promise<S
 async function finaliseIfOrphaned(runs: ScannedRun[], signal: NodeJS.Signals, stoppedBy: string): Promise<void> {
   await sleep(300);
   for (const r of runs) {
-    const path = join(r.dir, 'run-info.yaml');
+    const path = runInfoFile(r.dir);
     let current: RunInfo;
     try {
       current = readRunInfo(path);

@@ -1,4 +1,4 @@
-import { runTask, TaskOptions, TaskResult } from './task';
+import type { TaskOptions, TaskResult } from './task';
 
 export interface DispatchedTask {
   projectId: string;
@@ -16,11 +16,16 @@ export interface TaskDispatcher {
   dispatch(opts: TaskOptions): DispatchedTask;
 }
 
+/** Runs one task loop here (RunnerService.runTask: the injected executor, registry and probe). */
+export type TaskRunner = (opts: TaskOptions) => Promise<TaskResult>;
+
 export class LocalTaskDispatcher implements TaskDispatcher {
+  constructor(private readonly run: TaskRunner) {}
+
   dispatch(opts: TaskOptions): DispatchedTask {
     const controller = new AbortController();
     const signals = [controller.signal, opts.signal].filter((s): s is AbortSignal => !!s);
-    const result = runTask({ ...opts, signal: AbortSignal.any(signals) });
+    const result = this.run({ ...opts, signal: AbortSignal.any(signals) });
     return {
       projectId: opts.projectId,
       taskId: opts.taskId,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { BusWriter } from '@app/messagebus';
 import {
   AppConfig,
+  createLivenessProbe,
   LivenessProbe,
   RunsLayout,
   isCancelled,
@@ -19,7 +20,9 @@ import {
   writeDependsOn,
   writeTaskPromptIfAbsent,
 } from '@app/storage';
+import type { AgentRegistry } from '@app/agents';
 import { AgentExecutor } from './agent-executor';
+import type { WebhookSender } from './webhook';
 import { waitForChildren } from './child-wait';
 import { propagateAndReport } from './completion';
 import { waitForDependencies } from './dependencies';
@@ -62,6 +65,8 @@ export interface TaskOptions extends NeedsInputLoopOptions, UsageLoopOptions {
   env?: Record<string, string>;
   signal?: AbortSignal;
   executor?: AgentExecutor;
+  registry?: AgentRegistry;
+  webhookSender?: WebhookSender;
   stopGraceMs?: number;
   webhookBackoffMs?: number[];
   probe?: LivenessProbe;
@@ -259,7 +264,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
         taskDir,
         timeoutMs: childWait,
         pollMs: childPoll,
-        probe: opts.probe ?? new LivenessProbe(),
+        probe: opts.probe ?? createLivenessProbe(),
         signal: opts.signal,
         post,
       });
@@ -288,6 +293,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
       conductorUrl: opts.conductorUrl,
       webhook: opts.config?.webhook,
       webhookBackoffMs: opts.webhookBackoffMs,
+      webhookSender: opts.webhookSender,
       signal: opts.signal,
       onWebhook: (w) => webhooks.push(w),
     });
@@ -350,6 +356,8 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
         signal: opts.signal,
         restart: attempt > 0 || opts.resume === true,
         executor: opts.executor,
+        registry: opts.registry,
+        webhookSender: opts.webhookSender,
         stopGraceMs: opts.stopGraceMs,
         webhookBackoffMs: opts.webhookBackoffMs,
         outliveRunner: opts.outliveRunner,

@@ -56,6 +56,15 @@ export interface DeliveryOptions {
   backoffMs?: number[];
 }
 
+/**
+ * Who delivers a job's run_stop and a loop's needs_input webhooks: WebhookService in both apps (injected as WEBHOOK_SENDER);
+ * without one, deliverWebhook. `settings` is the job's `webhook:` config.
+ */
+export interface WebhookSender {
+  wanted(settings: WebhookSettings | undefined, event?: string): boolean;
+  deliver(settings: WebhookSettings | undefined, payload: RunStopPayload | NeedsInputPayload, bus?: WarnSink, opts?: DeliveryOptions): Promise<boolean>;
+}
+
 export const WEBHOOK_BACKOFF_MS = [1000, 2000];
 const ATTEMPTS = 3;
 

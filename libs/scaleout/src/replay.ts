@@ -1,6 +1,5 @@
 import { readdirSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { readRunInfo, updateRunInfo } from '@app/storage';
+import { readRunInfo, runInfoIn, taskRunsDir, updateRunInfo } from '@app/storage';
 import { applyRecord, decodeRecord } from './change-record';
 import { nanos, natsClient, type NatsLink } from './nats';
 import { CHANGES_STREAM, parseChangeSubject } from './subjects';
@@ -40,11 +39,11 @@ export async function replayTask(link: NatsLink, root: string, projectId: string
 
 /** Runs the lost host left `running` are failed: their processes are not on this host. */
 export async function failOrphanRuns(taskDir: string, host: string): Promise<number> {
-  const runs = join(taskDir, 'runs');
+  const runs = taskRunsDir(taskDir);
   if (!existsSync(runs)) return 0;
   let n = 0;
   for (const id of readdirSync(runs)) {
-    const file = join(runs, id, 'run-info.yaml');
+    const file = runInfoIn(runs, id);
     if (!existsSync(file)) continue;
     if (readRunInfo(file).status !== 'running') continue;
     await updateRunInfo(file, (info) => {

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsMsg } from '@nats-io/jetstream';
-import { runTask, stopRun, stopTask, type TaskOptions } from '@app/runner';
-import { clearStopMarkers, removeDone, RunsLayout, writeDone, type AppConfig } from '@app/storage';
+import { runTask, stopRun, stopTask, type RunnerService, type TaskOptions } from '@app/runner';
+import { clearStopMarkers, removeDone, runInfoFile, RunsLayout, writeDone, type AppConfig } from '@app/storage';
 import { ChangeTailer } from './change-tailer';
 import { recordHeaders } from './change-record';
 import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type NatsLink } from './nats';
@@ -24,6 +24,8 @@ export interface WorkerOptions {
   /** Extra runner options (tests shorten restart delays). */
   task?: Partial<TaskOptions>;
   log?: (line: string) => void;
+  /** The injected RunnerService (its executor, registry, probe, webhook sender); else the plain engine. */
+  runner?: Pick<RunnerService, 'runTask'>;
 }
 
 interface Active {
@@ -137,8 +139,9 @@ export class Worker {
     if (!existsSync(taskDir)) return;
     const stoppedBy = c.stoppedBy ?? 'conductor';
     if (c.action === 'resume') {
-      removeDone(taskDir);
+      // as the server's resume does: a stop marker left by the stop would end the next loop at once
       clearStopMarkers(taskDir);
+      removeDone(taskDir);
     } else {
       if (c.done) writeDone(taskDir);
       if (c.runId) await stopRun(layout.runDir(c.projectId, c.taskId, c.runId), { stoppedBy });
@@ -191,11 +194,12 @@ export class Worker {
       }
       this.tailer.track(task.projectId, task.taskId);
       const firstRun = layout.runDir(task.projectId, task.taskId, task.runId);
-      const fresh = !existsSync(join(firstRun, 'run-info.yaml'));
+      const fresh = !existsSync(runInfoFile(firstRun));
       if (fresh) mkdirSync(firstRun, { recursive: true });
       started = true;
       if (!(takeover && existsSync(join(taskDir, 'DONE')))) {
-        const result = await runTask({
+        const run = this.opts.runner ? (o: TaskOptions) => this.opts.runner!.runTask(o) : runTask;
+        const result = await run({
           ...this.opts.task,
           root: this.opts.root,
           projectId: task.projectId,

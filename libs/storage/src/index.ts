@@ -1,9 +1,12 @@
 export * from './storage.module';
+export * from './storage.providers';
 export * from './storage.errors';
 export * from './ids';
 export * from './layout';
+export * from './run-files';
 export * from './yaml-scalar';
 export * from './run-info';
+export * from './run-info-factory';
 export * from './run-state';
 export * from './atomic-write';
 export * from './append';
@@ -22,3 +25,4 @@ export * from './config/hcl';
 export * from './config/load-config';
 export * from './config/validate-config';
 export * from './config/runs-root';
+export * from './config/settings';

@@ -1,6 +1,7 @@
 import { closeSync, openSync, rmSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { LivenessProbe } from './liveness';
+import type { LivenessProbe } from './liveness';
+import { createLivenessProbe } from './seams.providers';
 import { idsFromRunInfoPath, readRunInfo, RunInfo, writeRunInfo } from './run-info';
 import { StorageError } from './storage.errors';
 import { hasDoneFile } from './task-files';
@@ -9,8 +10,6 @@ import { isLockOnPath, tryFlock, unflock } from './file-lock';
 const STALE_EXIT_CODE = -1;
 export const STALE_NOT_ALIVE_SUMMARY = 'reconciled stale running status: process is not alive';
 export const STALE_DONE_SUMMARY = 'reconciled stale running status: task DONE marker is present';
-
-const defaultProbe = new LivenessProbe();
 
 /** The task folder of `…/<task>/runs/<run>/run-info.yaml`, if the path has that shape. */
 export function taskDirOfRunInfo(path: string): string | undefined {
@@ -72,7 +71,7 @@ export function reconcileRunInfo(info: RunInfo, taskDone: boolean, probe: Livene
  * now, the healed view is returned without writing (the holder's write wins, a later read heals).
  * A missing file yields the synthesised `unknown` record.
  */
-export function readRunInfoReconciled(path: string, probe: LivenessProbe = defaultProbe): RunInfo {
+export function readRunInfoReconciled(path: string, probe: LivenessProbe = createLivenessProbe()): RunInfo {
   let info: RunInfo;
   try {
     info = readRunInfo(path);

@@ -1,7 +1,8 @@
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { RUN_INFO_FILE, RunsLayout } from './layout';
-import { LivenessProbe } from './liveness';
+import type { LivenessProbe } from './liveness';
+import { createLivenessProbe } from './seams.providers';
 import { readRunInfoReconciled } from './reconcile';
 import type { RunInfo } from './run-info';
 import { ioError } from './storage.errors';
@@ -62,7 +63,7 @@ export class StorageIndex {
 
   constructor(
     readonly layout: RunsLayout,
-    private readonly probe: LivenessProbe = new LivenessProbe(),
+    private readonly probe: LivenessProbe = createLivenessProbe(),
   ) {}
 
   /** Sub-directory names of `dir`, sorted; [] when it does not exist. */

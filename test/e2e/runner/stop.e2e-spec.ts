@@ -120,7 +120,7 @@ describe('D6: stop means stop', () => {
 
   it('the local TaskDispatcher and RunnerService shutdown stop what they started', async () => {
     const task = taskId('dispatch');
-    const dispatched = new LocalTaskDispatcher().dispatch({
+    const dispatched = new LocalTaskDispatcher(runTask).dispatch({
       root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'gemini', stopGraceMs: GRACE_MS,
       env: agentEnv({ FAKE_AGENT_SLEEP_MS: '60000' }),
     });

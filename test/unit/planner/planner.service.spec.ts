@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { RunInfo, writeRunInfo, ZERO_TIME } from '@app/storage';
-import { PlannerService } from '../../../apps/api/src/planner/planner.service';
-import { plannerStatePath } from '../../../apps/api/src/planner/planner-state';
-import type { LaunchRequest, TaskLauncher } from '../../../apps/api/src/tasks/task-launcher';
+import { PlannerService } from '@app/planner';
+import { plannerStatePath } from '@app/planner';
+import type { LaunchRequest, TaskLauncher } from '@app/planner';
 
 /**
  * A launcher that behaves like the real one on disk: launching writes a `running` run-info for

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { readMessages, serializeEntry } from '@app/messagebus';
 import { loadConfig, parseRunInfo, serializeRunInfo } from '@app/storage';
 import { parse as parseYaml } from 'yaml';
-import { parsePlannerState, serializePlannerState } from '../../../apps/api/src/planner/planner-state';
+import { parsePlannerState, serializePlannerState } from '@app/planner';
 
 /**
  * Files written by the upstream Go binary (see test/fixtures/upstream/README.md): we must read them

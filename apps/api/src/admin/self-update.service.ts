@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { badRequest, conflict } from '../common/api-error';
 import { formatTime } from '../common/go-format';
-import { PlannerService } from '../planner/planner.service';
+import { PlannerService } from '@app/planner';
 import { LocalTaskLauncher } from '../tasks/task-launcher';
 import {
   Candidate,

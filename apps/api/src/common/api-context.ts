@@ -1,11 +1,12 @@
 import type { AppConfig } from '@app/storage';
 import type { ScaleoutServer } from '@app/scaleout';
-import { RunsLayout, StorageIndex } from '@app/storage';
+import type { RunsLayout, StorageIndex } from '@app/storage';
 
 /** Everything the server was started with, resolved once (injected as API_CONTEXT). */
 export interface ApiContext {
   root: string;
   layout: RunsLayout;
+  /** STORAGE_INDEX of StorageModule (filled in by CoreModule; the settings never construct one). */
   index: StorageIndex;
   config?: AppConfig;
   apiKey?: string;
@@ -28,6 +29,9 @@ export interface SseSettings {
   heartbeatIntervalMs: number;
   maxClientsPerRun: number;
 }
+
+/** What the server is started with, before the modules provide the injected parts. */
+export type ApiSettings = Omit<ApiContext, 'index'> & { index?: StorageIndex };
 
 export const API_CONTEXT = Symbol('API_CONTEXT');
 

@@ -1,18 +1,23 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { STORAGE_INDEX, StorageIndex } from '@app/storage';
 import { AuditLogService } from '../security/audit-log.service';
-import { changeFeedProvider, CHANGE_FEED } from '../sse/change-feed.provider';
 import { SseLifecycle } from '../sse/sse-lifecycle.service';
-import { API_CONTEXT, ApiContext } from './api-context';
+import { API_CONTEXT, ApiContext, ApiSettings } from './api-context';
 
-/** Server-wide singletons every feature uses: the resolved context, the change feed, audit, SSE lifecycle. */
+/** Server-wide singletons every feature uses: the resolved context, audit, SSE lifecycle. */
 @Global()
 @Module({})
 export class CoreModule {
-  static forRoot(ctx: ApiContext): DynamicModule {
+  static forRoot(settings: ApiSettings): DynamicModule {
     return {
       module: CoreModule,
-      providers: [{ provide: API_CONTEXT, useValue: ctx }, changeFeedProvider, SseLifecycle, AuditLogService],
-      exports: [API_CONTEXT, CHANGE_FEED, SseLifecycle, AuditLogService],
+      providers: [
+        // the context carries the injected StorageIndex of StorageModule (never one of its own)
+        { provide: API_CONTEXT, inject: [STORAGE_INDEX], useFactory: (index: StorageIndex): ApiContext => Object.assign(settings, { index }) },
+        SseLifecycle,
+        AuditLogService,
+      ],
+      exports: [API_CONTEXT, SseLifecycle, AuditLogService],
     };
   }
 }

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ConductorMcp, createConductorMcp } from '@app/mcp';
+import { CHANGE_FEED, type ChangeFeed } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { TasksService } from '../tasks/tasks.service';
 import { ApiTaskStarter } from './api-task-starter';
@@ -28,6 +29,7 @@ export class McpSessions implements OnApplicationShutdown {
   constructor(
     @Inject(API_CONTEXT) private readonly ctx: ApiContext,
     private readonly tasks: TasksService,
+    @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
   ) {}
 
   get count(): number {
@@ -57,7 +59,7 @@ export class McpSessions implements OnApplicationShutdown {
       sendJson(reply, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no session: send initialize first' }, id: null });
       return;
     }
-    const mcp = createConductorMcp({ scope: { root: this.ctx.root }, config: this.ctx.config, starter: new ApiTaskStarter(this.ctx, this.tasks, req), version: this.ctx.version });
+    const mcp = createConductorMcp({ scope: { root: this.ctx.root }, config: this.ctx.config, feed: this.feed, index: this.ctx.index, starter: new ApiTaskStarter(this.ctx, this.tasks, req), version: this.ctx.version });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sid) => void this.sessions.set(sid, { transport, mcp }),

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BusMessage, BusWriter, readMessages, validateHeaderFields } from '@app/messagebus';
+import { BusMessage, MessageBusService, readMessages, validateHeaderFields } from '@app/messagebus';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { ApiError, badRequest } from '../common/api-error';
 import { formatTime } from '../common/go-format';
@@ -13,7 +13,10 @@ export const MESSAGE_LIMIT_MAX = 5000;
 /** Bus reads and writes for the message routes (api.md §1.2 #18/#19, §1.3 #29/#30/#37/#38). */
 @Injectable()
 export class MessagesService {
-  constructor(@Inject(API_CONTEXT) private readonly ctx: ApiContext) {}
+  constructor(
+    @Inject(API_CONTEXT) private readonly ctx: ApiContext,
+    private readonly bus: MessageBusService,
+  ) {}
 
   busPath(projectId: string, taskId?: string): string {
     const p = taskId ? this.ctx.layout.taskBus(projectId, taskId) : this.ctx.layout.projectBus(projectId);
@@ -45,7 +48,7 @@ export class MessagesService {
     const bus = this.busPath(input.projectId, input.taskId);
     fs.mkdirSync(path.dirname(bus), { recursive: true });
     // Counted in conductor_messagebus_appends_total by MetricsService's append observer.
-    const msg = await new BusWriter(bus, { maxBodyBytes: this.ctx.config?.storage?.max_message_body_bytes || undefined }).append({ ...header, body: input.body });
+    const msg = await this.bus.writer(bus).append({ ...header, body: input.body });
     return { msg_id: msg.msg_id, timestamp: formatTime(msg.ts) };
   }
 }

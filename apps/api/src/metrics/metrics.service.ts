@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { queueDir, scanOpenQuestions } from '@app/runner';
 import { onBusAppend } from '@app/messagebus';
-import { LivenessProbe, RunInfo } from '@app/storage';
+import { LIVENESS_PROBE, LivenessProbe, RunInfo } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { M } from './metric-names';
 
@@ -28,7 +28,6 @@ export class MetricsService implements OnModuleDestroy {
   private olderSeen = new Set<string>();
   private readonly stopObserving: () => void;
   private queuedSource?: () => number;
-  private readonly probe = new LivenessProbe();
 
   constructor(
     @Inject(API_CONTEXT) private readonly ctx: ApiContext,
@@ -44,6 +43,7 @@ export class MetricsService implements OnModuleDestroy {
     @InjectMetric(M.tasksNeedingInput) private readonly tasksNeedingInput: Gauge<string>,
     @InjectMetric(M.agentTokens) private readonly agentTokens: Counter<string>,
     @InjectMetric(M.agentCost) private readonly agentCost: Counter<string>,
+    @Inject(LIVENESS_PROBE) private readonly probe: LivenessProbe,
   ) {
     this.scanRuns();
     // Every append by a BusWriter of this process: the API, the server's task loops, completion posts.

@@ -1,14 +1,14 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { answerQuestion, OpenQuestion, scanOpenQuestions, wakeTask } from '@app/runner';
+import { answerQuestion, scanOpenQuestions, wakeTask } from '@app/runner';
 import { readTaskPrompt } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { formatTime } from '../common/go-format';
 import { MetricsService } from '../metrics/metrics.service';
 import { TASK_LAUNCHER, TaskLauncher } from '../tasks/task-launcher';
 
-export function toRestQuestion(q: OpenQuestion) {
-  return { msg_id: q.msg_id, type: q.type, timestamp: formatTime(q.ts), project_id: q.project_id, task_id: q.task_id || undefined, run_id: q.run_id || undefined, body: q.body };
-}
+import { toRestQuestion } from '../projects/shapes';
+
+export { toRestQuestion };
 
 /** Answers, open-question listing and waking of finished tasks for the API (#17). */
 @Injectable()

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LivenessProbe, readRunInfoReconciled, RunInfo, runIdTime, ZERO_TIME } from '@app/storage';
+import { LivenessProbe, readRunInfoReconciled, runIdTime, RunInfo, runInfoFile, taskRunsDir, ZERO_TIME } from '@app/storage';
 import type { RunRecord } from './shapes';
 
 /**
@@ -11,7 +11,7 @@ import type { RunRecord } from './shapes';
 export function readExtraRuns(extraRoots: string[], probe: LivenessProbe): RunRecord[] {
   const out: RunRecord[] = [];
   for (const extra of extraRoots) {
-    const runsDir = path.join(extra, 'runs');
+    const runsDir = taskRunsDir(extra); // the same `<dir>/runs/<run>` shape as a task folder
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(runsDir, { withFileTypes: true });
@@ -30,7 +30,7 @@ export function readExtraRuns(extraRoots: string[], probe: LivenessProbe): RunRe
 
 function readExtraRun(dir: string, name: string, probe: LivenessProbe): RunInfo | undefined {
   try {
-    if (fs.existsSync(path.join(dir, 'run-info.yaml'))) return readRunInfoReconciled(path.join(dir, 'run-info.yaml'), probe);
+    if (fs.existsSync(runInfoFile(dir))) return readRunInfoReconciled(runInfoFile(dir), probe);
     const cwdTxt = path.join(dir, 'cwd.txt');
     if (fs.existsSync(cwdTxt)) return parseCwdTxt(fs.readFileSync(cwdTxt, 'utf8'), name, fs.statSync(cwdTxt).mtime);
   } catch {

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isRunStalled, needsInputOf, taskUsageView, type OpenQuestion, type TaskUsageView } from '@app/runner';
-import { blockedBy, hasDoneFile, LivenessProbe, readDependsOn, RunInfo } from '@app/storage';
+import { blockedBy, hasDoneFile, LIVENESS_PROBE, LivenessProbe, readDependsOn, RunInfo } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { formatTime } from '../common/go-format';
 import { confine } from '../security/path-confinement';
@@ -41,6 +41,7 @@ export class ProjectDataService {
   constructor(
     @Inject(API_CONTEXT) private readonly ctx: ApiContext,
     private readonly planner: PlannerBridge,
+    @Inject(LIVENESS_PROBE) private readonly probe: LivenessProbe,
   ) {}
 
   get root(): string {
@@ -59,7 +60,6 @@ export class ProjectDataService {
     return this.ctx.stopGraceMs;
   }
 
-  private readonly probe = new LivenessProbe();
 
   /** Project folders under the root. */
   projectIds(): string[] {

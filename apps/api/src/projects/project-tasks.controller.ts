@@ -1,11 +1,10 @@
 import { Controller, Logger, Delete, Get, Headers, HttpCode, MessageEvent, Param, Post, Query, Req, Sse, SseSignal } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Observable } from 'rxjs';
-import { type TaskUsageView } from '@app/runner';
+import { RunnerService, type TaskUsageView } from '@app/runner';
 import { stopRunRouted } from '../tasks/scaleout-hooks';
-import { clearStopMarkers, removeDone } from '@app/storage';
+import { clearStopMarkers, removeDone, runInfoFile, taskRunsDir } from '@app/storage';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { formatTime } from '../common/go-format';
 import { checkId, checkRunId } from '../common/ids';
@@ -17,11 +16,10 @@ import { FileStreamService } from '../sse/file-stream.service';
 import { RunDiscovery } from '../sse/run-discovery.service';
 import { RunStreamsService } from '../sse/run-streams.service';
 import { PlannerBridge } from '../tasks/planner-bridge';
-import { toRestQuestion } from '../needs-input/needs-input.service';
-import { worktreeView } from '../tasks/worktree.controller';
 import { paginate, paginateMapped } from './pagination';
+import { fileSizeOf, lastLines, readFileContent, removeFolder } from './project-files';
 import { isDir, ProjectDataService, TaskSummary } from './project-data.service';
-import { addedRunFields, RUN_FILE_NAMES, runFilePath, RunRecord, toProjectRun } from './shapes';
+import { addedRunFields, RUN_FILE_NAMES, runFilePath, RunRecord, toProjectRun, toRestQuestion, worktreeView } from './shapes';
 
 const STATUS_FILTERS: Record<string, (t: TaskSummary) => boolean> = {
   running: (t) => t.status === 'running',
@@ -53,23 +51,7 @@ function includeFiles(text: string | undefined): boolean {
   return !['0', 'false', 'no', 'off'].includes((text ?? '').trim().toLowerCase());
 }
 
-function fileSizeOf(p: string | undefined): number {
-  if (!p) return 0;
-  try {
-    return fs.statSync(p).size;
-  } catch {
-    return 0;
-  }
-}
-
-/** Tail of a text: the last `n` lines (D12 `tail=`). */
-export function lastLines(text: string, n: number): string {
-  const lines = text.split('\n');
-  const trailing = text.endsWith('\n');
-  if (trailing) lines.pop();
-  const kept = lines.slice(-n).join('\n');
-  return trailing && kept !== '' ? `${kept}\n` : kept;
-}
+export { lastLines };
 
 @Controller('api/projects/:p/tasks')
 export class ProjectTasksController {
@@ -80,6 +62,7 @@ export class ProjectTasksController {
     private readonly files: FileStreamService,
     private readonly discovery: RunDiscovery,
     private readonly planner: PlannerBridge,
+    private readonly runner: RunnerService,
   ) {}
 
   private ids(p: string, t: string) {
@@ -181,8 +164,7 @@ export class ProjectTasksController {
     if (runs.some((r) => r.info.status === 'running')) throw conflict('task has running runs', { status: 'running' });
     const dir = this.data.taskDir(projectId, taskId);
     if (!isDir(dir)) throw notFound('task not found');
-    confine(this.data.root, dir, 'task path');
-    fs.rmSync(dir, { recursive: true, force: true });
+    removeFolder(this.data, dir, 'task path');
     await this.planner.dropTask(projectId, taskId);
     this.audit.record(req, { endpoint: 'DELETE /api/projects/{project_id}/tasks/{task_id}', project_id: projectId, task_id: taskId });
   }
@@ -208,13 +190,9 @@ export class ProjectTasksController {
     const fileName = name ?? 'TASK.md';
     if (fileName !== 'TASK.md') throw notFound(`unknown task file: ${fileName}`);
     const file = confine(this.data.root, path.join(this.data.taskDir(projectId, taskId), 'TASK.md'), 'task file path');
-    let st: fs.Stats;
-    try {
-      st = fs.statSync(file);
-    } catch {
-      throw notFound('TASK.md not found');
-    }
-    return { name: 'TASK.md', content: fs.readFileSync(file, 'utf8'), modified: formatTime(st.mtime), size_bytes: st.size };
+    const content = readFileContent(file, 'TASK.md');
+    if (!content) throw notFound('TASK.md not found');
+    return content;
   }
 
   /** #40 */
@@ -233,7 +211,7 @@ export class ProjectTasksController {
     const { projectId, taskId } = this.ids(p, t);
     const refs = this.discovery.listTask(projectId, taskId);
     if (refs.length === 0) throw notFound('project or task not found');
-    const runsDir = path.join(this.data.taskDir(projectId, taskId), 'runs');
+    const runsDir = taskRunsDir(this.data.taskDir(projectId, taskId));
     return this.streams.fanIn(refs, (r) => r.projectId === projectId && r.taskId === taskId, lastEventId, true, runsDir, signal);
   }
 
@@ -251,8 +229,7 @@ export class ProjectTasksController {
     refuseBrowser(req, 'run deletion');
     if (run.info.status === 'running') throw conflict('run is still running', { status: run.info.status });
     if (!isDir(this.data.taskDir(run.projectId, run.taskId))) throw notFound('task directory not found');
-    confine(this.data.root, run.dir, 'run path');
-    fs.rmSync(run.dir, { recursive: true, force: true });
+    removeFolder(this.data, run.dir, 'run path');
     this.audit.record(req, { endpoint: 'DELETE /api/projects/{project_id}/tasks/{task_id}/runs/{run_id}', project_id: run.projectId, task_id: run.taskId, run_id: run.runId, payload: { status: run.info.status } });
   }
 
@@ -263,7 +240,7 @@ export class ProjectTasksController {
     const run = this.findRun(p, t, r);
     if (run.info.status !== 'running') throw conflict('run is not running', { status: run.info.status });
     if (run.info.process_ownership === 'external') throw conflict('run is externally owned and cannot be stopped by conductor', { run_id: run.runId });
-    void stopRunRouted(this.data.scaleout, run, { graceMs: this.data.stopGraceMs, stoppedBy: 'api' }).catch((err) => new Logger('api').warn(`stop run ${run.runId}: ${(err as Error).message}`));
+    void stopRunRouted(this.data.scaleout, this.runner, run, { graceMs: this.data.stopGraceMs, stoppedBy: 'api' }).catch((err) => new Logger('api').warn(`stop run ${run.runId}: ${(err as Error).message}`));
     this.audit.record(req, { endpoint: 'POST /api/projects/{project_id}/tasks/{task_id}/runs/{run_id}/stop', project_id: run.projectId, task_id: run.taskId, run_id: run.runId, payload: { pgid: run.info.pgid } });
     return { run_id: run.runId, message: 'SIGTERM sent' };
   }
@@ -281,16 +258,10 @@ export class ProjectTasksController {
   file(@Param('p') p: string, @Param('t') t: string, @Param('r') r: string, @Query('name') name?: string, @Query('tail') tail?: string) {
     const run = this.findRun(p, t, r);
     const { name: n, file } = this.runFile(run, name);
-    let st: fs.Stats;
-    try {
-      st = fs.statSync(file);
-    } catch {
-      throw notFound(`file not found: ${n}`);
-    }
     const tailN = parseCountQuery(tail, 'tail', MAX_TAIL_LINES);
-    let content = fs.readFileSync(file, 'utf8');
-    if (tailN !== undefined && tailN > 0) content = lastLines(content, tailN);
-    return { name: n, content, modified: formatTime(st.mtime), size_bytes: st.size };
+    const content = readFileContent(file, n, tailN);
+    if (!content) throw notFound(`file not found: ${n}`);
+    return content;
   }
 
   /** #46 */
@@ -305,7 +276,7 @@ export class ProjectTasksController {
   ): Observable<MessageEvent> {
     const run = this.findRun(p, t, r);
     const { file } = this.runFile(run, name);
-    return this.files.stream(file, path.join(run.dir, 'run-info.yaml'), signal, lastEventId);
+    return this.files.stream(file, runInfoFile(run.dir), signal, lastEventId);
   }
 }
 

@@ -2,6 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runState, type RunInfo } from '@app/storage';
 import type { BusMessage } from '@app/messagebus';
+import type { AddedRunFields, BusMessage as RestMessage, FlatRun, OpenQuestion as RestQuestion, ProjectRun, RunFile, RunV1 } from '@app/contracts';
+import { readWorktreeRecord, type OpenQuestion } from '@app/runner';
 import { formatTime, isZeroTime } from '../common/go-format';
 
 /** A run found on disk with its location. */
@@ -31,8 +33,8 @@ export function runFilePath(r: RunRecord, name: string): string | undefined {
   return RUN_FILES.find((f) => f.name === name)?.pathOf(r);
 }
 
-function runFiles(r: RunRecord) {
-  const out: { name: string; label: string; size?: number }[] = [];
+function runFiles(r: RunRecord): RunFile[] {
+  const out: RunFile[] = [];
   for (const f of RUN_FILES) {
     const p = f.pathOf(r);
     if (!p) continue;
@@ -54,12 +56,12 @@ const exitCodeOf = (i: RunInfo) => (i.status === 'running' ? -1 : i.exit_code);
  * values): `display_status` names stopped and cancelled runs (status `failed`, exit 143 upstream) and
  * `agent_name` is the configured agent the run used.
  */
-export function addedRunFields(r: RunRecord): { display_status: string; agent_name?: string } {
+export function addedRunFields(r: RunRecord): AddedRunFields {
   return { display_status: runState(r.info, path.dirname(path.dirname(r.dir))), agent_name: orUndefined(r.info.agent_name) };
 }
 
 /** ProjectRun (api.md §1.3) plus the D12 superset the React run view reads. */
-export function toProjectRun(r: RunRecord, withFiles: boolean) {
+export function toProjectRun(r: RunRecord, withFiles: boolean): ProjectRun {
   const i = r.info;
   return {
     id: r.runId,
@@ -90,7 +92,7 @@ export function toProjectRun(r: RunRecord, withFiles: boolean) {
 }
 
 /** RunV1 (#11, #13, #14): end_time always present, exit_code omitted when 0. */
-export function toRunV1(r: RunRecord) {
+export function toRunV1(r: RunRecord): RunV1 {
   const i = r.info;
   const exit = exitCodeOf(i);
   return {
@@ -108,7 +110,7 @@ export function toRunV1(r: RunRecord) {
   };
 }
 
-export function toFlatRun(r: RunRecord) {
+export function toFlatRun(r: RunRecord): FlatRun {
   const i = r.info;
   return {
     id: r.runId,
@@ -127,7 +129,7 @@ export function toFlatRun(r: RunRecord) {
 }
 
 /** REST Message (api.md §8.3) with lower-case parents/links objects. */
-export function toRestMessage(m: BusMessage) {
+export function toRestMessage(m: BusMessage): RestMessage {
   return {
     msg_id: m.msg_id,
     timestamp: formatTime(m.ts),
@@ -152,4 +154,28 @@ export function runActivity(i: RunInfo): number {
 export function byStartThenId(a: RunRecord, b: RunRecord): number {
   const d = (isZeroTime(a.info.start_time) ? 0 : a.info.start_time.getTime()) - (isZeroTime(b.info.start_time) ? 0 : b.info.start_time.getTime());
   return d !== 0 ? d : a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0;
+}
+
+/** GET /api/v1/questions item (#17). */
+export function toRestQuestion(q: OpenQuestion): RestQuestion {
+  return { msg_id: q.msg_id, type: q.type, timestamp: formatTime(q.ts), project_id: q.project_id, task_id: q.task_id || undefined, run_id: q.run_id || undefined, body: q.body };
+}
+
+/** The worktree fields shown with a task (docs/worktrees.md); undefined for tasks without one. */
+export function worktreeView(taskDir: string) {
+  const rec = readWorktreeRecord(taskDir);
+  if (!rec) return undefined;
+  return {
+    path: rec.path,
+    branch: rec.branch,
+    base_commit: rec.base_commit,
+    base_branch: rec.base_branch || undefined,
+    port: rec.port || undefined,
+    paths: rec.paths.length ? rec.paths : undefined,
+    merge_status: rec.merge_status,
+    merge_detail: rec.merge_detail,
+    merge_files: rec.merge_files?.length ? rec.merge_files : undefined,
+    merged_commit: rec.merged_commit,
+    removed: rec.removed_at ? true : undefined,
+  };
 }

@@ -1,17 +1,18 @@
 import { Controller, Logger, Get, Headers, Header, HttpCode, MessageEvent, Param, Post, Req, Sse, SseSignal } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Observable } from 'rxjs';
+import { RunnerService } from '@app/runner';
 import { stopRunRouted } from '../tasks/scaleout-hooks';
 import { conflict, notFound } from '../common/api-error';
 import { checkRunId } from '../common/ids';
 import { ProjectDataService } from '../projects/project-data.service';
+import { readRawText } from '../projects/project-files';
 import { RunRecord, toRunV1 } from '../projects/shapes';
 import { AuditLogService } from '../security/audit-log.service';
 import { RunStreamsService } from '../sse/run-streams.service';
 import { RunDiscovery } from '../sse/run-discovery.service';
 import { isZeroTime } from '../common/go-format';
+import { runInfoFile } from '@app/storage';
 
 /** #8, #13–#17 */
 @Controller('api/v1/runs')
@@ -21,6 +22,7 @@ export class RunsController {
     private readonly audit: AuditLogService,
     private readonly streams: RunStreamsService,
     private readonly discovery: RunDiscovery,
+    private readonly runner: RunnerService,
   ) {}
 
   private find(r: string): RunRecord {
@@ -52,12 +54,9 @@ export class RunsController {
   @Get(':r/info')
   @Header('Content-Type', 'application/x-yaml')
   info(@Param('r') r: string): string {
-    const run = this.find(r);
-    try {
-      return fs.readFileSync(path.join(run.dir, 'run-info.yaml'), 'utf8');
-    } catch {
-      throw notFound('run not found');
-    }
+    const text = readRawText(runInfoFile(this.find(r).dir));
+    if (text === undefined) throw notFound('run not found');
+    return text;
   }
 
   /** #16 */
@@ -67,7 +66,7 @@ export class RunsController {
     const run = this.find(r);
     if (run.info.status !== 'running' || !isZeroTime(run.info.end_time)) throw conflict('run already finished');
     if (run.info.process_ownership === 'external') throw conflict('run is externally owned and cannot be stopped by conductor', { run_id: run.runId });
-    void stopRunRouted(this.data.scaleout, run, { graceMs: this.data.stopGraceMs, stoppedBy: 'api' }).catch((err) => new Logger('api').warn(`stop run ${run.runId}: ${(err as Error).message}`));
+    void stopRunRouted(this.data.scaleout, this.runner, run, { graceMs: this.data.stopGraceMs, stoppedBy: 'api' }).catch((err) => new Logger('api').warn(`stop run ${run.runId}: ${(err as Error).message}`));
     this.audit.record(req, { endpoint: 'POST /api/v1/runs/{run_id}/stop', project_id: run.projectId, task_id: run.taskId, run_id: run.runId, payload: { pgid: run.info.pgid } });
     return { status: 'stopping' };
   }

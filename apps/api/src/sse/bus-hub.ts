@@ -6,7 +6,7 @@ import { BusCursor, BusError, BusMessage, readMessages } from '@app/messagebus';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { formatTime, isZeroTime } from '../common/go-format';
 import { MetricsService } from '../metrics/metrics.service';
-import { CHANGE_FEED } from './change-feed.provider';
+import { CHANGE_FEED } from '@app/storage';
 import { SseChannel } from './channel';
 import { SseLifecycle } from './sse-lifecycle.service';
 import { sseEvent, withHeartbeat } from './sse-event';

@@ -2,7 +2,7 @@ import { Inject, Injectable, MessageEvent } from '@nestjs/common';
 import * as fs from 'node:fs';
 import { Observable, takeUntil } from 'rxjs';
 import { ChangeFeed, readRunInfoReconciled } from '@app/storage';
-import { CHANGE_FEED } from './change-feed.provider';
+import { CHANGE_FEED } from '@app/storage';
 import { SseChannel } from './channel';
 import { fileSize } from './file-tail';
 import { RunLogHub } from './run-log-hub';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import type { ChangeFeed } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
-import { CHANGE_FEED } from './change-feed.provider';
+import { CHANGE_FEED } from '@app/storage';
 import type { RunRef } from './run-log-hub';
 
 export type DiscoveryListener = (runs: RunRef[]) => void;

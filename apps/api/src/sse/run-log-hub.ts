@@ -1,8 +1,8 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import * as path from 'node:path';
-import { ChangeFeed, LivenessProbe, readRunInfoReconciled } from '@app/storage';
+import { ChangeFeed, LivenessProbe, readRunInfoReconciled, runInfoFile } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
-import { CHANGE_FEED } from './change-feed.provider';
+import { CHANGE_FEED, LIVENESS_PROBE } from '@app/storage';
 import { FileTailRegistry, LineView } from './file-tail';
 
 export interface RunRef {
@@ -57,7 +57,7 @@ class RunStream {
     };
     let stop: () => void = () => undefined;
     try {
-      stop = feed.watch(path.join(ref.runDir, 'run-info.yaml'), check, { pollMs });
+      stop = feed.watch(runInfoFile(ref.runDir), check, { pollMs });
     } catch {
       // ChangeFeed polls as well; a failed watch only loses the fast path
     }
@@ -66,7 +66,7 @@ class RunStream {
 
   readStatus(): void {
     try {
-      const info = readRunInfoReconciled(path.join(this.ref.runDir, 'run-info.yaml'), this.probe);
+      const info = readRunInfoReconciled(runInfoFile(this.ref.runDir), this.probe);
       this.status = info.status;
       this.exitCode = info.status === 'running' ? -1 : info.exit_code;
     } catch {
@@ -96,11 +96,11 @@ export interface RunSubscription {
 export class RunLogHub implements OnApplicationShutdown {
   private readonly runs = new Map<string, RunStream>();
   readonly files: FileTailRegistry;
-  private readonly probe = new LivenessProbe();
 
   constructor(
     @Inject(API_CONTEXT) private readonly ctx: ApiContext,
     @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
+    @Inject(LIVENESS_PROBE) private readonly probe: LivenessProbe,
   ) {
     this.files = new FileTailRegistry(feed, ctx.sse.pollIntervalMs);
   }

@@ -1,6 +1,5 @@
 import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { RUN_INFO_FILE, RunInfo, writeRunInfo } from '@app/storage';
+import { newRunInfo, runInfoFile, writeRunInfo } from '@app/storage';
 import type { LaunchRequest } from './task-launcher';
 
 /**
@@ -10,24 +9,19 @@ import type { LaunchRequest } from './task-launcher';
  * Returns true when it wrote the record.
  */
 export function recordStartFailure(req: LaunchRequest, reason: string): boolean {
-  const file = path.join(req.runDir, RUN_INFO_FILE);
+  const file = runInfoFile(req.runDir);
   if (!fs.existsSync(req.runDir) || fs.existsSync(file)) return false;
   const now = new Date();
-  const info: RunInfo = {
-    version: 1,
+  const info = newRunInfo({
     run_id: req.runId,
     project_id: req.projectId,
     task_id: req.taskId,
     agent: req.agentType,
-    pid: 0,
-    pgid: 0,
     start_time: now,
     end_time: now,
-    exit_code: -1,
     status: 'failed',
     error_summary: `task did not start: ${reason}`,
-    agent_version: '',
-  };
+  });
   writeRunInfo(file, info, { fsync: true });
   return true;
 }

@@ -1,7 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { MetricsService } from '../metrics/metrics.service';
-import { PlannerService } from '../planner/planner.service';
-import type { PlannerTaskRequest } from '../planner/planner-state';
+import { PlannerService } from '@app/planner';
+import type { PlannerTaskRequest } from '@app/planner';
 import type { LaunchRequest } from './task-launcher';
 
 /** What the server needs from the root-task planner (apps/api/src/planner). */

@@ -1,4 +1,4 @@
-import { stopRun, stopTask } from '@app/runner';
+import type { RunnerService } from '@app/runner';
 import type { ScaleoutServer } from '@app/scaleout';
 import type { LaunchRequest } from './task-launcher';
 
@@ -23,18 +23,22 @@ interface RunRef {
   dir: string;
 }
 
-/** Stops a run here, or (with --nats) on the worker that owns its task. */
-export function stopRunRouted(scaleout: ScaleoutServer | undefined, run: RunRef, opts: { graceMs?: number; stoppedBy: string }): Promise<unknown> {
+/** The injected RunnerService stops what runs on this host. */
+type LocalStopper = Pick<RunnerService, 'stopRun' | 'stopTask'>;
+
+/** Stops a run here (through the injected runner), or (with --nats) on the worker that owns its task. */
+export function stopRunRouted(scaleout: ScaleoutServer | undefined, local: LocalStopper, run: RunRef, opts: { graceMs?: number; stoppedBy: string }): Promise<unknown> {
   if (scaleout) return scaleout.control({ action: 'stop', projectId: run.projectId, taskId: run.taskId, runId: run.runId, stoppedBy: opts.stoppedBy });
-  return stopRun(run.dir, opts);
+  return local.stopRun(run.dir, opts);
 }
 
-/** Stops a task's loop and runs here, or (with --nats) on the worker that owns it. */
+/** Stops a task's loop and runs here (through the injected runner), or (with --nats) on the worker that owns it. */
 export function stopTaskRouted(
   scaleout: ScaleoutServer | undefined,
+  local: LocalStopper,
   task: { projectId: string; taskId: string; dir: string },
   opts: { graceMs?: number; stoppedBy: string; done?: boolean },
 ): Promise<unknown> {
   if (scaleout) return scaleout.control({ action: 'stop', projectId: task.projectId, taskId: task.taskId, stoppedBy: opts.stoppedBy, done: opts.done });
-  return stopTask(task.dir, opts);
+  return local.stopTask(task.dir, opts);
 }

@@ -1,33 +1,12 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { runTask, type IsolationRequest } from '@app/runner';
+import type { LaunchRequest, TaskLauncher } from '@app/planner';
+import { RunnerService } from '@app/runner';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { MetricsService } from '../metrics/metrics.service';
 import { recordStartFailure } from './launch-failure';
 import { submitToQueue } from './scaleout-hooks';
 
-/** One root task to run: the pre-allocated first run folder plus what POST /api/v1/tasks received. */
-export interface LaunchRequest {
-  projectId: string;
-  taskId: string;
-  runId: string;
-  runDir: string;
-  prompt: string;
-  agentType: string;
-  config?: Record<string, string>;
-  projectRoot?: string;
-  attachMode?: string;
-  /** `isolation: worktree` of POST /api/v1/tasks. */
-  isolation?: IsolationRequest;
-  /** Server restart (issue #11): wait for a live agent of the interrupted loop, then continue. */
-  adopt?: boolean;
-}
-
-/** Runs a task loop (runTask with firstRunDir); the promise settles when the loop ends. */
-export interface TaskLauncher {
-  launch(req: LaunchRequest): Promise<void>;
-}
-
-export const TASK_LAUNCHER = Symbol('TASK_LAUNCHER');
+export { TASK_LAUNCHER, type LaunchRequest, type TaskLauncher } from '@app/planner';
 
 /** How long a launch waits for another loop of the same task to end before failing (TASK.lock). */
 const LOOP_LOCK_GRACE_MS = 3000;
@@ -41,6 +20,7 @@ export class LocalTaskLauncher implements TaskLauncher, OnApplicationShutdown {
   constructor(
     @Inject(API_CONTEXT) private readonly ctx: ApiContext,
     private readonly metrics: MetricsService,
+    private readonly runner: RunnerService,
   ) {}
 
   get activeLoops(): number {
@@ -57,7 +37,7 @@ export class LocalTaskLauncher implements TaskLauncher, OnApplicationShutdown {
     set.add(abort);
     this.loops.set(key, set);
     try {
-      const result = await runTask({
+      const result = await this.runner.runTask({
         root: this.ctx.root,
         projectId: req.projectId,
         taskId: req.taskId,

@@ -4,12 +4,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AGENT_TYPES, isAgentType, normalizeAgentType } from '@app/agents';
-import { checkTaskStart, hasSettings, refuseOrphanedAgent, validateTaskSettings, writeTaskSettings } from '@app/runner';
+import { checkTaskStart, hasSettings, refuseOrphanedAgent, RunnerService, validateTaskSettings, writeTaskSettings } from '@app/runner';
 import { stopTaskRouted } from './scaleout-hooks';
 import {
   clearStopMarkers,
+  newRunInfo,
   normalizeDependsOn,
-  RunInfo,
+  runInfoFile,
   StorageError,
   validateNoDependencyCycle,
   validateProjectId,
@@ -18,7 +19,6 @@ import {
   writeDone,
   writeRunInfo,
   writeTaskPromptIfAbsent,
-  ZERO_TIME,
 } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { badRequest, conflict, notFound, unprocessable } from '../common/api-error';
@@ -30,6 +30,7 @@ import { PlannerBridge } from './planner-bridge';
 import { LaunchRequest, TASK_LAUNCHER, TaskLauncher } from './task-launcher';
 import { resolveThreadParent, writeThreadLink } from './thread-link';
 import { checkIsolation } from './worktree-request';
+import type { CreateTaskResponse } from '@app/contracts';
 
 const ATTACH_MODES = ['create', 'attach', 'resume'];
 
@@ -48,9 +49,10 @@ export class TasksService {
     private readonly planner: PlannerBridge,
     private readonly data: ProjectDataService,
     private readonly audit: AuditLogService,
+    private readonly runner: RunnerService,
   ) {}
 
-  async create(body: CreateTaskDto, req: FastifyRequest) {
+  async create(body: CreateTaskDto, req: FastifyRequest): Promise<CreateTaskResponse> {
     // the storage rules as well (run folders need them), checked before anything is written
     const projectId = validateProjectId(checkId(body.project_id, 'project_id'));
     const taskId = validateTaskId(checkId(body.task_id, 'task_id'));
@@ -149,7 +151,7 @@ export class TasksService {
     writeDone(taskDir);
     const running = this.data.runs(projectId, taskId).filter((r) => r.info.status === 'running' && r.info.process_ownership !== 'external');
     await this.planner.dropTask(projectId, taskId);
-    void stopTaskRouted(this.ctx.scaleout, { projectId, taskId, dir: taskDir }, { graceMs: this.ctx.stopGraceMs, stoppedBy: 'api task cancel', done: true }).catch((err) => this.logger.warn(`stop task ${projectId}/${taskId}: ${(err as Error).message}`));
+    void stopTaskRouted(this.ctx.scaleout, this.runner, { projectId, taskId, dir: taskDir }, { graceMs: this.ctx.stopGraceMs, stoppedBy: 'api task cancel', done: true }).catch((err) => this.logger.warn(`stop task ${projectId}/${taskId}: ${(err as Error).message}`));
     this.audit.record(req, { endpoint: 'DELETE /api/v1/tasks/{task_id}', project_id: projectId, task_id: taskId, payload: { stopped_runs: running.length } });
     return { stopped_runs: running.length };
   }
@@ -170,8 +172,7 @@ function checkProcessImport(pi: ProcessImportDto): void {
 
 /** Adopts a running process as the task's first run: a run-info that the liveness check will finalise. */
 function importProcess(runDir: string, req: LaunchRequest, pi: ProcessImportDto): void {
-  const info: RunInfo = {
-    version: 1,
+  const info = newRunInfo({
     run_id: req.runId,
     project_id: req.projectId,
     task_id: req.taskId,
@@ -179,15 +180,10 @@ function importProcess(runDir: string, req: LaunchRequest, pi: ProcessImportDto)
     process_ownership: pi.ownership ?? 'external',
     pid: pi.pid,
     pgid: pi.pgid ?? pi.pid,
-    start_time: new Date(),
-    end_time: ZERO_TIME,
-    exit_code: -1,
-    status: 'running',
     cwd: req.projectRoot,
     stdout_path: pi.stdout_path || undefined,
     stderr_path: pi.stderr_path || undefined,
     commandline: pi.commandline,
-    agent_version: '',
-  };
-  writeRunInfo(path.join(runDir, 'run-info.yaml'), info);
+  });
+  writeRunInfo(runInfoFile(runDir), info);
 }

@@ -7,25 +7,9 @@ import { checkId } from '../common/ids';
 import { ProjectDataService } from '../projects/project-data.service';
 import { AuditLogService } from '../security/audit-log.service';
 import { TasksService } from './tasks.service';
+import { worktreeView } from '../projects/shapes';
 
-/** The worktree fields shown with a task (docs/worktrees.md); undefined for tasks without one. */
-export function worktreeView(taskDir: string) {
-  const rec = readWorktreeRecord(taskDir);
-  if (!rec) return undefined;
-  return {
-    path: rec.path,
-    branch: rec.branch,
-    base_commit: rec.base_commit,
-    base_branch: rec.base_branch || undefined,
-    port: rec.port || undefined,
-    paths: rec.paths.length ? rec.paths : undefined,
-    merge_status: rec.merge_status,
-    merge_detail: rec.merge_detail,
-    merge_files: rec.merge_files?.length ? rec.merge_files : undefined,
-    merged_commit: rec.merged_commit,
-    removed: rec.removed_at ? true : undefined,
-  };
-}
+export { worktreeView };
 
 /** Diff and merge of worktree tasks, under both task route families. */
 @Controller()

@@ -4,8 +4,8 @@ import { pause, unpause, usageReport } from '@app/runner';
 import { badRequest, notFound } from '../common/api-error';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { checkId, checkOptionalId } from '../common/ids';
+import { isDir } from '../projects/project-data.service';
 import { AuditLogService } from '../security/audit-log.service';
-import { existsSync } from 'node:fs';
 
 function sinceOf(text: string | undefined): Date | undefined {
   if (text === undefined || text === '') return undefined;
@@ -33,7 +33,7 @@ export class UsageController {
   @Get('projects/:p/usage')
   project(@Param('p') p: string, @Query('since') since?: string) {
     const projectId = checkId(p, 'project_id');
-    if (!existsSync(this.ctx.layout.projectDir(projectId))) throw notFound('project not found');
+    if (!isDir(this.ctx.layout.projectDir(projectId))) throw notFound('project not found');
     return usageReport({ root: this.ctx.root, projectId, since: sinceOf(since) });
   }
 
@@ -41,7 +41,7 @@ export class UsageController {
   task(@Param('p') p: string, @Param('t') t: string, @Query('since') since?: string) {
     const projectId = checkId(p, 'project_id');
     const taskId = checkId(t, 'task_id');
-    if (!existsSync(this.ctx.layout.taskDir(projectId, taskId))) throw notFound('task not found');
+    if (!isDir(this.ctx.layout.taskDir(projectId, taskId))) throw notFound('task not found');
     return usageReport({ root: this.ctx.root, projectId, taskId, since: sinceOf(since) });
   }
 
@@ -72,7 +72,7 @@ export class UsageController {
   private hold(req: FastifyRequest, action: 'pause' | 'unpause', projectId: string, taskId?: string) {
     const target = { root: this.ctx.root, projectId, taskId };
     const dir = taskId ? this.ctx.layout.taskDir(projectId, taskId) : this.ctx.layout.projectDir(projectId);
-    if (!existsSync(dir)) throw notFound(taskId ? 'task not found' : 'project not found');
+    if (!isDir(dir)) throw notFound(taskId ? 'task not found' : 'project not found');
     const changed = action === 'pause' ? pause(target, 'conductor API') : unpause(target);
     const endpoint = `POST /api/projects/{project_id}${taskId ? '/tasks/{task_id}' : ''}/${action}`;
     this.audit.record(req, { endpoint, project_id: projectId, task_id: taskId, payload: {} });

@@ -1,7 +1,7 @@
 import { isTaskDone } from '@app/storage';
 import { formatGoDuration } from '../go-duration';
 import { sleep } from '../sleep';
-import { deliverWebhook, NeedsInputPayload, WebhookSettings, webhookWanted, WarnSink } from '../webhook';
+import { deliverWebhook, NeedsInputPayload, WebhookSender, WebhookSettings, webhookWanted, WarnSink } from '../webhook';
 import { OpenQuestion, readOpenQuestions, syncNeedsInputFile } from './questions';
 
 export const DEFAULT_INPUT_WAIT_MS = 24 * 3600_000;
@@ -19,6 +19,8 @@ export interface InputGateOptions {
   conductorUrl?: string;
   webhook?: WebhookSettings;
   webhookBackoffMs?: number[];
+  /** The injected WebhookService (RunnerService); default: deliverWebhook. */
+  webhookSender?: WebhookSender;
   bus: WarnSink;
   post(type: string, body: string): Promise<void>;
   /** A reason to stop waiting (stop or cancel requested), checked at each poll. */
@@ -36,7 +38,8 @@ export function taskUiLink(conductorUrl: string | undefined, projectId: string, 
 }
 
 function notify(opts: InputGateOptions, open: OpenQuestion[]): void {
-  if (!webhookWanted(opts.webhook, 'needs_input')) return;
+  const sender = opts.webhookSender;
+  if (!(sender ? sender.wanted(opts.webhook, 'needs_input') : webhookWanted(opts.webhook, 'needs_input'))) return;
   const q = open[open.length - 1];
   const payload: NeedsInputPayload = {
     event: 'needs_input',
@@ -50,7 +53,8 @@ function notify(opts: InputGateOptions, open: OpenQuestion[]): void {
     open_questions: open.length,
     ui_url: taskUiLink(opts.conductorUrl, opts.projectId, opts.taskId),
   };
-  opts.onWebhook?.(deliverWebhook(opts.webhook, payload, opts.bus, { backoffMs: opts.webhookBackoffMs }));
+  const delivery = { backoffMs: opts.webhookBackoffMs };
+  opts.onWebhook?.(sender ? sender.deliver(opts.webhook, payload, opts.bus, delivery) : deliverWebhook(opts.webhook!, payload, opts.bus, delivery));
 }
 
 /**

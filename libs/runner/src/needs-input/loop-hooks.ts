@@ -1,6 +1,6 @@
 import { BusWriter } from '@app/messagebus';
 import { RunsLayout } from '@app/storage';
-import { WebhookSettings } from '../webhook';
+import { WebhookSender, WebhookSettings } from '../webhook';
 import { readInputContext } from './context';
 import { awaitInput, InputGateResult } from './input-gate';
 import { watchStall } from './stall';
@@ -24,6 +24,7 @@ export interface LoopHookContext {
   conductorUrl?: string;
   webhook?: WebhookSettings;
   webhookBackoffMs?: number[];
+  webhookSender?: WebhookSender;
   signal?: AbortSignal;
   post(type: string, body: string): Promise<void>;
   stopReason(): string | undefined;
@@ -57,6 +58,7 @@ export function needsInputHooks(opts: NeedsInputLoopOptions, ctx: LoopHookContex
         conductorUrl: ctx.conductorUrl,
         webhook: ctx.webhook,
         webhookBackoffMs: ctx.webhookBackoffMs,
+        webhookSender: ctx.webhookSender,
         bus: ctx.bus,
         post: ctx.post,
         stopReason: ctx.stopReason,

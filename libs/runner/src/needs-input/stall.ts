@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readRunInfo } from '@app/storage';
+import { readRunInfo, runInfoFile } from '@app/storage';
 import { formatGoDuration } from '../go-duration';
 import { terminateProcesses } from '../stop';
 
@@ -51,8 +51,8 @@ export function watchStall(opts: StallWatchOptions): () => void {
   let busy = false;
   const tick = async (): Promise<void> => {
     const runDir = currentRun(opts.runsDir);
-    if (!runDir || !existsSync(join(runDir, 'run-info.yaml'))) return;
-    const info = readRunInfo(join(runDir, 'run-info.yaml'));
+    if (!runDir || !existsSync(runInfoFile(runDir))) return;
+    const info = readRunInfo(runInfoFile(runDir));
     if (info.status !== 'running') return;
     const last = lastActivity(runDir, opts.busPath);
     if (flagged && flagged.runDir === runDir) {

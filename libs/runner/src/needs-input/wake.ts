@@ -1,7 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { BusMessage, BusWriter } from '@app/messagebus';
-import { readRunInfo, removeDone, removeStopRequested, RunsLayout, tryFlock, unflock, validateProjectId, validateTaskId } from '@app/storage';
+import { readRunInfo, removeDone, removeStopRequested, runInfoIn, RunsLayout, tryFlock, unflock, validateProjectId, validateTaskId, taskRunsDir } from '@app/storage';
 import { RunnerError } from '../runner.errors';
 import { RESUME_META_KEY } from './context';
 
@@ -41,11 +41,11 @@ export function isTaskLoopRunning(taskDir: string): boolean {
 
 /** Agent of the task's latest run with a readable run-info.yaml. */
 export function latestAgentOf(taskDir: string): string | undefined {
-  const runs = join(taskDir, 'runs');
+  const runs = taskRunsDir(taskDir);
   if (!existsSync(runs)) return undefined;
   for (const r of readdirSync(runs).sort().reverse()) {
     try {
-      return readRunInfo(join(runs, r, 'run-info.yaml')).agent || undefined;
+      return readRunInfo(runInfoIn(runs, r)).agent || undefined;
     } catch {
       continue;
     }

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppConfig, RunsLayout, validateProjectId, validateTaskId, writeFileAtomic } from '@app/storage';
+import { AppConfig, RunsLayout, validateProjectId, validateTaskId, writeFileAtomic, runOutputFile } from '@app/storage';
 import type { JobOptions, JobResult } from '../job';
 import { RunnerError } from '../runner.errors';
 
@@ -76,7 +76,7 @@ export function formatIterateSummary(outcome: IterateResult['outcome'], records:
 
 function readOutput(result: JobResult | undefined): string {
   if (!result) return '';
-  const path = result.info?.output_path || join(result.runDir, 'output.md');
+  const path = result.info?.output_path || runOutputFile(result.runDir);
   try {
     return existsSync(path) ? readFileSync(path, 'utf8') : '';
   } catch {

@@ -1,23 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readMessages } from '@app/messagebus';
-import {
-  AppConfig,
-  LivenessProbe,
-  RunInfo,
-  RunsLayout,
-  RUN_INFO_FILE,
-  hasDoneFile,
-  isCancelled,
-  readRunInfoReconciled,
-  readStopRequested,
-  readTaskPrompt,
-  removeDone,
-  removeStopRequested,
-  validateProjectId,
-  writeDone,
-  writeTaskPromptIfAbsent,
-} from '@app/storage';
+import { AppConfig, createLivenessProbe, LivenessProbe, RunInfo, RunsLayout, RUN_INFO_FILE, hasDoneFile, isCancelled, readRunInfoReconciled, readStopRequested, readTaskPrompt, removeDone, removeStopRequested, validateProjectId, writeDone, writeTaskPromptIfAbsent, runOutputFile, taskRunsDir } from '@app/storage';
 import type { JobOptions, JobResult } from '../job';
 import type { StopOptions, StopRunResult } from '../stop';
 
@@ -80,7 +64,7 @@ export function activeStopRequest(taskDir: string, now: Date): boolean {
 }
 
 function latestRun(taskDir: string, probe: LivenessProbe): { dir: string; info: RunInfo } | undefined {
-  const runsDir = join(taskDir, 'runs');
+  const runsDir = taskRunsDir(taskDir);
   let names: string[];
   try {
     names = readdirSync(runsDir).sort();
@@ -113,7 +97,7 @@ function lastActivity(taskDir: string): Date | undefined {
 }
 
 function hasOutput(dir: string, info: RunInfo): boolean {
-  const path = info.output_path || join(dir, 'output.md');
+  const path = info.output_path || runOutputFile(dir);
   try {
     return statSync(path).size > 0 && readFileSync(path, 'utf8').trim() !== '';
   } catch {
@@ -129,7 +113,7 @@ export function decideMonitorAction(
   opts: { staleAfterMs?: number; now?: Date; probe?: LivenessProbe } = {},
 ): MonitorDecision {
   const now = opts.now ?? new Date();
-  const probe = opts.probe ?? new LivenessProbe();
+  const probe = opts.probe ?? createLivenessProbe();
   const staleMs = opts.staleAfterMs && opts.staleAfterMs > 0 ? opts.staleAfterMs : DEFAULT_MONITOR_STALE_MS;
   const taskDir = new RunsLayout(root).taskDir(projectId, taskId);
   if (!existsSync(taskDir)) return { action: 'start', reason: 'no task folder yet' };
@@ -162,7 +146,7 @@ export function decideMonitorAction(
 /** `<root>/<project>/.monitor.pid`: one daemon per project. */
 export class MonitorLock {
   private held = false;
-  constructor(readonly path: string, private readonly probe = new LivenessProbe()) {}
+  constructor(readonly path: string, private readonly probe: LivenessProbe = createLivenessProbe()) {}
 
   acquire(projectId: string): void {
     if (existsSync(this.path)) {

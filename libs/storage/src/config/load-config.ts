@@ -15,8 +15,9 @@ import {
 } from './config.types';
 import { parseGoDuration } from './duration';
 import { ConfigProblem, RawReader, readRawConfig } from './raw-config';
-import { findConfigFile, resolveConfigPath } from './paths';
+import { resolveConfigPath } from './paths';
 import { isValidationProblem, validateConfig } from './validate-config';
+import { configFileFor } from './settings';
 
 export interface LoadConfigOptions {
   /** Strict (runs): validate and read token files. Lenient (server, validate, runs-root lookup): neither. Default true. */
@@ -242,7 +243,7 @@ function readTokenFile(agent: AgentConfig): string {
 
 /** Lenient load of the default-discovered config, if any (used for runs-root lookup and validate). */
 export function loadDefaultConfig(cwd?: string, env: NodeJS.ProcessEnv = process.env): AppConfig | undefined {
-  const path = findConfigFile(cwd, env);
+  const path = configFileFor(undefined, { cwd, env });
   if (!path || !existsSync(path)) return undefined;
   return loadConfig(path, { strict: false, env });
 }

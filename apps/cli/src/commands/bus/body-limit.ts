@@ -3,7 +3,7 @@
  * config storage.max_message_body_bytes (--config, $CONDUCTOR_CONFIG, the default lookup) → MAX_BODY_BYTES (16 MiB). Nest-free; the config file is
  * parsed only when one exists and neither the flag nor the variable is set.
  */
-import { findConfigFile } from '@app/storage/config/paths';
+import { configFileFor } from '@app/storage/config/settings';
 import { MAX_BODY_BYTES } from '@app/messagebus/types';
 import { UsageError } from '../../common/cli-errors';
 import type { BusEnv } from './bus-scope';
@@ -16,11 +16,11 @@ function parseLimit(value: string, source: string): number {
   return Number(value.trim());
 }
 
-export function resolveBodyLimit(flag: string | undefined, e: BusEnv): number {
+export function resolveBodyLimit(flag: string | undefined, e: BusEnv, configFlag?: string): number {
   if (flag !== undefined) return parseLimit(flag, '--max-body-bytes');
   const fromEnv = e.env[BODY_LIMIT_ENV];
   if (fromEnv !== undefined && fromEnv.trim() !== '') return parseLimit(fromEnv, `$${BODY_LIMIT_ENV}`);
-  const configPath = e.env.CONDUCTOR_CONFIG?.trim() || findConfigFile(e.cwd, e.env);
+  const configPath = configFileFor(configFlag, e);
   if (configPath) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const fromConfig = (require('./bus-scope-heavy') as typeof Heavy).maxBodyFromConfig(configPath, e);

@@ -2,19 +2,13 @@
  * The parts of bus scope resolution that parse YAML (config files, run-info.yaml). Loaded on
  * demand by bus-scope.ts so that the fast path of `bus post` does not pay for the YAML parser.
  */
-import { findConfigFile, loadConfig } from '@app/storage/config/load-config';
-import { resolveRunsRoot } from '@app/storage/config/runs-root';
+import { loadConfig } from '@app/storage/config/load-config';
+import { resolveRootSetting } from '@app/storage/config/settings';
 import { isProjectHome as projectHome, scopeFromRunInfoUpwards } from '@app/storage/scope';
 import type { BusEnv, Scope } from './bus-scope';
 
 export function rootFromConfig(e: BusEnv): string {
-  const path = e.env.CONDUCTOR_CONFIG?.trim() || findConfigFile(e.cwd, e.env);
-  if (!path) return resolveRunsRoot({ env: e.env, cwd: e.cwd });
-  try {
-    return resolveRunsRoot({ env: e.env, cwd: e.cwd, config: loadConfig(path, { strict: false, env: e.env }) });
-  } catch (err) {
-    throw new Error(`resolve runs dir: ${err instanceof Error ? err.message : String(err)}`);
-  }
+  return resolveRootSetting({ env: e.env, cwd: e.cwd, load: (path, env) => loadConfig(path, { strict: false, env }) });
 }
 
 export function scopeFromRunInfo(cwd: string): Scope {

@@ -9,6 +9,7 @@ import { resolveRunsRoot } from '@app/storage/config/runs-root';
 import { discoverBus } from '@app/messagebus/discover';
 import { BUS_FILE_NAMES, PROJECT_BUS_FILE, TASK_BUS_FILE } from '@app/messagebus/types';
 import type * as Heavy from './bus-scope-heavy';
+import { runInfoFile } from '@app/storage/run-files';
 
 export interface BusEnv {
   env: NodeJS.ProcessEnv;
@@ -79,7 +80,7 @@ export function scopeFromTaskFolder(folder: string | undefined): Scope {
 /** The first run-info.yaml above `cwd` naming a project and task (parsed only when one exists). */
 export function scopeFromCwdRunInfo(cwd: string): Scope {
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'run-info.yaml'))) return loadHeavy().scopeFromRunInfo(cwd);
+    if (existsSync(runInfoFile(dir))) return loadHeavy().scopeFromRunInfo(cwd);
     if (dirname(dir) === dir) return {};
   }
 }

@@ -8,7 +8,6 @@ import { TaskCommand } from './task.command';
 import { TaskCancelCommand } from './task-cancel.command';
 import { TaskDeleteCommand } from './task-delete.command';
 import { TaskResumeCommand } from './task-resume.command';
-import { RunnerService } from '@app/runner';
 import { OutputSynthesizeCommand } from './output-synthesize.command';
 import { OutputCommand } from './output.command';
 import { ShellSetupCommand, ShellSetupInstallCommand, ShellSetupUninstallCommand } from './shell-setup.command';
@@ -19,7 +18,6 @@ import { DiffCommand, MergeCommand } from './worktree.commands';
 
 /** task, job, stop, resume, output, watch, status, gc, wrap, shell-setup (owner: runner work) */
 export const engineCommands: Provider[] = [
-  RunnerService,
   JobCommand,
   JobBatchCommand,
   TaskCommand,

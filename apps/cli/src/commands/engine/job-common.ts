@@ -1,11 +1,10 @@
 import { MAX_BODY_BYTES } from '@app/messagebus';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { AppConfig, findConfigFile, generateTaskId, loadConfig, validateProjectId, validateTaskId } from '@app/storage';
+import { resolve } from 'node:path';
+import { AppConfig, configFileFor, generateTaskId, loadConfig, resolveRootSetting, validateProjectId, validateTaskId } from '@app/storage';
 import { isRunnerError } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { durationFlag } from './support/options';
-import { resolveRoot } from './support/runs-root';
 import { inferScope } from './support/scope';
 
 /** Flags shared by job, job batch, task, task resume and resume. */
@@ -32,7 +31,7 @@ export interface LoadedConfig {
  * share the parent's limits and webhook), then ./config.yaml|yml or the home HCL file.
  */
 export function loadRunConfig(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
-  const path = flag?.trim() || env.CONDUCTOR_CONFIG?.trim() || findConfigFile(process.cwd(), env);
+  const path = configFileFor(flag, { env });
   if (!path) return {};
   return { config: loadConfig(path, { env }), path: resolve(path) };
 }
@@ -50,11 +49,7 @@ export function agentCallerEnv(loaded: LoadedConfig): Record<string, string> | u
  * (CONDUCTOR_ROOT / RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs).
  */
 export function runRoot(flag: string | undefined, loaded: LoadedConfig, env: NodeJS.ProcessEnv = process.env): string {
-  if (flag?.trim()) return resolveRoot(flag, env);
-  const taskFolder = env.JRUN_TASK_FOLDER?.trim();
-  if (taskFolder) return dirname(dirname(resolve(taskFolder)));
-  if (env.CONDUCTOR_ROOT?.trim() || env.RUN_AGENT_ROOT?.trim() || !loaded.config?.storage?.runs_dir) return resolveRoot(undefined, env);
-  return resolve(loaded.config.storage.runs_dir);
+  return resolveRootSetting({ flag, configFlag: loaded.path, env, taskFolder: true, load: (path, e) => loaded.config ?? loadConfig(path, { strict: false, env: e }) });
 }
 
 export interface ResolvedScope {

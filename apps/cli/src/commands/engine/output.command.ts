@@ -1,8 +1,9 @@
+import { Inject } from '@nestjs/common';
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, Option } from 'nest-commander';
 import { ScopeOptionParsers } from './support/scope-options';
-import { ChangeFeed, LivenessProbe, readRunInfo, readRunInfoReconciled, RunsLayout } from '@app/storage';
+import { CHANGE_FEED, ChangeFeed, LIVENESS_PROBE, LivenessProbe, readRunInfo, readRunInfoReconciled, runInfoFile, RunsLayout, runOutputFile } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { OutputSynthesizeCommand } from './output-synthesize.command';
 import { countFlag } from './support/options';
@@ -45,7 +46,7 @@ export function parseOutputFile(value: string | undefined): OutputFile {
 export function resolveOutputFile(runDir: string, file: OutputFile): string {
   const single: Record<Exclude<OutputFile, 'output'>, string> = { stdout: 'agent-stdout.txt', stderr: 'agent-stderr.txt', prompt: 'prompt.md' };
   if (file === 'output') {
-    const outputMd = join(runDir, 'output.md');
+    const outputMd = runOutputFile(runDir);
     if (existsSync(outputMd)) return outputMd;
     const fallback = join(runDir, 'agent-stdout.txt');
     if (existsSync(fallback)) return fallback;
@@ -131,16 +132,14 @@ function drain(path: string, offset: number): number {
  * running — including a "running" run whose process died (reconciled) — after `FOLLOW.idleMs`
  * without new bytes, or on SIGINT/SIGTERM. File-change events wake it; `recheckMs` is the fallback.
  */
-export async function followOutput(runDir: string, file: OutputFile): Promise<void> {
-  const infoPath = join(runDir, 'run-info.yaml');
-  const probe = new LivenessProbe();
+export async function followOutput(runDir: string, file: OutputFile, probe: LivenessProbe, feed: ChangeFeed): Promise<void> {
+  const infoPath = runInfoFile(runDir);
   const initial = readStatus(infoPath, probe, false);
   if (initial !== undefined && initial !== 'running') {
     process.stdout.write(renderLines(readFileSync(resolveOutputFile(runDir, file), 'utf8'), 0));
     return;
   }
   const path = liveFile(runDir, file);
-  const feed = new ChangeFeed();
   const waitUntil = Date.now() + FOLLOW.fileWaitMs;
   while (!existsSync(path)) {
     const left = waitUntil - Date.now();
@@ -200,13 +199,20 @@ export async function followOutput(runDir: string, file: OutputFile): Promise<vo
   subCommands: [OutputSynthesizeCommand],
 })
 export class OutputCommand extends ScopeOptionParsers {
+  constructor(
+    @Inject(LIVENESS_PROBE) private readonly probe: LivenessProbe,
+    @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
+  ) {
+    super();
+  }
+
   async run(params: string[], options: OutputOptions = {}): Promise<void> {
     if (params.length) throw new UsageError(`unknown argument ${JSON.stringify(params[0])} (did you mean "output synthesize"?)`);
     const file = parseOutputFile(options.file);
     const tail = options.tail !== undefined ? countFlag(options.tail, '--tail') : 0;
     const runDir = resolveRunDir(options);
     if (options.follow) {
-      await followOutput(runDir, file);
+      await followOutput(runDir, file, this.probe, this.feed);
       return;
     }
     const path = resolveOutputFile(runDir, file);

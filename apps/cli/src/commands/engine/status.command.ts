@@ -1,9 +1,10 @@
+import { Inject } from '@nestjs/common';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, Option } from 'nest-commander';
 import { ScopeOptionParsers } from './support/scope-options';
 import { isRunStalled, needsInputOf, queueDir, taskUsageView, type TaskUsageView } from '@app/runner';
-import { blockedBy, isTaskDone, LivenessProbe, readDependsOn, readRunInfoReconciled, RunsLayout, runState, shownExitCode, validateProjectId, validateTaskId, type RunInfo } from '@app/storage';
+import { blockedBy, isTaskDone, LIVENESS_PROBE, LivenessProbe, readDependsOn, readRunInfoReconciled, runInfoIn, RunsLayout, runState, shownExitCode, taskRunsDir, type RunInfo, validateProjectId, validateTaskId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import {
   collectActivity,
@@ -75,7 +76,7 @@ export function buildStatusRow(
   Object.assign(row, worktreeStatus(taskDir));
 
   let info: RunInfo | undefined;
-  const runs = listRunNames(join(taskDir, 'runs')) ?? [];
+  const runs = listRunNames(taskRunsDir(taskDir)) ?? [];
   if (runs.length === 0) {
     if (row.done) {
       row.status = 'done';
@@ -88,7 +89,7 @@ export function buildStatusRow(
     }
   } else {
     row.latest_run = runs[runs.length - 1];
-    const infoPath = join(taskDir, 'runs', row.latest_run, 'run-info.yaml');
+    const infoPath = runInfoIn(taskRunsDir(taskDir), row.latest_run);
     try {
       // A folder without run-info (being created, or queued) has no exit code or pid to show.
       info = existsSync(infoPath) ? readRunInfoReconciled(infoPath, probe) : undefined;
@@ -161,6 +162,10 @@ const show = (v: number | boolean | null | string | undefined): string => (v ===
   description: 'Show the latest run status of every task of a project (or of one task)',
 })
 export class StatusCommand extends ScopeOptionParsers {
+  constructor(@Inject(LIVENESS_PROBE) private readonly probe: LivenessProbe) {
+    super();
+  }
+
   async run(_params: string[], options: StatusOptions = {}): Promise<void> {
     if (options.json && options.concise) throw new UsageError('--concise cannot be used with --json');
     const driftAfterMs = options.driftAfter !== undefined ? durationFlag(options.driftAfter, '--drift-after') : DEFAULT_DRIFT_AFTER_MS;
@@ -184,7 +189,7 @@ export class StatusCommand extends ScopeOptionParsers {
       tasks = listRunNames(projectDir) ?? [];
     }
 
-    const probe = new LivenessProbe();
+    const probe = this.probe;
     const activity = { enabled: !!options.activity, driftAfterMs };
     const rows = tasks.map((t) => buildStatusRow(layout, project, t, probe, activity)).filter((r) => !filter || statusRowMatches(r, filter));
     process.stdout.write(renderStatus(rows, { ...options, project, task, filter: filterText }));

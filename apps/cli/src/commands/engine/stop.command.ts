@@ -1,9 +1,9 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Command, Option } from 'nest-commander';
 import { TaskScopeParsers } from './task-options';
-import { RunsLayout, readRunInfo, validateRunId, writeStopRequested } from '@app/storage';
-import { RunnerService } from '@app/runner';
+import { runInfoFile, RunsLayout, validateRunId, writeStopRequested } from '@app/storage';
+import { findRunningRun, RunnerService } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { asCliError, resolveScope } from './job-common';
 import { durationFlag } from './support/options';
@@ -20,21 +20,6 @@ interface StopFlags {
   noRestart?: boolean;
   restart?: boolean;
   grace?: string;
-}
-
-/** The newest run of the task whose stored status is running (optionally a given run). */
-export function findRunningRun(taskDir: string, runId?: string): string | undefined {
-  const runsDir = join(taskDir, 'runs');
-  const names = existsSync(runsDir) ? readdirSync(runsDir).sort().reverse() : [];
-  for (const name of names) {
-    if (runId && name !== runId) continue;
-    try {
-      if (readRunInfo(join(runsDir, name, 'run-info.yaml')).status === 'running') return join(runsDir, name);
-    } catch {
-      // unreadable run-info: skip
-    }
-  }
-  return undefined;
 }
 
 @Command({
@@ -83,7 +68,7 @@ export class StopCommand extends TaskScopeParsers {
         );
       }
     }
-    if (!existsSync(join(runDir, 'run-info.yaml'))) {
+    if (!existsSync(runInfoFile(runDir))) {
       process.stderr.write(`run-info.yaml not found in ${runDir}; nothing to stop\n`);
       return;
     }

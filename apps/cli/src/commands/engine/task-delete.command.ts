@@ -1,9 +1,7 @@
-import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { Option, SubCommand } from 'nest-commander';
 import { TaskScopeParsers } from './task-options';
-import { RunsLayout, readRunInfo } from '@app/storage';
-import { RunnerService } from '@app/runner';
+import { RunsLayout } from '@app/storage';
+import { deleteTaskFolder, RunnerService } from '@app/runner';
 import { asCliError, resolveScope, withParentOptions } from './job-common';
 import { resolveRoot } from './support/runs-root';
 
@@ -13,19 +11,6 @@ interface DeleteFlags {
   project?: string;
   task?: string;
   force?: boolean;
-}
-
-function runningRun(taskDir: string): string | undefined {
-  const runsDir = join(taskDir, 'runs');
-  if (!existsSync(runsDir)) return undefined;
-  for (const run of readdirSync(runsDir).sort()) {
-    try {
-      if (readRunInfo(join(runsDir, run, 'run-info.yaml')).status === 'running') return run;
-    } catch {
-      // no readable run-info: not running
-    }
-  }
-  return undefined;
 }
 
 @SubCommand({
@@ -43,13 +28,10 @@ export class TaskDeleteCommand extends TaskScopeParsers {
       const root = resolveRoot(flags.root, process.env, flags.config);
       const scope = resolveScope(flags, root, { generate: false });
       const taskDir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
-      if (!existsSync(taskDir)) throw new Error(`task not found: ${scope.projectId}/${scope.taskId}`);
-      const running = runningRun(taskDir);
-      if (running && !flags.force) {
-        throw new Error(`task ${scope.taskId} has a running run (${running}); use --force to delete anyway`);
-      }
-      if (running) await this.runner.stopTask(taskDir, { stoppedBy: `run-agent task delete --force (pid ${process.pid})` });
-      rmSync(taskDir, { recursive: true, force: true });
+      await deleteTaskFolder(taskDir, {
+        force: flags.force,
+        stopTask: (dir) => this.runner.stopTask(dir, { stoppedBy: `run-agent task delete --force (pid ${process.pid})` }),
+      });
       process.stdout.write(`Deleted task: ${scope.taskId}\n`);
     } catch (err) {
       throw asCliError(err);

@@ -1,8 +1,8 @@
+import { Inject } from '@nestjs/common';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { formatGoDuration } from '@app/runner';
-import { blockedBy, ChangeFeed, isTaskDone, LivenessProbe, readDependsOn, readRunInfoReconciled, RunsLayout, runState, type RunInfo } from '@app/storage';
+import { blockedBy, CHANGE_FEED, ChangeFeed, isTaskDone, LIVENESS_PROBE, LivenessProbe, readDependsOn, readRunInfoReconciled, runInfoIn, RunsLayout, runState, type RunInfo, taskRunsDir } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { collect, durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
@@ -33,7 +33,7 @@ const ZERO_TIME_MS = Date.UTC(1, 0, 1);
 
 function latestReadableRunInfo(runsDir: string, runs: string[], probe: LivenessProbe): RunInfo | undefined {
   for (let i = runs.length - 1; i >= 0; i--) {
-    const path = join(runsDir, runs[i], 'run-info.yaml');
+    const path = runInfoIn(runsDir, runs[i]);
     if (!existsSync(path)) continue;
     try {
       return readRunInfoReconciled(path, probe);
@@ -47,7 +47,7 @@ function latestReadableRunInfo(runsDir: string, runs: string[], probe: LivenessP
 export function watchTaskStatus(layout: RunsLayout, project: string, task: string, probe: LivenessProbe, now = new Date()): WatchTaskStatus {
   const result: WatchTaskStatus = { task_id: task, status: 'unknown', elapsed: 0, done: false };
   const taskDir = layout.taskDir(project, task);
-  const runsDir = join(taskDir, 'runs');
+  const runsDir = taskRunsDir(taskDir);
   const runs = listRunNames(runsDir) ?? [];
   const info = runs.length ? latestReadableRunInfo(runsDir, runs, probe) : undefined;
   if (!info) {
@@ -74,7 +74,7 @@ export function watchTaskStatus(layout: RunsLayout, project: string, task: strin
 /** The runs folder (new runs) and the newest run-info.yaml (status changes) of a task. */
 function watchedPaths(runsDir: string): string[] {
   const runs = listRunNames(runsDir) ?? [];
-  return runs.length ? [runsDir, join(runsDir, runs[runs.length - 1], 'run-info.yaml')] : [runsDir];
+  return runs.length ? [runsDir, runInfoIn(runsDir, runs[runs.length - 1])] : [runsDir];
 }
 
 export function watchPhase(status: string): 'active' | 'blocked' | 'completed' | 'failed' | 'stopped' | 'pending' {
@@ -101,6 +101,13 @@ export function watchPhase(status: string): 'active' | 'blocked' | 'completed' |
   description: 'Watch tasks until all of them finish (exit 1 when --timeout passes first)',
 })
 export class WatchCommand extends CommandRunner {
+  constructor(
+    @Inject(LIVENESS_PROBE) private readonly probe: LivenessProbe,
+    @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
+  ) {
+    super();
+  }
+
   async run(_params: string[], options: WatchOptions = {}): Promise<void> {
     const timeoutMs = durationFlag(options.timeout ?? '30m', '--timeout');
     const root = resolveRoot(options.root, process.env, options.config);
@@ -112,8 +119,7 @@ export class WatchCommand extends CommandRunner {
     const layout = new RunsLayout(root);
     tasks.forEach((t) => layout.taskDir(project, t)); // D18: refuse bad ids before reading anything
 
-    const probe = new LivenessProbe();
-    const feed = new ChangeFeed();
+    const { probe, feed } = this;
     const deadline = Date.now() + timeoutMs;
     const previous = new Map<string, string>();
     if (!options.json) process.stdout.write(`Watching ${tasks.length} task(s) for project ${JSON.stringify(project)}:\n`);

@@ -1,29 +1,12 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
-import { constants as osConstants } from 'node:os';
+import { resolve } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { errorSummaryForExit, jrunVariables, prependPathDir, runAgentBinDir } from '@app/agents';
-import { BusWriter } from '@app/messagebus';
-import {
-  generateTaskId,
-  isProjectHome,
-  RunsLayout,
-  scopeFromRunFolder,
-  scopeFromRunInfoUpwards,
-  scopeFromTaskFolder,
-  updateRunInfo,
-  validateProjectId,
-  validateRunId,
-  validateTaskId,
-  writeRunInfo,
-  writeTaskPromptIfAbsent,
-  ZERO_TIME,
-  type RunInfo,
-} from '@app/storage';
+import { checkWorkingDir, renderCommandLine, runWrapped, WRAP_STDIO_NOTICE, wrapProject } from '@app/runner';
+import { generateTaskId, validateProjectId, validateRunId, validateTaskId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
+
+export { renderCommandLine, WRAP_STDIO_NOTICE, wrapProject };
 
 interface WrapOptions {
   agent?: string;
@@ -35,71 +18,6 @@ interface WrapOptions {
   previousRunId?: string;
   timeout?: string;
   taskPrompt?: string;
-}
-
-export const WRAP_STDIO_NOTICE = 'run-agent wrap used terminal passthrough stdio to preserve CLI behavior; console transcript was not captured.\n';
-const KNOWN_AGENT_CLIS = new Set(['claude', 'codex', 'gemini']);
-
-/** Each word quoted (JSON/Go style) only when it holds whitespace, quotes, backslash, backtick or `$`. */
-export function renderCommandLine(command: string, args: string[]): string {
-  const quote = (w: string): string => (w === '' ? '""' : /[\s"'`\\$]/.test(w) ? JSON.stringify(w) : w);
-  return [command.trim(), ...args].map(quote).join(' ').trim();
-}
-
-/** D7 for wrap: --project, then JRUN_RUN_FOLDER, JRUN_TASK_FOLDER, JRUN_PROJECT_ID, the cwd's run-info, a project home. */
-export function wrapProject(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
-  return (
-    flag?.trim() ||
-    scopeFromRunFolder(env.JRUN_RUN_FOLDER)?.project ||
-    scopeFromTaskFolder(env.JRUN_TASK_FOLDER)?.project ||
-    env.JRUN_PROJECT_ID?.trim() ||
-    scopeFromRunInfoUpwards(cwd)?.project ||
-    (isProjectHome(cwd) ? basename(resolve(cwd)) : undefined)
-  );
-}
-
-/** `<cli> --version` for the known agent CLIs only: other wrapped commands are not probed. */
-function detectVersion(agent: string): string {
-  if (!KNOWN_AGENT_CLIS.has(agent)) return '';
-  const r = spawnSync(agent, ['--version'], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'] });
-  if (r.error) return '';
-  return (r.stdout?.trim() || r.stderr?.trim() || '').trim();
-}
-
-/** The process group of a live process (Linux /proc), falling back to the pid itself. */
-function processGroupOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const pgid = Number(fields[2]);
-    return Number.isInteger(pgid) && pgid > 0 ? pgid : pid;
-  } catch {
-    return pid;
-  }
-}
-
-function tailLines(path: string, n: number): string {
-  try {
-    const lines = readFileSync(path, 'utf8').replace(/\n$/, '').split('\n');
-    return lines.slice(-n).join('\n').trim();
-  } catch {
-    return '';
-  }
-}
-
-function spawnChild(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<ChildProcess> {
-  return new Promise((resolveSpawn, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: 'inherit' });
-    child.once('spawn', () => resolveSpawn(child));
-    child.once('error', reject);
-  });
-}
-
-function waitForExit(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  return new Promise((resolveExit) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolveExit({ code: child.exitCode, signal: child.signalCode });
-    else child.once('close', (code, signal) => resolveExit({ code, signal }));
-  });
 }
 
 @Command({
@@ -116,7 +34,7 @@ export class WrapCommand extends CommandRunner {
     const timeoutMs = options.timeout !== undefined ? durationFlag(options.timeout, '--timeout') : 0;
     const env = process.env;
     const cwd = resolve(options.cwd?.trim() || process.cwd());
-    if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new Error(`working directory not found: ${cwd}`);
+    checkWorkingDir(cwd);
     const project = wrapProject(options.project, env, process.cwd());
     if (!project) throw new UsageError('cannot infer project: pass --project or run from inside a task or project directory');
     validateProjectId(project);
@@ -129,140 +47,25 @@ export class WrapCommand extends CommandRunner {
     const parentRunId = options.parentRunId?.trim() || env.JRUN_ID?.trim() || '';
     if (parentRunId) validateRunId(parentRunId);
     if (options.previousRunId?.trim()) validateRunId(options.previousRunId.trim());
-    const layout = new RunsLayout(resolveRoot(options.root));
-    const taskDir = layout.taskDir(project, task);
-    mkdirSync(taskDir, { recursive: true, mode: 0o755 });
-
-    const agentLabel = agent.toLowerCase();
-    const commandLine = renderCommandLine(agent, args);
-    writeTaskPromptIfAbsent(
-      taskDir,
-      options.taskPrompt?.trim() || `Wrapped CLI invocation.\n\nagent: ${agentLabel}\ncommand: ${renderCommandLine(agentLabel, args)}\ncwd: ${cwd}`,
-    );
-    const { runId, dir: runDir } = layout.allocateRunDir(project, task);
-    const paths = {
-      prompt: join(runDir, 'prompt.md'),
-      stdout: join(runDir, 'agent-stdout.txt'),
-      stderr: join(runDir, 'agent-stderr.txt'),
-      output: join(runDir, 'output.md'),
-      info: join(runDir, 'run-info.yaml'),
-    };
-    writeFileSync(paths.prompt, `# Wrapped Invocation\n\ncommand: ${commandLine}\ncwd: ${cwd}\n\n${WRAP_STDIO_NOTICE.trim()}\n`);
-    writeFileSync(paths.stdout, WRAP_STDIO_NOTICE);
-    writeFileSync(paths.stderr, WRAP_STDIO_NOTICE);
-
-    const info: RunInfo = {
-      version: 1,
-      run_id: runId,
-      parent_run_id: parentRunId || undefined,
-      previous_run_id: options.previousRunId?.trim() || undefined,
-      project_id: project,
-      task_id: task,
-      agent: agentLabel,
-      process_ownership: 'managed',
-      pid: 0,
-      pgid: 0,
-      start_time: new Date(),
-      end_time: ZERO_TIME,
-      exit_code: -1,
-      status: 'running',
+    const result = await runWrapped({
+      root: resolveRoot(options.root),
+      project,
+      task,
+      agent,
+      args,
       cwd,
-      prompt_path: paths.prompt,
-      output_path: paths.output,
-      stdout_path: paths.stdout,
-      stderr_path: paths.stderr,
-      commandline: commandLine,
-      agent_version: detectVersion(agentLabel),
-    };
-    const bus = new BusWriter(layout.taskBus(project, task));
-    const post = (type: string, body: string) => bus.append({ type, project_id: project, task_id: task as string, run_id: runId, body });
-
-    const childEnv: Record<string, string> = {};
-    for (const [k, v] of Object.entries(env)) if (v !== undefined) childEnv[k] = v;
-    Object.assign(
-      childEnv,
-      jrunVariables({
-        projectId: project,
-        taskId: task,
-        runId,
-        parentRunId,
-        runsDir: layout.runsDir(project, task),
-        messageBus: layout.taskBus(project, task),
-        taskFolder: taskDir,
-        runFolder: runDir,
-      }),
-    );
-    // '' makes runAgentBinDir locate the package's bin/ (argv[1] is the program name here).
-    const binDir = runAgentBinDir('');
-    if (binDir) childEnv.PATH = prependPathDir(childEnv.PATH ?? '', binDir);
-
-    let child: ChildProcess;
-    try {
-      child = await spawnChild(agent, args, cwd, childEnv);
-    } catch (err) {
-      const message = (err as Error).message;
-      writeRunInfo(paths.info, {
-        ...info,
-        pid: process.pid,
-        pgid: processGroupOf(process.pid),
-        end_time: new Date(),
-        status: 'failed',
-        error_summary: message.slice(0, 200),
-      });
-      await post('RUN_CRASH', `run failed to start\nrun_dir: ${runDir}\nerror: ${message}`);
-      if (!existsSync(paths.output)) copyFileSync(paths.stdout, paths.output);
-      process.stderr.write(`Error: start wrapped command: ${message}\n`);
-      const code = (err as NodeJS.ErrnoException).code;
-      process.exitCode = code === 'ENOENT' ? 127 : code === 'EACCES' ? 126 : 1;
-      return;
-    }
-
-    const pid = child.pid as number;
-    writeRunInfo(paths.info, { ...info, pid, pgid: processGroupOf(pid) });
-    // The child shares our terminal and process group: Ctrl-C reaches it directly. Signals sent to
-    // this process alone are passed on, and keep this process alive to record the outcome.
-    const forward = (signal: NodeJS.Signals) => () => {
-      if (signal !== 'SIGINT') child.kill(signal);
-    };
-    const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]).map((s) => [s, forward(s)] as const);
-    handlers.forEach(([s, h]) => process.on(s, h));
-    let timedOut = false;
-    const timer = timeoutMs > 0 ? setTimeout(() => ((timedOut = true), child.kill('SIGKILL')), timeoutMs) : undefined;
-    try {
-      await post(
-        'RUN_START',
-        `run started\nrun_dir: ${runDir}\nprompt: ${paths.prompt}\nstdout: ${paths.stdout}\nstderr: ${paths.stderr}\noutput: ${paths.output}`,
-      );
-    } catch (err) {
-      child.kill('SIGKILL');
-      await waitForExit(child);
-      throw err;
-    }
-    const { code, signal } = await waitForExit(child);
-    if (timer) clearTimeout(timer);
-
-    const exitCode = signal ? 128 + (osConstants.signals[signal] ?? 0) : (code ?? 1);
-    const status = exitCode === 0 ? 'completed' : 'failed';
-    const errorSummary = status === 'completed' ? undefined : timedOut ? 'timed out' : signal ? `agent killed by ${signal}` : errorSummaryForExit(exitCode);
-    await updateRunInfo(paths.info, (current) => ({
-      ...current,
-      exit_code: exitCode,
-      end_time: new Date(),
-      status,
-      error_summary: errorSummary ?? current.error_summary,
-    }));
-    if (!existsSync(paths.output)) copyFileSync(paths.stdout, paths.output);
-    let body = `run stopped with code ${exitCode}\nrun_dir: ${runDir}\noutput: ${paths.output}`;
-    if (status === 'failed') {
-      const excerpt = tailLines(paths.stderr, 50);
-      if (excerpt) body += `\n\n## stderr (last 50 lines)\n${excerpt}`;
-    }
-    await post(status === 'failed' ? 'RUN_CRASH' : 'RUN_STOP', body);
-    bus.close();
-
-    if (exitCode !== 0) {
-      process.stderr.write(`Error: wrapped command exited with code ${exitCode}${timedOut ? ' (timed out)' : ''}\n`);
-      process.exitCode = exitCode > 0 && exitCode < 256 ? exitCode : 1;
+      env,
+      parentRunId,
+      previousRunId: options.previousRunId?.trim() || undefined,
+      timeoutMs,
+      taskPrompt: options.taskPrompt,
+    });
+    if (result.startError !== undefined) {
+      process.stderr.write(`Error: start wrapped command: ${result.startError}\n`);
+      process.exitCode = result.exitCode;
+    } else if (result.exitCode !== 0) {
+      process.stderr.write(`Error: wrapped command exited with code ${result.exitCode}${result.timedOut ? ' (timed out)' : ''}\n`);
+      process.exitCode = result.exitCode > 0 && result.exitCode < 256 ? result.exitCode : 1;
     }
   }
 

@@ -1,5 +1,4 @@
 import { statSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   blockedBy,
   formatGoDuration,
@@ -11,6 +10,7 @@ import {
   shownExitCode,
   StorageIndex,
   synthesizeRunInfo,
+  taskRunsDir,
 } from '@app/storage';
 import { needsInputOf, taskUsageView, type TaskUsageView } from '@app/runner';
 import { collectActivity, type ActivitySignals } from '../engine/support/activity';
@@ -147,7 +147,7 @@ export function buildRunRow(index: StorageIndex, project: string, task: string, 
   let info: RunInfo | undefined;
   try {
     // A folder without run-info.yaml reads as the synthesised `unknown` record (blank times).
-    info = index.runInfo(project, task, runId) ?? synthesizeRunInfo(join(index.layout.runDir(project, task, runId), 'run-info.yaml'));
+    info = index.runInfo(project, task, runId) ?? synthesizeRunInfo(index.layout.runInfoPath(project, task, runId));
   } catch {
     row.status = 'unknown';
     row.duration = '-';
@@ -165,5 +165,5 @@ export function buildRunRow(index: StorageIndex, project: string, task: string, 
 }
 
 export function runsDirOf(index: StorageIndex, project: string, task: string): string {
-  return join(index.layout.taskDir(project, task), 'runs');
+  return taskRunsDir(index.layout.taskDir(project, task));
 }

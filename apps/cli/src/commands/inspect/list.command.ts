@@ -1,7 +1,8 @@
+import { Inject } from '@nestjs/common';
 import { statSync } from 'node:fs';
 import { Command, Option } from 'nest-commander';
 import { ScopeOptionParsers } from '../engine/support/scope-options';
-import { LivenessProbe, RunsLayout, StorageIndex, validateProjectId, validateSegment } from '@app/storage';
+import { STORAGE_INDEX_FACTORY, type StorageIndexFactory, validateProjectId, validateSegment } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { DEFAULT_DRIFT_AFTER_MS, formatAge, formatBusSummary, formatLocalTimestamp, safeField } from '../engine/support/activity';
 import { durationFlag } from '../engine/support/options';
@@ -66,6 +67,10 @@ function renderRuns(rows: RunRow[]): string {
     'List projects of the runs root; with --project its tasks (runs, latest status, DONE, blockers); with --project and --task its runs',
 })
 export class ListCommand extends ScopeOptionParsers {
+  constructor(@Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory) {
+    super();
+  }
+
   async run(_params: string[], options: ListOptions = {}): Promise<void> {
     const project = options.project?.trim() || undefined;
     const task = options.task?.trim() || undefined;
@@ -78,7 +83,7 @@ export class ListCommand extends ScopeOptionParsers {
     }
     const driftAfterMs = options.driftAfter !== undefined ? durationFlag(options.driftAfter, '--drift-after') : DEFAULT_DRIFT_AFTER_MS;
     const root = resolveRoot(options.root, process.env, options.config);
-    const index = new StorageIndex(new RunsLayout(root), new LivenessProbe());
+    const index = this.indexFor(root);
 
     if (!project) {
       const projects = isDir(root) ? index.listProjects() : [];

@@ -2,7 +2,7 @@ import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { PERPLEXITY_DEFAULT_ENDPOINT, xaiEndpoint } from '@app/agents';
-import { AgentConfig, AppConfig, findConfigFile, loadConfig, resolveRunsRoot } from '@app/storage';
+import { AgentConfig, AppConfig, configFileFor, loadConfig, resolveRunsRoot } from '@app/storage';
 import { checkAgent, checkTokenSource, formatAgentCheck } from './agent-check';
 import { UsageError } from '../../common/cli-errors';
 
@@ -44,7 +44,8 @@ export class ValidateCommand extends CommandRunner {
     const write = (s: string) => out.push(s);
     let failed = false;
 
-    const configPath = options.config?.trim() ? resolve(options.config.trim()) : findConfigFile(process.cwd(), env);
+    const found = configFileFor(options.config, { env });
+    const configPath = found ? resolve(found) : undefined;
     if (options.config?.trim() && !existsSync(configPath!)) throw new UsageError(`config file not found: ${configPath}`);
     write(configPath ? `Config: ${configPath}\n` : 'Config: (not found)\n');
 

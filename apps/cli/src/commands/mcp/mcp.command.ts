@@ -1,6 +1,9 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { createConductorMcp, JobStarter } from '@app/mcp';
+import { RunnerService } from '@app/runner';
+import { CHANGE_FEED, type ChangeFeed } from '@app/storage';
 import { agentCallerEnv, asCliError, loadRunConfig } from '../engine/job-common';
 import { productVersion } from '../../version';
 import { resolveBodyLimit } from '../bus/body-limit';
@@ -33,6 +36,13 @@ function untilClosed(transport: StdioServerTransport): Promise<string | undefine
     'bus and run-output resources). Scoped like `bus post`: flags, else the JRUN_* variables of the agent that starts it.',
 })
 export class McpCommand extends CommandRunner {
+  constructor(
+    @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
+    private readonly runner: RunnerService,
+  ) {
+    super();
+  }
+
   async run(_args: string[], flags: McpFlags = {}): Promise<void> {
     let scope;
     let loaded;
@@ -40,13 +50,13 @@ export class McpCommand extends CommandRunner {
     try {
       scope = resolveMcpScope(flags, { env: process.env, cwd: process.cwd() });
       loaded = loadRunConfig(flags.config);
-      maxBodyBytes = resolveBodyLimit(undefined, { env: flags.config ? { ...process.env, CONDUCTOR_CONFIG: flags.config } : process.env, cwd: process.cwd() });
+      maxBodyBytes = resolveBodyLimit(undefined, { env: process.env, cwd: process.cwd() }, flags.config);
     } catch (err) {
       throw asCliError(err);
     }
     const abort = new AbortController();
-    const starter = new JobStarter({ root: scope.root, config: loaded.config, env: agentCallerEnv(loaded), signal: abort.signal });
-    const mcp = createConductorMcp({ scope, config: loaded.config, starter, version: productVersion(), maxBodyBytes });
+    const starter = new JobStarter({ root: scope.root, config: loaded.config, env: agentCallerEnv(loaded), signal: abort.signal, runner: this.runner });
+    const mcp = createConductorMcp({ scope, config: loaded.config, starter, version: productVersion(), maxBodyBytes, feed: this.feed });
     const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: stdioBufferFor(maxBodyBytes) });
     const closed = untilClosed(transport);
     await mcp.server.connect(transport);

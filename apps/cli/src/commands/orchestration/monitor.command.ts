@@ -1,3 +1,4 @@
+import { Inject } from '@nestjs/common';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
@@ -10,7 +11,7 @@ import {
   monitorPass,
   RunnerService,
 } from '@app/runner';
-import { ChangeFeed, RunsLayout, validateProjectId } from '@app/storage';
+import { CHANGE_FEED, ChangeFeed, RunsLayout, validateProjectId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, LoadedConfig, runRoot } from '../engine/job-common';
 import { durationFlag } from '../engine/support/options';
@@ -42,7 +43,10 @@ interface MonitorFlags {
     'Runs a pass every --interval and on file changes until stopped; --once does one pass and waits for its jobs.',
 })
 export class MonitorCommand extends CommandRunner {
-  constructor(private readonly runner: RunnerService) {
+  constructor(
+    private readonly runner: RunnerService,
+    @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
+  ) {
     super();
   }
 
@@ -106,7 +110,7 @@ export class MonitorCommand extends CommandRunner {
     const stop = (): void => abort.abort();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
-    const feed = new ChangeFeed();
+    const feed = this.feed;
     let wake: (() => void) | undefined;
     let missed = false; // a change seen while a pass was running
     const poke = (): void => (wake ? wake() : void (missed = true));

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { ScaleoutError, validateHostId, validateNatsUrl, Worker } from '@app/scaleout';
+import { RunnerService } from '@app/runner';
+import { ScaleoutError, validateHostId, validateNatsUrl, createWorker } from '@app/scaleout';
 import { UsageError } from '../../common/cli-errors';
 import { agentCallerEnv, loadRunConfig } from '../engine/job-common';
 import { resolveRoot } from '../engine/support/runs-root';
@@ -36,6 +37,10 @@ function usage<T>(fn: () => T): T {
   description: 'Run root tasks pulled from a conductor --nats work queue (NATS JetStream), replicating their files to the server',
 })
 export class WorkerCommand extends CommandRunner {
+  constructor(private readonly runner: RunnerService) {
+    super();
+  }
+
   async run(_args: string[], flags: WorkerFlags): Promise<void> {
     if (!flags.nats) throw new UsageError('--nats is required (e.g. --nats nats://127.0.0.1:4222)');
     const url = usage(() => validateNatsUrl(flags.nats!));
@@ -46,9 +51,9 @@ export class WorkerCommand extends CommandRunner {
     if (leaseMs !== undefined && leaseMs < 1000) throw new UsageError(`invalid --lease "${flags.lease}": must be at least 1s`);
     const restartDelayMs = flags.restartDelay === undefined ? undefined : durationFlag(flags.restartDelay, '--restart-delay');
     const loaded = loadRunConfig(flags.config);
-    const root = resolveRoot(flags.root);
+    const root = resolveRoot(flags.root, process.env, flags.config);
     const log = (line: string) => process.stderr.write(`${line}\n`);
-    const worker = new Worker({ url, root, host, capacity, leaseMs, config: loaded.config, task: { restartDelayMs, env: agentCallerEnv(loaded) }, log });
+    const worker = createWorker({ url, root, host, capacity, leaseMs, config: loaded.config, task: { restartDelayMs, env: agentCallerEnv(loaded) }, log, runner: this.runner });
 
     let stopRequested: (signal: string) => void = () => undefined;
     const stopped = new Promise<string>((resolve) => (stopRequested = resolve));

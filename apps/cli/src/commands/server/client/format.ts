@@ -1,3 +1,4 @@
+import { parseGoDuration } from '@app/storage';
 import { UsageError } from '../../../common/cli-errors';
 
 /** Output helpers that reproduce upstream's Go formatting (tabwriter, time layouts, sizes). */
@@ -83,20 +84,15 @@ export function formatRunDuration(start: string, end: string | undefined | null)
   return `${Math.trunc(secs / 60)}m${secs % 60}s`;
 }
 
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
 /** Go duration syntax (`30s`, `1m30s`, `168h`); a bare number is seconds. */
 export function parseDuration(value: string, flag: string): number {
   const text = value.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/gy;
-  let total = 0;
-  let consumed = 0;
-  let match: RegExpExecArray | null;
-  while ((match = re.exec(text))) {
-    total += Number(match[1]) * UNIT_MS[match[2]];
-    consumed = re.lastIndex;
+  let ms: number | undefined;
+  try {
+    ms = /^\d+(\.\d+)?$/.test(text) ? Number(text) * 1000 : parseGoDuration(text);
+  } catch {
+    ms = undefined;
   }
-  if (text === '' || consumed !== text.length) throw new UsageError(`invalid ${flag} "${value}": expected a duration such as 30s, 5m or 2h`);
-  return total;
+  if (ms === undefined || ms < 0 || /^[-+]/.test(text)) throw new UsageError(`invalid ${flag} "${value}": expected a duration such as 30s, 5m or 2h`);
+  return ms;
 }

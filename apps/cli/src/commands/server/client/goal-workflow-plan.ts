@@ -13,15 +13,10 @@ import {
 } from '@app/runner';
 import { validateProjectId, validateTaskId } from '@app/storage';
 import { UsageError } from '../../../common/cli-errors';
+import type { CreateTaskRequest as ContractCreateTaskRequest } from '@app/contracts';
 
 /** The body of one `POST /api/v1/tasks`. */
-export interface CreateTaskRequest {
-  project_id: string;
-  task_id: string;
-  agent_type: string;
-  prompt: string;
-  depends_on: string[];
-}
+export type CreateTaskRequest = ContractCreateTaskRequest & { depends_on: string[] };
 
 /**
  * The spec's tasks in dependency order (every task after all of its dependencies; spec order among

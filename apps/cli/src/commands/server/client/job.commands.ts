@@ -7,6 +7,7 @@ import { formatRfc3339, isZeroTime, tabulate } from './format';
 import { streamTaskLogs, waitForRunStart } from './logs';
 import { parseJson, query, seg, ServerClient } from './server-client';
 import { sleep } from './sse';
+import type { CreateTaskResponse, RunV1 } from '@app/contracts';
 
 /** `task-<UTC YYYYMMDD>-<HHMMSS>-<6 hex>` as upstream's client generates. */
 export function generateClientTaskId(now = new Date()): string {
@@ -42,13 +43,7 @@ interface SubmitOptions extends ProjectOptions {
   follow?: boolean;
 }
 
-interface CreateResponse {
-  project_id: string;
-  task_id: string;
-  run_id: string;
-  status: string;
-  queue_position?: number;
-}
+type CreateResponse = CreateTaskResponse;
 
 function pollIntervalMs(): number {
   const ms = Number(process.env.CONDUCTOR_CLIENT_POLL_MS);
@@ -133,11 +128,6 @@ function queuedGraceMs(created: CreateResponse): number {
   return created.status === 'queued' ? 24 * 3600_000 : 0;
 }
 
-interface RunV1 {
-  status: string;
-  end_time?: string;
-  exit_code?: number;
-}
 
 export async function waitForRun(client: ServerClient, runId: string): Promise<void> {
   out(`Waiting for run ${runId} to complete...\n`);

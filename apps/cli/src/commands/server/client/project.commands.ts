@@ -3,6 +3,7 @@ import { ClientCommand, ClientOptions, out, printRaw, ProjectOptions, ProjectSco
 import { formatBytes, formatLocal, isZeroTime, parseDuration, tabulate } from './format';
 import { errorMessageOf, expectStatus, parseJson, query, seg, ServerClient, ServerClientError } from './server-client';
 import { oneArg } from './task.commands';
+import type { ProjectStats } from '@app/contracts';
 
 @SubCommand({ name: 'list', description: 'List all projects' })
 export class ServerProjectListCommand extends ClientCommand {
@@ -15,17 +16,6 @@ export class ServerProjectListCommand extends ClientCommand {
   }
 }
 
-interface ProjectStats {
-  project_id: string;
-  total_tasks: number;
-  total_runs: number;
-  running_runs: number;
-  completed_runs: number;
-  failed_runs: number;
-  crashed_runs: number;
-  message_bus_files: number;
-  message_bus_total_bytes: number;
-}
 
 @SubCommand({ name: 'stats', description: 'Show statistics for a project' })
 export class ServerProjectStatsCommand extends ProjectScopedCommand {

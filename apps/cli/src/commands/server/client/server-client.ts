@@ -1,4 +1,6 @@
-export const DEFAULT_SERVER_URL = 'http://localhost:14355';
+import { DEFAULT_SERVER_URL } from '@app/storage/config/settings';
+
+export { DEFAULT_SERVER_URL };
 
 /** Default of `--server`: CONDUCTOR_URL or CONDUCTOR_SERVER, else http://localhost:14355. */
 export function defaultServerUrl(env: NodeJS.ProcessEnv = process.env): string {

@@ -4,6 +4,7 @@ import { out, parseIntFlag, printRaw, ProjectOptions, ProjectScopedCommand, requ
 import { formatLocal, formatRfc3339, formatRunDuration, isZeroTime, tabulate } from './format';
 import { streamTaskLogs } from './logs';
 import { expectStatus, parseJson, query, seg, ServerClient, ServerClientError } from './server-client';
+import type { FlatRun, Paginated, TaskListItem } from '@app/contracts';
 
 
 export function oneArg(args: string[], what = 'task-id'): string {
@@ -57,11 +58,7 @@ interface TaskListOptions extends ProjectOptions {
   status?: string;
 }
 
-interface TaskListResponse {
-  items: { id: string; status: string; last_activity?: string; run_count: number; blocked_by?: string[] }[];
-  total: number;
-  has_more: boolean;
-}
+type TaskListResponse = Paginated<TaskListItem>;
 
 @SubCommand({ name: 'list', description: 'List tasks in a project' })
 export class ServerTaskListCommand extends ProjectScopedCommand<TaskListOptions> {
@@ -148,11 +145,7 @@ interface RunsOptions extends ProjectOptions {
   limit?: number;
 }
 
-interface RunsResponse {
-  items: { id: string; agent: string; status: string; exit_code: number; start_time: string; end_time?: string | null; error_summary?: string }[];
-  total: number;
-  has_more: boolean;
-}
+type RunsResponse = Paginated<FlatRun>;
 
 @SubCommand({ name: 'runs', arguments: '<task-id>', description: 'List all runs for a task' })
 export class ServerTaskRunsCommand extends ProjectScopedCommand<RunsOptions> {

@@ -5,6 +5,7 @@ import { collect, out, parseIntFlag, ProjectOptions, ProjectScopedCommand, requi
 import { formatLocal, formatUtc, parseDuration, tabulate } from './format';
 import { expectStatus, parseJson, seg, ServerClient, ServerClientError } from './server-client';
 import { readSse, reconnectDelays, sleep } from './sse';
+import type { BusMessage as RestMessage } from '@app/contracts';
 
 interface WatchStatus {
   task_id: string;
@@ -80,16 +81,8 @@ export class ServerWatchCommand extends ProjectScopedCommand<WatchOptions> {
   }
 }
 
-interface BusMessage {
-  msg_id: string;
-  timestamp?: string;
-  ts?: string;
-  type: string;
-  project_id?: string;
-  task_id?: string;
-  run_id?: string;
-  body: string;
-}
+/** A REST message; `ts` is the field name of bus lines read from a stream file. */
+type BusMessage = Omit<RestMessage, 'timestamp' | 'type'> & { timestamp?: string; ts?: string; type: string };
 
 export function formatBusLine(msg: BusMessage): string {
   const ts = msg.timestamp ?? msg.ts ?? new Date(0).toISOString();

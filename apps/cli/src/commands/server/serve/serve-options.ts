@@ -1,4 +1,4 @@
-import { AppConfig, findConfigFile, loadConfig, resolveRunsRoot } from '@app/storage';
+import { AppConfig, configFileFor, DEFAULT_API_HOST, DEFAULT_API_PORT, loadConfig, resolveApiKeySetting, resolveHostSetting, resolvePortSetting, resolveRunsRoot } from '@app/storage';
 import { validateNatsUrl } from '@app/scaleout';
 import { UsageError } from '../../../common/cli-errors';
 import { parseDuration } from '../client/format';
@@ -37,8 +37,8 @@ export interface ResolvedServeOptions {
   nats?: string;
 }
 
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_PORT = 14355;
+export const DEFAULT_HOST = DEFAULT_API_HOST;
+export const DEFAULT_PORT = DEFAULT_API_PORT;
 const TRUTHY = new Set(['1', 'true', 'yes', 'y', 'on']);
 
 export function parsePort(value: string, source: string): number {
@@ -72,7 +72,7 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
     }
   }
 
-  const configPath = flags.config || env.CONDUCTOR_CONFIG?.trim() || findConfigFile(cwd);
+  const configPath = configFileFor(flags.config, { env, cwd });
   let config: AppConfig | undefined;
   let configError: string | undefined;
   if (configPath) {
@@ -84,20 +84,14 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
   }
 
   const root = resolveRunsRoot({ flag: flags.root, env, config });
-  const host = flags.host || env.CONDUCTOR_HOST?.trim() || config?.api?.host || DEFAULT_HOST;
-  const configPort = typeof config?.api?.port === 'number' && config.api.port > 0 ? config.api.port : undefined;
-  const port = flagPort ?? envPort ?? configPort ?? DEFAULT_PORT;
+  const host = resolveHostSetting(flags.host, env, config);
+  const port = resolvePortSetting(flagPort, envPort, config);
 
   const envDisable = env.CONDUCTOR_DISABLE_TASK_START?.trim().toLowerCase();
   const disableTaskStart = envDisable ? TRUTHY.has(envDisable) : !!flags.disableTaskStart;
 
-  let apiKey = flags.apiKey?.trim() || env.CONDUCTOR_API_KEY?.trim() || undefined;
-  let authWarning: string | undefined;
-  const api = (config?.api ?? {}) as { auth_enabled?: boolean; api_key?: string };
-  if (!apiKey && api.auth_enabled) {
-    if (api.api_key?.trim()) apiKey = api.api_key.trim();
-    else authWarning = 'api.auth_enabled is set but no API key is configured: authentication is disabled';
-  }
+  const { apiKey, missing } = resolveApiKeySetting(flags.apiKey, env, config);
+  const authWarning = missing ? 'api.auth_enabled is set but no API key is configured: authentication is disabled' : undefined;
 
   const insecure = !!flags.insecureNoAuth || TRUTHY.has(env.CONDUCTOR_INSECURE_NO_AUTH?.trim().toLowerCase() ?? '');
   const exposureWarning = checkExposure(host, apiKey, insecure);

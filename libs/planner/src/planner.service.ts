@@ -1,14 +1,14 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown, Optional } from '@nestjs/common';
 import { join } from 'node:path';
-import { isTaskDone, readRunInfoReconciled, RunInfo, RunsLayout, StorageIndex } from '@app/storage';
-import { LaunchRequest, TASK_LAUNCHER, TaskLauncher } from '../tasks/task-launcher';
+import { createStorageIndex, isTaskDone, readRunInfoReconciled, RunInfo, runInfoFile, STORAGE_INDEX, StorageIndex } from '@app/storage';
+import { entryLess, isRunningRootRun, PlannerSubmission, requestOf } from './planner-entries';
+import { TASK_LAUNCHER, TaskLauncher } from './task-launcher';
 import { reclaimInterruptedLoops } from './interrupted-loops';
 import {
   loadPlannerState,
   MISSING_TIME,
   PlannerEntry,
   PlannerState,
-  PlannerTaskRequest,
   plannerStatePath,
   PLANNER_STATE_VERSION,
   savePlannerState,
@@ -35,20 +35,7 @@ export interface PlannerOptions {
   now?: () => Date;
 }
 
-/**
- * One API-created task: what the launcher needs (its `prompt` is the first run's prompt) plus,
- * optionally, the original create request, which is persisted with the entry.
- */
-export type PlannerSubmission = LaunchRequest & { request?: PlannerTaskRequest };
-
-function requestOf(s: PlannerSubmission): PlannerTaskRequest {
-  if (s.request) return s.request;
-  const req: PlannerTaskRequest = { project_id: s.projectId, task_id: s.taskId, agent_type: s.agentType, prompt: s.prompt };
-  if (s.config && Object.keys(s.config).length > 0) req.config = s.config;
-  if (s.projectRoot) req.project_root = s.projectRoot;
-  if (s.attachMode) req.attach_mode = s.attachMode;
-  return req;
-}
+export type { PlannerSubmission } from './planner-entries';
 
 export interface PlannerSubmitResult {
   status: 'started' | 'queued';
@@ -57,20 +44,6 @@ export interface PlannerSubmitResult {
 
 const DEFAULT_UNKNOWN_GRACE_MS = 5000;
 const DEFAULT_RESCHEDULE_INTERVAL_MS = 2000;
-
-function entryLess(a: PlannerEntry, b: PlannerEntry): number {
-  return (
-    a.order - b.order ||
-    a.submittedAt.getTime() - b.submittedAt.getTime() ||
-    a.projectId.localeCompare(b.projectId) ||
-    a.taskId.localeCompare(b.taskId) ||
-    a.runId.localeCompare(b.runId)
-  );
-}
-
-function isRunningRootRun(info: RunInfo): boolean {
-  return info.status === 'running' && !info.parent_run_id && !(info.end_time && info.end_time.getUTCFullYear() > 1);
-}
 
 /**
  * The root-task planner (api.md §6.1): a FIFO queue of API-created tasks that caps how many root
@@ -95,9 +68,10 @@ export class PlannerService implements OnApplicationBootstrap, BeforeApplication
   constructor(
     @Inject(PLANNER_OPTIONS) private readonly options: PlannerOptions,
     @Inject(TASK_LAUNCHER) private readonly launcher: TaskLauncher,
+    @Optional() @Inject(STORAGE_INDEX) index?: StorageIndex,
   ) {
     this.statePath = plannerStatePath(options.root);
-    this.index = new StorageIndex(new RunsLayout(options.root));
+    this.index = index?.layout.root === options.root ? index : createStorageIndex(options.root);
   }
 
   get enabled(): boolean {
@@ -269,7 +243,7 @@ export class PlannerService implements OnApplicationBootstrap, BeforeApplication
 
   private readRunStatus(runDir: string): RunInfo | undefined {
     try {
-      return readRunInfoReconciled(join(runDir, 'run-info.yaml'));
+      return readRunInfoReconciled(runInfoFile(runDir));
     } catch {
       return undefined;
     }

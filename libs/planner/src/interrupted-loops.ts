@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { BusWriter } from '@app/messagebus';
-import { RunsLayout, isTaskDone } from '@app/storage';
+import { isTaskDone, runInfoFile, RunsLayout } from '@app/storage';
 import type { PlannerEntry, PlannerState } from './planner-state';
 
 /**
@@ -23,7 +22,7 @@ export function reclaimInterruptedLoops(persisted: PlannerState, state: PlannerS
       done = true; // a DONE directory: leave it to an operator
     }
     // no run-info yet: the server died before the agent started; the grace re-queue handles it
-    if (done || !existsSync(join(old.runDir, 'run-info.yaml'))) continue;
+    if (done || !existsSync(runInfoFile(old.runDir))) continue;
     state.entries = state.entries.filter((e) => e.runId !== old.runId);
     const { runId, dir } = layout.allocateRunDir(old.projectId, old.taskId);
     const entry: PlannerEntry = { ...old, runId, runDir: dir, state: 'running', startedAt: new Date() };

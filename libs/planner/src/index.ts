@@ -1,3 +1,4 @@
 export * from './planner.module';
 export * from './planner.service';
 export * from './planner-state';
+export * from './task-launcher';

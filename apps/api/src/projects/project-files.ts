@@ -1,0 +1,139 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { FileContent, ProjectStats } from '@app/contracts';
+import { folderSize, TASK_ID_PATTERN, taskRunsDir } from '@app/storage';
+import { formatTime, isZeroTime } from '../common/go-format';
+import { confine } from '../security/path-confinement';
+import { PROJECT_ROOT_MARKER, ProjectDataService } from './project-data.service';
+
+/*
+ * The filesystem work behind the project routes (create, delete, stats, gc), so the controller
+ * only validates input and maps results to HTTP.
+ */
+
+function safeReaddir(d: string): fs.Dirent[] {
+  try {
+    return fs.readdirSync(d, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+/** `stat` of a proposed project root: 'missing', 'not-dir' or 'ok'. */
+export function checkProjectRoot(root: string): 'missing' | 'not-dir' | 'ok' {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(root);
+  } catch {
+    return 'missing';
+  }
+  return st.isDirectory() ? 'ok' : 'not-dir';
+}
+
+/** Creates the project folder with its PROJECT-ROOT.txt marker. */
+export function createProjectFolder(dir: string, root: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, PROJECT_ROOT_MARKER), `${root}\n`);
+}
+
+/** Removes a project folder; returns how many task folders and bytes went with it. */
+export function deleteProjectFolder(data: ProjectDataService, dir: string): { deletedTasks: number; freed: number } {
+  const deletedTasks = fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() && /^task-\d{8}-\d{6}-.+/.test(e.name)).length;
+  const freed = folderSize(dir);
+  confine(data.root, dir, 'project path');
+  fs.rmSync(dir, { recursive: true, force: true });
+  return { deletedTasks, freed };
+}
+
+/** `GET /api/projects/:p/stats` of an existing project folder. */
+export function projectStats(data: ProjectDataService, id: string, dir: string): ProjectStats {
+  const stats: ProjectStats = { project_id: id, total_tasks: 0, total_runs: 0, running_runs: 0, completed_runs: 0, failed_runs: 0, crashed_runs: 0, message_bus_files: 0, message_bus_total_bytes: 0 };
+  const countBus = (d: string) => {
+    for (const e of safeReaddir(d)) {
+      if (e.isFile() && e.name.endsWith('MESSAGE-BUS.md')) {
+        stats.message_bus_files++;
+        stats.message_bus_total_bytes += fs.statSync(path.join(d, e.name)).size;
+      }
+    }
+  };
+  countBus(dir);
+  for (const e of safeReaddir(dir)) {
+    if (!e.isDirectory()) continue;
+    if (TASK_ID_PATTERN.test(e.name)) stats.total_tasks++;
+    countBus(path.join(dir, e.name));
+    stats.total_runs += safeReaddir(taskRunsDir(path.join(dir, e.name))).filter((x) => x.isDirectory()).length;
+  }
+  for (const r of data.runs(id)) {
+    if (r.info.status === 'running') stats.running_runs++;
+    else if (r.info.status === 'completed') stats.completed_runs++;
+    else if (r.info.status === 'failed') stats.failed_runs++;
+    else stats.crashed_runs++;
+  }
+  return stats;
+}
+
+/** `POST /api/projects/:p/gc`: finished runs that started before the cutoff (upstream's rule). */
+export function gcProjectRuns(data: ProjectDataService, id: string, opts: { cutoffMs: number; dryRun: boolean; keepFailed: boolean }): { deleted: number; freed: number } {
+  let deleted = 0;
+  let freed = 0;
+  for (const r of data.runs(id)) {
+    const s = r.info.status;
+    if (s !== 'completed' && !(s === 'failed' && !opts.keepFailed)) continue;
+    const ref = isZeroTime(r.info.start_time) ? r.info.end_time : r.info.start_time;
+    if (isZeroTime(ref) || ref.getTime() >= opts.cutoffMs) continue;
+    deleted++;
+    freed += folderSize(r.dir);
+    if (!opts.dryRun) {
+      confine(data.root, r.dir, 'run path');
+      fs.rmSync(r.dir, { recursive: true, force: true });
+    }
+  }
+  return { deleted, freed };
+}
+
+/** Size of a file in bytes; 0 when unset or gone. */
+export function fileSizeOf(p: string | undefined): number {
+  if (!p) return 0;
+  try {
+    return fs.statSync(p).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Tail of a text: the last `n` lines (D12 `tail=`). */
+export function lastLines(text: string, n: number): string {
+  const lines = text.split('\n');
+  const trailing = text.endsWith('\n');
+  if (trailing) lines.pop();
+  const kept = lines.slice(-n).join('\n');
+  return trailing && kept !== '' ? `${kept}\n` : kept;
+}
+
+/** A task or run file as the API returns it (last `tail` lines when > 0); undefined when it does not exist. */
+export function readFileContent(file: string, name: string, tail?: number): FileContent | undefined {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(file);
+  } catch {
+    return undefined;
+  }
+  let content = fs.readFileSync(file, 'utf8');
+  if (tail !== undefined && tail > 0) content = lastLines(content, tail);
+  return { name, content, modified: formatTime(st.mtime), size_bytes: st.size };
+}
+
+/** Deletes a task or run folder that lies inside the runs root. */
+export function removeFolder(data: ProjectDataService, dir: string, what: string): void {
+  confine(data.root, dir, what);
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** The raw text of a file (`GET /api/v1/runs/:r/info` serves run-info.yaml as stored); undefined when unreadable. */
+export function readRawText(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,78 @@
+import type { UsageTotals } from './usage';
+
+/** Run status values of run-info.yaml, plus states only the wire shows (queued, stopped…). */
+export type RunStatus = 'running' | 'completed' | 'failed' | 'unknown' | 'queued' | 'stopped' | (string & {});
+
+/** One file of a run folder as the run views list it. */
+export interface RunFile {
+  name: string;
+  label: string;
+  size?: number;
+}
+
+/**
+ * Added fields of every run shape (issue #12; upstream clients ignore them): `display_status`
+ * names stopped and cancelled runs (status `failed`, exit 143 upstream) and `agent_name` is the
+ * configured agent (config `agents:` key) the run used.
+ */
+export interface AddedRunFields {
+  display_status: string;
+  agent_name?: string;
+}
+
+/** ProjectRun (api.md §1.3) plus the D12 superset the React run view reads. */
+export interface ProjectRun extends Partial<AddedRunFields> {
+  id: string;
+  run_id?: string;
+  project_id?: string;
+  task_id?: string;
+  agent: string;
+  agent_version?: string;
+  status: RunStatus;
+  process_ownership?: string;
+  exit_code: number;
+  start_time: string;
+  end_time?: string;
+  parent_run_id?: string;
+  previous_run_id?: string;
+  error_summary?: string;
+  version?: number;
+  cwd?: string;
+  pid?: number;
+  pgid?: number;
+  commandline?: string;
+  /** Added fields (#18): the agent CLI's session id, a rate-limit reset, token usage. */
+  session_id?: string;
+  resume_at?: string;
+  usage?: UsageTotals;
+  files?: RunFile[];
+}
+
+/** RunV1 (`GET /api/v1/runs/:id`): end_time always present, exit_code omitted when 0. */
+export interface RunV1 extends Partial<AddedRunFields> {
+  run_id: string;
+  project_id: string;
+  task_id: string;
+  status: RunStatus;
+  process_ownership?: string;
+  start_time: string;
+  end_time: string;
+  exit_code?: number;
+  agent_version?: string;
+  error_summary?: string;
+}
+
+/** A run in the flat run lists (`/api/projects/:p/runs/flat`, task run pages). */
+export interface FlatRun extends Partial<AddedRunFields> {
+  id: string;
+  task_id: string;
+  agent: string;
+  status: RunStatus;
+  exit_code: number;
+  start_time: string;
+  end_time?: string;
+  parent_run_id?: string;
+  previous_run_id?: string;
+  /** Why a run failed (e.g. the task could not start). */
+  error_summary?: string;
+}

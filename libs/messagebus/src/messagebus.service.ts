@@ -1,0 +1,35 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { CHANGE_FEED, type ChangeFeed } from '@app/storage';
+import { followBus, FollowOptions } from './follow';
+import { readMessages } from './reader';
+import type { BusMessage } from './types';
+import { BusWriter, BusWriterOptions } from './writer';
+
+export const MESSAGEBUS_OPTIONS = Symbol('MESSAGEBUS_OPTIONS');
+
+/** Settings every writer of the app gets (config: message body limit, lock timeout). */
+export type MessageBusModuleOptions = BusWriterOptions;
+
+/**
+ * The app's door to the bus files: writers with the configured options, and follows that share
+ * the injected ChangeFeed (one watcher per directory for the whole process).
+ */
+@Injectable()
+export class MessageBusService {
+  constructor(
+    @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
+    @Optional() @Inject(MESSAGEBUS_OPTIONS) private readonly options: MessageBusModuleOptions = {},
+  ) {}
+
+  writer(path: string, overrides: BusWriterOptions = {}): BusWriter {
+    return new BusWriter(path, { ...this.options, ...overrides });
+  }
+
+  read(path: string, opts?: { sinceId?: string; last?: number }): BusMessage[] {
+    return readMessages(path, opts);
+  }
+
+  follow(path: string, opts: Omit<FollowOptions, 'feed'>, onMessages: (m: BusMessage[]) => void): () => void {
+    return followBus(path, { ...opts, feed: this.feed }, onMessages);
+  }
+}

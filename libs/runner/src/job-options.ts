@@ -1,0 +1,62 @@
+import type { AppConfig, RunInfo } from '@app/storage';
+import type { AgentRegistry } from '@app/agents';
+import type { AgentExecutor } from './agent-executor';
+import type { WebhookSender } from './webhook';
+
+export const DEFAULT_MAX_DELEGATION_DEPTH = 16;
+
+export interface JobOptions {
+  root: string;
+  projectId: string;
+  taskId: string;
+  prompt: string;
+  config?: AppConfig;
+  agent?: string;
+  cwd?: string;
+  /** run-info.yaml fields of a run in a git worktree (the worktree is `cwd`). */
+  worktree?: { worktree: string; branch: string; base_commit: string };
+  parentRunId?: string;
+  previousRunId?: string;
+  /** Idle-output timeout (CLI agents) or total deadline (REST agents); 0/undefined = none. */
+  idleTimeoutMs?: number;
+  conductorUrl?: string;
+  runDir?: { runId: string; dir: string };
+  env?: Record<string, string>;
+  /** Aborting stops the agent's process group (SIGTERM, grace, SIGKILL). */
+  signal?: AbortSignal;
+  /** Prefix the prompt with the restart text (Ralph attempts > 0, resume mode). */
+  restart?: boolean;
+  executor?: AgentExecutor;
+  /** Resolves agent specs and versions (RunnerService passes the injected one). */
+  registry?: AgentRegistry;
+  /** Delivers run_stop instead of deliverWebhook(config.webhook) (the injected WebhookService). */
+  webhookSender?: WebhookSender;
+  maxDelegationDepth?: number;
+  /** Grace between SIGTERM and SIGKILL when aborted (default 30 s). */
+  stopGraceMs?: number;
+  /** Webhook retry sleeps (tests shorten them). */
+  webhookBackoffMs?: number[];
+  /** Skip the agent watchdog: the agent keeps running if this process dies (the server; issue #11). */
+  outliveRunner?: boolean;
+  /** Poll interval while queued for a max_concurrent_runs slot. */
+  slotPollMs?: number;
+  /** Continue this agent session (resume_mode: continue): claude/gemini `--resume <id>`, `codex exec resume <id>`. */
+  resumeSessionId?: string;
+  /** Queue for a max_concurrent_runs slot at this place (the ticket of an earlier grant, after a rate-limit wait). */
+  queueTicket?: number;
+}
+
+export interface JobResult {
+  runId: string;
+  runDir: string;
+  /** Absent when the job failed before its run folder got a run-info.yaml. */
+  info?: RunInfo;
+  ok: boolean;
+  error?: string;
+  /** D1: no restart can fix this (binary missing, unknown type, bad config, permission denied). */
+  fatal?: boolean;
+  /** Settles when the run_stop webhook is delivered or given up (false); undefined when not configured. */
+  webhook?: Promise<boolean>;
+  /** The slot-queue ticket this run was granted with (max_concurrent_runs set). */
+  queueTicket?: number;
+}

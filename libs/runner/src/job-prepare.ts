@@ -1,0 +1,119 @@
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { AppConfig, RunInfo, RunsLayout, validateProjectId, validateRunId, validateTaskId, writeTaskPromptIfAbsent, taskRunsDir } from '@app/storage';
+import { AgentSpec, SelectedAgent, isFatalAgentError, runAgentBinDir, setupAgentMcp } from '@app/agents';
+import { resolveSpec, selectAgent } from './agent-resolution';
+import { RunnerError, errorText } from './runner.errors';
+import { findRunById } from './run-scan';
+import { refuseLiveRootRun } from './live-run';
+import { DEFAULT_MAX_DELEGATION_DEPTH, JobOptions } from './job-options';
+
+/* The steps of a job before its agent starts: checks that may refuse it, the runner's own record. */
+
+/**
+ * A `running` record owned by this runner process, written before the agent exists: for child
+ * runs at once (the parent's DONE handling must see them), for root runs once they hold a slot,
+ * so no reader ever sees an agent's effects (DONE, output) before the run itself. If the runner
+ * dies first, reconciliation finds its pid dead and marks the run failed.
+ */
+export function runnerSentinel(base: Omit<RunInfo, 'pid' | 'pgid' | 'agent_version'>): RunInfo {
+  return { ...base, pid: process.pid, pgid: ownGroupId(), agent_version: '', process_ownership: 'managed' };
+}
+
+export function ownGroupId(): number {
+  try {
+    return Number(readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')[2]) || process.pid;
+  } catch {
+    return process.pid;
+  }
+}
+
+/** D13: the parent chain of a new child run must stay below the delegation depth limit. */
+function checkDelegationDepth(root: string, taskDir: string, parentRunId: string, limit: number): void {
+  let depth = 0;
+  let current: string | undefined = parentRunId;
+  const seen = new Set<string>();
+  while (current && !seen.has(current)) {
+    seen.add(current);
+    depth++;
+    if (depth >= limit) {
+      throw new RunnerError(
+        'DEPTH_LIMIT',
+        `delegation depth limit (${limit}) exceeded: a child of run ${parentRunId} would be at depth ${depth + 1}`,
+      );
+    }
+    current = findRunById(root, current, taskDir)?.info.parent_run_id;
+  }
+}
+
+export function conductorUrlFrom(opts: JobOptions): string | undefined {
+  if (opts.conductorUrl) return opts.conductorUrl;
+  const api = opts.config?.api;
+  if (api && api.port && api.port > 0) {
+    const host = !api.host || api.host === '0.0.0.0' ? '127.0.0.1' : api.host;
+    return `http://${host}:${api.port}`;
+  }
+  return undefined;
+}
+
+export function maxConcurrentRuns(config?: AppConfig): number {
+  const value = (config?.defaults as { max_concurrent_runs?: number } | undefined)?.max_concurrent_runs;
+  return typeof value === 'number' && value > 0 ? value : 0;
+}
+
+function failure(message: string, fatal: boolean, code: RunnerError['code'] = fatal ? 'FATAL_AGENT' : 'AGENT_FAILED'): RunnerError {
+  return new RunnerError(code, message);
+}
+
+export interface Prepared {
+  layout: RunsLayout;
+  taskDir: string;
+  prompt: string;
+  cwd: string;
+  agent: SelectedAgent;
+  spec: AgentSpec;
+}
+
+/** Steps that must succeed before anything is written for the run; errors are thrown. */
+export async function prepare(opts: JobOptions): Promise<Prepared> {
+  validateProjectId(opts.projectId);
+  validateTaskId(opts.taskId);
+  // D18: these ids are stored in run-info.yaml and followed through the runs root (parent chain).
+  if (opts.parentRunId) validateRunId(opts.parentRunId);
+  if (opts.previousRunId) validateRunId(opts.previousRunId);
+  const layout = new RunsLayout(opts.root);
+  const taskDir = layout.taskDir(opts.projectId, opts.taskId);
+  const prompt = (opts.prompt ?? '').trim();
+  if (!prompt) throw new RunnerError('INVALID_INPUT', 'prompt is empty');
+  const cwd = resolve(opts.cwd ?? taskDir);
+  if (opts.cwd !== undefined && (!existsSync(cwd) || !statSync(cwd).isDirectory())) {
+    throw failure(`working directory does not exist: ${cwd}`, true);
+  }
+  // Everything that can refuse the job runs before the task folder is created (bad input changes nothing).
+  let agent: SelectedAgent;
+  let spec: AgentSpec;
+  try {
+    agent = selectAgent(opts.config, opts.agent);
+    spec = await resolveSpec(agent, { ...process.env, ...opts.env }, cwd, opts.registry);
+  } catch (err) {
+    throw failure(errorText(err), isFatalAgentError(err));
+  }
+  // a root run never starts next to a live agent of a dead runner (issue #11)
+  if (!opts.parentRunId) refuseLiveRootRun(taskDir, opts.projectId, opts.taskId);
+  if (opts.parentRunId) {
+    checkDelegationDepth(layout.root, taskDir, opts.parentRunId, opts.maxDelegationDepth ?? DEFAULT_MAX_DELEGATION_DEPTH);
+  }
+  mkdirSync(taskRunsDir(taskDir), { recursive: true, mode: 0o755 });
+  writeTaskPromptIfAbsent(taskDir, prompt);
+  return { layout, taskDir, prompt, cwd, agent, spec };
+}
+
+/** `mcp: true`: the agent CLI gets our MCP server (`run-agent mcp` scoped to this run) in its config. */
+export function withMcp(spec: AgentSpec, env: Record<string, string>, run: { root: string; projectId: string; taskId: string; runId: string; runDir: string }): AgentSpec {
+  if (spec.kind !== 'cli') return spec;
+  const binDir = runAgentBinDir();
+  const setup = setupAgentMcp(spec.type, spec.args, run.runDir, { ...run, runAgentPath: binDir ? join(binDir, 'run-agent') : 'run-agent' });
+  if (!setup) return spec;
+  Object.assign(env, setup.env);
+  return { ...spec, args: setup.args };
+}

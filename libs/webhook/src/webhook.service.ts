@@ -1,0 +1,32 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { DeliveryOptions, deliverWebhook, RunStopPayload, WarnSink, WebhookSender, webhookWanted, WebhookSettings } from '@app/runner';
+
+export const WEBHOOK_SETTINGS = Symbol('WEBHOOK_SETTINGS');
+
+/**
+ * The app's `webhook:` settings and the one sender of webhooks for the runs the app starts:
+ * RunnerService gets it as WEBHOOK_SENDER and hands it to every job (D14). A job's own config
+ * (`run-agent job --config`) wins over the app's settings.
+ */
+@Injectable()
+export class WebhookService implements WebhookSender {
+  constructor(@Optional() @Inject(WEBHOOK_SETTINGS) private readonly configured: WebhookSettings | undefined) {}
+
+  get enabled(): boolean {
+    return webhookWanted(this.configured);
+  }
+
+  get settings(): WebhookSettings | undefined {
+    return this.configured;
+  }
+
+  wanted(settings: WebhookSettings | undefined = this.configured, event = 'run_stop'): boolean {
+    return webhookWanted(settings, event);
+  }
+
+  deliver(settings: WebhookSettings | undefined, payload: RunStopPayload, bus?: WarnSink, opts?: DeliveryOptions): Promise<boolean> {
+    const cfg = settings ?? this.configured;
+    if (!webhookWanted(cfg, payload.event)) return Promise.resolve(false);
+    return deliverWebhook(cfg, payload, bus, opts);
+  }
+}
