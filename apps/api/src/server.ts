@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { AppConfig, loadConfig, RunsLayout, StorageIndex } from '@app/storage';
-import { ReplicaLivenessProbe, ScaleoutServer } from '@app/scaleout';
+import { ReplicaLivenessProbe, ScaleoutServer, type NatsAuth } from '@app/scaleout';
 import { ApiModule } from './api.module';
 import { API_CONTEXT, ApiContext, SseSettings, sseSettings } from './common/api-context';
 import { ErrorEnvelopeFilter } from './common/error.filter';
@@ -43,6 +43,8 @@ export interface ServerOptions {
   maxRequestBodyBytes?: number;
   /** NATS URL: dispatch tasks to `run-agent worker` hosts and keep this root as their replica. */
   nats?: string;
+  /** NATS credentials and TLS (`--nats-token`, `--nats-creds`, `--nats-tls-ca`, …). */
+  natsAuth?: NatsAuth;
 }
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -116,7 +118,7 @@ export async function createApiApp(opts: ServerOptions): Promise<NestFastifyAppl
   const config = loadServerConfig(opts);
   const ctx = buildContext(opts, config);
   if (opts.nats) {
-    ctx.scaleout = new ScaleoutServer(opts.nats, ctx.root, { log: (line) => new Logger('scaleout').warn(line) });
+    ctx.scaleout = new ScaleoutServer(opts.nats, ctx.root, { auth: opts.natsAuth, log: (line) => new Logger('scaleout').warn(line) });
     await ctx.scaleout.start();
   }
   // Fastify's own forceCloseConnections (Nest's option of that name does not reach Fastify): close()

@@ -7,3 +7,4 @@ export { replayTask, failOrphanRuns } from './replay';
 export { Worker, type WorkerOptions } from './worker';
 export { ScaleoutServer, type ReplicaEvent } from './replica';
 export { ReplicaLivenessProbe } from './replica-probe';
+export { resolveNatsAuth, type NatsAuth, type NatsAuthFlags } from './auth';

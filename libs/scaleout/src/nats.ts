@@ -2,6 +2,7 @@ import type * as TransportNode from '@nats-io/transport-node';
 import type * as JetStream from '@nats-io/jetstream';
 import type { JetStreamClient, JetStreamManager, StreamConfig } from '@nats-io/jetstream';
 import type { MsgHdrs, NatsConnection } from '@nats-io/nats-core';
+import { connectionAuth, type NatsAuth } from './auth';
 import { CHANGES_STREAM, CONTROL_STREAM, ScaleoutError, TASKS_STREAM, WORKERS_CONSUMER } from './subjects';
 
 let loaded: { transport: typeof TransportNode; jetstream: typeof JetStream } | undefined;
@@ -34,6 +35,8 @@ export interface LinkOptions {
   dedupWindowMs?: number;
   /** Ack wait of the workers' consumer: how long a task stays leased without a heartbeat (default 30 s). */
   leaseMs?: number;
+  /** Credentials and TLS (docs/scale-out.md "Authentication and TLS"). */
+  auth?: NatsAuth;
 }
 
 export const DEFAULT_LEASE_MS = 30_000;
@@ -60,7 +63,8 @@ export async function connectNats(url: string, name: string, opts: LinkOptions =
   // an unreachable server at start is one clear error; after that, reconnect forever
   let nc: NatsConnection;
   try {
-    nc = await transport.connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: RETRY_MS, timeout: 5000 });
+    const credsAuthenticator = (transport as unknown as { credsAuthenticator: Parameters<typeof connectionAuth>[1] }).credsAuthenticator;
+    nc = await transport.connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: RETRY_MS, timeout: 5000, ...connectionAuth(opts.auth, credsAuthenticator) });
   } catch (err) {
     throw new ScaleoutError('NATS', `cannot connect to NATS at ${url}: ${(err as Error).message}`);
   }

@@ -5,6 +5,7 @@ import { runTask, stopRun, stopTask, type TaskOptions } from '@app/runner';
 import { removeDone, RunsLayout, writeDone, type AppConfig } from '@app/storage';
 import { ChangeTailer } from './change-tailer';
 import { recordHeaders } from './change-record';
+import type { NatsAuth } from './auth';
 import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type NatsLink } from './nats';
 import { failOrphanRuns, replayTask } from './replay';
 import { ALL_HOSTS, CONTROL_STREAM, TASKS_STREAM, validateHostId, WORKERS_CONSUMER } from './subjects';
@@ -24,6 +25,7 @@ export interface WorkerOptions {
   /** Extra runner options (tests shorten restart delays). */
   task?: Partial<TaskOptions>;
   log?: (line: string) => void;
+  auth?: NatsAuth;
 }
 
 interface Active {
@@ -62,7 +64,7 @@ export class Worker {
   }
 
   async start(): Promise<void> {
-    this.link = await connectNats(this.opts.url, `worker-${this.opts.host}`, { leaseMs: this.leaseMs });
+    this.link = await connectNats(this.opts.url, `worker-${this.opts.host}`, { leaseMs: this.leaseMs, auth: this.opts.auth });
     this.tailer = new ChangeTailer(this.opts.root, this.opts.host, async (subject, rec, msgID) => {
       await publishDurably(this.link, subject, rec.data, { msgID, headers: recordHeaders(rec) });
     });
