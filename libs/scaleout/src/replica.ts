@@ -1,8 +1,9 @@
 import type { ConsumerMessages } from '@nats-io/jetstream';
 import { applyRecord, decodeRecord } from './change-record';
 import { connectNats, ensureConsumer, natsClient, publishDurably, type LinkOptions, type NatsLink } from './nats';
-import { ALL_HOSTS, CHANGES_STREAM, controlSubject, parseChangeSubject, PROJECT_TOKEN, REPLICA_CONSUMER, taskSubject } from './subjects';
-import { submissionId, type ControlMessage, type QueuedTask } from './task-message';
+import { ALL_HOSTS, CHANGES_STREAM, ScaleoutError, controlSubject, parseChangeSubject, PROJECT_TOKEN, REPLICA_CONSUMER, taskSubject } from './subjects';
+import { submissionId, type QueuedTask, type RoutedWrite } from './task-message';
+import { fromWireError, type TaskWrite, type TaskWriteResult, type TaskWrites, type WireError } from './task-writes';
 
 export interface ReplicaEvent {
   host: string;
@@ -15,7 +16,7 @@ export interface ReplicaEvent {
  * change records to the local runs root (a read-only replica the API reads as usual) in stream
  * order, and routes stop requests to the worker that owns the task.
  */
-export class ScaleoutServer {
+export class ScaleoutServer implements TaskWrites {
   private link!: NatsLink;
   private messages?: ConsumerMessages;
   private loop?: Promise<void>;
@@ -25,7 +26,12 @@ export class ScaleoutServer {
   constructor(
     private readonly url: string,
     private readonly root: string,
-    private readonly opts: LinkOptions & { log?: (line: string) => void; onApplied?: (e: ReplicaEvent) => void } = {},
+    private readonly opts: LinkOptions & {
+      log?: (line: string) => void;
+      onApplied?: (e: ReplicaEvent) => void;
+      /** How long a routed write waits for the owning worker's confirmation (default 15 s). */
+      writeTimeoutMs?: number;
+    } = {},
   ) {}
 
   async start(): Promise<void> {
@@ -57,10 +63,49 @@ export class ScaleoutServer {
     return this.owners.get(`${projectId}/${taskId}`);
   }
 
-  /** Sends a stop to the task's owner (to every worker when the owner is not known yet). */
-  async control(msg: ControlMessage): Promise<void> {
-    const host = this.owner(msg.projectId, msg.taskId) ?? ALL_HOSTS;
-    await publishDurably(this.link, controlSubject(host), JSON.stringify(msg));
+  /**
+   * The owner, also after a restart of this server: the host with the latest record of the task
+   * in the change stream.
+   */
+  async ownerOf(projectId: string, taskId: string): Promise<string | undefined> {
+    const known = this.owner(projectId, taskId);
+    if (known) return known;
+    const info = await this.link.jsm.streams.info(CHANGES_STREAM, { subjects_filter: `conductor.changes.*.${projectId}.${taskId}` });
+    let best: { host: string; seq: number } | undefined;
+    for (const subject of Object.keys(info.state.subjects ?? {})) {
+      const last = await this.link.jsm.streams.getMessage(CHANGES_STREAM, { last_by_subj: subject }).catch(() => null);
+      const host = parseChangeSubject(subject)?.host;
+      if (last && host && (!best || last.seq > best.seq)) best = { host, seq: last.seq };
+    }
+    if (best) this.owners.set(`${projectId}/${taskId}`, best.host);
+    return best?.host;
+  }
+
+  /**
+   * A task write, applied by the worker that owns the task (to every worker when no owner is
+   * known: only the one holding the task applies it) and confirmed back; the replica gets the
+   * result through the change stream. The write is stored in JetStream before we wait, so a
+   * worker that is slow to confirm still applies it.
+   */
+  async apply(write: TaskWrite): Promise<TaskWriteResult> {
+    const host = (await this.ownerOf(write.projectId, write.taskId)) ?? ALL_HOSTS;
+    const { createInbox } = natsClient().transport as unknown as { createInbox(): string };
+    const replyTo = createInbox();
+    const timeoutMs = this.opts.writeTimeoutMs ?? 15_000;
+    const sub = this.link.nc.subscribe(replyTo, { max: 1, timeout: timeoutMs });
+    const routed: RoutedWrite = { writeId: replyTo.slice('_INBOX.'.length).replace(/[^A-Za-z0-9_-]/g, '').slice(0, 64), replyTo, write };
+    await publishDurably(this.link, controlSubject(host), JSON.stringify(routed));
+    let reply: { result?: TaskWriteResult; error?: WireError } | undefined;
+    try {
+      for await (const m of sub) reply = m.json();
+    } catch {
+      // timeout: reported below
+    }
+    if (!reply) {
+      throw new ScaleoutError('NATS', `no worker confirmed the ${write.op} on task ${write.projectId}/${write.taskId} within ${timeoutMs / 1000}s (sent to ${host === ALL_HOSTS ? 'every worker' : host}; it stays queued)`);
+    }
+    if (reply.error) throw fromWireError(reply.error);
+    return reply.result ?? {};
   }
 
   private async applyLoop(): Promise<void> {

@@ -1,15 +1,16 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsMsg } from '@nats-io/jetstream';
-import { runTask, stopRun, stopTask, type TaskOptions } from '@app/runner';
-import { removeDone, RunsLayout, writeDone, type AppConfig } from '@app/storage';
+import { RunnerError, runTask, type TaskOptions } from '@app/runner';
+import { RunsLayout, type AppConfig } from '@app/storage';
 import { ChangeTailer } from './change-tailer';
 import { recordHeaders } from './change-record';
 import type { NatsAuth } from './auth';
 import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type NatsLink } from './nats';
 import { failOrphanRuns, replayTask } from './replay';
 import { ALL_HOSTS, CONTROL_STREAM, TASKS_STREAM, validateHostId, WORKERS_CONSUMER } from './subjects';
-import { decodeControl, decodeQueuedTask, type QueuedTask } from './task-message';
+import { decodeQueuedTask, decodeRoutedWrite, type QueuedTask, type RoutedWrite } from './task-message';
+import { applyTaskWrite, holdsTask, toWireError, type TaskWriteResult, type WireError } from './task-writes';
 
 export interface WorkerOptions {
   url: string;
@@ -127,30 +128,38 @@ export class Worker {
       }
       if (!msg) continue;
       const target = msg.subject.split('.')[2];
-      if (target === this.opts.host || target === ALL_HOSTS) await this.control(msg.data).catch((err) => this.log(`control: ${(err as Error).message}`));
+      if (target === this.opts.host || target === ALL_HOSTS) await this.control(msg.data, target === ALL_HOSTS).catch((err) => this.log(`control: ${(err as Error).message}`));
       msg.ack();
     }
   }
 
-  private async control(data: Uint8Array): Promise<void> {
-    const c = decodeControl(data);
-    const layout = new RunsLayout(this.opts.root);
-    const taskDir = layout.taskDir(c.projectId, c.taskId);
-    if (!existsSync(taskDir)) return;
-    const stoppedBy = c.stoppedBy ?? 'conductor';
-    if (c.action === 'resume') {
-      removeDone(taskDir);
-    } else {
-      if (c.done) writeDone(taskDir);
-      if (c.runId) await stopRun(layout.runDir(c.projectId, c.taskId, c.runId), { stoppedBy });
-      else await stopTask(taskDir, { stoppedBy });
+  /** A routed task write: applied when this host holds the task, answered on its reply subject. */
+  private async control(data: Uint8Array, broadcast: boolean): Promise<void> {
+    let routed: RoutedWrite;
+    try {
+      routed = decodeRoutedWrite(data);
+    } catch (err) {
+      const replyTo = (err as { envelope?: { replyTo?: string } }).envelope?.replyTo;
+      if (replyTo && !broadcast) this.link.nc.publish(replyTo, JSON.stringify({ error: toWireError(err) }));
+      throw err;
     }
-    this.log(`${c.action} ${c.projectId}/${c.taskId}${c.runId ? ` run ${c.runId}` : ''}`);
-    if (!this.active.has(`${c.projectId}/${c.taskId}`)) {
-      // a finished task is no longer tailed: publish what the control changed, once
-      this.tailer.track(c.projectId, c.taskId);
+    const { writeId, replyTo, write } = routed;
+    const held = holdsTask(this.opts.root, write.projectId, write.taskId);
+    if (!held && broadcast) return; // another worker's task
+    let reply: { result?: TaskWriteResult; error?: WireError };
+    try {
+      if (!held) throw new RunnerError('NOT_FOUND', `task ${write.taskId} is not on worker ${this.opts.host}`);
+      reply = { result: await applyTaskWrite(this.opts.root, write, writeId) };
+      this.log(`${write.op} ${write.projectId}/${write.taskId}`);
+    } catch (err) {
+      reply = { error: toWireError(err) };
+    }
+    if (replyTo) this.link.nc.publish(replyTo, JSON.stringify(reply));
+    if (!this.active.has(`${write.projectId}/${write.taskId}`) && held) {
+      // a finished task is no longer tailed: publish what the write changed, once
+      this.tailer.track(write.projectId, write.taskId);
       await this.tailer.flush();
-      if (!this.active.has(`${c.projectId}/${c.taskId}`)) this.tailer.untrack(c.projectId, c.taskId);
+      if (!this.active.has(`${write.projectId}/${write.taskId}`)) this.tailer.untrack(write.projectId, write.taskId);
     }
   }
 

@@ -1,5 +1,6 @@
 import { stopRun, stopTask } from '@app/runner';
-import type { ScaleoutServer } from '@app/scaleout';
+import { LocalTaskWrites, ScaleoutError, type ScaleoutServer, type TaskWrite, type TaskWriteResult } from '@app/scaleout';
+import { conflict } from '../common/api-error';
 import type { LaunchRequest } from './task-launcher';
 
 /** `conductor --nats`: a root task goes to the work queue instead of this process. */
@@ -16,6 +17,21 @@ export async function submitToQueue(scaleout: ScaleoutServer, req: LaunchRequest
   });
 }
 
+/**
+ * The one seam for writes to an existing task's files (bus posts, answers, wake, resume, DONE,
+ * stops): applied to the local runs root, or with --nats by the worker that owns the task (the
+ * server never writes into its replica). A worker that does not confirm is a 409.
+ */
+export async function applyTaskWrite(ctx: { root: string; scaleout?: ScaleoutServer }, write: TaskWrite): Promise<TaskWriteResult> {
+  if (!ctx.scaleout) return new LocalTaskWrites(ctx.root).apply(write);
+  try {
+    return await ctx.scaleout.apply(write);
+  } catch (err) {
+    if (err instanceof ScaleoutError) throw conflict(err.message, { task_id: write.taskId });
+    throw err;
+  }
+}
+
 interface RunRef {
   projectId: string;
   taskId: string;
@@ -23,18 +39,14 @@ interface RunRef {
   dir: string;
 }
 
-/** Stops a run here, or (with --nats) on the worker that owns its task. */
+/** Stops a run here (its folder may be under an extra root), or on the worker that owns its task. */
 export function stopRunRouted(scaleout: ScaleoutServer | undefined, run: RunRef, opts: { graceMs?: number; stoppedBy: string }): Promise<unknown> {
-  if (scaleout) return scaleout.control({ action: 'stop', projectId: run.projectId, taskId: run.taskId, runId: run.runId, stoppedBy: opts.stoppedBy });
+  if (scaleout) return scaleout.apply({ op: 'stop-run', projectId: run.projectId, taskId: run.taskId, runId: run.runId, ...opts });
   return stopRun(run.dir, opts);
 }
 
-/** Stops a task's loop and runs here, or (with --nats) on the worker that owns it. */
-export function stopTaskRouted(
-  scaleout: ScaleoutServer | undefined,
-  task: { projectId: string; taskId: string; dir: string },
-  opts: { graceMs?: number; stoppedBy: string; done?: boolean },
-): Promise<unknown> {
-  if (scaleout) return scaleout.control({ action: 'stop', projectId: task.projectId, taskId: task.taskId, stoppedBy: opts.stoppedBy, done: opts.done });
+/** Stops a task's loop and runs here, or on the worker that owns it. */
+export function stopTaskRouted(scaleout: ScaleoutServer | undefined, task: { projectId: string; taskId: string; dir: string }, opts: { graceMs?: number; stoppedBy: string }): Promise<unknown> {
+  if (scaleout) return scaleout.apply({ op: 'stop-task', projectId: task.projectId, taskId: task.taskId, ...opts });
   return stopTask(task.dir, opts);
 }

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { AGENT_TYPES, isAgentType, normalizeAgentType } from '@app/agents';
 import { checkTaskStart, hasSettings, refuseOrphanedAgent, validateTaskSettings, writeTaskSettings } from '@app/runner';
-import { stopTaskRouted } from './scaleout-hooks';
+import { applyTaskWrite, stopTaskRouted } from './scaleout-hooks';
 import {
   clearStopMarkers,
   normalizeDependsOn,
@@ -15,7 +15,6 @@ import {
   validateProjectId,
   validateTaskId,
   writeDependsOn,
-  writeDone,
   writeRunInfo,
   writeTaskPromptIfAbsent,
   ZERO_TIME,
@@ -146,10 +145,10 @@ export class TasksService {
   async cancel(taskIdRaw: string, projectIdRaw: string | undefined, req: FastifyRequest) {
     const { projectId, taskId } = this.locate(taskIdRaw, projectIdRaw);
     const taskDir = this.data.taskDir(projectId, taskId);
-    writeDone(taskDir);
+    await applyTaskWrite(this.ctx, { op: 'done', projectId, taskId });
     const running = this.data.runs(projectId, taskId).filter((r) => r.info.status === 'running' && r.info.process_ownership !== 'external');
     await this.planner.dropTask(projectId, taskId);
-    void stopTaskRouted(this.ctx.scaleout, { projectId, taskId, dir: taskDir }, { graceMs: this.ctx.stopGraceMs, stoppedBy: 'api task cancel', done: true }).catch((err) => this.logger.warn(`stop task ${projectId}/${taskId}: ${(err as Error).message}`));
+    void stopTaskRouted(this.ctx.scaleout, { projectId, taskId, dir: taskDir }, { graceMs: this.ctx.stopGraceMs, stoppedBy: 'api task cancel' }).catch((err) => this.logger.warn(`stop task ${projectId}/${taskId}: ${(err as Error).message}`));
     this.audit.record(req, { endpoint: 'DELETE /api/v1/tasks/{task_id}', project_id: projectId, task_id: taskId, payload: { stopped_runs: running.length } });
     return { stopped_runs: running.length };
   }
