@@ -9,3 +9,4 @@ export { Worker, type WorkerOptions } from './worker';
 export { ScaleoutServer, type ReplicaEvent } from './replica';
 export { ReplicaLivenessProbe } from './replica-probe';
 export { resolveNatsAuth, type NatsAuth, type NatsAuthFlags } from './auth';
+export { HeartbeatLivenessProbe, HeartbeatTable, readReplicaRunInfo, decodeHeartbeat, type Heartbeat } from './heartbeat';

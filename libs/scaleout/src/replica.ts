@@ -1,6 +1,7 @@
 import type { ConsumerMessages } from '@nats-io/jetstream';
 import { applyRecord, decodeRecord } from './change-record';
-import { connectNats, ensureConsumer, natsClient, publishDurably, type LinkOptions, type NatsLink } from './nats';
+import { decodeHeartbeat, HeartbeatLivenessProbe, HeartbeatTable, heartbeatSubject } from './heartbeat';
+import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type LinkOptions, type NatsLink } from './nats';
 import { ALL_HOSTS, CHANGES_STREAM, ScaleoutError, controlSubject, parseChangeSubject, PROJECT_TOKEN, REPLICA_CONSUMER, taskSubject } from './subjects';
 import { submissionId, type QueuedTask, type RoutedWrite } from './task-message';
 import { fromWireError, type TaskWrite, type TaskWriteResult, type TaskWrites, type WireError } from './task-writes';
@@ -22,6 +23,9 @@ export class ScaleoutServer implements TaskWrites {
   private loop?: Promise<void>;
   private readonly owners = new Map<string, string>();
   private closed = false;
+  /** Workers' heartbeats: how the server judges a replicated run alive. */
+  readonly heartbeats: HeartbeatTable;
+  readonly liveness: HeartbeatLivenessProbe;
 
   constructor(
     private readonly url: string,
@@ -32,10 +36,19 @@ export class ScaleoutServer implements TaskWrites {
       /** How long a routed write waits for the owning worker's confirmation (default 15 s). */
       writeTimeoutMs?: number;
     } = {},
-  ) {}
+  ) {
+    this.heartbeats = new HeartbeatTable(opts.leaseMs ?? DEFAULT_LEASE_MS);
+    this.liveness = new HeartbeatLivenessProbe(this.heartbeats);
+  }
 
   async start(): Promise<void> {
     this.link = await connectNats(this.url, 'conductor', this.opts);
+    this.link.nc.subscribe(heartbeatSubject('*'), {
+      callback: (_err, m) => {
+        const hb = decodeHeartbeat(m.data);
+        if (hb) this.heartbeats.record(hb);
+      },
+    });
     await ensureConsumer(this.link.jsm, CHANGES_STREAM, {
       durable_name: REPLICA_CONSUMER,
       ack_policy: natsClient().jetstream.AckPolicy.Explicit,

@@ -7,6 +7,7 @@ import { ChangeTailer } from './change-tailer';
 import { recordHeaders } from './change-record';
 import type { NatsAuth } from './auth';
 import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type NatsLink } from './nats';
+import { heartbeatSubject } from './heartbeat';
 import { failOrphanRuns, replayTask } from './replay';
 import { ALL_HOSTS, CONTROL_STREAM, TASKS_STREAM, validateHostId, WORKERS_CONSUMER } from './subjects';
 import { decodeQueuedTask, decodeRoutedWrite, type QueuedTask, type RoutedWrite } from './task-message';
@@ -50,6 +51,8 @@ export class Worker {
   private stopping = false;
   private loops: Promise<void>[] = [];
   private ticker?: NodeJS.Timeout;
+  private beat?: NodeJS.Timeout;
+  private heartbeat: () => void = () => undefined;
   readonly capacity: number;
   readonly leaseMs: number;
 
@@ -85,6 +88,10 @@ export class Worker {
         });
     };
     tick();
+    // the server judges this host's runs alive by this heartbeat (their pids are ours)
+    const beat = (this.heartbeat = () => this.link.nc.publish(heartbeatSubject(this.opts.host), JSON.stringify({ host: this.opts.host, tasks: [...this.active.keys()], leaseMs: this.leaseMs })));
+    beat();
+    this.beat = setInterval(beat, Math.max(100, Math.floor(this.leaseMs / 3)));
     this.loops = [this.pullLoop(), this.controlLoop()];
     this.log(`pulling tasks (capacity ${this.capacity}, lease ${this.leaseMs} ms)`);
   }
@@ -95,6 +102,7 @@ export class Worker {
     await Promise.all([...this.active.values()].map((a) => a.done));
     await Promise.allSettled(this.loops);
     clearTimeout(this.ticker);
+    clearInterval(this.beat);
     await this.link.close();
   }
 
@@ -181,7 +189,11 @@ export class Worker {
     }
     const entry: Active = { msg, abort: new AbortController(), done: Promise.resolve() };
     this.active.set(key, entry);
-    entry.done = this.execute(task, entry).finally(() => this.active.delete(key));
+    entry.done = this.execute(task, entry).finally(() => {
+      this.active.delete(key);
+      this.heartbeat();
+    });
+    this.heartbeat(); // the server learns of the task now, not a beat later
   }
 
   private async execute(task: QueuedTask, entry: Active): Promise<void> {
