@@ -1,6 +1,6 @@
 export { ScaleoutError, validateHostId, TASKS_STREAM, CHANGES_STREAM, CONTROL_STREAM } from './subjects';
 export { connectNats, validateNatsUrl, publishDurably, DEFAULT_LEASE_MS, type NatsLink, type LinkOptions } from './nats';
-export { applyRecord, decodeRecord, recordHeaders, type ChangeRecord, type ChangeOp } from './change-record';
+export { applyRecord, decodeRecord, recordHeaders, splitEntries, type ChangeRecord, type ChangeOp } from './change-record';
 export { ChangeTailer, type PublishRecord } from './change-tailer';
 export { decodeQueuedTask, decodeRoutedWrite, submissionId, type QueuedTask, type RoutedWrite } from './task-message';
 export { applyTaskWrite, LocalTaskWrites, WRITE_ID_META, type TaskWrite, type TaskWriteResult, type TaskWrites } from './task-writes';

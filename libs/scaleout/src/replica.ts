@@ -23,6 +23,9 @@ export class ScaleoutServer implements TaskWrites {
   private loop?: Promise<void>;
   private readonly owners = new Map<string, string>();
   private closed = false;
+  /** Next stream sequence of CONDUCTOR_CHANGES the replica expects: a jump means records were dropped by retention. */
+  private expected = 1;
+  private readonly snapshotAsked = new Map<string, number>();
   /** Workers' heartbeats: how the server judges a replicated run alive. */
   readonly heartbeats: HeartbeatTable;
   readonly liveness: HeartbeatLivenessProbe;
@@ -55,6 +58,8 @@ export class ScaleoutServer implements TaskWrites {
       deliver_policy: natsClient().jetstream.DeliverPolicy.All,
       filter_subject: 'conductor.changes.>',
     });
+    const consumer = await this.link.jsm.consumers.info(CHANGES_STREAM, REPLICA_CONSUMER);
+    this.expected = consumer.ack_floor.stream_seq + 1;
     this.loop = this.applyLoop();
   }
 
@@ -121,6 +126,19 @@ export class ScaleoutServer implements TaskWrites {
     return reply.result ?? {};
   }
 
+  /**
+   * Asks the workers to send files again (all, or one task's): how a replica that started late
+   * or fell behind the stream's retention catches up. At most once per 10 s per scope.
+   */
+  private askSnapshot(scope: { projectId?: string; taskId?: string }, why: string): void {
+    const now = Date.now();
+    const key = scope.projectId ? `${scope.projectId}/${scope.taskId}` : '*';
+    if (now - (this.snapshotAsked.get('*') ?? 0) < 10_000 || now - (this.snapshotAsked.get(key) ?? 0) < 10_000) return;
+    this.snapshotAsked.set(key, now);
+    this.opts.log?.(`replica: ${why}; asking the workers for a snapshot of ${key === '*' ? 'every task' : key}`);
+    void publishDurably(this.link, controlSubject(ALL_HOSTS), JSON.stringify({ snapshot: scope })).catch((err) => this.opts.log?.(`replica: snapshot request failed: ${(err as Error).message}`));
+  }
+
   private async applyLoop(): Promise<void> {
     while (!this.closed) {
       try {
@@ -128,6 +146,8 @@ export class ScaleoutServer implements TaskWrites {
         this.messages = await consumer.consume({ max_messages: 256 });
         for await (const m of this.messages) {
           const s = parseChangeSubject(m.subject);
+          if (m.seq > this.expected) this.askSnapshot({}, `records ${this.expected}..${m.seq - 1} are gone from the stream (retention)`);
+          this.expected = Math.max(this.expected, m.seq + 1);
           try {
             if (!s) throw new Error(`unexpected subject ${m.subject}`);
             const rec = decodeRecord(m.headers, m.data, s.projectId, s.taskToken);
@@ -136,6 +156,7 @@ export class ScaleoutServer implements TaskWrites {
             this.opts.onApplied?.({ host: s.host, path: rec.path, applied });
           } catch (err) {
             this.opts.log?.(`replica: record ${m.seq} dropped: ${(err as Error).message}`);
+            if (s && s.taskToken !== PROJECT_TOKEN && err instanceof ScaleoutError && err.code === 'GAP') this.askSnapshot({ projectId: s.projectId, taskId: s.taskToken }, 'a record is missing');
           }
           m.ack();
         }

@@ -62,6 +62,30 @@ export function decodeQueuedTask(data: Uint8Array): QueuedTask {
   };
 }
 
+/** A replica that missed records asks the workers to send these tasks' files again (all when no project). */
+export interface SnapshotRequest {
+  snapshot: { projectId?: string; taskId?: string };
+}
+
+export function isSnapshotRequest(data: Uint8Array): SnapshotRequest | undefined {
+  let o: { snapshot?: { projectId?: unknown; taskId?: unknown } };
+  try {
+    o = JSON.parse(Buffer.from(data).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!o?.snapshot || typeof o.snapshot !== 'object') return undefined;
+  const { projectId, taskId } = o.snapshot;
+  try {
+    if (projectId !== undefined) validateProjectId(projectId as string);
+    if (taskId !== undefined) validateTaskId(taskId as string);
+  } catch (err) {
+    throw new ScaleoutError('INVALID_TASK', (err as Error).message);
+  }
+  if (taskId !== undefined && projectId === undefined) throw new ScaleoutError('INVALID_TASK', 'a snapshot of a task needs its project');
+  return { snapshot: { projectId: projectId as string | undefined, taskId: taskId as string | undefined } };
+}
+
 export function decodeRoutedWrite(data: Uint8Array): RoutedWrite {
   let o: Record<string, unknown>;
   try {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsMsg } from '@nats-io/jetstream';
 import { RunnerError, runTask, type TaskOptions } from '@app/runner';
@@ -10,7 +10,7 @@ import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurab
 import { heartbeatSubject } from './heartbeat';
 import { failOrphanRuns, replayTask } from './replay';
 import { ALL_HOSTS, CONTROL_STREAM, TASKS_STREAM, validateHostId, WORKERS_CONSUMER } from './subjects';
-import { decodeQueuedTask, decodeRoutedWrite, type QueuedTask, type RoutedWrite } from './task-message';
+import { decodeQueuedTask, decodeRoutedWrite, isSnapshotRequest, type QueuedTask, type RoutedWrite } from './task-message';
 import { applyTaskWrite, holdsTask, toWireError, type TaskWriteResult, type WireError } from './task-writes';
 
 export interface WorkerOptions {
@@ -143,6 +143,8 @@ export class Worker {
 
   /** A routed task write: applied when this host holds the task, answered on its reply subject. */
   private async control(data: Uint8Array, broadcast: boolean): Promise<void> {
+    const snapshot = isSnapshotRequest(data);
+    if (snapshot) return this.sendSnapshot(snapshot.snapshot);
     let routed: RoutedWrite;
     try {
       routed = decodeRoutedWrite(data);
@@ -169,6 +171,24 @@ export class Worker {
       await this.tailer.flush();
       if (!this.active.has(`${write.projectId}/${write.taskId}`)) this.tailer.untrack(write.projectId, write.taskId);
     }
+  }
+
+  /** Sends the files of every task this host holds (or of one task) again, for a replica that missed records. */
+  private async sendSnapshot(scope: { projectId?: string; taskId?: string }): Promise<void> {
+    const tasks: [string, string][] = [];
+    const dirs = (d: string) => (existsSync(d) ? readdirSync(d, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name) : []);
+    for (const p of scope.projectId ? [scope.projectId] : dirs(this.opts.root).filter((n) => !n.startsWith('.'))) {
+      for (const t of scope.taskId ? [scope.taskId] : dirs(join(this.opts.root, p)).filter((n) => n.startsWith('task-'))) {
+        if (holdsTask(this.opts.root, p, t)) tasks.push([p, t]);
+      }
+    }
+    for (const [p, t] of tasks) {
+      this.tailer.resend(p, t);
+      this.tailer.track(p, t);
+    }
+    await this.tailer.flush();
+    for (const [p, t] of tasks) if (!this.active.has(`${p}/${t}`)) this.tailer.untrack(p, t);
+    this.log(`snapshot sent: ${tasks.length} task(s)`);
   }
 
   private accept(msg: JsMsg): void {

@@ -50,14 +50,28 @@ export class Cluster {
     return this.opts.clientArgs ?? [];
   }
 
-  async start(workers: number): Promise<void> {
-    await this.nats.start();
+  /** `server: false` leaves the server for startServer() (a server that starts late). */
+  async start(workers: number, opts: { server?: boolean } = {}): Promise<void> {
+    if (!this.nats.url) await this.nats.start();
+    if (opts.server !== false) this.launchServer();
+    for (let i = 1; i <= workers; i++) this.startWorker(`w${i}`);
+    if (opts.server !== false) await this.serverListening();
+    for (const w of this.workers) await waitFor(`worker ${w.host} to pull`, () => w.out.includes('pulling from'), 30_000);
+  }
+
+  async startServer(): Promise<void> {
+    this.launchServer();
+    await this.serverListening();
+  }
+
+  private launchServer(): void {
     const root = join(this.dir, 'server');
     this.server = startProc('conductor', ['--root', root, '--port', '0', '--nats', this.nats.url, '--watchdog-interval', '0', ...this.clientArgs], envWithFakeAgents({ NODE_ENV: 'test' }), root, 'server');
-    for (let i = 1; i <= workers; i++) this.startWorker(`w${i}`);
+  }
+
+  private async serverListening(): Promise<void> {
     const m = await waitFor('the server to listen', () => /API listening on (http:\/\/\S+?)\/?\n/.exec(this.server.out), 30_000);
     this.serverUrl = m[1].replace(/\/$/, '');
-    for (const w of this.workers) await waitFor(`worker ${w.host} to pull`, () => w.out.includes('pulling from'), 30_000);
   }
 
   startWorker(host: string): Proc {

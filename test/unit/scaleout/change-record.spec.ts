@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, mkdirSync, existsSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BusWriter } from '@app/messagebus';
-import { applyRecord, decodeRecord, decodeQueuedTask, decodeRoutedWrite, recordHeaders, validateHostId, type ChangeRecord } from '@app/scaleout';
+import { applyRecord, decodeRecord, decodeQueuedTask, decodeRoutedWrite, recordHeaders, splitEntries, validateHostId, type ChangeRecord } from '@app/scaleout';
 
 const P = 'proj';
 const T = 'task-20260101-000000-abc';
@@ -65,6 +65,33 @@ describe('change records', () => {
       // one separator newline between the hosts' entries, as BusWriter writes between its own
       expect(text).toBe(readFileSync(a, 'utf8') + '\n' + readFileSync(b, 'utf8'));
       expect(parseBus(Buffer.from(text)).map((m) => m.body)).toEqual(parseBus(readFileSync(a)).concat(parseBus(readFileSync(b))).map((m) => m.body));
+    } finally {
+      rmSync(src, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('project-bus entries resent by a snapshot', () => {
+  let root: string;
+  beforeEach(() => (root = mkdtempSync(join(tmpdir(), 'replica-'))));
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('appends only the entries the replica misses, each once', async () => {
+    const src = mkdtempSync(join(tmpdir(), 'bus-'));
+    try {
+      const a = join(src, 'a.md');
+      const w = new BusWriter(a);
+      for (const body of ['one', 'two', 'three']) await w.append({ type: 'FACT', project_id: P, task_id: 't1', run_id: '', body });
+      const whole = readFileSync(a);
+      const path = `${P}/PROJECT-MESSAGE-BUS.md`;
+      mkdirSync(join(root, P), { recursive: true });
+      const entries = splitEntries(whole);
+      expect(entries.map((e) => e.text).join('\n')).toBe(whole.toString('utf8'));
+      // the replica got only the first entry, then the whole file comes again (twice)
+      applyRecord(root, rec({ path, op: 'entries', data: Buffer.from(entries[0].text) }));
+      expect(applyRecord(root, rec({ path, op: 'entries', data: whole }))).toBe(true);
+      expect(applyRecord(root, rec({ path, op: 'entries', data: whole }))).toBe(false);
+      expect(readFileSync(join(root, path)).equals(whole)).toBe(true);
     } finally {
       rmSync(src, { recursive: true, force: true });
     }
