@@ -38,6 +38,16 @@ interface Active {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** `<project>/<task>` of a control message ('*' for a snapshot or anything unreadable). */
+function controlKey(data: Uint8Array): string {
+  try {
+    const w = (JSON.parse(Buffer.from(data).toString('utf8')) as { write?: { projectId?: unknown; taskId?: unknown } }).write;
+    return w ? `${String(w.projectId)}/${String(w.taskId)}` : '*';
+  } catch {
+    return '*';
+  }
+}
+
 /**
  * `run-agent worker`: pulls root tasks from CONDUCTOR_TASKS (at most `capacity` at once), runs
  * each with the normal runner in its own runs root, keeps the lease alive with heartbeats
@@ -53,6 +63,8 @@ export class Worker {
   private ticker?: NodeJS.Timeout;
   private beat?: NodeJS.Timeout;
   private heartbeat: () => void = () => undefined;
+  /** The control messages being applied, chained per task. */
+  private readonly controls = new Map<string, Promise<void>>();
   readonly capacity: number;
   readonly leaseMs: number;
 
@@ -136,9 +148,24 @@ export class Worker {
       }
       if (!msg) continue;
       const target = msg.subject.split('.')[2];
-      if (target === this.opts.host || target === ALL_HOSTS) await this.control(msg.data, target === ALL_HOSTS).catch((err) => this.log(`control: ${(err as Error).message}`));
-      msg.ack();
+      if (target !== this.opts.host && target !== ALL_HOSTS) {
+        msg.ack();
+        continue;
+      }
+      // in order per task, concurrently across tasks (a stop waiting out its grace period must not
+      // hold up a post to another task); acked once applied
+      const m = msg;
+      const key = controlKey(m.data);
+      const next: Promise<void> = (this.controls.get(key) ?? Promise.resolve())
+        .then(() => this.control(m.data, target === ALL_HOSTS))
+        .catch((err) => this.log(`control: ${(err as Error).message}`))
+        .finally(() => {
+          m.ack();
+          if (this.controls.get(key) === next) this.controls.delete(key);
+        });
+      this.controls.set(key, next);
     }
+    await Promise.allSettled([...this.controls.values()]);
   }
 
   /** A routed task write: applied when this host holds the task, answered on its reply subject. */

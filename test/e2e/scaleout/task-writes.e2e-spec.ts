@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseBus, type BusMessage } from '@app/messagebus';
 import { WRITE_ID_META } from '@app/scaleout';
+import { readRunInfo } from '@app/storage';
 import { natsServerAvailable } from '../../utils/nats-server';
 import { Cluster, replicaDiff, waitFor } from './cluster';
 
@@ -96,5 +97,31 @@ describeNats('task writes from the server go to the owning worker (real nats-ser
     expect(res.status).toBe(404);
     expect(((await res.json()) as { error: { message: string } }).error.message).toBe(`task ${t} has no open question`);
     expect(messages(c.workers[0].root, p, t)).toHaveLength(before);
+  });
+
+  it('a stop waiting out its grace period does not hold up a write to another task on the same worker', async () => {
+    const p = 'writes';
+    const [slow, other] = ['task-20260101-000000-slow1', 'task-20260101-000000-othr1'];
+    const worker = c.workers[0];
+    // an agent that ignores SIGTERM (it ends by itself after 20 s): its stop waits the 30 s grace
+    const { run_id: slowRun } = await c.submit(p, slow, { FAKE_AGENT_SLEEP_MS: '20000', FAKE_AGENT_IGNORE_SIGTERM: '1', FAKE_AGENT_LINES: '1' });
+    await c.submit(p, other, { FAKE_AGENT_SLEEP_MS: '20000' });
+    const slowDir = join(worker.root, p, slow, 'runs', slowRun);
+    // the agent printed its first line: its SIGTERM handler is in place
+    await waitFor('the slow agent started on the worker', () => existsSync(join(slowDir, 'agent-stdout.txt')) && statSync(join(slowDir, 'agent-stdout.txt')).size > 0, 60_000);
+    const replicated = join(c.server.root, p, slow, 'runs', slowRun, 'run-info.yaml');
+    await waitFor('the slow run replicated as running', () => existsSync(replicated) && readRunInfo(replicated).status === 'running', 30_000);
+    await waitFor('the other task on the worker', () => existsSync(join(worker.root, p, other, 'TASK.md')) && existsSync(join(c.server.root, p, other, 'TASK.md')), 30_000);
+
+    expect((await fetch(`${c.serverUrl}/api/v1/runs/${slowRun}/stop`, { method: 'POST' })).status).toBe(202);
+    await waitFor('the stop applied on the worker (SIGTERM sent, grace running)', () => existsSync(join(worker.root, p, slow, 'runs', slowRun, 'STOPPED-BY')), 15_000);
+    const post = await fetch(`${c.serverUrl}/api/v1/messages`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ project_id: p, task_id: other, body: 'while the other task stops' }),
+    });
+    expect(post.status).toBe(201);
+    const { msg_id } = (await post.json()) as { msg_id: string };
+    expect(messages(worker.root, p, other).some((m) => m.msg_id === msg_id)).toBe(true);
   });
 });
