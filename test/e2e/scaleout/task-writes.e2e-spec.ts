@@ -99,6 +99,21 @@ describeNats('task writes from the server go to the owning worker (real nats-ser
     expect(messages(c.workers[0].root, p, t)).toHaveLength(before);
   });
 
+  it('refuses a threaded task (thread_parent) with --nats in one line, nothing on disk', async () => {
+    const p = 'writes';
+    const parent = 'task-20260101-000000-ask01';
+    const question = messages(c.server.root, p, parent).find((m) => m.type === 'QUESTION')!;
+    const child = 'task-20260101-000000-thrd1';
+    const res = await fetch(`${c.serverUrl}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ project_id: p, task_id: child, agent_type: 'codex', prompt: 'follow up\n', thread_parent: { project_id: p, task_id: parent, run_id: question.run_id, message_id: question.msg_id } }),
+    });
+    expect(res.status).toBe(501);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/^thread_parent is not supported with --nats yet/);
+    expect(existsSync(join(c.server.root, p, child))).toBe(false);
+  });
+
   it('a stop waiting out its grace period does not hold up a write to another task on the same worker', async () => {
     const p = 'writes';
     const [slow, other] = ['task-20260101-000000-slow1', 'task-20260101-000000-othr1'];

@@ -1,6 +1,6 @@
 import { stopRun, stopTask } from '@app/runner';
 import { LocalTaskWrites, ScaleoutError, type ScaleoutServer, type TaskWrite, type TaskWriteResult } from '@app/scaleout';
-import { conflict } from '../common/api-error';
+import { ApiError, conflict } from '../common/api-error';
 import type { LaunchRequest } from './task-launcher';
 
 /** `conductor --nats`: a root task goes to the work queue instead of this process. */
@@ -49,4 +49,14 @@ export function stopRunRouted(scaleout: ScaleoutServer | undefined, run: RunRef,
 export function stopTaskRouted(scaleout: ScaleoutServer | undefined, task: { projectId: string; taskId: string; dir: string }, opts: { graceMs?: number; stoppedBy: string }): Promise<unknown> {
   if (scaleout) return scaleout.apply({ op: 'stop-task', projectId: task.projectId, taskId: task.taskId, ...opts });
   return stopTask(task.dir, opts);
+}
+
+/**
+ * With --nats, a threaded task (thread_parent) would write its link and messages into the
+ * replica, not on the workers that own the two tasks: refused at the door until it is routed.
+ */
+export function refuseUnroutedTaskWrites(ctx: { scaleout?: ScaleoutServer }, body: { thread_parent?: unknown }): void {
+  if (ctx.scaleout && body.thread_parent) {
+    throw new ApiError('NOT_IMPLEMENTED', 'thread_parent is not supported with --nats yet: the thread link would be written on the server, not on the workers that own the tasks (docs/scale-out.md)');
+  }
 }

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { AGENT_TYPES, isAgentType, normalizeAgentType } from '@app/agents';
 import { checkTaskStart, hasSettings, refuseOrphanedAgent, validateTaskSettings, writeTaskSettings } from '@app/runner';
-import { applyTaskWrite, stopTaskRouted } from './scaleout-hooks';
+import { applyTaskWrite, refuseUnroutedTaskWrites, stopTaskRouted } from './scaleout-hooks';
 import {
   clearStopMarkers,
   normalizeDependsOn,
@@ -58,6 +58,7 @@ export class TasksService {
     checkAgentType(agentType, this.ctx.config?.agents);
     if (body.prompt.trim() === '') throw badRequest('prompt is required');
     if (body.thread_message_type !== undefined && !body.thread_parent) throw badRequest('thread_message_type requires thread_parent');
+    refuseUnroutedTaskWrites(this.ctx, body);
     const parentMessage = body.thread_parent ? resolveThreadParent(this.ctx.layout, body.thread_parent) : undefined;
     if (body.thread_parent && (body.thread_message_type ?? 'USER_REQUEST') !== 'USER_REQUEST') {
       throw badRequest('thread_message_type must be USER_REQUEST');
