@@ -101,7 +101,10 @@ export class Worker {
     };
     tick();
     // the server judges this host's runs alive by this heartbeat (their pids are ours)
-    const beat = (this.heartbeat = () => this.link.nc.publish(heartbeatSubject(this.opts.host), JSON.stringify({ host: this.opts.host, tasks: [...this.active.keys()], leaseMs: this.leaseMs })));
+    const beat = (this.heartbeat = () => {
+      if (this.link.nc.isClosed()) return;
+      this.link.nc.publish(heartbeatSubject(this.opts.host), JSON.stringify({ host: this.opts.host, tasks: [...this.active.keys()], leaseMs: this.leaseMs }));
+    });
     beat();
     this.beat = setInterval(beat, Math.max(100, Math.floor(this.leaseMs / 3)));
     this.loops = [this.pullLoop(), this.controlLoop()];
