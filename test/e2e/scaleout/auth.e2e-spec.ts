@@ -48,6 +48,22 @@ describeNats('NATS authentication and TLS (real nats-server)', () => {
     });
   });
 
+  describe('user and password (nats-server --user/--pass)', () => {
+    const c = new Cluster({ natsArgs: ['--user', 'conductor', '--pass', 'pw-81c2'], clientArgs: ['--nats-user', 'conductor', '--nats-password', 'pw-81c2'] });
+    beforeAll(() => c.start(1));
+    afterAll(() => c.dispose());
+
+    it('conductor and the worker log in with --nats-user/--nats-password; a task goes through the queue', async () => {
+      await runsOneTask(c, 'task-20260101-000000-usr01');
+    });
+
+    it('a wrong password is refused in one line (exit 1)', async () => {
+      const r = await worker(['--nats', c.nats.url, '--root', join(c.dir, 'intruder'), '--host', 'intruder', '--nats-user', 'conductor', '--nats-password', 'wrong']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^Error: cannot connect to NATS at nats:\/\/127\.0\.0\.1:\d+: .*[Aa]uthorization.*\n$/);
+    });
+  });
+
   describe('TLS (nats-server --tls) with --nats-tls-ca', () => {
     const certs = mkdtempSync(join(tmpdir(), 'nats-tls-'));
     const ssl = (...args: string[]) => {
