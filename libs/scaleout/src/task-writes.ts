@@ -62,6 +62,16 @@ export function decodeTaskWrite(o: unknown): TaskWrite {
   if (w.op === 'post' && !str(w.type)) throw bad('type must be a string');
   if (w.op === 'stop-run' && !str(w.runId)) throw bad('stop-run needs a runId');
   if (String(w.op).startsWith('stop') && !str(w.stoppedBy)) throw bad('stoppedBy must be a string');
+  const optional = (k: string, ok: (v: unknown) => boolean) => {
+    if (w[k] !== undefined && !ok(w[k])) throw bad(`${k} has the wrong type`);
+  };
+  const count = (v: unknown) => Number.isInteger(v) && (v as number) >= 0;
+  optional('questionId', str);
+  optional('type', str);
+  optional('graceMs', count);
+  optional('maxBodyBytes', count);
+  optional('parents', (v) => Array.isArray(v) && v.every((p) => p && typeof p === 'object' && str((p as BusParent).msg_id)));
+  optional('meta', (v) => !!v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every(str));
   return w as unknown as TaskWrite;
 }
 

@@ -121,6 +121,9 @@ describe('queue and control messages', () => {
     expect(() => decodeRoutedWrite(enc({ ...ok, write: { ...ok.write, body: 3 } }))).toThrow(/body must be a string/);
     expect(() => decodeRoutedWrite(enc({ ...ok, write: { op: 'stop-run', projectId: P, taskId: T, stoppedBy: 'x' } }))).toThrow(/needs a runId/);
     expect(() => decodeRoutedWrite(enc({ ...ok, writeId: 'a b' }))).toThrow(/writeId/);
+    expect(() => decodeRoutedWrite(enc({ ...ok, write: { ...ok.write, meta: { a: 1 } } }))).toThrow(/meta has the wrong type/);
+    expect(() => decodeRoutedWrite(enc({ ...ok, write: { ...ok.write, parents: [{ id: 'x' }] } }))).toThrow(/parents has the wrong type/);
+    expect(() => decodeRoutedWrite(enc({ ...ok, write: { op: 'stop-task', projectId: P, taskId: T, stoppedBy: 'x', graceMs: -1 } }))).toThrow(/graceMs has the wrong type/);
     expect(() => decodeRoutedWrite(enc({ ...ok, replyTo: 'conductor.tasks.p' }))).toThrow(/replyTo/);
   });
 
