@@ -146,7 +146,26 @@ module.exports.run = async (ctx) => {
       await sleep(50);
     }
     writer.close();
+    // a server-side write (POST a message): routed to the owning worker, confirmed, replicated back
+    const confirm = [];
+    const roundTrip = [];
+    for (let i = 0; i < 20; i++) {
+      const at = Date.now();
+      const r = await fetch(`${url}/api/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ project_id: P, task_id: T, type: 'USER', body: `lag-probe-${100 + i}` }),
+      });
+      if (r.status !== 201) throw new Error(`post: ${r.status} ${await r.text()}`);
+      confirm.push(Date.now() - at);
+      await waitFor('the SSE event of the post', () => arrivals.has(String(100 + i)), 30000);
+      roundTrip.push(arrivals.get(String(100 + i)) - at);
+      await sleep(50);
+    }
     controller.abort();
+    figures.push({ name: 'server task write POST→worker confirmed, median', value: pct(confirm, 50), unit: 'ms', target: 500, better: 'lower' });
+    figures.push({ name: 'server task write POST→worker confirmed, p99', value: pct(confirm, 99), unit: 'ms', target: 2000, better: 'lower' });
+    figures.push({ name: 'server task write POST→back on the server SSE, median', value: pct(roundTrip, 50), unit: 'ms', target: 1000, better: 'lower' });
     figures.push({ name: 'replication lag worker bus append→server SSE, median', value: pct(lag, 50), unit: 'ms', target: 1000, better: 'lower', note: 'includes the SSE poll interval' });
     figures.push({ name: 'replication lag worker bus append→server SSE, p99', value: pct(lag, 99), unit: 'ms', target: 2000, better: 'lower' });
     await fetch(`${url}/api/v1/tasks/${T}?project_id=${P}`, { method: 'DELETE' });

@@ -22,8 +22,11 @@ export class NatsServerProcess {
   port = 0;
   url = '';
 
+  /** `extraArgs`: e.g. `['--auth', token]` or TLS options. */
+  constructor(private readonly extraArgs: string[] = []) {}
+
   async start(): Promise<this> {
-    const args = ['-js', '-a', '127.0.0.1', '-p', this.port ? String(this.port) : '-1', '-sd', join(this.dir, 'store')];
+    const args = ['-js', '-a', '127.0.0.1', '-p', this.port ? String(this.port) : '-1', '-sd', join(this.dir, 'store'), ...this.extraArgs];
     const child = spawn(NATS_SERVER, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     let log = '';
@@ -35,7 +38,8 @@ export class NatsServerProcess {
       const m = /Listening for client connections on 127\.0\.0\.1:(\d+)/.exec(log);
       if (m && /Server is ready/.test(log)) {
         this.port = Number(m[1]);
-        this.url = `nats://127.0.0.1:${this.port}`;
+        // the NATS client verifies a certificate by host name (not by IP SAN): TLS tests use localhost
+        this.url = this.extraArgs.includes('--tls') ? `tls://localhost:${this.port}` : `nats://127.0.0.1:${this.port}`;
         return this;
       }
       if (child.exitCode !== null) throw new Error(`nats-server exited: ${log}`);

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { AppConfig, DEFAULT_API_HOST, DEFAULT_API_PORT, loadConfig, RunsLayout } from '@app/storage';
-import { createScaleoutServer } from '@app/scaleout';
+import { createScaleoutServer, type NatsAuth } from '@app/scaleout';
 import { ApiModule } from './api.module';
 import { API_CONTEXT, ApiContext, ApiSettings, SseSettings, sseSettings } from './common/api-context';
 import { ErrorEnvelopeFilter } from './common/error.filter';
@@ -43,6 +43,8 @@ export interface ServerOptions {
   maxRequestBodyBytes?: number;
   /** NATS URL: dispatch tasks to `run-agent worker` hosts and keep this root as their replica. */
   nats?: string;
+  /** NATS credentials and TLS (`--nats-token`, `--nats-creds`, `--nats-tls-ca`, …). */
+  natsAuth?: NatsAuth;
 }
 
 export const DEFAULT_HOST = DEFAULT_API_HOST;
@@ -120,7 +122,7 @@ export async function createApiApp(opts: ServerOptions): Promise<NestFastifyAppl
   const config = loadServerConfig(opts);
   const ctx = buildContext(opts, config);
   if (opts.nats) {
-    ctx.scaleout = createScaleoutServer(opts.nats, ctx.root, { log: (line) => new Logger('scaleout').warn(line) });
+    ctx.scaleout = createScaleoutServer(opts.nats, ctx.root, { auth: opts.natsAuth, log: (line) => new Logger('scaleout').warn(line) });
     await ctx.scaleout.start();
   }
   // Fastify's own forceCloseConnections (Nest's option of that name does not reach Fastify): close()

@@ -126,17 +126,31 @@ export function applyRecord(root: string, rec: ChangeRecord): boolean {
       return true;
     }
     case 'entries': {
-      const id = firstMsgId(rec.data);
-      if (id && existsSync(file) && readFileSync(file, 'utf8').includes(`msg_id: ${id}\n`)) return false;
-      // entries from several hosts meet here: like BusWriter, separate them from what is already
-      // there by one newline (a host's chunk that starts its file has none)
-      const size = existsSync(file) ? statSync(file).size : 0;
-      const startsWithSeparator = rec.data[0] === 0x0a;
-      const data = size > 0 && !startsWithSeparator ? Buffer.concat([Buffer.from('\n'), rec.data]) : size === 0 && startsWithSeparator ? rec.data.subarray(1) : rec.data;
-      lockedAppend(file, data);
+      // entries from several hosts meet here, and a resent snapshot repeats entries: each entry
+      // is appended once, recognised by its msg_id
+      const have = existsSync(file) ? readFileSync(file, 'utf8') : '';
+      const fresh = splitEntries(rec.data).filter((e) => !e.id || !have.includes(`msg_id: ${e.id}\n`));
+      if (fresh.length === 0) return false;
+      // like BusWriter, one newline separates entries (the first entry of a file has none)
+      const text = fresh.map((e) => e.text).join('\n');
+      lockedAppend(file, Buffer.from(have.length > 0 ? `\n${text}` : text));
       return true;
     }
   }
+}
+
+/** The entries of a bus chunk (each `---\nmsg_id: …` up to the next), with their msg_ids. */
+export function splitEntries(data: Buffer): { id: string | undefined; text: string }[] {
+  const text = data.toString('utf8');
+  const starts: number[] = [];
+  const re = /(^|\n)---\nmsg_id: /g;
+  for (let m = re.exec(text); m; m = re.exec(text)) starts.push(m.index + m[1].length);
+  if (starts.length === 0) return text.trim() ? [{ id: firstMsgId(data), text }] : [];
+  return starts.map((at, i) => {
+    // up to the newline that separates it from the next entry
+    const chunk = text.slice(at, i + 1 < starts.length ? starts[i + 1] - 1 : text.length);
+    return { id: /^---\nmsg_id: (\S+)\n/.exec(chunk)?.[1], text: chunk };
+  });
 }
 
 /** Reads [from, end of file) of a bus file under a shared flock, so only whole entries are read. */

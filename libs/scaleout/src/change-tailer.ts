@@ -52,6 +52,8 @@ export class ChangeTailer {
   private readonly files = new Map<string, FileState>();
   private readonly projects = new Set<string>();
   private passing: Promise<void> | undefined;
+  /** Bumped by every resend: a resent record gets a new message id (JetStream would drop a repeat). */
+  private generation = 0;
 
   constructor(
     private readonly root: string,
@@ -76,6 +78,17 @@ export class ChangeTailer {
       const st = lstatSync(f);
       this.files.set(f, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, offset: st.size });
     }
+  }
+
+  /**
+   * Forgets what was published of a task's files (and its project's bus): the next pass sends
+   * them again from offset 0 (a snapshot for a replica that missed records; appends it already
+   * has are skipped there).
+   */
+  resend(projectId: string, taskId: string): void {
+    this.generation = Math.max(this.generation + 1, Date.now());
+    const prefixes = [join(this.root, projectId, taskId) + sep, join(this.root, projectId, PROJECT_BUS)];
+    for (const f of [...this.files.keys()]) if (prefixes.some((p) => f.startsWith(p))) this.files.delete(f);
   }
 
   /** One pass over every tracked file; concurrent callers share the pass in progress. */
@@ -115,7 +128,7 @@ export class ChangeTailer {
   }
 
   private emit(projectId: string, token: string, rec: ChangeRecord, key: string): Promise<void> {
-    return this.publish(changeSubject(this.host, projectId, token), rec, `${this.host}:${rec.path}:${rec.op}:${rec.offset}:${key}`);
+    return this.publish(changeSubject(this.host, projectId, token), rec, `${this.host}:${rec.path}:${rec.op}:${rec.offset}:${key}${this.generation ? `:g${this.generation}` : ''}`);
   }
 
   private async scanFile(file: string, projectId: string, token: string): Promise<void> {

@@ -1,10 +1,13 @@
 export { ScaleoutError, validateHostId, TASKS_STREAM, CHANGES_STREAM, CONTROL_STREAM } from './subjects';
 export { connectNats, validateNatsUrl, publishDurably, DEFAULT_LEASE_MS, type NatsLink, type LinkOptions } from './nats';
-export { applyRecord, decodeRecord, recordHeaders, type ChangeRecord, type ChangeOp } from './change-record';
+export { applyRecord, decodeRecord, recordHeaders, splitEntries, type ChangeRecord, type ChangeOp } from './change-record';
 export { ChangeTailer, type PublishRecord } from './change-tailer';
-export { decodeQueuedTask, decodeControl, submissionId, type QueuedTask, type ControlMessage } from './task-message';
+export { decodeQueuedTask, decodeRoutedWrite, submissionId, type QueuedTask, type RoutedWrite } from './task-message';
+export { applyTaskWrite, LocalTaskWrites, WRITE_ID_META, type TaskWrite, type TaskWriteResult, type TaskWrites } from './task-writes';
 export { replayTask, failOrphanRuns } from './replay';
 export { Worker, type WorkerOptions } from './worker';
 export { ScaleoutServer, type ReplicaEvent } from './replica';
 export { ReplicaLivenessProbe } from './replica-probe';
 export { createScaleoutServer, createReplicaLivenessProbe, createWorker } from './scaleout.providers';
+export { resolveNatsAuth, type NatsAuth, type NatsAuthFlags } from './auth';
+export { HeartbeatLivenessProbe, HeartbeatTable, readReplicaRunInfo, decodeHeartbeat, type Heartbeat } from './heartbeat';

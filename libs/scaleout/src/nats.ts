@@ -2,6 +2,7 @@ import type * as TransportNode from '@nats-io/transport-node';
 import type * as JetStream from '@nats-io/jetstream';
 import type { JetStreamClient, JetStreamManager, StreamConfig } from '@nats-io/jetstream';
 import type { MsgHdrs, NatsConnection } from '@nats-io/nats-core';
+import { connectionAuth, type NatsAuth } from './auth';
 import { CHANGES_STREAM, CONTROL_STREAM, ScaleoutError, TASKS_STREAM, WORKERS_CONSUMER } from './subjects';
 
 let loaded: { transport: typeof TransportNode; jetstream: typeof JetStream } | undefined;
@@ -34,7 +35,32 @@ export interface LinkOptions {
   dedupWindowMs?: number;
   /** Ack wait of the workers' consumer: how long a task stays leased without a heartbeat (default 30 s). */
   leaseMs?: number;
+  /** Credentials and TLS (docs/scale-out.md "Authentication and TLS"). */
+  auth?: NatsAuth;
+  /** Bounds of the streams this client creates (docs/scale-out.md "Retention"). */
+  retention?: Partial<Retention>;
 }
+
+/** Stream bounds: records older or beyond the size are dropped (a replica resyncs from a snapshot). */
+export interface Retention {
+  changesMaxAgeMs: number;
+  changesMaxBytes: number;
+  /** Queued tasks nobody pulled within this age are dropped; a full queue refuses submissions. */
+  tasksMaxAgeMs: number;
+  tasksMaxBytes: number;
+  controlMaxAgeMs: number;
+  controlMaxBytes: number;
+}
+
+const DAY_MS = 86_400_000;
+export const DEFAULT_RETENTION: Retention = {
+  changesMaxAgeMs: 7 * DAY_MS,
+  changesMaxBytes: 8 * 1024 ** 3,
+  tasksMaxAgeMs: 7 * DAY_MS,
+  tasksMaxBytes: 1024 ** 3,
+  controlMaxAgeMs: 3_600_000,
+  controlMaxBytes: 256 * 1024 ** 2,
+};
 
 export const DEFAULT_LEASE_MS = 30_000;
 const RETRY_MS = 250;
@@ -56,11 +82,13 @@ export function validateNatsUrl(url: string): string {
 export async function connectNats(url: string, name: string, opts: LinkOptions = {}): Promise<NatsLink> {
   validateNatsUrl(url);
   const { transport, jetstream: jsmod } = natsClient();
-  const { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType } = jsmod;
+  const { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType } = jsmod;
+  const r = { ...DEFAULT_RETENTION, ...opts.retention };
   // an unreachable server at start is one clear error; after that, reconnect forever
   let nc: NatsConnection;
   try {
-    nc = await transport.connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: RETRY_MS, timeout: 5000 });
+    const credsAuthenticator = (transport as unknown as { credsAuthenticator: Parameters<typeof connectionAuth>[1] }).credsAuthenticator;
+    nc = await transport.connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: RETRY_MS, timeout: 5000, ...connectionAuth(opts.auth, credsAuthenticator) });
   } catch (err) {
     throw new ScaleoutError('NATS', `cannot connect to NATS at ${url}: ${(err as Error).message}`);
   }
@@ -71,14 +99,27 @@ export async function connectNats(url: string, name: string, opts: LinkOptions =
     retention: RetentionPolicy.Workqueue,
     storage: StorageType.File,
     duplicate_window: nanos(opts.dedupWindowMs ?? 120_000),
+    max_age: nanos(r.tasksMaxAgeMs),
+    max_bytes: r.tasksMaxBytes,
+    discard: DiscardPolicy.New,
   });
-  await ensureStream(jsm, { name: CHANGES_STREAM, subjects: ['conductor.changes.>'], retention: RetentionPolicy.Limits, storage: StorageType.File });
+  await ensureStream(jsm, {
+    name: CHANGES_STREAM,
+    subjects: ['conductor.changes.>'],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_age: nanos(r.changesMaxAgeMs),
+    max_bytes: r.changesMaxBytes,
+    discard: DiscardPolicy.Old,
+  });
   await ensureStream(jsm, {
     name: CONTROL_STREAM,
     subjects: ['conductor.control.>'],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
-    max_age: nanos(3_600_000),
+    max_age: nanos(r.controlMaxAgeMs),
+    max_bytes: r.controlMaxBytes,
+    discard: DiscardPolicy.Old,
   });
   await ensureConsumer(jsm, TASKS_STREAM, {
     durable_name: WORKERS_CONSUMER,
@@ -90,11 +131,20 @@ export async function connectNats(url: string, name: string, opts: LinkOptions =
   return { nc, js: jsmod.jetstream(nc), jsm, close: () => nc.close() };
 }
 
+/**
+ * Creates a stream, or bounds one an older version created without limits; limits an operator
+ * set (`nats stream edit`) are kept.
+ */
 async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamConfig> & { name: string }): Promise<void> {
+  let existing: StreamConfig;
   try {
-    await jsm.streams.info(cfg.name);
+    existing = (await jsm.streams.info(cfg.name)).config;
   } catch {
     await jsm.streams.add(cfg);
+    return;
+  }
+  if (existing.max_age === 0 && existing.max_bytes === -1) {
+    await jsm.streams.update(cfg.name, { ...existing, max_age: cfg.max_age ?? 0, max_bytes: cfg.max_bytes ?? -1 });
   }
 }
 

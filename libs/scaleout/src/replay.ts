@@ -25,8 +25,12 @@ export async function replayTask(link: NatsLink, root: string, projectId: string
       if (!m) break;
       const s = parseChangeSubject(m.subject);
       if (s) {
-        applyRecord(root, decodeRecord(m.headers, m.data, s.projectId, s.taskToken));
-        applied++;
+        try {
+          applyRecord(root, decodeRecord(m.headers, m.data, s.projectId, s.taskToken));
+          applied++;
+        } catch {
+          // records before this one aged out of the stream (retention): continue with what remains
+        }
       }
       m.ack();
       if (m.info.pending === 0) break;

@@ -1,8 +1,10 @@
 import type { ConsumerMessages } from '@nats-io/jetstream';
 import { applyRecord, decodeRecord } from './change-record';
-import { connectNats, ensureConsumer, natsClient, publishDurably, type LinkOptions, type NatsLink } from './nats';
-import { ALL_HOSTS, CHANGES_STREAM, controlSubject, parseChangeSubject, PROJECT_TOKEN, REPLICA_CONSUMER, taskSubject } from './subjects';
-import { submissionId, type ControlMessage, type QueuedTask } from './task-message';
+import { decodeHeartbeat, HeartbeatLivenessProbe, HeartbeatTable, heartbeatSubject } from './heartbeat';
+import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type LinkOptions, type NatsLink } from './nats';
+import { ALL_HOSTS, CHANGES_STREAM, ScaleoutError, controlSubject, parseChangeSubject, PROJECT_TOKEN, REPLICA_CONSUMER, taskSubject } from './subjects';
+import { submissionId, type QueuedTask, type RoutedWrite } from './task-message';
+import { fromWireError, type TaskWrite, type TaskWriteResult, type TaskWrites, type WireError } from './task-writes';
 
 export interface ReplicaEvent {
   host: string;
@@ -15,27 +17,49 @@ export interface ReplicaEvent {
  * change records to the local runs root (a read-only replica the API reads as usual) in stream
  * order, and routes stop requests to the worker that owns the task.
  */
-export class ScaleoutServer {
+export class ScaleoutServer implements TaskWrites {
   private link!: NatsLink;
   private messages?: ConsumerMessages;
   private loop?: Promise<void>;
   private readonly owners = new Map<string, string>();
   private closed = false;
+  /** Next stream sequence of CONDUCTOR_CHANGES the replica expects: a jump means records were dropped by retention. */
+  private expected = 1;
+  private readonly snapshotAsked = new Map<string, number>();
+  /** Workers' heartbeats: how the server judges a replicated run alive. */
+  readonly heartbeats: HeartbeatTable;
+  readonly liveness: HeartbeatLivenessProbe;
 
   constructor(
     private readonly url: string,
     private readonly root: string,
-    private readonly opts: LinkOptions & { log?: (line: string) => void; onApplied?: (e: ReplicaEvent) => void } = {},
-  ) {}
+    private readonly opts: LinkOptions & {
+      log?: (line: string) => void;
+      onApplied?: (e: ReplicaEvent) => void;
+      /** How long a routed write waits for the owning worker's confirmation (default 15 s). */
+      writeTimeoutMs?: number;
+    } = {},
+  ) {
+    this.heartbeats = new HeartbeatTable(opts.leaseMs ?? DEFAULT_LEASE_MS);
+    this.liveness = new HeartbeatLivenessProbe(this.heartbeats);
+  }
 
   async start(): Promise<void> {
     this.link = await connectNats(this.url, 'conductor', this.opts);
+    this.link.nc.subscribe(heartbeatSubject('*'), {
+      callback: (_err, m) => {
+        const hb = decodeHeartbeat(m.data);
+        if (hb) this.heartbeats.record(hb);
+      },
+    });
     await ensureConsumer(this.link.jsm, CHANGES_STREAM, {
       durable_name: REPLICA_CONSUMER,
       ack_policy: natsClient().jetstream.AckPolicy.Explicit,
       deliver_policy: natsClient().jetstream.DeliverPolicy.All,
       filter_subject: 'conductor.changes.>',
     });
+    const consumer = await this.link.jsm.consumers.info(CHANGES_STREAM, REPLICA_CONSUMER);
+    this.expected = consumer.ack_floor.stream_seq + 1;
     this.loop = this.applyLoop();
   }
 
@@ -57,10 +81,62 @@ export class ScaleoutServer {
     return this.owners.get(`${projectId}/${taskId}`);
   }
 
-  /** Sends a stop to the task's owner (to every worker when the owner is not known yet). */
-  async control(msg: ControlMessage): Promise<void> {
-    const host = this.owner(msg.projectId, msg.taskId) ?? ALL_HOSTS;
-    await publishDurably(this.link, controlSubject(host), JSON.stringify(msg));
+  /**
+   * The owner, also after a restart of this server: the host with the latest record of the task
+   * in the change stream.
+   */
+  async ownerOf(projectId: string, taskId: string): Promise<string | undefined> {
+    const known = this.owner(projectId, taskId);
+    if (known) return known;
+    const info = await this.link.jsm.streams.info(CHANGES_STREAM, { subjects_filter: `conductor.changes.*.${projectId}.${taskId}` });
+    let best: { host: string; seq: number } | undefined;
+    for (const subject of Object.keys(info.state.subjects ?? {})) {
+      const last = await this.link.jsm.streams.getMessage(CHANGES_STREAM, { last_by_subj: subject }).catch(() => null);
+      const host = parseChangeSubject(subject)?.host;
+      if (last && host && (!best || last.seq > best.seq)) best = { host, seq: last.seq };
+    }
+    if (best) this.owners.set(`${projectId}/${taskId}`, best.host);
+    return best?.host;
+  }
+
+  /**
+   * A task write, applied by the worker that owns the task (to every worker when no owner is
+   * known: only the one holding the task applies it) and confirmed back; the replica gets the
+   * result through the change stream. The write is stored in JetStream before we wait, so a
+   * worker that is slow to confirm still applies it.
+   */
+  async apply(write: TaskWrite): Promise<TaskWriteResult> {
+    const host = (await this.ownerOf(write.projectId, write.taskId)) ?? ALL_HOSTS;
+    const { createInbox } = natsClient().transport as unknown as { createInbox(): string };
+    const replyTo = createInbox();
+    const timeoutMs = this.opts.writeTimeoutMs ?? 15_000;
+    const sub = this.link.nc.subscribe(replyTo, { max: 1, timeout: timeoutMs });
+    const routed: RoutedWrite = { writeId: replyTo.slice('_INBOX.'.length).replace(/[^A-Za-z0-9_-]/g, '').slice(0, 64), replyTo, write };
+    await publishDurably(this.link, controlSubject(host), JSON.stringify(routed));
+    let reply: { result?: TaskWriteResult; error?: WireError } | undefined;
+    try {
+      for await (const m of sub) reply = m.json();
+    } catch {
+      // timeout: reported below
+    }
+    if (!reply) {
+      throw new ScaleoutError('NATS', `no worker confirmed the ${write.op} on task ${write.projectId}/${write.taskId} within ${timeoutMs / 1000}s (sent to ${host === ALL_HOSTS ? 'every worker' : host}; it stays queued)`);
+    }
+    if (reply.error) throw fromWireError(reply.error);
+    return reply.result ?? {};
+  }
+
+  /**
+   * Asks the workers to send files again (all, or one task's): how a replica that started late
+   * or fell behind the stream's retention catches up. At most once per 10 s per scope.
+   */
+  private askSnapshot(scope: { projectId?: string; taskId?: string }, why: string): void {
+    const now = Date.now();
+    const key = scope.projectId ? `${scope.projectId}/${scope.taskId}` : '*';
+    if (now - (this.snapshotAsked.get('*') ?? 0) < 10_000 || now - (this.snapshotAsked.get(key) ?? 0) < 10_000) return;
+    this.snapshotAsked.set(key, now);
+    this.opts.log?.(`replica: ${why}; asking the workers for a snapshot of ${key === '*' ? 'every task' : key}`);
+    void publishDurably(this.link, controlSubject(ALL_HOSTS), JSON.stringify({ snapshot: scope })).catch((err) => this.opts.log?.(`replica: snapshot request failed: ${(err as Error).message}`));
   }
 
   private async applyLoop(): Promise<void> {
@@ -70,6 +146,8 @@ export class ScaleoutServer {
         this.messages = await consumer.consume({ max_messages: 256 });
         for await (const m of this.messages) {
           const s = parseChangeSubject(m.subject);
+          if (m.seq > this.expected) this.askSnapshot({}, `records ${this.expected}..${m.seq - 1} are gone from the stream (retention)`);
+          this.expected = Math.max(this.expected, m.seq + 1);
           try {
             if (!s) throw new Error(`unexpected subject ${m.subject}`);
             const rec = decodeRecord(m.headers, m.data, s.projectId, s.taskToken);
@@ -78,6 +156,7 @@ export class ScaleoutServer {
             this.opts.onApplied?.({ host: s.host, path: rec.path, applied });
           } catch (err) {
             this.opts.log?.(`replica: record ${m.seq} dropped: ${(err as Error).message}`);
+            if (s && s.taskToken !== PROJECT_TOKEN && err instanceof ScaleoutError && err.code === 'GAP') this.askSnapshot({ projectId: s.projectId, taskId: s.taskToken }, 'a record is missing');
           }
           m.ack();
         }

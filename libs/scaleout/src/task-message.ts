@@ -1,5 +1,6 @@
 import { validateProjectId, validateRunId, validateTaskId } from '@app/storage';
 import { ScaleoutError } from './subjects';
+import { decodeTaskWrite, type TaskWrite } from './task-writes';
 
 /** A root task on the work queue: what the server's launcher received plus its pre-allocated run id. */
 export interface QueuedTask {
@@ -13,16 +14,13 @@ export interface QueuedTask {
   resume?: boolean;
 }
 
-/** Control sent back to the worker that owns a task. */
-export interface ControlMessage {
-  /** stop: the run (runId) or the task's loop and runs; resume: remove DONE (POST …/resume). */
-  action: 'stop' | 'resume';
-  projectId: string;
-  taskId: string;
-  runId?: string;
-  stoppedBy?: string;
-  /** Cancel: write DONE first, so the loop does not restart (DELETE /api/v1/tasks/{id}). */
-  done?: boolean;
+/** A task write on its way to the worker that owns the task (CONDUCTOR_CONTROL). */
+export interface RoutedWrite {
+  /** Unique per write: recorded in the appended message, so a redelivery appends nothing. */
+  writeId: string;
+  /** Core NATS subject the worker answers on (the server waits there). */
+  replyTo?: string;
+  write: TaskWrite;
 }
 
 const str = (v: unknown) => typeof v === 'string';
@@ -64,16 +62,46 @@ export function decodeQueuedTask(data: Uint8Array): QueuedTask {
   };
 }
 
-export function decodeControl(data: Uint8Array): ControlMessage {
+/** A replica that missed records asks the workers to send these tasks' files again (all when no project). */
+export interface SnapshotRequest {
+  snapshot: { projectId?: string; taskId?: string };
+}
+
+export function isSnapshotRequest(data: Uint8Array): SnapshotRequest | undefined {
+  let o: { snapshot?: { projectId?: unknown; taskId?: unknown } };
+  try {
+    o = JSON.parse(Buffer.from(data).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!o?.snapshot || typeof o.snapshot !== 'object') return undefined;
+  const { projectId, taskId } = o.snapshot;
+  try {
+    if (projectId !== undefined) validateProjectId(projectId as string);
+    if (taskId !== undefined) validateTaskId(taskId as string);
+  } catch (err) {
+    throw new ScaleoutError('INVALID_TASK', (err as Error).message);
+  }
+  if (taskId !== undefined && projectId === undefined) throw new ScaleoutError('INVALID_TASK', 'a snapshot of a task needs its project');
+  return { snapshot: { projectId: projectId as string | undefined, taskId: taskId as string | undefined } };
+}
+
+export function decodeRoutedWrite(data: Uint8Array): RoutedWrite {
   let o: Record<string, unknown>;
   try {
     o = JSON.parse(Buffer.from(data).toString('utf8'));
   } catch {
     throw new ScaleoutError('INVALID_TASK', 'control message is not JSON');
   }
-  if (!o || (o.action !== 'stop' && o.action !== 'resume')) throw new ScaleoutError('INVALID_TASK', 'unknown control action');
-  checkIds(o);
-  return { action: o.action, projectId: o.projectId as string, taskId: o.taskId as string, runId: o.runId as string | undefined, stoppedBy: str(o.stoppedBy) ? (o.stoppedBy as string) : undefined, done: o.done === true };
+  if (!o || typeof o.writeId !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(o.writeId)) throw new ScaleoutError('INVALID_TASK', 'control message needs a writeId');
+  if (o.replyTo !== undefined && (typeof o.replyTo !== 'string' || !/^_INBOX\.[A-Za-z0-9_.-]{1,200}$/.test(o.replyTo))) throw new ScaleoutError('INVALID_TASK', 'invalid replyTo');
+  const envelope = { writeId: o.writeId, replyTo: o.replyTo as string | undefined };
+  try {
+    return { ...envelope, write: decodeTaskWrite(o.write) };
+  } catch (err) {
+    // the sender still gets its answer (the refusal) instead of waiting for a timeout
+    throw Object.assign(err as Error, { envelope });
+  }
 }
 
 /** Message id of a submission: one launch (task + first run) is queued once within the dedup window. */

@@ -1,14 +1,17 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsMsg } from '@nats-io/jetstream';
-import { runTask, stopRun, stopTask, type RunnerService, type TaskOptions } from '@app/runner';
-import { clearStopMarkers, removeDone, runInfoFile, RunsLayout, writeDone, type AppConfig } from '@app/storage';
+import { RunnerError, runTask, type RunnerService, type TaskOptions } from '@app/runner';
+import { runInfoFile, RunsLayout, type AppConfig } from '@app/storage';
 import { ChangeTailer } from './change-tailer';
 import { recordHeaders } from './change-record';
+import type { NatsAuth } from './auth';
 import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type NatsLink } from './nats';
+import { heartbeatSubject } from './heartbeat';
 import { failOrphanRuns, replayTask } from './replay';
 import { ALL_HOSTS, CONTROL_STREAM, TASKS_STREAM, validateHostId, WORKERS_CONSUMER } from './subjects';
-import { decodeControl, decodeQueuedTask, type QueuedTask } from './task-message';
+import { decodeQueuedTask, decodeRoutedWrite, isSnapshotRequest, type QueuedTask, type RoutedWrite } from './task-message';
+import { applyTaskWrite, holdsTask, toWireError, type TaskWriteResult, type WireError } from './task-writes';
 
 export interface WorkerOptions {
   url: string;
@@ -26,6 +29,7 @@ export interface WorkerOptions {
   log?: (line: string) => void;
   /** The injected RunnerService (its executor, registry, probe, webhook sender); else the plain engine. */
   runner?: Pick<RunnerService, 'runTask'>;
+  auth?: NatsAuth;
 }
 
 interface Active {
@@ -35,6 +39,16 @@ interface Active {
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** `<project>/<task>` of a control message ('*' for a snapshot or anything unreadable). */
+function controlKey(data: Uint8Array): string {
+  try {
+    const w = (JSON.parse(Buffer.from(data).toString('utf8')) as { write?: { projectId?: unknown; taskId?: unknown } }).write;
+    return w ? `${String(w.projectId)}/${String(w.taskId)}` : '*';
+  } catch {
+    return '*';
+  }
+}
 
 /**
  * `run-agent worker`: pulls root tasks from CONDUCTOR_TASKS (at most `capacity` at once), runs
@@ -49,6 +63,10 @@ export class Worker {
   private stopping = false;
   private loops: Promise<void>[] = [];
   private ticker?: NodeJS.Timeout;
+  private beat?: NodeJS.Timeout;
+  private heartbeat: () => void = () => undefined;
+  /** The control messages being applied, chained per task. */
+  private readonly controls = new Map<string, Promise<void>>();
   readonly capacity: number;
   readonly leaseMs: number;
 
@@ -64,7 +82,7 @@ export class Worker {
   }
 
   async start(): Promise<void> {
-    this.link = await connectNats(this.opts.url, `worker-${this.opts.host}`, { leaseMs: this.leaseMs });
+    this.link = await connectNats(this.opts.url, `worker-${this.opts.host}`, { leaseMs: this.leaseMs, auth: this.opts.auth });
     this.tailer = new ChangeTailer(this.opts.root, this.opts.host, async (subject, rec, msgID) => {
       await publishDurably(this.link, subject, rec.data, { msgID, headers: recordHeaders(rec) });
     });
@@ -84,6 +102,13 @@ export class Worker {
         });
     };
     tick();
+    // the server judges this host's runs alive by this heartbeat (their pids are ours)
+    const beat = (this.heartbeat = () => {
+      if (this.link.nc.isClosed()) return;
+      this.link.nc.publish(heartbeatSubject(this.opts.host), JSON.stringify({ host: this.opts.host, tasks: [...this.active.keys()], leaseMs: this.leaseMs }));
+    });
+    beat();
+    this.beat = setInterval(beat, Math.max(100, Math.floor(this.leaseMs / 3)));
     this.loops = [this.pullLoop(), this.controlLoop()];
     this.log(`pulling tasks (capacity ${this.capacity}, lease ${this.leaseMs} ms)`);
   }
@@ -94,6 +119,7 @@ export class Worker {
     await Promise.all([...this.active.values()].map((a) => a.done));
     await Promise.allSettled(this.loops);
     clearTimeout(this.ticker);
+    clearInterval(this.beat);
     await this.link.close();
   }
 
@@ -127,33 +153,74 @@ export class Worker {
       }
       if (!msg) continue;
       const target = msg.subject.split('.')[2];
-      if (target === this.opts.host || target === ALL_HOSTS) await this.control(msg.data).catch((err) => this.log(`control: ${(err as Error).message}`));
-      msg.ack();
+      if (target !== this.opts.host && target !== ALL_HOSTS) {
+        msg.ack();
+        continue;
+      }
+      // in order per task, concurrently across tasks (a stop waiting out its grace period must not
+      // hold up a post to another task); acked once applied
+      const m = msg;
+      const key = controlKey(m.data);
+      const next: Promise<void> = (this.controls.get(key) ?? Promise.resolve())
+        .then(() => this.control(m.data, target === ALL_HOSTS))
+        .catch((err) => this.log(`control: ${(err as Error).message}`))
+        .finally(() => {
+          m.ack();
+          if (this.controls.get(key) === next) this.controls.delete(key);
+        });
+      this.controls.set(key, next);
+    }
+    await Promise.allSettled([...this.controls.values()]);
+  }
+
+  /** A routed task write: applied when this host holds the task, answered on its reply subject. */
+  private async control(data: Uint8Array, broadcast: boolean): Promise<void> {
+    const snapshot = isSnapshotRequest(data);
+    if (snapshot) return this.sendSnapshot(snapshot.snapshot);
+    let routed: RoutedWrite;
+    try {
+      routed = decodeRoutedWrite(data);
+    } catch (err) {
+      const replyTo = (err as { envelope?: { replyTo?: string } }).envelope?.replyTo;
+      if (replyTo && !broadcast) this.link.nc.publish(replyTo, JSON.stringify({ error: toWireError(err) }));
+      throw err;
+    }
+    const { writeId, replyTo, write } = routed;
+    const held = holdsTask(this.opts.root, write.projectId, write.taskId);
+    if (!held && broadcast) return; // another worker's task
+    let reply: { result?: TaskWriteResult; error?: WireError };
+    try {
+      if (!held) throw new RunnerError('NOT_FOUND', `task ${write.taskId} is not on worker ${this.opts.host}`);
+      reply = { result: await applyTaskWrite(this.opts.root, write, writeId) };
+      this.log(`${write.op} ${write.projectId}/${write.taskId}`);
+    } catch (err) {
+      reply = { error: toWireError(err) };
+    }
+    if (replyTo) this.link.nc.publish(replyTo, JSON.stringify(reply));
+    if (!this.active.has(`${write.projectId}/${write.taskId}`) && held) {
+      // a finished task is no longer tailed: publish what the write changed, once
+      this.tailer.track(write.projectId, write.taskId);
+      await this.tailer.flush();
+      if (!this.active.has(`${write.projectId}/${write.taskId}`)) this.tailer.untrack(write.projectId, write.taskId);
     }
   }
 
-  private async control(data: Uint8Array): Promise<void> {
-    const c = decodeControl(data);
-    const layout = new RunsLayout(this.opts.root);
-    const taskDir = layout.taskDir(c.projectId, c.taskId);
-    if (!existsSync(taskDir)) return;
-    const stoppedBy = c.stoppedBy ?? 'conductor';
-    if (c.action === 'resume') {
-      // as the server's resume does: a stop marker left by the stop would end the next loop at once
-      clearStopMarkers(taskDir);
-      removeDone(taskDir);
-    } else {
-      if (c.done) writeDone(taskDir);
-      if (c.runId) await stopRun(layout.runDir(c.projectId, c.taskId, c.runId), { stoppedBy });
-      else await stopTask(taskDir, { stoppedBy });
+  /** Sends the files of every task this host holds (or of one task) again, for a replica that missed records. */
+  private async sendSnapshot(scope: { projectId?: string; taskId?: string }): Promise<void> {
+    const tasks: [string, string][] = [];
+    const dirs = (d: string) => (existsSync(d) ? readdirSync(d, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name) : []);
+    for (const p of scope.projectId ? [scope.projectId] : dirs(this.opts.root).filter((n) => !n.startsWith('.'))) {
+      for (const t of scope.taskId ? [scope.taskId] : dirs(join(this.opts.root, p)).filter((n) => n.startsWith('task-'))) {
+        if (holdsTask(this.opts.root, p, t)) tasks.push([p, t]);
+      }
     }
-    this.log(`${c.action} ${c.projectId}/${c.taskId}${c.runId ? ` run ${c.runId}` : ''}`);
-    if (!this.active.has(`${c.projectId}/${c.taskId}`)) {
-      // a finished task is no longer tailed: publish what the control changed, once
-      this.tailer.track(c.projectId, c.taskId);
-      await this.tailer.flush();
-      if (!this.active.has(`${c.projectId}/${c.taskId}`)) this.tailer.untrack(c.projectId, c.taskId);
+    for (const [p, t] of tasks) {
+      this.tailer.resend(p, t);
+      this.tailer.track(p, t);
     }
+    await this.tailer.flush();
+    for (const [p, t] of tasks) if (!this.active.has(`${p}/${t}`)) this.tailer.untrack(p, t);
+    this.log(`snapshot sent: ${tasks.length} task(s)`);
   }
 
   private accept(msg: JsMsg): void {
@@ -174,7 +241,11 @@ export class Worker {
     }
     const entry: Active = { msg, abort: new AbortController(), done: Promise.resolve() };
     this.active.set(key, entry);
-    entry.done = this.execute(task, entry).finally(() => this.active.delete(key));
+    entry.done = this.execute(task, entry).finally(() => {
+      this.active.delete(key);
+      this.heartbeat();
+    });
+    this.heartbeat(); // the server learns of the task now, not a beat later
   }
 
   private async execute(task: QueuedTask, entry: Active): Promise<void> {

@@ -36,24 +36,47 @@ function startProc(bin: string, args: string[], env: Record<string, string>, roo
 /** nats-server + `conductor --nats` + workers, each a separate process with its own runs root. */
 export class Cluster {
   readonly dir = mkdtempSync(join(tmpdir(), 'scaleout-'));
-  readonly nats = new NatsServerProcess();
+  readonly nats: NatsServerProcess;
   server!: Proc;
   serverUrl = '';
   workers: Proc[] = [];
 
-  async start(workers: number): Promise<void> {
-    await this.nats.start();
-    const root = join(this.dir, 'server');
-    this.server = startProc('conductor', ['--root', root, '--port', '0', '--nats', this.nats.url, '--watchdog-interval', '0'], envWithFakeAgents({ NODE_ENV: 'test' }), root, 'server');
+  /** `natsArgs` go to nats-server, `clientArgs` (credentials) to the server and every worker. */
+  constructor(private readonly opts: { natsArgs?: string[]; clientArgs?: string[] } = {}) {
+    this.nats = new NatsServerProcess(opts.natsArgs);
+  }
+
+  private get clientArgs(): string[] {
+    return this.opts.clientArgs ?? [];
+  }
+
+  /** `server: false` leaves the server for startServer() (a server that starts late). */
+  async start(workers: number, opts: { server?: boolean } = {}): Promise<void> {
+    if (!this.nats.url) await this.nats.start();
+    if (opts.server !== false) this.launchServer();
     for (let i = 1; i <= workers; i++) this.startWorker(`w${i}`);
+    if (opts.server !== false) await this.serverListening();
+    for (const w of this.workers) await waitFor(`worker ${w.host} to pull`, () => w.out.includes('pulling from'), 30_000);
+  }
+
+  async startServer(): Promise<void> {
+    this.launchServer();
+    await this.serverListening();
+  }
+
+  private launchServer(): void {
+    const root = join(this.dir, 'server');
+    this.server = startProc('conductor', ['--root', root, '--port', '0', '--nats', this.nats.url, '--watchdog-interval', '0', ...this.clientArgs], envWithFakeAgents({ NODE_ENV: 'test' }), root, 'server');
+  }
+
+  private async serverListening(): Promise<void> {
     const m = await waitFor('the server to listen', () => /API listening on (http:\/\/\S+?)\/?\n/.exec(this.server.out), 30_000);
     this.serverUrl = m[1].replace(/\/$/, '');
-    for (const w of this.workers) await waitFor(`worker ${w.host} to pull`, () => w.out.includes('pulling from'), 30_000);
   }
 
   startWorker(host: string): Proc {
     const root = join(this.dir, host);
-    const args = ['worker', '--nats', this.nats.url, '--root', root, '--host', host, '--capacity', '4', '--lease', '3s', '--restart-delay', '100ms'];
+    const args = ['worker', '--nats', this.nats.url, '--root', root, '--host', host, '--capacity', '4', '--lease', '3s', '--restart-delay', '100ms', ...this.clientArgs];
     const w = startProc('run-agent', args, envWithFakeAgents({ NODE_ENV: 'test', FAKE_AGENT_DONE: '1' }), root, host);
     this.workers.push(w);
     return w;

@@ -35,13 +35,21 @@ describeNats('work queue (real nats-server)', () => {
     expect(info.state.messages).toBe(2);
   });
 
-  it('sends a stop for a task of unknown owner to every worker', async () => {
-    expect(server.owner('p', 'task-20260101-000000-dup')).toBeUndefined();
+  it('sends a write to a task of unknown owner to every worker and fails in one line when none confirms', async () => {
+    expect(await server.ownerOf('p', 'task-20260101-000000-dup')).toBeUndefined();
     const sub = link.nc.subscribe('conductor.control.>', { max: 1 });
-    await server.control({ action: 'stop', projectId: 'p', taskId: 'task-20260101-000000-dup' });
+    const short = new ScaleoutServer(nats.url, root, { writeTimeoutMs: 500 });
+    await short.start();
+    try {
+      await expect(short.apply({ op: 'stop-task', projectId: 'p', taskId: 'task-20260101-000000-dup', stoppedBy: 'test' })).rejects.toThrow(
+        'no worker confirmed the stop-task on task p/task-20260101-000000-dup within 0.5s (sent to every worker; it stays queued)',
+      );
+    } finally {
+      await short.close();
+    }
     for await (const m of sub) {
       expect(m.subject).toBe('conductor.control._all');
-      expect(JSON.parse(m.string())).toMatchObject({ action: 'stop', taskId: 'task-20260101-000000-dup' });
+      expect(JSON.parse(m.string())).toMatchObject({ write: { op: 'stop-task', taskId: 'task-20260101-000000-dup' } });
     }
   });
 

@@ -27,6 +27,8 @@ describe('run-agent worker / conductor --nats usage errors', () => {
     [['--nats', 'nats://127.0.0.1:4222', '--host', 'Bad.Host'], 'Error: invalid worker host id "Bad.Host": use 1-63 lowercase letters, digits and hyphens'],
     [['--nats', 'nats://127.0.0.1:4222', '--capacity', '0'], 'Error: invalid --capacity "0": expected an integer ≥ 1'],
     [['--nats', 'nats://127.0.0.1:4222', '--lease', '100ms'], 'Error: invalid --lease "100ms": must be at least 1s'],
+    [['--nats', 'nats://127.0.0.1:4222', '--nats-user', 'u'], 'Error: --nats-user needs --nats-password (or CONDUCTOR_NATS_PASSWORD)'],
+    [['--nats', 'nats://127.0.0.1:4222', '--nats-token', 't', '--nats-creds', '/nonexistent.creds'], 'Error: choose one NATS authentication: --nats-token, --nats-user/--nats-password or --nats-creds (got a token and a creds file)'],
   ])('run-agent worker %j: one line, exit 2, nothing on disk', async (args, message) => {
     const r = await sb.run(['worker', '--root', sb.root, ...args]);
     expect([r.code, r.stdout, r.stderr]).toEqual([2, '', `${message}\n`]);
@@ -47,6 +49,13 @@ describe('run-agent worker / conductor --nats usage errors', () => {
     const r = await conductor(sb, ['--root', sb.root, '--port', '0', '--nats', 'localhost:4222']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('Error: invalid NATS URL "localhost:4222": expected nats://host:port\n');
+    expect(readdirSync(sb.root)).toEqual([]);
+  });
+
+  it('conductor --nats with a missing credentials file is a usage error before anything starts', async () => {
+    const r = await conductor(sb, ['--root', sb.root, '--port', '0', '--nats', 'nats://127.0.0.1:4222', '--nats-creds', '/nonexistent.creds']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('Error: --nats-creds "/nonexistent.creds": not a readable file\n');
     expect(readdirSync(sb.root)).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, mkdirSync, existsSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BusWriter } from '@app/messagebus';
-import { applyRecord, decodeRecord, decodeQueuedTask, decodeControl, recordHeaders, validateHostId, type ChangeRecord } from '@app/scaleout';
+import { applyRecord, decodeRecord, decodeQueuedTask, decodeRoutedWrite, recordHeaders, splitEntries, validateHostId, type ChangeRecord } from '@app/scaleout';
 
 const P = 'proj';
 const T = 'task-20260101-000000-abc';
@@ -71,6 +71,33 @@ describe('change records', () => {
   });
 });
 
+describe('project-bus entries resent by a snapshot', () => {
+  let root: string;
+  beforeEach(() => (root = mkdtempSync(join(tmpdir(), 'replica-'))));
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('appends only the entries the replica misses, each once', async () => {
+    const src = mkdtempSync(join(tmpdir(), 'bus-'));
+    try {
+      const a = join(src, 'a.md');
+      const w = new BusWriter(a);
+      for (const body of ['one', 'two', 'three']) await w.append({ type: 'FACT', project_id: P, task_id: 't1', run_id: '', body });
+      const whole = readFileSync(a);
+      const path = `${P}/PROJECT-MESSAGE-BUS.md`;
+      mkdirSync(join(root, P), { recursive: true });
+      const entries = splitEntries(whole);
+      expect(entries.map((e) => e.text).join('\n')).toBe(whole.toString('utf8'));
+      // the replica got only the first entry, then the whole file comes again (twice)
+      applyRecord(root, rec({ path, op: 'entries', data: Buffer.from(entries[0].text) }));
+      expect(applyRecord(root, rec({ path, op: 'entries', data: whole }))).toBe(true);
+      expect(applyRecord(root, rec({ path, op: 'entries', data: whole }))).toBe(false);
+      expect(readFileSync(join(root, path)).equals(whole)).toBe(true);
+    } finally {
+      rmSync(src, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('queue and control messages', () => {
   const ok = { projectId: P, taskId: T, runId: '20260101-0000000000-1-1', prompt: 'do it' };
   const enc = (o: unknown) => Buffer.from(JSON.stringify(o));
@@ -85,11 +112,19 @@ describe('queue and control messages', () => {
     expect(() => decodeQueuedTask(enc({ projectId: P, taskId: T }))).toThrow(/needs/);
   });
 
-  it('accepts stop and resume controls only', () => {
-    expect(decodeControl(enc({ action: 'stop', projectId: P, taskId: T, done: true }))).toMatchObject({ action: 'stop', done: true });
-    expect(decodeControl(enc({ action: 'resume', projectId: P, taskId: T }))).toMatchObject({ action: 'resume', done: false });
-    expect(() => decodeControl(enc({ action: 'resume', projectId: P, taskId: '../x' }))).toThrow();
-    expect(() => decodeControl(enc({ action: 'exec', projectId: P, taskId: T }))).toThrow(/unknown control/);
+  it('accepts routed task writes of the known ops with valid ids only', () => {
+    const ok = { writeId: 'w1', replyTo: '_INBOX.abc.def', write: { op: 'post', projectId: P, taskId: T, type: 'USER', body: 'hi' } };
+    expect(decodeRoutedWrite(enc(ok))).toMatchObject({ writeId: 'w1', write: { op: 'post', body: 'hi' } });
+    expect(decodeRoutedWrite(enc({ writeId: 'w2', write: { op: 'stop-run', projectId: P, taskId: T, runId: '20260101-0000000000-1-1', stoppedBy: 'api' } })).write.op).toBe('stop-run');
+    expect(() => decodeRoutedWrite(enc({ ...ok, write: { ...ok.write, taskId: '../x' } }))).toThrow(/invalid task write/);
+    expect(() => decodeRoutedWrite(enc({ ...ok, write: { ...ok.write, op: 'exec' } }))).toThrow(/unknown op/);
+    expect(() => decodeRoutedWrite(enc({ ...ok, write: { ...ok.write, body: 3 } }))).toThrow(/body must be a string/);
+    expect(() => decodeRoutedWrite(enc({ ...ok, write: { op: 'stop-run', projectId: P, taskId: T, stoppedBy: 'x' } }))).toThrow(/needs a runId/);
+    expect(() => decodeRoutedWrite(enc({ ...ok, writeId: 'a b' }))).toThrow(/writeId/);
+    expect(() => decodeRoutedWrite(enc({ ...ok, write: { ...ok.write, meta: { a: 1 } } }))).toThrow(/meta has the wrong type/);
+    expect(() => decodeRoutedWrite(enc({ ...ok, write: { ...ok.write, parents: [{ id: 'x' }] } }))).toThrow(/parents has the wrong type/);
+    expect(() => decodeRoutedWrite(enc({ ...ok, write: { op: 'stop-task', projectId: P, taskId: T, stoppedBy: 'x', graceMs: -1 } }))).toThrow(/graceMs has the wrong type/);
+    expect(() => decodeRoutedWrite(enc({ ...ok, replyTo: 'conductor.tasks.p' }))).toThrow(/replyTo/);
   });
 
   it('host ids are subject tokens', () => {

@@ -7,6 +7,7 @@ import { ApiError, badRequest } from '../common/api-error';
 import { formatTime } from '../common/go-format';
 import { confine } from '../security/path-confinement';
 import { toRestMessage } from '../projects/shapes';
+import { applyTaskWrite } from '../tasks/scaleout-hooks';
 
 export const MESSAGE_LIMIT_MAX = 5000;
 
@@ -46,6 +47,12 @@ export class MessagesService {
     const header = { type: input.type?.trim() || 'USER', project_id: input.projectId, task_id: input.taskId ?? '', run_id: input.runId ?? '' };
     validateHeaderFields(header);
     const bus = this.busPath(input.projectId, input.taskId);
+    const maxBodyBytes = this.ctx.config?.storage?.max_message_body_bytes || undefined;
+    if (input.taskId) {
+      // a task's bus: written by the task's owner (here, or its worker with --nats)
+      const { message } = await applyTaskWrite(this.ctx, { op: 'post', projectId: input.projectId, taskId: input.taskId, type: header.type, runId: header.run_id, body: input.body, maxBodyBytes });
+      return { msg_id: message!.msg_id, timestamp: formatTime(new Date(message!.ts)) };
+    }
     fs.mkdirSync(path.dirname(bus), { recursive: true });
     // Counted in conductor_messagebus_appends_total by MetricsService's append observer.
     const msg = await this.bus.writer(bus).append({ ...header, body: input.body });

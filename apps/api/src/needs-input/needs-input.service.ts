@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { answerQuestion, scanOpenQuestions, wakeTask } from '@app/runner';
+import { scanOpenQuestions } from '@app/runner';
 import { readTaskPrompt } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { formatTime } from '../common/go-format';
 import { MetricsService } from '../metrics/metrics.service';
+import { applyTaskWrite } from '../tasks/scaleout-hooks';
 import { TASK_LAUNCHER, TaskLauncher } from '../tasks/task-launcher';
 
 import { toRestQuestion } from '../projects/shapes';
@@ -27,23 +28,15 @@ export class NeedsInputService {
   }
 
   async answer(projectId: string, taskId: string, body: string, questionId?: string) {
-    const { layout } = this.ctx;
-    const { answer, questions } = await answerQuestion({
-      busPath: layout.taskBus(projectId, taskId),
-      taskDir: layout.taskDir(projectId, taskId),
-      projectId,
-      taskId,
-      body,
-      questionId,
-    });
-    this.metrics.countBusMessages([answer.msg_id]);
-    return { msg_id: answer.msg_id, timestamp: formatTime(answer.ts), answers: questions.map((q) => q.msg_id) };
+    const { message, answered } = await applyTaskWrite(this.ctx, { op: 'answer', projectId, taskId, body, questionId });
+    this.metrics.countBusMessages([message!.msg_id]);
+    return { msg_id: message!.msg_id, timestamp: formatTime(new Date(message!.ts)), answers: answered ?? [] };
   }
 
   /** `resume: true`: post marked as waking, remove DONE, and start a loop when none holds the task. */
   async wake(projectId: string, taskId: string, type: string | undefined, body: string) {
-    const woken = await wakeTask({ root: this.ctx.root, projectId, taskId, body, type });
-    this.metrics.countBusMessages([woken.message.msg_id]);
+    const woken = await applyTaskWrite(this.ctx, { op: 'wake', projectId, taskId, body, type });
+    this.metrics.countBusMessages([woken.message!.msg_id]);
     let loop: 'running' | 'started' | 'not_started' = woken.loopRunning ? 'running' : 'not_started';
     if (!woken.loopRunning && !this.ctx.disableTaskStart) {
       const taskDir = this.ctx.layout.taskDir(projectId, taskId);
@@ -57,6 +50,6 @@ export class NeedsInputService {
         loop = 'started';
       }
     }
-    return { msg_id: woken.message.msg_id, timestamp: formatTime(woken.message.ts), resumed: true, reopened: woken.reopened, loop };
+    return { msg_id: woken.message!.msg_id, timestamp: formatTime(new Date(woken.message!.ts)), resumed: true, reopened: !!woken.reopened, loop };
   }
 }

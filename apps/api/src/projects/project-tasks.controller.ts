@@ -3,8 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import * as path from 'node:path';
 import { Observable } from 'rxjs';
 import { RunnerService, type TaskUsageView } from '@app/runner';
-import { stopRunRouted } from '../tasks/scaleout-hooks';
-import { clearStopMarkers, removeDone, runInfoFile, taskRunsDir } from '@app/storage';
+import { applyTaskWrite, stopRunRouted } from '../tasks/scaleout-hooks';
+import { runInfoFile, taskRunsDir } from '@app/storage';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { formatTime } from '../common/go-format';
 import { checkId, checkRunId } from '../common/ids';
@@ -172,13 +172,12 @@ export class ProjectTasksController {
   /** #35 */
   @Post(':t/resume')
   @HttpCode(200)
-  resume(@Param('p') p: string, @Param('t') t: string, @Req() req: FastifyRequest) {
+  async resume(@Param('p') p: string, @Param('t') t: string, @Req() req: FastifyRequest) {
     const { projectId, taskId } = this.ids(p, t);
     const dir = this.data.taskDir(projectId, taskId);
     if (!isDir(dir)) throw notFound('task not found');
-    if (!removeDone(dir)) throw badRequest('task has no DONE file; nothing to resume');
-    clearStopMarkers(dir);
-    void this.data.scaleout?.control({ action: 'resume', projectId, taskId }).catch((err) => new Logger('api').warn(`resume ${taskId}: ${(err as Error).message}`));
+    const { reopened } = await applyTaskWrite(this.data, { op: 'resume', projectId, taskId });
+    if (!reopened) throw badRequest('task has no DONE file; nothing to resume');
     this.audit.record(req, { endpoint: 'POST /api/projects/{project_id}/tasks/{task_id}/resume', project_id: projectId, task_id: taskId });
     return { project_id: projectId, task_id: taskId, resumed: true };
   }

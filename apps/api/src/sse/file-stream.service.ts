@@ -1,7 +1,7 @@
 import { Inject, Injectable, MessageEvent } from '@nestjs/common';
 import * as fs from 'node:fs';
 import { Observable, takeUntil } from 'rxjs';
-import { ChangeFeed, readRunInfoReconciled } from '@app/storage';
+import { ChangeFeed } from '@app/storage';
 import { CHANGE_FEED } from '@app/storage';
 import { SseChannel } from './channel';
 import { fileSize } from './file-tail';
@@ -36,7 +36,7 @@ export class FileStreamService {
       if (fileSize(filePath) > tail.offset) return;
       let status = '';
       try {
-        status = readRunInfoReconciled(runInfoPath).status;
+        status = this.hub.readInfo(runInfoPath).status;
       } catch {
         return;
       }

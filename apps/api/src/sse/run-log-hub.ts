@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import * as path from 'node:path';
-import { ChangeFeed, LivenessProbe, readRunInfoReconciled, runInfoFile } from '@app/storage';
+import { ChangeFeed, LivenessProbe, runInfoFile, type RunInfo } from '@app/storage';
+import { REPLICA_RECHECK_MS, runInfoReader } from './run-status';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { CHANGE_FEED, LIVENESS_PROBE } from '@app/storage';
 import { FileTailRegistry, LineView } from './file-tail';
@@ -37,7 +38,8 @@ class RunStream {
     private readonly files: FileTailRegistry,
     feed: ChangeFeed,
     pollMs: number,
-    private readonly probe: LivenessProbe,
+    private readonly readInfo: (path: string) => RunInfo,
+    recheckMs?: number,
   ) {
     const emit = (event: RunEvent) => {
       for (const l of [...this.listeners]) l(event);
@@ -61,12 +63,17 @@ class RunStream {
     } catch {
       // ChangeFeed polls as well; a failed watch only loses the fast path
     }
-    this.stopInfoWatch = stop;
+    const recheck = recheckMs ? setInterval(check, recheckMs) : undefined;
+    recheck?.unref();
+    this.stopInfoWatch = () => {
+      clearInterval(recheck);
+      stop();
+    };
   }
 
   readStatus(): void {
     try {
-      const info = readRunInfoReconciled(runInfoFile(this.ref.runDir), this.probe);
+      const info = this.readInfo(runInfoFile(this.ref.runDir));
       this.status = info.status;
       this.exitCode = info.status === 'running' ? -1 : info.exit_code;
     } catch {
@@ -96,6 +103,8 @@ export interface RunSubscription {
 export class RunLogHub implements OnApplicationShutdown {
   private readonly runs = new Map<string, RunStream>();
   readonly files: FileTailRegistry;
+  /** Reads a run-info as SSE reports it (pid probe here, worker heartbeat with --nats). */
+  readonly readInfo: (path: string) => RunInfo;
 
   constructor(
     @Inject(API_CONTEXT) private readonly ctx: ApiContext,
@@ -103,6 +112,7 @@ export class RunLogHub implements OnApplicationShutdown {
     @Inject(LIVENESS_PROBE) private readonly probe: LivenessProbe,
   ) {
     this.files = new FileTailRegistry(feed, ctx.sse.pollIntervalMs);
+    this.readInfo = runInfoReader(ctx, probe);
   }
 
   clientCount(runId: string): number {
@@ -114,7 +124,7 @@ export class RunLogHub implements OnApplicationShutdown {
     let stream = this.runs.get(ref.runId);
     if (stream && stream.listeners.size >= this.ctx.sse.maxClientsPerRun) return undefined;
     if (!stream) {
-      stream = new RunStream(ref, this.files, this.feed, this.ctx.sse.pollIntervalMs, this.probe);
+      stream = new RunStream(ref, this.files, this.feed, this.ctx.sse.pollIntervalMs, this.readInfo, this.ctx.scaleout ? REPLICA_RECHECK_MS : undefined);
       this.runs.set(ref.runId, stream);
     }
     stream.listeners.add(listener);

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { AGENT_TYPES, isAgentType, normalizeAgentType } from '@app/agents';
 import { checkTaskStart, hasSettings, refuseOrphanedAgent, RunnerService, validateTaskSettings, writeTaskSettings } from '@app/runner';
-import { stopTaskRouted } from './scaleout-hooks';
+import { applyTaskWrite, refuseUnroutedTaskWrites, stopTaskRouted } from './scaleout-hooks';
 import {
   clearStopMarkers,
   newRunInfo,
@@ -16,7 +16,6 @@ import {
   validateProjectId,
   validateTaskId,
   writeDependsOn,
-  writeDone,
   writeRunInfo,
   writeTaskPromptIfAbsent,
 } from '@app/storage';
@@ -61,6 +60,7 @@ export class TasksService {
     checkAgentType(agentType, this.ctx.config?.agents);
     if (body.prompt.trim() === '') throw badRequest('prompt is required');
     if (body.thread_message_type !== undefined && !body.thread_parent) throw badRequest('thread_message_type requires thread_parent');
+    refuseUnroutedTaskWrites(this.ctx, body);
     const parentMessage = body.thread_parent ? resolveThreadParent(this.ctx.layout, body.thread_parent) : undefined;
     if (body.thread_parent && (body.thread_message_type ?? 'USER_REQUEST') !== 'USER_REQUEST') {
       throw badRequest('thread_message_type must be USER_REQUEST');
@@ -148,10 +148,10 @@ export class TasksService {
   async cancel(taskIdRaw: string, projectIdRaw: string | undefined, req: FastifyRequest) {
     const { projectId, taskId } = this.locate(taskIdRaw, projectIdRaw);
     const taskDir = this.data.taskDir(projectId, taskId);
-    writeDone(taskDir);
+    await applyTaskWrite(this.ctx, { op: 'done', projectId, taskId });
     const running = this.data.runs(projectId, taskId).filter((r) => r.info.status === 'running' && r.info.process_ownership !== 'external');
     await this.planner.dropTask(projectId, taskId);
-    void stopTaskRouted(this.ctx.scaleout, this.runner, { projectId, taskId, dir: taskDir }, { graceMs: this.ctx.stopGraceMs, stoppedBy: 'api task cancel', done: true }).catch((err) => this.logger.warn(`stop task ${projectId}/${taskId}: ${(err as Error).message}`));
+    void stopTaskRouted(this.ctx.scaleout, this.runner, { projectId, taskId, dir: taskDir }, { graceMs: this.ctx.stopGraceMs, stoppedBy: 'api task cancel' }).catch((err) => this.logger.warn(`stop task ${projectId}/${taskId}: ${(err as Error).message}`));
     this.audit.record(req, { endpoint: 'DELETE /api/v1/tasks/{task_id}', project_id: projectId, task_id: taskId, payload: { stopped_runs: running.length } });
     return { stopped_runs: running.length };
   }

@@ -114,6 +114,8 @@ export interface AnswerOptions {
   body: string;
   /** Answer only this question (default: every open question of the task). */
   questionId?: string;
+  /** Extra header meta (scale-out marks a routed write with its id). */
+  meta?: Record<string, string>;
 }
 
 /** Posts one ANSWER whose parents are the open questions answered; fails when none is open. */
@@ -132,6 +134,7 @@ export async function answerQuestion(opts: AnswerOptions): Promise<{ answer: Bus
       task_id: opts.taskId,
       run_id: '',
       parents: questions.map((q) => ({ msg_id: q.msg_id, kind: 'answers' })),
+      meta: opts.meta,
       body: opts.body,
     });
     if (opts.taskDir) syncNeedsInputFile(opts.taskDir, readOpenQuestions(opts.busPath));

@@ -13,6 +13,8 @@ export interface WakeOptions {
   type?: string;
   runId?: string;
   parents?: string[];
+  /** Extra header meta (scale-out marks a routed write with its id). */
+  meta?: Record<string, string>;
 }
 
 export interface WakeResult {
@@ -77,7 +79,7 @@ export async function wakeTask(opts: WakeOptions): Promise<WakeResult> {
       task_id: opts.taskId,
       run_id: opts.runId ?? '',
       parents: opts.parents?.length ? opts.parents.map((id) => ({ msg_id: id })) : undefined,
-      meta: { [RESUME_META_KEY]: 'true' },
+      meta: { ...opts.meta, [RESUME_META_KEY]: 'true' },
       body: opts.body,
     });
   } finally {

@@ -1,13 +1,13 @@
 import { hostname } from 'node:os';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { RunnerService } from '@app/runner';
-import { ScaleoutError, validateHostId, validateNatsUrl, createWorker } from '@app/scaleout';
+import { createWorker, resolveNatsAuth, ScaleoutError, validateHostId, validateNatsUrl, type NatsAuthFlags } from '@app/scaleout';
 import { UsageError } from '../../common/cli-errors';
 import { agentCallerEnv, loadRunConfig } from '../engine/job-common';
 import { resolveRoot } from '../engine/support/runs-root';
 import { durationFlag } from '../engine/support/options';
 
-interface WorkerFlags {
+interface WorkerFlags extends NatsAuthFlags {
   nats?: string;
   capacity?: string;
   root?: string;
@@ -44,6 +44,7 @@ export class WorkerCommand extends CommandRunner {
   async run(_args: string[], flags: WorkerFlags): Promise<void> {
     if (!flags.nats) throw new UsageError('--nats is required (e.g. --nats nats://127.0.0.1:4222)');
     const url = usage(() => validateNatsUrl(flags.nats!));
+    const auth = usage(() => resolveNatsAuth(flags));
     const host = usage(() => validateHostId(flags.host ?? defaultHost()));
     const capacity = flags.capacity === undefined ? 4 : Number(flags.capacity);
     if (!/^\d+$/.test(flags.capacity ?? '4') || capacity < 1) throw new UsageError(`invalid --capacity "${flags.capacity}": expected an integer ≥ 1`);
@@ -53,7 +54,7 @@ export class WorkerCommand extends CommandRunner {
     const loaded = loadRunConfig(flags.config);
     const root = resolveRoot(flags.root, process.env, flags.config);
     const log = (line: string) => process.stderr.write(`${line}\n`);
-    const worker = createWorker({ url, root, host, capacity, leaseMs, config: loaded.config, task: { restartDelayMs, env: agentCallerEnv(loaded) }, log, runner: this.runner });
+    const worker = createWorker({ url, root, host, capacity, leaseMs, config: loaded.config, task: { restartDelayMs, env: agentCallerEnv(loaded) }, log, runner: this.runner, auth });
 
     let stopRequested: (signal: string) => void = () => undefined;
     const stopped = new Promise<string>((resolve) => (stopRequested = resolve));
@@ -68,6 +69,41 @@ export class WorkerCommand extends CommandRunner {
 
   @Option({ flags: '--nats <url>', description: 'NATS server with JetStream (required), e.g. nats://127.0.0.1:4222' })
   parseNats(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--nats-token <token>', description: 'NATS authentication token (default $CONDUCTOR_NATS_TOKEN)' })
+  parseNatsToken(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--nats-user <user>', description: 'NATS user (with --nats-password or $CONDUCTOR_NATS_PASSWORD)' })
+  parseNatsUser(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--nats-password <password>', description: 'NATS password (default $CONDUCTOR_NATS_PASSWORD)' })
+  parseNatsPassword(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--nats-creds <file>', description: 'NATS credentials file (user JWT and nkey seed)' })
+  parseNatsCreds(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--nats-tls-ca <file>', description: "CA certificate of the NATS server's TLS certificate (turns TLS on)" })
+  parseNatsTlsCa(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--nats-tls-cert <file>', description: 'client certificate for NATS mutual TLS (with --nats-tls-key)' })
+  parseNatsTlsCert(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--nats-tls-key <file>', description: 'client key for NATS mutual TLS (with --nats-tls-cert)' })
+  parseNatsTlsKey(value: string): string {
     return value;
   }
 

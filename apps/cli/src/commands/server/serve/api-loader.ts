@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { NatsAuth } from '@app/scaleout';
 import { packageRoot } from '../../../version';
 
 /** What the CLI needs from apps/api/src/server.ts (loaded at run time from the API build). */
@@ -16,6 +17,7 @@ export interface ApiServerOptions {
   uiDir?: string;
   logger?: unknown;
   nats?: string;
+  natsAuth?: NatsAuth;
 }
 
 export interface StartedApiServer {

@@ -1,10 +1,10 @@
 import { AppConfig, configFileFor, DEFAULT_API_HOST, DEFAULT_API_PORT, loadConfig, resolveApiKeySetting, resolveHostSetting, resolvePortSetting, resolveRunsRoot } from '@app/storage';
-import { validateNatsUrl } from '@app/scaleout';
+import { resolveNatsAuth, validateNatsUrl, type NatsAuth, type NatsAuthFlags } from '@app/scaleout';
 import { UsageError } from '../../../common/cli-errors';
 import { parseDuration } from '../client/format';
 
 /** Flags of `run-agent serve` / `conductor` (cli-storage.md §1.24). */
-export interface ServeFlags {
+export interface ServeFlags extends NatsAuthFlags {
   host?: string;
   port?: string;
   root?: string;
@@ -35,6 +35,7 @@ export interface ResolvedServeOptions {
   watchdogIntervalMs: number;
   watchdogMaxFailures: number;
   nats?: string;
+  natsAuth?: NatsAuth;
 }
 
 export const DEFAULT_HOST = DEFAULT_API_HOST;
@@ -64,9 +65,11 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
   const watchdogIntervalMs = parseDuration(flags.watchdogInterval ?? '30s', '--watchdog-interval');
   const watchdogMaxFailures = parseCount(flags.watchdogMaxFailures ?? '3', '--watchdog-max-failures');
   const nats = flags.nats?.trim() || undefined;
+  let natsAuth: NatsAuth | undefined;
   if (nats !== undefined) {
     try {
       validateNatsUrl(nats);
+      natsAuth = resolveNatsAuth(flags, env);
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
@@ -111,6 +114,7 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
     watchdogIntervalMs,
     watchdogMaxFailures,
     nats,
+    natsAuth,
   };
 }
 

@@ -63,6 +63,7 @@ export class ServeCommand extends CommandRunner {
       disableTaskStart: opts.disableTaskStart,
       insecureNoAuth: !!opts.exposureWarning,
       nats: opts.nats,
+      natsAuth: opts.natsAuth,
     });
     process.stdout.write(`API listening on http://${displayHostForApi(opts.host)}:${server.port}/\n`);
     process.stdout.write(`Web UI available at http://${displayHost(opts.host)}:${server.port}/ui/\n`);
@@ -129,6 +130,41 @@ export class ServeCommand extends CommandRunner {
 
   @Option({ flags: '--nats <url>', description: 'dispatch tasks to `run-agent worker` hosts over NATS JetStream; the runs root becomes their replica (docs/scale-out.md)' })
   parseNats(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--nats-token <token>', description: 'NATS authentication token (default $CONDUCTOR_NATS_TOKEN)' })
+  parseNatsToken(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--nats-user <user>', description: 'NATS user (with --nats-password or $CONDUCTOR_NATS_PASSWORD)' })
+  parseNatsUser(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--nats-password <password>', description: 'NATS password (default $CONDUCTOR_NATS_PASSWORD)' })
+  parseNatsPassword(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--nats-creds <file>', description: 'NATS credentials file (user JWT and nkey seed)' })
+  parseNatsCreds(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--nats-tls-ca <file>', description: "CA certificate of the NATS server's TLS certificate (turns TLS on)" })
+  parseNatsTlsCa(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--nats-tls-cert <file>', description: 'client certificate for NATS mutual TLS (with --nats-tls-key)' })
+  parseNatsTlsCert(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--nats-tls-key <file>', description: 'client key for NATS mutual TLS (with --nats-tls-cert)' })
+  parseNatsTlsKey(value: string): string {
     return value;
   }
 

@@ -1,0 +1,75 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { connectNats } from '@app/scaleout';
+import { readRunInfo } from '@app/storage';
+import { natsServerAvailable } from '../../utils/nats-server';
+import { Cluster, waitFor } from './cluster';
+
+// Real nats-server, `conductor --nats` and one `run-agent worker` (lease 3 s).
+const describeNats = natsServerAvailable() ? describe : describe.skip;
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describeNats('SSE liveness of a run owned by a worker (real nats-server)', () => {
+  const c = new Cluster();
+  jest.setTimeout(120_000);
+  beforeAll(() => c.start(1));
+  afterAll(async () => {
+    await c.dispose();
+  });
+
+  it('reports the run failed once its worker stops heartbeating, although its pid is alive on this machine', async () => {
+    const p = 'live';
+    const t = 'task-20260101-000000-hb01';
+    const { run_id: runId } = await c.submit(p, t, { FAKE_AGENT_SLEEP_MS: '120000' });
+    const infoFile = join(c.server.root, p, t, 'runs', runId, 'run-info.yaml');
+    const info = await waitFor('the run replicated as running', () => existsSync(infoFile) && readRunInfo(infoFile).status === 'running' && readRunInfo(infoFile).pgid > 0 && readRunInfo(infoFile), 60_000);
+
+    const abort = new AbortController();
+    let sse = '';
+    void fetch(`${c.serverUrl}/api/v1/runs/${runId}/stream`, { signal: abort.signal })
+      .then(async (res) => {
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) sse += Buffer.from(chunk).toString('utf8');
+      })
+      .catch(() => undefined);
+    try {
+      await waitFor('the SSE status running', () => /event: status\ndata: .*"status":"running"/.test(sse), 15_000);
+      // the worker's heartbeat lists the task (seen on NATS, as the server sees it)
+      const link = await connectNats(c.nats.url, 'test-observer');
+      try {
+        const sub = link.nc.subscribe('conductor.heartbeat.w1');
+        for await (const m of sub) if ((m.json() as { tasks: string[] }).tasks.includes(`${p}/${t}`)) break;
+      } finally {
+        await link.close();
+      }
+      expect(sse).not.toMatch(/"status":"failed"/);
+      const worker = c.workers[0];
+
+      // a silent worker (paused: no heartbeats) while its agent process lives on this machine
+      worker.child.kill('SIGSTOP');
+      try {
+        await waitFor('the SSE status failed after the lease', () => /event: status\ndata: .*"status":"failed"/.test(sse), 30_000);
+        // a pid probe here would have said alive: the agent still runs
+        expect(alive(info.pid)).toBe(true);
+        // and the replica was not rewritten by the server: it still holds the worker's last word
+        expect(readRunInfo(infoFile).status).toBe('running');
+        expect(readFileSync(infoFile, 'utf8')).not.toMatch(/failed/);
+      } finally {
+        worker.child.kill('SIGCONT');
+      }
+      // heartbeats again: running again
+      const failedAt = sse.lastIndexOf('"status":"failed"');
+      await waitFor('the SSE status running again', () => /"status":"running"/.test(sse.slice(failedAt)), 30_000);
+      expect(readdirSync(join(c.server.root, p, t, 'runs'))).toEqual([runId]);
+    } finally {
+      abort.abort();
+    }
+  });
+});
