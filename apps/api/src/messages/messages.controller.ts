@@ -7,6 +7,7 @@ import { AuditLogService } from '../security/audit-log.service';
 import { BusHub } from '../sse/bus-hub';
 import { PostV1MessageDto } from './dto/post-message.dto';
 import { MessagesService } from './messages.service';
+import { SSE_OPTIONS } from '../sse/slow-clients';
 
 /** #18–#20 */
 @Controller('api/v1/messages')
@@ -37,7 +38,7 @@ export class MessagesController {
     return res;
   }
 
-  @Sse('stream')
+  @Sse('stream', SSE_OPTIONS)
   stream(@SseSignal() signal: AbortSignal, @Query('project_id') projectId?: string, @Query('task_id') taskId?: string, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
     return this.hub.stream(this.bus(projectId, taskId), lastEventId, signal);
   }

@@ -7,6 +7,7 @@ import { BusHub } from '../sse/bus-hub';
 import { NeedsInputService } from '../needs-input/needs-input.service';
 import { PostMessageDto, PostTaskMessageDto } from './dto/post-message.dto';
 import { MessagesService, parseMessageLimit } from './messages.service';
+import { SSE_OPTIONS } from '../sse/slow-clients';
 
 /** Project and task message buses: #29–#31 and #37–#39. */
 @Controller('api/projects/:p')
@@ -32,7 +33,7 @@ export class ProjectMessagesController {
     return res;
   }
 
-  @Sse('messages/stream')
+  @Sse('messages/stream', SSE_OPTIONS)
   streamProject(@Param('p') p: string, @SseSignal() signal: AbortSignal, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
     const projectId = checkId(p, 'project_id');
     return this.hub.stream(this.messages.busPath(projectId), lastEventId, signal);
@@ -54,7 +55,7 @@ export class ProjectMessagesController {
     return res;
   }
 
-  @Sse('tasks/:t/messages/stream')
+  @Sse('tasks/:t/messages/stream', SSE_OPTIONS)
   streamTask(@Param('p') p: string, @Param('t') t: string, @SseSignal() signal: AbortSignal, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
     const projectId = checkId(p, 'project_id');
     const taskId = checkId(t, 'task_id');

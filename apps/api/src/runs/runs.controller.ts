@@ -12,6 +12,7 @@ import { AuditLogService } from '../security/audit-log.service';
 import { RunStreamsService } from '../sse/run-streams.service';
 import { RunDiscovery } from '../sse/run-discovery.service';
 import { isZeroTime } from '../common/go-format';
+import { SSE_OPTIONS } from '../sse/slow-clients';
 
 /** #8, #13–#17 */
 @Controller('api/v1/runs')
@@ -37,7 +38,7 @@ export class RunsController {
   }
 
   /** #8: every run under the root, runs created later included. */
-  @Sse('stream/all')
+  @Sse('stream/all', SSE_OPTIONS)
   streamAll(@SseSignal() signal: AbortSignal, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
     return this.streams.fanIn(this.discovery.listAll(), () => true, lastEventId, false, undefined, signal);
   }
@@ -73,7 +74,7 @@ export class RunsController {
   }
 
   /** #17 (429 past the per-run client limit) */
-  @Sse(':r/stream')
+  @Sse(':r/stream', SSE_OPTIONS)
   stream(@Param('r') r: string, @SseSignal() signal: AbortSignal, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
     const run = this.find(r);
     return this.streams.singleRun({ runId: run.runId, projectId: run.projectId, taskId: run.taskId, runDir: run.dir }, lastEventId, signal);
