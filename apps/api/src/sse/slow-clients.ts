@@ -2,12 +2,14 @@ import type { MessageEvent, Sse } from '@nestjs/common';
 import { sseEvent } from './sse-event';
 
 /**
- * Drop-and-resync rule for SSE clients that do not keep up (#15). Every stream event is built
- * once and written to each client's socket; a client that stops reading first fills its socket
- * buffers, then its events wait in NestJS's per-connection queue. Once more than
- * SSE_MAX_PENDING_CHARS characters of events wait for one client, NestJS drops that connection
- * and logs "The client is not reading its events" (the reason). Memory per client is bounded by
- * this limit plus the socket buffers, whatever the client does.
+ * Drop-and-resync rule for SSE clients that do not keep up (#15). Each event is written to every
+ * client's socket once (send-sse.ts); a client that stops reading leaves bytes queued in its
+ * response. When, at the start of an event-loop turn that has events for it, more than
+ * SSE_MAX_PENDING_CHARS bytes from earlier turns are still unread, the client is dropped (the
+ * connection closed, a warning with the reason logged). Memory per client is therefore bounded by
+ * this limit plus one turn's events plus the socket buffers, whatever the client does. The run
+ * and log streams (at most api.sse.max_clients_per_run clients per run) stay on NestJS's @Sse,
+ * whose own queue gets the same limit (SSE_OPTIONS).
  *
  * Resync: an EventSource reconnects with the id of the last event it received, and every stream
  * resumes after it (bus streams by msg_id, log streams by byte offset, fan-in by run cursor). When
