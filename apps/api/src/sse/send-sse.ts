@@ -7,6 +7,20 @@ const frames = new WeakMap<object, string>();
 const oneLine = (v: unknown) => String(v).replace(/[\r\n]/g, '');
 const logger = new Logger('sse');
 
+/** Event-loop turns that wrote SSE events, counted by one shared setImmediate (not one per client). */
+let turn = 0;
+let turnEnds = false;
+function currentTurn(): number {
+  if (!turnEnds) {
+    turnEnds = true;
+    setImmediate(() => {
+      turn++;
+      turnEnds = false;
+    });
+  }
+  return turn;
+}
+
 /**
  * The SSE text of an event, built once per event object: a bus message shared by every stream of
  * its bus (busMessageEvent) is framed once, however many clients receive it.
@@ -66,15 +80,17 @@ export function sendSse(req: FastifyRequest, reply: FastifyReply, open: (signal:
     held.sub?.unsubscribe();
   };
   res.once('close', finish);
-  let unreadAtTurnStart = -1;
+  let turnSeen = -1;
+  let unreadAtTurnStart = 0;
   held.sub = events.subscribe({
     next: (e) => {
       if (done) return;
       // What the client left unread from earlier turns: a burst written in this turn (a tail
       // batch, one large message) does not count against it.
-      if (unreadAtTurnStart < 0) {
+      const now = currentTurn();
+      if (turnSeen !== now) {
+        turnSeen = now;
         unreadAtTurnStart = res.writableLength;
-        setImmediate(() => (unreadAtTurnStart = -1));
       }
       if (unreadAtTurnStart > SSE_MAX_PENDING_CHARS) {
         logger.warn(`dropping an SSE client of ${req.url}: it is not reading its events (${unreadAtTurnStart} bytes unread, limit ${SSE_MAX_PENDING_CHARS})`);
