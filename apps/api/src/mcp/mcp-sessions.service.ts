@@ -1,15 +1,20 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { ConductorMcp, createConductorMcp } from '@app/mcp';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { ConductorMcp } from '@app/mcp';
 import { CHANGE_FEED, type ChangeFeed } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { TasksService } from '../tasks/tasks.service';
 import { ApiTaskStarter } from './api-task-starter';
 import { ApiError } from '../common/api-error';
 import { checkCrossSite } from '../security/state-change-guard';
+
+type McpRuntime = typeof import('./mcp-runtime');
+let runtime: McpRuntime | undefined;
+/** The MCP SDK, loaded on the first /mcp request (mcp-runtime.ts). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const mcpRuntime = (): McpRuntime => (runtime ??= require('./mcp-runtime') as McpRuntime);
 
 interface Session {
   transport: StreamableHTTPServerTransport;
@@ -55,6 +60,7 @@ export class McpSessions implements OnApplicationShutdown {
       sendJson(reply, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'session not found' }, id: null });
       return;
     }
+    const { isInitializeRequest, createConductorMcp, StreamableHTTPServerTransport } = mcpRuntime();
     if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
       sendJson(reply, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no session: send initialize first' }, id: null });
       return;

@@ -1,12 +1,12 @@
-import { Body, Controller, Get, Headers, MessageEvent, Post, Query, Req, Sse, SseSignal } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
-import { Observable } from 'rxjs';
+import { Body, Controller, Get, Headers, Post, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest } from '../common/api-error';
 import { checkId, checkOptionalId } from '../common/ids';
 import { AuditLogService } from '../security/audit-log.service';
 import { BusHub } from '../sse/bus-hub';
 import { PostV1MessageDto } from './dto/post-message.dto';
 import { MessagesService } from './messages.service';
+import { sendSse } from '../sse/send-sse';
 
 /** #18–#20 */
 @Controller('api/v1/messages')
@@ -37,8 +37,9 @@ export class MessagesController {
     return res;
   }
 
-  @Sse('stream')
-  stream(@SseSignal() signal: AbortSignal, @Query('project_id') projectId?: string, @Query('task_id') taskId?: string, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
-    return this.hub.stream(this.bus(projectId, taskId), lastEventId, signal);
+  @Get('stream')
+  stream(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @Query('project_id') projectId?: string, @Query('task_id') taskId?: string, @Headers('last-event-id') lastEventId?: string): void {
+    const bus = this.bus(projectId, taskId);
+    sendSse(req, reply, (signal) => this.hub.stream(bus, lastEventId, signal));
   }
 }

@@ -1,6 +1,6 @@
-import { Body, Controller, Get, Headers, MessageEvent, Param, Post, Query, Req, Sse, SseSignal } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
-import { Observable } from 'rxjs';
+import { Body, Controller, Get, Headers, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sendSse } from '../sse/send-sse';
 import { checkId } from '../common/ids';
 import { AuditLogService } from '../security/audit-log.service';
 import { BusHub } from '../sse/bus-hub';
@@ -32,10 +32,10 @@ export class ProjectMessagesController {
     return res;
   }
 
-  @Sse('messages/stream')
-  streamProject(@Param('p') p: string, @SseSignal() signal: AbortSignal, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
+  @Get('messages/stream')
+  streamProject(@Param('p') p: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply, @Headers('last-event-id') lastEventId?: string): void {
     const projectId = checkId(p, 'project_id');
-    return this.hub.stream(this.messages.busPath(projectId), lastEventId, signal);
+    sendSse(req, reply, (signal) => this.hub.stream(this.messages.busPath(projectId), lastEventId, signal));
   }
 
   @Get('tasks/:t/messages')
@@ -54,10 +54,10 @@ export class ProjectMessagesController {
     return res;
   }
 
-  @Sse('tasks/:t/messages/stream')
-  streamTask(@Param('p') p: string, @Param('t') t: string, @SseSignal() signal: AbortSignal, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
+  @Get('tasks/:t/messages/stream')
+  streamTask(@Param('p') p: string, @Param('t') t: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply, @Headers('last-event-id') lastEventId?: string): void {
     const projectId = checkId(p, 'project_id');
     const taskId = checkId(t, 'task_id');
-    return this.hub.stream(this.messages.busPath(projectId, taskId), lastEventId, signal);
+    sendSse(req, reply, (signal) => this.hub.stream(this.messages.busPath(projectId, taskId), lastEventId, signal));
   }
 }

@@ -224,7 +224,7 @@ export class ProjectDataService {
       state = 'needs_input';
       v1Status = 'needs_input';
     }
-    const usage = taskUsageView(this.ctx.root, p, t, done);
+    const usage = taskUsageView(this.ctx.root, p, t, done, runs.map((r) => r.info));
     if (usage.hold && !running && !openQuestions.length) {
       status = usage.hold;
       state = usage.hold;

@@ -20,6 +20,7 @@ import { paginate, paginateMapped } from './pagination';
 import { fileSizeOf, lastLines, readFileContent, removeFolder } from './project-files';
 import { isDir, ProjectDataService, TaskSummary } from './project-data.service';
 import { addedRunFields, RUN_FILE_NAMES, runFilePath, RunRecord, toProjectRun, toRestQuestion, worktreeView } from './shapes';
+import { SSE_OPTIONS } from '../sse/slow-clients';
 
 const STATUS_FILTERS: Record<string, (t: TaskSummary) => boolean> = {
   running: (t) => t.status === 'running',
@@ -205,7 +206,7 @@ export class ProjectTasksController {
   }
 
   /** #41: the task's runs (and runs started later) as one SSE stream, with run_start/run_end (D12). */
-  @Sse(':t/runs/stream')
+  @Sse(':t/runs/stream', SSE_OPTIONS)
   runsStream(@Param('p') p: string, @Param('t') t: string, @SseSignal() signal: AbortSignal, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
     const { projectId, taskId } = this.ids(p, t);
     const refs = this.discovery.listTask(projectId, taskId);
@@ -264,7 +265,7 @@ export class ProjectTasksController {
   }
 
   /** #46 */
-  @Sse(':t/runs/:r/stream')
+  @Sse(':t/runs/:r/stream', SSE_OPTIONS)
   fileStream(
     @Param('p') p: string,
     @Param('t') t: string,

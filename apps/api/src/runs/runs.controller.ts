@@ -13,6 +13,7 @@ import { RunStreamsService } from '../sse/run-streams.service';
 import { RunDiscovery } from '../sse/run-discovery.service';
 import { isZeroTime } from '../common/go-format';
 import { runInfoFile } from '@app/storage';
+import { SSE_OPTIONS } from '../sse/slow-clients';
 
 /** #8, #13–#17 */
 @Controller('api/v1/runs')
@@ -39,7 +40,7 @@ export class RunsController {
   }
 
   /** #8: every run under the root, runs created later included. */
-  @Sse('stream/all')
+  @Sse('stream/all', SSE_OPTIONS)
   streamAll(@SseSignal() signal: AbortSignal, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
     return this.streams.fanIn(this.discovery.listAll(), () => true, lastEventId, false, undefined, signal);
   }
@@ -72,7 +73,7 @@ export class RunsController {
   }
 
   /** #17 (429 past the per-run client limit) */
-  @Sse(':r/stream')
+  @Sse(':r/stream', SSE_OPTIONS)
   stream(@Param('r') r: string, @SseSignal() signal: AbortSignal, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
     const run = this.find(r);
     return this.streams.singleRun({ runId: run.runId, projectId: run.projectId, taskId: run.taskId, runDir: run.dir }, lastEventId, signal);

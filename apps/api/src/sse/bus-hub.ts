@@ -10,6 +10,7 @@ import { CHANGE_FEED } from '@app/storage';
 import { SseChannel } from './channel';
 import { SseLifecycle } from './sse-lifecycle.service';
 import { sseEvent, withHeartbeat } from './sse-event';
+import { resyncEvent } from './slow-clients';
 
 export const HYDRATION_COUNT = 20;
 
@@ -117,18 +118,22 @@ export class BusHub implements OnApplicationShutdown {
     };
   }
 
-  /** Messages to send first: after Last-Event-ID, or the last 20 (also when that id is gone). */
-  private hydrate(path: string, lastEventId: string | undefined): BusMessage[] {
-    if (!fs.existsSync(path)) return [];
+  /**
+   * Messages to send first: after Last-Event-ID, or the last 20; when that id is gone (or the bus
+   * is), the last 20 follow a `resync` event (slow-clients.ts).
+   */
+  private hydrate(path: string, lastEventId: string | undefined): { messages: BusMessage[]; resync?: MessageEvent } {
     const since = lastEventId?.trim();
+    if (!fs.existsSync(path)) return { messages: [], resync: since ? resyncEvent(since, 'last_event_id_not_found') : undefined };
     if (since) {
       try {
-        return readMessages(path, { sinceId: since });
+        return { messages: readMessages(path, { sinceId: since }) };
       } catch (err) {
         if (!(err instanceof BusError && err.code === 'SINCE_NOT_FOUND')) throw err;
       }
+      return { messages: readMessages(path, { last: HYDRATION_COUNT }), resync: resyncEvent(since, 'last_event_id_not_found') };
     }
-    return readMessages(path, { last: HYDRATION_COUNT });
+    return { messages: readMessages(path, { last: HYDRATION_COUNT }) };
   }
 
   /** #20/#31/#39: hydration, then every new message from the shared tail; `id:` is the msg_id. */
@@ -148,7 +153,9 @@ export class BusHub implements OnApplicationShutdown {
     const off = this.subscribe(path, (m) => (ready ? deliver(m) : pending.push(...m)));
     channel.onClose(off);
     try {
-      deliver(this.hydrate(path, lastEventId));
+      const { messages, resync } = this.hydrate(path, lastEventId);
+      if (resync) channel.push(resync);
+      deliver(messages);
     } catch (err) {
       off();
       throw err;

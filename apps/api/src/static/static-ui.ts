@@ -1,4 +1,3 @@
-import fastifyStatic from '@fastify/static';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
 import * as fs from 'node:fs';
@@ -59,6 +58,9 @@ export function registerStaticUi(app: NestFastifyApplication, uiDir: string | un
   // Browsers ask for /favicon.ico on every load, whether or not the page names an icon.
   fastify.get('/favicon.ico', (_req, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON_SVG));
   if (uiDir) {
+    // loaded only when there is a build to serve (~30 modules)
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const fastifyStatic = (require('@fastify/static') as typeof import('@fastify/static')).default;
     void fastify.register(fastifyStatic, { root: uiDir, prefix: '/', wildcard: true, index: ['index.html'] });
     void fastify.register(fastifyStatic, { root: uiDir, prefix: '/ui/', wildcard: true, index: ['index.html'], decorateReply: false });
     return uiDir;

@@ -1,4 +1,4 @@
-import { RunsLayout, RunUsage } from '@app/storage';
+import { RunInfo, RunsLayout, RunUsage } from '@app/storage';
 import { taskRuns } from '../run-scan';
 import { sumUsage, totalTokens } from './aggregate';
 import { taskHoldState } from './markers';
@@ -15,10 +15,11 @@ export interface TaskUsageView {
   usage?: RunUsage & { total_tokens: number };
 }
 
-export function taskUsageView(root: string, projectId: string, taskId: string, done: boolean): TaskUsageView {
+/** `runInfos`: the task's run-infos when the caller already read them (the API's cached index). */
+export function taskUsageView(root: string, projectId: string, taskId: string, done: boolean, runInfos?: RunInfo[]): TaskUsageView {
   const taskDir = new RunsLayout(root).taskDir(projectId, taskId);
   const view: TaskUsageView = {};
-  const infos = taskRuns(taskDir).map((r) => r.info);
+  const infos = runInfos ?? taskRuns(taskDir).map((r) => r.info);
   if (infos.some((i) => i.usage)) {
     const u = sumUsage(infos);
     view.usage = { ...u, total_tokens: totalTokens(u) };
