@@ -44,7 +44,11 @@ function writeCache(dirs, name, data) {
       fs.renameSync(tmp, path.join(dir, name));
       return;
     } catch {
-      fs.rmSync(tmp, { force: true });
+      try {
+        fs.rmSync(tmp, { force: true });
+      } catch {
+        // no such folder: nothing was written
+      }
     }
   }
 }
