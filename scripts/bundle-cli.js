@@ -29,6 +29,7 @@ const EXTERNAL = new Set([
   'class-validator',
   'class-transformer',
 ]);
+const LAZY_BARRELS = /([\\/]node_modules[\\/](@nestjs[\\/](common|core)|rxjs[\\/]dist[\\/]cjs)|[\\/]dist[\\/]apps[\\/]cli[\\/]libs)([\\/].*)?[\\/]index\.js$/;
 const packageOf = (request) => request.split('/').slice(0, request.startsWith('@') ? 2 : 1).join('/');
 
 const config = {
@@ -51,7 +52,11 @@ const config = {
   },
   externals: [({ request }, callback) => (EXTERNAL.has(packageOf(request)) ? callback(null, `commonjs ${request}`) : callback())],
   module: {
-    rules: [{ test: (file) => PATCHES.some((p) => p.file.test(file)), loader: path.join(shims, 'patch-loader.js') }],
+    rules: [
+      { test: (file) => PATCHES.some((p) => p.file.test(file)), loader: path.join(shims, 'patch-loader.js') },
+      // re-exporting index files of NestJS, rxjs and our libs load what they name on first use
+      { test: LAZY_BARRELS, loader: path.join(shims, 'lazy-barrel-loader.js') },
+    ],
     parser: {
       // `require(variable)` in NestJS and cosmiconfig loads optional packages: at run time it finds
       // nothing in the bundle, as if the package were not installed (what NestJS expects of them).
