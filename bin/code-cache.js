@@ -34,7 +34,7 @@ function readCache(dirs, name) {
   return undefined;
 }
 
-/** Atomically writes `data` (a crash leaves no half file under the real name); an unwritable place is skipped. */
+/** Atomically writes `data()` (a crash leaves no half file under the real name) to the first place that takes it; returns that place. */
 function writeCache(dirs, name, data) {
   for (const dir of dirs) {
     const tmp = path.join(dir, `${name}.${process.pid}.tmp`);
@@ -42,7 +42,7 @@ function writeCache(dirs, name, data) {
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
       fs.writeFileSync(tmp, data(), { mode: 0o600 });
       fs.renameSync(tmp, path.join(dir, name));
-      return;
+      return dir;
     } catch {
       try {
         fs.rmSync(tmp, { force: true });
@@ -51,21 +51,34 @@ function writeCache(dirs, name, data) {
       }
     }
   }
+  return undefined;
 }
 
-/** `require(file)` for an ASCII CommonJS file, compiled from V8's cached data when a valid one exists. */
-function requireWithCodeCache(file) {
+/**
+ * `require(file)` for an ASCII CommonJS file, compiled from V8's cached data when a valid one exists.
+ * V8 caches only the functions a run compiled, so each `variant` (the launcher passes the command
+ * word) adds its own once: a run of a variant not yet marked rewrites the cache with everything
+ * compiled so far, the cached functions included, and marks it.
+ */
+function requireWithCodeCache(file, variant = 'default') {
   const dirs = cacheDirs(file);
   const name = cacheName(file, fs.statSync(file));
   const cached = readCache(dirs, name);
   // the bundle is ASCII (scripts/bundle-cli.js checks): a one-byte string reads in half the time of UTF-8
   const script = new vm.Script(Module.wrap(fs.readFileSync(file, 'latin1')), { filename: file, cachedData: cached?.data });
-  const fresh = !cached || script.cachedDataRejected;
-  if (fresh) {
+  const usable = cached && !script.cachedDataRejected;
+  const marker = (dir) => path.join(dir, `${name}.${variant}`);
+  if (!usable || !fs.existsSync(marker(cached.dir))) {
     process.once('exit', () => {
       // after the command ran, so the data covers the functions it compiled, not only the top level;
       // when many processes start at once after a build, the first to finish writes it
-      if (cached || !dirs.some((dir) => fs.existsSync(path.join(dir, name)))) writeCache(cached ? [cached.dir] : dirs, name, () => script.createCachedData());
+      if (!cached && dirs.some((dir) => fs.existsSync(path.join(dir, name)))) return;
+      const dir = writeCache(cached ? [cached.dir] : dirs, name, () => script.createCachedData());
+      try {
+        if (dir) fs.writeFileSync(marker(dir), '', { mode: 0o600 });
+      } catch {
+        // unmarked: a later run of this variant writes again
+      }
     });
   }
   const mod = new Module(file, module);

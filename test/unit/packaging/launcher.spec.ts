@@ -17,9 +17,12 @@ describe('bin/launch.js and bin/code-cache.js', () => {
   const env = (extra: Record<string, string> = {}) => ({ PATH: process.env.PATH, HOME: pkg, XDG_CACHE_HOME: cacheHome, ...extra });
   const launch = (extra: Record<string, string> = {}) => spawnSync(process.execPath, [join(pkg, 'bin', 'run-agent'), 'a', 'b'], { env: env(extra), encoding: 'utf8' });
   /** Loads `file` through the code cache, as the launcher does on Node without enableCompileCache. */
-  const viaCache = (file: string) =>
-    spawnSync(process.execPath, ['-e', `require(${JSON.stringify(join(pkg, 'bin', 'code-cache.js'))}).requireWithCodeCache(${JSON.stringify(file)}).main()`], { env: env(), encoding: 'utf8' });
-  const cacheFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
+  const viaCache = (file: string, variant = 'status') =>
+    spawnSync(process.execPath, ['-e', `require(${JSON.stringify(join(pkg, 'bin', 'code-cache.js'))}).requireWithCodeCache(${JSON.stringify(file)}, ${JSON.stringify(variant)}).main()`], {
+      env: env(),
+      encoding: 'utf8',
+    });
+  const cacheFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.bin')) : []);
   const program = (word: string) => `'use strict';\nexports.main = async (argv) => { process.stdout.write(${JSON.stringify(word)} + ' ' + (argv || []).join(',') + '\\n'); };\n`;
 
   beforeEach(() => {
@@ -66,6 +69,21 @@ describe('bin/launch.js and bin/code-cache.js', () => {
     expect(statSync(join(dir, name)).mtimeMs).toBe(1_000_000);
     expect(first).toBeGreaterThan(1_000_000);
     expect(cacheFiles(dir)).toEqual([name]);
+  });
+
+  it('lets each command add the functions it compiled once', () => {
+    const dir = join(bundle, '..', '.v8-cache');
+    viaCache(bundle, 'status');
+    const [name] = cacheFiles(dir);
+    setTime(join(dir, name), 1_000);
+    expect(viaCache(bundle, 'status').stdout).toBe('bundle \n');
+    expect(statSync(join(dir, name)).mtimeMs).toBe(1_000_000);
+    expect(viaCache(bundle, 'job').stdout).toBe('bundle \n'); // not yet in the cache: rewritten and marked
+    expect(statSync(join(dir, name)).mtimeMs).toBeGreaterThan(1_000_000);
+    setTime(join(dir, name), 1_000);
+    expect(viaCache(bundle, 'job').stdout).toBe('bundle \n');
+    expect(statSync(join(dir, name)).mtimeMs).toBe(1_000_000);
+    expect(readdirSync(dir).sort()).toEqual([name, `${name}.job`, `${name}.status`]);
   });
 
   it('replaces cached data that V8 rejects and still runs the program', () => {
