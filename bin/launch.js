@@ -25,9 +25,13 @@ function load(file) {
   if (file !== BUNDLE) return require(file);
   // V8 compile cache: Node's own (>= 22.1, switched on below) or, on older Node, bin/code-cache.js
   if (typeof nodeModule.enableCompileCache === 'function' || process.env.NODE_DISABLE_COMPILE_CACHE) return require(file);
-  // the command word names the part of the cache it adds to (bin/code-cache.js)
-  const word = process.argv[2];
-  return require('./code-cache').requireWithCodeCache(file, word && /^[a-z][a-z-]{0,30}$/.test(word) ? word : 'other');
+  // the command (up to two words: `bus read`, `status`) names the part of the cache it adds to (bin/code-cache.js)
+  const words = [];
+  for (const arg of process.argv.slice(2, 4)) {
+    if (!/^[a-z][a-z-]{0,30}$/.test(arg)) break;
+    words.push(arg);
+  }
+  return require('./code-cache').requireWithCodeCache(file, words.join('-') || 'other');
 }
 
 module.exports = function launch(programName) {
