@@ -2,7 +2,9 @@
 // CLI start-up (#15, #13 item 6): every figure is a ratio against `node -e 0` measured in the same
 // run, interleaved (baseline, command, baseline, command, …) and reduced to medians, so a busy
 // machine slows both sides alike. `task`/`job` start-up is measured to the agent's first
-// instruction (the agent stamps the time); end to end runs a 10 ms agent to DONE.
+// instruction (the agent stamps the time); end to end runs a 10 ms agent to DONE. On a shared
+// machine wall time swings with the load: each note also gives the CPU-time ratio (user + sys,
+// averaged over the rounds, as the shell's `times` reports them), which the load barely moves.
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -43,6 +45,21 @@ function run(cmd, args, env) {
   return Number(nowNs() - t0) / 1e6;
 }
 
+const tickSeconds = (t) => {
+  const m = /^(\d+)m([\d.]+)s$/.exec(t);
+  return m ? Number(m[1]) * 60 + Number(m[2]) : NaN;
+};
+
+/** CPU ms (user + sys) of one run of `cmd args`: the shell's `times` for its finished child. */
+function cpu(cmd, args, env) {
+  const r = spawnSync('/bin/sh', ['-c', '"$0" "$@" >/dev/null 2>&1; times', cmd, ...args], { env, encoding: 'utf8' });
+  const children = (r.stdout.trim().split('\n')[1] || '').split(/\s+/).map(tickSeconds);
+  if (children.length !== 2 || children.some(Number.isNaN)) throw new Error(`cannot read the CPU time of ${args.join(' ')}: ${r.stdout}`);
+  return (children[0] + children[1]) * 1000;
+}
+
+const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
+
 /** Spawn → the agent's first instruction, in ms (the CLI keeps running until the task ends). */
 function untilAgentStarts(bin, args, s) {
   fs.rmSync(s.stamp, { force: true });
@@ -82,19 +99,25 @@ module.exports.run = async function runBench(ctx) {
   const rounds = Number(process.env.BENCH_CLI_ROUNDS || 9);
   const base = [];
   const times = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
+  const cpuBase = [];
+  const cpuTimes = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
   const startTask = [];
   const startJob = [];
   const endToEnd = [];
-  const floor = [];
-  // the physical floor of any Nest-path command: loading NestJS + nest-commander, nothing else
-  const lean = path.join(ctx.root, 'dist', 'apps', 'cli', 'apps', 'cli', 'src', 'boot', 'lean-nest.js');
-  const floorScript = `require(${JSON.stringify(lean)});require('reflect-metadata');require('@nestjs/core');require('nest-commander')`;
+  // what the bundle and the code cache each bring (docs/decisions.md, "CLI start-up: one bundle")
+  const steps = { 'unbundled build (CONDUCTOR_CLI_UNBUNDLED=1)': { CONDUCTOR_CLI_UNBUNDLED: '1' }, 'bundle without the V8 code cache': { NODE_DISABLE_COMPILE_CACHE: '1' } };
+  const stepTimes = Object.fromEntries(Object.keys(steps).map((k) => [k, []]));
+  const statusArgs = commands.status;
   for (let i = 0; i < rounds; i++) {
-    base.push(run(node, ['-e', '0'], s.env));
-    floor.push(run(node, ['-e', floorScript], { ...s.env, NODE_PATH: path.join(ctx.root, 'node_modules') }));
+    for (const [name, extra] of Object.entries(steps)) {
+      base.push(run(node, ['-e', '0'], s.env));
+      stepTimes[name].push(run(node, [bin, ...statusArgs], { ...s.env, ...extra }));
+    }
     for (const [name, args] of Object.entries(commands)) {
       base.push(run(node, ['-e', '0'], s.env));
       times[name].push(run(node, [bin, ...args], s.env));
+      cpuBase.push(cpu(node, ['-e', '0'], s.env));
+      cpuTimes[name].push(cpu(node, [bin, ...args], s.env));
     }
     base.push(run(node, ['-e', '0'], s.env));
     const t0 = nowNs();
@@ -105,12 +128,13 @@ module.exports.run = async function runBench(ctx) {
   }
   const b = median(base);
   const ratio = (ms) => ms / b;
-  const figures = [
-    { name: 'baseline: node -e 0 (median, same run)', value: b, unit: 'ms', better: 'lower' },
-    { name: 'floor: load NestJS + nest-commander only ÷ node -e 0', value: ratio(median(floor)), unit: '×', better: 'lower', note: 'what any Nest-path command pays before its own code' },
-  ];
+  const cpuRatio = (name) => (mean(cpuTimes[name]) / mean(cpuBase)).toFixed(2);
+  const figures = [{ name: 'baseline: node -e 0 (median, same run)', value: b, unit: 'ms', better: 'lower', note: `CPU ${mean(cpuBase).toFixed(0)} ms` }];
+  for (const [name, t] of Object.entries(stepTimes)) {
+    figures.push({ name: `run-agent status, ${name} ÷ node -e 0`, value: ratio(median(t)), unit: '×', better: 'lower', note: `${median(t).toFixed(0)} ms; for comparison with run-agent status below` });
+  }
   for (const [name, t] of Object.entries(times)) {
-    figures.push({ name: `run-agent ${name} ÷ node -e 0`, value: ratio(median(t)), unit: '×', target: 2, better: 'lower', note: `${median(t).toFixed(0)} ms` });
+    figures.push({ name: `run-agent ${name} ÷ node -e 0`, value: ratio(median(t)), unit: '×', target: 2, better: 'lower', note: `${median(t).toFixed(0)} ms; CPU ${cpuRatio(name)}× node -e 0's` });
   }
   figures.push({ name: 'run-agent task: start-up to agent spawn ÷ node -e 0', value: ratio(median(startTask)), unit: '×', target: 2, better: 'lower', note: `${median(startTask).toFixed(0)} ms` });
   figures.push({ name: 'run-agent job: start-up to agent spawn ÷ node -e 0', value: ratio(median(startJob)), unit: '×', target: 2, better: 'lower', note: `${median(startJob).toFixed(0)} ms` });

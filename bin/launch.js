@@ -1,8 +1,38 @@
 'use strict';
-// Shared launcher of bin/run-agent and bin/conductor: runs the built CLI.
+// Shared launcher of bin/run-agent and bin/conductor: runs the built CLI, from its one-file bundle
+// when that is current (docs/decisions.md, "CLI start-up: one bundle").
 const path = require('node:path');
 const fs = require('node:fs');
 const nodeModule = require('node:module');
+
+const DIST = path.join(__dirname, '..', 'dist', 'apps', 'cli');
+const ENTRY = path.join(DIST, 'apps', 'cli', 'src', 'main.js');
+const BUNDLE = path.join(DIST, 'bundle', 'run-agent.js');
+
+const mtime = (file) => fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs;
+
+/**
+ * The bundle (scripts/bundle-cli.js, run by `npm run build`) when it was made from the current
+ * `nest build cli` output; after a bare `nest build cli` the newer unbundled build runs instead.
+ */
+function cliEntry(entryTime) {
+  if (process.env.CONDUCTOR_CLI_UNBUNDLED) return ENTRY;
+  const bundleTime = mtime(BUNDLE);
+  return bundleTime !== undefined && bundleTime >= entryTime ? BUNDLE : ENTRY;
+}
+
+function load(file) {
+  if (file !== BUNDLE) return require(file);
+  // V8 compile cache: Node's own (>= 22.1, switched on below) or, on older Node, bin/code-cache.js
+  if (typeof nodeModule.enableCompileCache === 'function' || process.env.NODE_DISABLE_COMPILE_CACHE) return require(file);
+  // the command (up to two words: `bus read`, `status`) names the part of the cache it adds to (bin/code-cache.js)
+  const words = [];
+  for (const arg of process.argv.slice(2, 4)) {
+    if (!/^[a-z][a-z-]{0,30}$/.test(arg)) break;
+    words.push(arg);
+  }
+  return require('./code-cache').requireWithCodeCache(file, words.join('-') || 'other');
+}
 
 module.exports = function launch(programName) {
   // V8 compile cache (Node >= 22.1) before any of the CLI is loaded; Node 20 has no such function.
@@ -13,13 +43,18 @@ module.exports = function launch(programName) {
       // an optimisation only: an unwritable cache directory must not stop the CLI
     }
   }
-  const entry = path.join(__dirname, '..', 'dist', 'apps', 'cli', 'apps', 'cli', 'src', 'main.js');
-  if (!fs.existsSync(entry)) {
-    process.stderr.write(`${programName}: the CLI is not built (missing ${entry}); run \`npm ci && npm run build\` in ${path.join(__dirname, '..')}\n`);
+  const entryTime = mtime(ENTRY);
+  if (entryTime === undefined) {
+    process.stderr.write(`${programName}: the CLI is not built (missing ${ENTRY}); run \`npm ci && npm run build\` in ${path.join(__dirname, '..')}\n`);
     process.exit(1);
   }
-  require(entry).main(process.argv.slice(2), programName).catch((err) => {
-    process.stderr.write(`Error: ${err && err.message ? err.message : String(err)}\n`);
-    process.exitCode = 1;
-  });
+  load(cliEntry(entryTime))
+    .main(process.argv.slice(2), programName)
+    .catch((err) => {
+      process.stderr.write(`Error: ${err && err.message ? err.message : String(err)}\n`);
+      process.exitCode = 1;
+    });
 };
+
+module.exports.BUNDLE = BUNDLE;
+module.exports.ENTRY = ENTRY;

@@ -1,7 +1,21 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { updateRunInfo } from '@app/storage';
+import { screenOf } from '../../utils/terminal-screen';
 import { P, RUN_AGENT, running, Sandbox, T1, T2, writeRun } from './inspect-helpers';
+
+/** Collects a child's stdout; `until(text)` resolves once it contains `text` (or the child exits). */
+function follow(child: ChildProcess) {
+  let stdout = '';
+  const waiters: { text: string; resolve: () => void }[] = [];
+  child.stdout!.on('data', (d: Buffer) => {
+    stdout += d.toString();
+    for (const w of waiters.filter((x) => stdout.includes(x.text))) w.resolve();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const until = (text: string) => Promise.race([new Promise<void>((resolve) => (stdout.includes(text) ? resolve() : waiters.push({ text, resolve }))), exited]);
+  return { stdout: () => stdout, until, exited };
+}
 
 describe('run-agent watch', () => {
   let sb: Sandbox;
@@ -68,5 +82,57 @@ describe('run-agent watch', () => {
     expect(escape.code).toBe(2);
     expect(escape.stderr).toMatch(/^Error: invalid task ID/);
     expect(escape.stdout).toBe('');
+  });
+
+  it('on a pipe prints the first poll whole, then only the tasks whose status changed', async () => {
+    const info1 = join(writeRun(sb.root, P, T1, '20260101-1200000000-1-1', running(sb.livePid())), 'run-info.yaml');
+    const info2 = join(writeRun(sb.root, P, T2, '20260101-1200000000-2-1', running(sb.livePid())), 'run-info.yaml');
+    const child = spawn(process.execPath, [RUN_AGENT, 'watch', '--root', sb.root, '--project', P, '--task', T1, '--task', T2], { env: sb.env() });
+    const out = follow(child);
+    await out.until('Waiting for 2 active');
+    // a rewrite that changes nothing wakes the watch for a poll that prints nothing
+    await updateRunInfo(info2, (i) => ({ ...i }));
+    await updateRunInfo(info1, (i) => ({ ...i, status: 'completed', exit_code: 0, end_time: new Date() }));
+    await out.until('Waiting for 1 active');
+    await updateRunInfo(info2, (i) => ({ ...i, status: 'failed', exit_code: 1, end_time: new Date() }));
+    expect(await out.exited).toBe(0);
+    const lines = out.stdout().split('\n');
+    expect(lines.filter((l) => l.includes('phase counts'))).toEqual([
+      '  phase counts: active=2 blocked=0 completed=0 failed=0 stopped=0 pending=0',
+      '  phase counts: active=1 blocked=0 completed=1 failed=0 stopped=0 pending=0',
+      '  phase counts: active=0 blocked=0 completed=1 failed=1 stopped=0 pending=0',
+    ]);
+    expect(lines.filter((l) => l.includes(T1)).map((l) => l.replace(/: \S+$/, ''))).toEqual([
+      `  ${T1.padEnd(45)} [running  ] active    elapsed`,
+      `  ${T1.padEnd(45)} [completed] completed duration`,
+    ]);
+    expect(lines.filter((l) => l.includes(T2)).map((l) => l.replace(/: \S+$/, ''))).toEqual([
+      `  ${T2.padEnd(45)} [running  ] active    elapsed`,
+      `  ${T2.padEnd(45)} [failed   ] failed    duration`,
+    ]);
+    expect(lines.filter((l) => l.startsWith('    transition:'))).toEqual(['    transition: active -> completed', '    transition: active -> failed']);
+    expect(lines.slice(-2)).toEqual(['All tasks complete.', '']);
+  });
+
+  it('on a terminal (a real pseudo-terminal) redraws one block in place until the run completes', async () => {
+    const info = join(writeRun(sb.root, P, T1, '20260101-1200000000-1-1', running(sb.livePid())), 'run-info.yaml');
+    const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+    const command = ['stty cols 200 rows 40;', 'exec', ...[process.execPath, RUN_AGENT, 'watch', '--root', sb.root, '--project', P, '--task', T1].map(quote)].join(' ');
+    // util-linux script(1) runs the command on a new pseudo-terminal and copies what it shows to stdout
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { env: sb.env({ TERM: 'xterm', NO_COLOR: '1' }), stdio: ['pipe', 'pipe', 'pipe'] });
+    const out = follow(child);
+    await out.until('Waiting for 1 active');
+    // a few redraws of the ticking clock, then the run completes
+    await out.until('\u001b[1A');
+    await updateRunInfo(info, (i) => ({ ...i, status: 'completed', exit_code: 0, end_time: new Date() }));
+    expect(await out.exited).toBe(0);
+    child.stdin!.end();
+    expect(screenOf(out.stdout()).map((l) => l.replace(/(duration|elapsed): \S+$/, '$1'))).toEqual([
+      `Watching 1 task(s) for project "${P}":`,
+      `  ${T1}: active -> completed`,
+      '  phase counts: active=0 blocked=0 completed=1 failed=0 stopped=0 pending=0',
+      `  ${T1.padEnd(45)} [completed] completed duration`,
+      'All tasks complete.',
+    ]);
   });
 });

@@ -9,6 +9,9 @@ import { resolveRoot } from './support/runs-root';
 import { inferScope } from './support/scope';
 import { listRunNames } from './support/task-state';
 import { waitForChange } from './support/wake';
+import { createWatchView, type WatchTaskStatus } from './progress/watch-view';
+
+export { renderWatchPoll, watchPhase, type WatchTaskStatus } from './progress/watch-view';
 
 interface WatchOptions {
   root?: string;
@@ -19,16 +22,6 @@ interface WatchOptions {
   json?: boolean;
 }
 
-/** One task as `watch --json` reports it. */
-export interface WatchTaskStatus {
-  task_id: string;
-  status: string;
-  /** Seconds since the latest run started (its duration once it ended); -1 when no run time is known. */
-  elapsed: number;
-  done: boolean;
-}
-
-const POLL_MS = 2000;
 const ZERO_TIME_MS = Date.UTC(1, 0, 1);
 
 function latestReadableRunInfo(runsDir: string, runs: string[], probe: LivenessProbe): RunInfo | undefined {
@@ -77,25 +70,6 @@ function watchedPaths(runsDir: string): string[] {
   return runs.length ? [runsDir, runInfoIn(runsDir, runs[runs.length - 1])] : [runsDir];
 }
 
-export function watchPhase(status: string): 'active' | 'blocked' | 'completed' | 'failed' | 'stopped' | 'pending' {
-  switch (status) {
-    case 'running':
-      return 'active';
-    case 'blocked':
-      return 'blocked';
-    case 'completed':
-    case 'done':
-      return 'completed';
-    case 'failed':
-      return 'failed';
-    case 'stopped':
-    case 'cancelled':
-      return 'stopped';
-    default:
-      return 'pending';
-  }
-}
-
 @Command({
   name: 'watch',
   description: 'Watch tasks until all of them finish (exit 1 when --timeout passes first)',
@@ -121,21 +95,22 @@ export class WatchCommand extends CommandRunner {
 
     const { probe, feed } = this;
     const deadline = Date.now() + timeoutMs;
-    const previous = new Map<string, string>();
-    if (!options.json) process.stdout.write(`Watching ${tasks.length} task(s) for project ${JSON.stringify(project)}:\n`);
-
-    for (;;) {
-      const statuses = tasks.map((t) => watchTaskStatus(layout, project, t, probe));
-      const allDone = statuses.every((s) => s.done);
-      const remaining = deadline - Date.now();
-      if (options.json) {
-        process.stdout.write(`${JSON.stringify({ tasks: statuses, all_done: allDone })}\n`);
-      } else {
-        process.stdout.write(renderWatchPoll(statuses, previous, allDone, remaining));
+    // --json: one line per poll; otherwise a block redrawn in place on a terminal, or only the changes
+    const view = options.json ? undefined : createWatchView(process.stdout);
+    if (view) process.stdout.write(`Watching ${tasks.length} task(s) for project ${JSON.stringify(project)}:\n`);
+    try {
+      for (;;) {
+        const statuses = tasks.map((t) => watchTaskStatus(layout, project, t, probe));
+        const allDone = statuses.every((s) => s.done);
+        const remaining = deadline - Date.now();
+        if (view) view.update(statuses, allDone, remaining);
+        else process.stdout.write(`${JSON.stringify({ tasks: statuses, all_done: allDone })}\n`);
+        if (allDone) return;
+        if (remaining <= 0) throw new Error(`timeout after ${formatGoDuration(timeoutMs)}: not all tasks completed`);
+        await waitForChange(feed, tasks.flatMap((t) => watchedPaths(layout.runsDir(project, t))), Math.min(view?.tickMs ?? 2000, remaining));
       }
-      if (allDone) return;
-      if (remaining <= 0) throw new Error(`timeout after ${formatGoDuration(timeoutMs)}: not all tasks completed`);
-      await waitForChange(feed, tasks.flatMap((t) => watchedPaths(layout.runsDir(project, t))), Math.min(POLL_MS, remaining));
+    } finally {
+      view?.finish();
     }
   }
 
@@ -168,24 +143,4 @@ export class WatchCommand extends CommandRunner {
   parseJson(): boolean {
     return true;
   }
-}
-
-export function renderWatchPoll(statuses: WatchTaskStatus[], previous: Map<string, string>, allDone: boolean, remainingMs: number): string {
-  const counts = { active: 0, blocked: 0, completed: 0, failed: 0, stopped: 0, pending: 0 };
-  statuses.forEach((s) => counts[watchPhase(s.status)]++);
-  let out = `  phase counts: active=${counts.active} blocked=${counts.blocked} completed=${counts.completed} failed=${counts.failed} stopped=${counts.stopped} pending=${counts.pending}\n`;
-  for (const s of statuses) {
-    const phase = watchPhase(s.status);
-    const label = s.done ? 'duration' : 'elapsed';
-    // Go duration text of the real run time (sub-second runs too); "-" when no run time is known.
-    const time = s.elapsed < 0 ? '-' : formatGoDuration(Math.round(s.elapsed * 1000));
-    out += `  ${s.task_id.padEnd(45)} [${s.status.padEnd(9)}] ${phase.padEnd(9)} ${label}: ${time}\n`;
-    // A transition is a change seen by this watch; the first poll only shows the state.
-    const before = previous.get(s.task_id);
-    if (before !== undefined && before !== phase) out += `    transition: ${before} -> ${phase}\n`;
-    previous.set(s.task_id, phase);
-  }
-  if (allDone) return `${out}All tasks complete.\n`;
-  const remaining = formatGoDuration(Math.max(0, Math.round(remainingMs / 1000) * 1000));
-  return `${out}Waiting for ${counts.active} active and ${counts.blocked} blocked task(s)... (timeout in ${remaining})\n`;
 }

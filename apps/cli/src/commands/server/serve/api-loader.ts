@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { NatsAuth } from '@app/scaleout';
 import { packageRoot } from '../../../version';
@@ -42,8 +43,8 @@ export function loadApiServer(entry = apiServerEntry()): ApiServerModule {
   if (!existsSync(entry)) {
     throw new Error(`the API server is not built (missing ${entry}); run \`npx nest build api\` (or \`npm run build\`)`);
   }
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const mod = require(entry) as Partial<ApiServerModule>;
+  // Node's own require, also inside the CLI bundle (scripts/bundle-cli.js), which cannot hold a file named at run time
+  const mod = createRequire(__filename)(entry) as Partial<ApiServerModule>;
   if (typeof mod.startServer !== 'function') throw new Error(`${entry} does not export startServer()`);
   return mod as ApiServerModule;
 }

@@ -1,0 +1,115 @@
+'use strict';
+// Bundles the built CLI (dist/apps/cli, from `nest build cli`) into one file that bin/run-agent
+// and bin/conductor run (docs/decisions.md, "CLI start-up: one bundle"). `npm run build` runs it.
+const fs = require('node:fs');
+const path = require('node:path');
+const TerserPlugin = require('terser-webpack-plugin');
+const webpack = require('webpack');
+const { PATCHES } = require('./cli-bundle/patch-loader');
+
+const root = path.join(__dirname, '..');
+const built = path.join(root, 'dist', 'apps', 'cli');
+const shims = path.join(__dirname, 'cli-bundle');
+const BUNDLE = path.join(built, 'bundle', 'run-agent.js');
+
+// Packages kept out of the bundle, loaded by Node's require when a command uses them: native
+// addons, what only cold commands load (mcp, scale-out workers, NestJS's file-type validator,
+// nest-commander's fig completion with prettier), and NestJS's optional packages (required
+// inside try/catch; not installed, or only the server's).
+const EXTERNAL = new Set([
+  'fs-ext',
+  'file-type',
+  '@modelcontextprotocol/sdk',
+  '@nats-io/jetstream',
+  '@nats-io/transport-node',
+  '@fig/complete-commander',
+  '@nestjs/microservices',
+  '@nestjs/websockets',
+  '@nestjs/platform-express',
+  'class-validator',
+  'class-transformer',
+]);
+const LAZY_BARRELS = /([\\/]node_modules[\\/](@nestjs[\\/](common|core)|rxjs[\\/]dist[\\/]cjs)|[\\/]dist[\\/]apps[\\/]cli[\\/]libs)([\\/].*)?[\\/]index\.js$/;
+const packageOf = (request) => request.split('/').slice(0, request.startsWith('@') ? 2 : 1).join('/');
+
+const config = {
+  mode: 'production',
+  target: 'node20',
+  context: root,
+  entry: path.join(shims, 'entry.js'),
+  // always written (compareBeforeEmit: false): bin/launch.js runs the bundle only when it is newer than main.js
+  output: { path: path.dirname(BUNDLE), filename: path.basename(BUNDLE), library: { type: 'commonjs2' }, clean: true, compareBeforeEmit: false },
+  devtool: false,
+  // __dirname/__filename stay Node's: the bundle lives inside the package (version.ts, bin-dir.ts walk up from it)
+  node: { __dirname: false, __filename: false, global: false },
+  optimization: {
+    nodeEnv: false,
+    splitChunks: false,
+    // whitespace and comments only: names stay (NestJS keys providers by class name) and the
+    // output is ASCII, so the launcher reads it as a one-byte string (half the time of UTF-8)
+    minimize: true,
+    minimizer: [new TerserPlugin({ extractComments: false, terserOptions: { compress: false, mangle: false, format: { comments: false, ascii_only: true } } })],
+  },
+  externals: [({ request }, callback) => (EXTERNAL.has(packageOf(request)) ? callback(null, `commonjs ${request}`) : callback())],
+  module: {
+    rules: [
+      { test: (file) => PATCHES.some((p) => p.file.test(file)), loader: path.join(shims, 'patch-loader.js') },
+      // re-exporting index files of NestJS, rxjs and our libs load what they name on first use
+      { test: LAZY_BARRELS, loader: path.join(shims, 'lazy-barrel-loader.js') },
+    ],
+    parser: {
+      // `require(variable)` in NestJS and cosmiconfig loads optional packages: at run time it finds
+      // nothing in the bundle, as if the package were not installed (what NestJS expects of them).
+      // In our own code it is an error (see bundle()): use createRequire(__filename) there.
+      javascript: { exprContextRegExp: /^$/ },
+    },
+  },
+  ignoreWarnings: [{ module: /[\\/]node_modules[\\/]/ }],
+  resolve: { alias: { CLI_MAIN$: path.join(built, 'apps', 'cli', 'src', 'main.js'), inquirer$: path.join(shims, 'inquirer.js'), cosmiconfig$: path.join(shims, 'cosmiconfig.js') } },
+  plugins: [
+    new webpack.NormalModuleReplacementPlugin(/[\\/]boot[\\/]lean-nest(\.js)?$/, path.join(shims, 'no-boot.js')),
+    // cli.module.ts requires the engine's command files by name: only those, not their .map files
+    new webpack.ContextReplacementPlugin(/[\\/]commands[\\/]engine$/, false, /^\.\/[^/]+(?<!\.map)$/),
+    new webpack.optimize.LimitChunkCountPlugin({ maxChunks: 1 }),
+  ],
+  performance: { hints: false },
+  stats: 'errors-warnings',
+};
+
+/** The launcher reads the bundle as Latin-1 (bin/code-cache.js): a byte above 0x7f would change meaning. */
+function assertAscii(file) {
+  const at = fs.readFileSync(file).findIndex((b) => b > 0x7f);
+  if (at >= 0) throw new Error(`${file}: byte ${at} is not ASCII; the launcher reads the bundle as Latin-1`);
+}
+
+/** Runs webpack; resolves with its stats once the bundle is written and checked. */
+function bundle() {
+  return new Promise((resolve, reject) => {
+    webpack(config, (err, stats) => {
+      if (err) return reject(err);
+      if (stats.hasErrors()) return reject(new Error(stats.toString('errors-only')));
+      // a warning about our own code (e.g. `require(variable)`, which the bundle cannot serve) fails the build
+      if (stats.hasWarnings()) return reject(new Error(stats.toString('errors-warnings')));
+      try {
+        assertAscii(BUNDLE);
+      } catch (e) {
+        return reject(e);
+      }
+      resolve(stats);
+    });
+  });
+}
+
+if (require.main === module) {
+  bundle().then(
+    () => {
+      console.log(`bundled the CLI into ${path.relative(root, BUNDLE)}`);
+    },
+    (err) => {
+      console.error(`bundle-cli: ${err.message}`);
+      process.exit(1);
+    },
+  );
+}
+
+module.exports = { bundle, config, BUNDLE };

@@ -1,0 +1,2 @@
+'use strict';
+// The bundle replaces apps/cli/src/boot/lean-nest (require-cache stand-ins for the unbundled build).

@@ -1,0 +1,69 @@
+// The built CLI runs from its one-file bundle (scripts/bundle-cli.js; docs/decisions.md, "CLI
+// start-up: one bundle"): what it loads, and that it behaves as the unbundled build does.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../../unit/messagebus/tmp';
+import { cleanEnv, repoRoot, runAgentBin } from './bus-helpers';
+
+const BUNDLE = join(repoRoot, 'dist', 'apps', 'cli', 'bundle', 'run-agent.js');
+const MAIN = join(repoRoot, 'dist', 'apps', 'cli', 'apps', 'cli', 'src', 'main.js');
+
+/** Preloaded into the CLI: records the files it required, DateTimeFormats built and whether stdin was read. */
+const PROBE = `
+const fs = require('node:fs');
+let formats = 0;
+let stdinRead = false;
+const RealFormat = Intl.DateTimeFormat;
+Intl.DateTimeFormat = new Proxy(RealFormat, { construct: (t, a) => (formats++, Reflect.construct(t, a)), apply: (t, self, a) => (formats++, Reflect.apply(t, self, a)) });
+const stdin = Object.getOwnPropertyDescriptor(process, 'stdin');
+Object.defineProperty(process, 'stdin', { configurable: true, enumerable: stdin.enumerable, get() { stdinRead = true; return stdin.get.call(process); } });
+process.on('exit', () => fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify({ files: Object.keys(require.cache), formats, stdinRead })));
+`;
+
+describe('CLI bundle', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeAll(() => {
+    // `npm run build` (and `npm run build:cli`) bundle after `nest build cli`
+    if ((statSync(BUNDLE, { throwIfNoEntry: false })?.mtimeMs ?? 0) < statSync(MAIN).mtimeMs) throw new Error(`the CLI bundle is missing or older than ${MAIN}: run \`npm run build:cli\``);
+  });
+  beforeEach(() => ({ dir, cleanup } = tempDir('cli-bundle-')));
+  afterEach(() => cleanup());
+
+  const run = (args: string[], extra: Record<string, string> = {}) =>
+    spawnSync(process.execPath, [runAgentBin, ...args], { env: cleanEnv(dir, extra), cwd: dir, encoding: 'utf8' });
+
+  it('bin/run-agent loads one file of ours and no NestJS file, inquirer, cosmiconfig, Intl formatter or stdin', () => {
+    const root = join(dir, 'runs');
+    mkdirSync(root);
+    const probe = join(dir, 'probe.js');
+    writeFileSync(probe, PROBE);
+    const out = join(dir, 'probe.json');
+    const r = spawnSync(process.execPath, ['-r', probe, runAgentBin, 'list', '--root', root], { env: cleanEnv(dir, { PROBE_OUT: out }), cwd: dir, encoding: 'utf8' });
+    expect([r.status, r.stderr]).toEqual([0, `no runs yet in ${root} (start one with \`run-agent task\`)\n`]);
+    const seen = JSON.parse(readFileSync(out, 'utf8')) as { files: string[]; formats: number; stdinRead: boolean };
+    const ours = seen.files.filter((f) => f.startsWith(join(repoRoot, 'dist')));
+    expect(ours).toEqual([BUNDLE]);
+    expect(seen.files.filter((f) => /node_modules[\\/](@nestjs|nest-commander|inquirer|cosmiconfig|rxjs|lodash)[\\/]/.test(f))).toEqual([]);
+    expect(seen.formats).toBe(0);
+    expect(seen.stdinRead).toBe(false);
+  });
+
+  it('prints the same help and usage errors as the unbundled build', () => {
+    for (const args of [['--help'], ['task', '--help'], ['bus', 'read', '--help'], ['status', '--bogus'], ['no-such-command']]) {
+      const bundled = run(args);
+      const unbundled = run(args, { CONDUCTOR_CLI_UNBUNDLED: '1' });
+      expect({ args, status: bundled.status, stdout: bundled.stdout, stderr: bundled.stderr }).toEqual({
+        args,
+        status: unbundled.status,
+        stdout: unbundled.stdout,
+        stderr: unbundled.stderr,
+      });
+    }
+  });
+
+  it('is plain ASCII (the launcher reads it as Latin-1)', () => {
+    expect(readFileSync(BUNDLE).findIndex((b) => b > 0x7f)).toBe(-1);
+  });
+});

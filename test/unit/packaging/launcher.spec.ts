@@ -1,0 +1,112 @@
+// bin/launch.js picks the CLI bundle only when it is current, and bin/code-cache.js keeps V8's
+// cached data of it safely (docs/decisions.md, "CLI start-up: one bundle"). Real processes on a
+// copy of bin/ with stand-in builds in a temp folder.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const REPO = join(__dirname, '..', '..', '..');
+
+describe('bin/launch.js and bin/code-cache.js', () => {
+  let pkg: string;
+  let main: string;
+  let bundle: string;
+  let cacheHome: string;
+  const setTime = (file: string, seconds: number) => utimesSync(file, seconds, seconds);
+  const env = (extra: Record<string, string> = {}) => ({ PATH: process.env.PATH, HOME: pkg, XDG_CACHE_HOME: cacheHome, ...extra });
+  const launch = (extra: Record<string, string> = {}) => spawnSync(process.execPath, [join(pkg, 'bin', 'run-agent'), 'a', 'b'], { env: env(extra), encoding: 'utf8' });
+  /** Loads `file` through the code cache, as the launcher does on Node without enableCompileCache. */
+  const viaCache = (file: string, variant = 'status') =>
+    spawnSync(process.execPath, ['-e', `require(${JSON.stringify(join(pkg, 'bin', 'code-cache.js'))}).requireWithCodeCache(${JSON.stringify(file)}, ${JSON.stringify(variant)}).main()`], {
+      env: env(),
+      encoding: 'utf8',
+    });
+  const cacheFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.bin')) : []);
+  const program = (word: string) => `'use strict';\nexports.main = async (argv) => { process.stdout.write(${JSON.stringify(word)} + ' ' + (argv || []).join(',') + '\\n'); };\n`;
+
+  beforeEach(() => {
+    pkg = mkdtempSync(join(tmpdir(), 'launcher-'));
+    cacheHome = join(pkg, 'cache-home');
+    mkdirSync(join(pkg, 'bin'));
+    for (const f of ['run-agent', 'launch.js', 'code-cache.js']) copyFileSync(join(REPO, 'bin', f), join(pkg, 'bin', f));
+    main = join(pkg, 'dist', 'apps', 'cli', 'apps', 'cli', 'src', 'main.js');
+    bundle = join(pkg, 'dist', 'apps', 'cli', 'bundle', 'run-agent.js');
+    mkdirSync(join(main, '..'), { recursive: true });
+    mkdirSync(join(bundle, '..'), { recursive: true });
+    writeFileSync(main, program('unbundled'));
+    writeFileSync(bundle, program('bundle'));
+    setTime(main, 1_000_000);
+    setTime(bundle, 1_000_100);
+  });
+  afterEach(() => rmSync(pkg, { recursive: true, force: true }));
+
+  it('runs the bundle when it is at least as new as the tsc build, else (or when asked) the tsc build', () => {
+    expect(launch().stdout).toBe('bundle a,b\n');
+    setTime(main, 1_000_200); // a bare `nest build cli` after the last bundle
+    expect(launch().stdout).toBe('unbundled a,b\n');
+    setTime(main, 1_000_000);
+    expect(launch({ CONDUCTOR_CLI_UNBUNDLED: '1' }).stdout).toBe('unbundled a,b\n');
+    rmSync(bundle);
+    expect(launch().stdout).toBe('unbundled a,b\n');
+  });
+
+  it('says how to build when nothing is built', () => {
+    rmSync(main);
+    const r = launch();
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^run-agent: the CLI is not built \(missing .*main\.js\); run `npm ci && npm run build`/);
+  });
+
+  it('stores the cached data beside the bundle after the first run and reuses it unchanged', () => {
+    const dir = join(bundle, '..', '.v8-cache');
+    expect(viaCache(bundle).stdout).toBe('bundle \n');
+    const [name] = cacheFiles(dir);
+    expect(name).toMatch(/^run-agent\.js-\d+-\d+-v\d+\.\d+\.\d+-\w+\.bin$/);
+    const first = statSync(join(dir, name)).mtimeMs;
+    setTime(join(dir, name), 1_000); // an accepted cache is not written again
+    expect(viaCache(bundle).stdout).toBe('bundle \n');
+    expect(statSync(join(dir, name)).mtimeMs).toBe(1_000_000);
+    expect(first).toBeGreaterThan(1_000_000);
+    expect(cacheFiles(dir)).toEqual([name]);
+  });
+
+  it('lets each command add the functions it compiled once', () => {
+    const dir = join(bundle, '..', '.v8-cache');
+    viaCache(bundle, 'status');
+    const [name] = cacheFiles(dir);
+    setTime(join(dir, name), 1_000);
+    expect(viaCache(bundle, 'status').stdout).toBe('bundle \n');
+    expect(statSync(join(dir, name)).mtimeMs).toBe(1_000_000);
+    expect(viaCache(bundle, 'job').stdout).toBe('bundle \n'); // not yet in the cache: rewritten and marked
+    expect(statSync(join(dir, name)).mtimeMs).toBeGreaterThan(1_000_000);
+    setTime(join(dir, name), 1_000);
+    expect(viaCache(bundle, 'job').stdout).toBe('bundle \n');
+    expect(statSync(join(dir, name)).mtimeMs).toBe(1_000_000);
+    expect(readdirSync(dir).sort()).toEqual([name, `${name}.job`, `${name}.status`]);
+  });
+
+  it('replaces cached data that V8 rejects and still runs the program', () => {
+    const dir = join(bundle, '..', '.v8-cache');
+    viaCache(bundle);
+    const [name] = cacheFiles(dir);
+    writeFileSync(join(dir, name), 'not V8 data');
+    expect(viaCache(bundle).stdout).toBe('bundle \n');
+    expect(readFileSync(join(dir, name), 'utf8')).not.toBe('not V8 data');
+    expect(statSync(join(dir, name)).size).toBeGreaterThan(100);
+  });
+
+  it('never runs the cached code of another build of the same length', () => {
+    viaCache(bundle);
+    writeFileSync(bundle, program('BUNDLE')); // same length, other code, newer file
+    setTime(bundle, 1_000_500);
+    expect(viaCache(bundle).stdout).toBe('BUNDLE \n');
+  });
+
+  it('falls back to the user cache folder when the bundle folder takes no cache', () => {
+    writeFileSync(join(bundle, '..', '.v8-cache'), 'a file where the folder would be');
+    expect(viaCache(bundle).stdout).toBe('bundle \n');
+    expect(cacheFiles(join(cacheHome, 'conductor-loop', 'v8-cache'))).toHaveLength(1);
+    expect(viaCache(bundle).stdout).toBe('bundle \n');
+  });
+});
