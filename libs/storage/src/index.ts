@@ -17,6 +17,8 @@ export * from './liveness';
 export * from './reconcile';
 export * from './storage-index';
 export * from './change-feed';
+export * from './file-tail';
+export * from './run-output';
 export * from './scope';
 export * from './config/config.types';
 export * from './config/duration';

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { ChangeFeed, LivenessProbe, readRunInfoReconciled, runInfoFile } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { CHANGE_FEED, LIVENESS_PROBE } from '@app/storage';
-import { FileTailRegistry, LineView } from './file-tail';
+import { FileTailRegistry, LineView } from '@app/storage';
 
 export interface RunRef {
   runId: string;

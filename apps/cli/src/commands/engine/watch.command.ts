@@ -8,7 +8,7 @@ import { collect, durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
 import { inferScope } from './support/scope';
 import { listRunNames } from './support/task-state';
-import { waitForChange } from './support/wake';
+import { waitForChange } from '@app/storage';
 
 interface WatchOptions {
   root?: string;
