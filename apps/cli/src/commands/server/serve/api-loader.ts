@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../../version';
+import { pathExists } from '@app/storage';
 
 /** What the CLI needs from apps/api/src/server.ts (loaded at run time from the API build). */
 export interface ApiServerOptions {
@@ -37,7 +37,7 @@ export function apiServerEntry(root = packageRoot()): string {
  * the server unless it serves: the API is required lazily from its own build.
  */
 export function loadApiServer(entry = apiServerEntry()): ApiServerModule {
-  if (!existsSync(entry)) {
+  if (!pathExists(entry)) {
     throw new Error(`the API server is not built (missing ${entry}); run \`npx nest build api\` (or \`npm run build\`)`);
   }
   // eslint-disable-next-line @typescript-eslint/no-require-imports
