@@ -12,3 +12,4 @@ export * from './parsers';
 export * from './rest';
 export * from './mcp-config';
 export * from './session-resume';
+export * from './agent-check';

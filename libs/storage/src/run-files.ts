@@ -1,5 +1,5 @@
-import { lstatSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, lstatSync, readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { RUN_INFO_FILE, RUNS_DIR_NAME } from './layout';
 import type { RunInfo } from './run-info';
 
@@ -21,6 +21,14 @@ export function runInfoFile(runDir: string): string {
 /** `<runDir>/output.md`. */
 export function runOutputFile(runDir: string): string {
   return join(runDir, RUN_OUTPUT_FILE);
+}
+
+/** The nearest folder at or above `cwd` holding a run-info.yaml, or undefined. */
+export function runFolderAbove(cwd: string): string | undefined {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (existsSync(runInfoFile(dir))) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
 }
 
 /** `<taskDir>/runs`. */

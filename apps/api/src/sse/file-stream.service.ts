@@ -4,7 +4,7 @@ import { Observable, takeUntil } from 'rxjs';
 import { ChangeFeed } from '@app/storage';
 import { CHANGE_FEED } from '@app/storage';
 import { SseChannel } from './channel';
-import { fileSize } from './file-tail';
+import { fileSize } from '@app/storage';
 import { RunLogHub } from './run-log-hub';
 import { SseLifecycle } from './sse-lifecycle.service';
 import { sseEvent } from './sse-event';

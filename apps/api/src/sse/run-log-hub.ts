@@ -4,7 +4,7 @@ import { ChangeFeed, LivenessProbe, runInfoFile, type RunInfo } from '@app/stora
 import { REPLICA_RECHECK_MS, runInfoReader } from './run-status';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { CHANGE_FEED, LIVENESS_PROBE } from '@app/storage';
-import { FileTailRegistry, LineView } from './file-tail';
+import { FileTailRegistry, LineView } from '@app/storage';
 
 export interface RunRef {
   runId: string;

@@ -7,7 +7,7 @@ import { ApiError } from '../common/api-error';
 import { formatTime } from '../common/go-format';
 import { SseChannel } from './channel';
 import { RunDiscovery } from './run-discovery.service';
-import { readLines } from './file-tail';
+import { readLines } from '@app/storage';
 import { formatRunCursor, parseRunCursor, RunEvent, RunLogHub, RunRef, STDERR_FILE, STDOUT_FILE } from './run-log-hub';
 import { SseLifecycle } from './sse-lifecycle.service';
 import { sseEvent, withHeartbeat } from './sse-event';

@@ -21,3 +21,4 @@ export { watchStall, isRunStalled, STALLED_FILE, STALL_META_KIND, type StallWatc
 export { awaitInput, taskUiLink, DEFAULT_INPUT_WAIT_MS, DEFAULT_INPUT_POLL_MS, type InputGateOptions, type InputGateResult } from './input-gate';
 export { needsInputHooks, type NeedsInputLoopOptions, type LoopHooks } from './loop-hooks';
 export { scanOpenQuestions, type TaskQuestions } from './scan';
+export { spawnTaskLoop } from './spawn-loop';

@@ -3,12 +3,13 @@
  * demand by bus-scope.ts so that the fast path of `bus post` does not pay for the YAML parser.
  */
 import { loadConfig } from '@app/storage/config/load-config';
-import { resolveRootSetting } from '@app/storage/config/settings';
 import { isProjectHome as projectHome, scopeFromRunInfoUpwards } from '@app/storage/scope';
+import type { AppConfig } from '@app/storage/config/config.types';
 import type { BusEnv, Scope } from './bus-scope';
 
-export function rootFromConfig(e: BusEnv): string {
-  return resolveRootSetting({ env: e.env, cwd: e.cwd, load: (path, env) => loadConfig(path, { strict: false, env }) });
+/** The lenient config load every command uses to find its runs root. */
+export function loadConfigLenient(path: string, env: NodeJS.ProcessEnv): AppConfig {
+  return loadConfig(path, { strict: false, env });
 }
 
 export function scopeFromRunInfo(cwd: string): Scope {

@@ -3,13 +3,12 @@
  * (cli-storage.md §1.9, D7, D8, D18). The modules that load the YAML parser (config files,
  * run-info.yaml) are required lazily: `bus post` runs on the fast path and must start quickly.
  */
-import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { resolveRunsRoot } from '@app/storage/config/runs-root';
+import { resolveRootSetting } from '@app/storage/config/settings';
 import { discoverBus } from '@app/messagebus/discover';
 import { BUS_FILE_NAMES, PROJECT_BUS_FILE, TASK_BUS_FILE } from '@app/messagebus/types';
 import type * as Heavy from './bus-scope-heavy';
-import { runInfoFile } from '@app/storage/run-files';
+import { runFolderAbove } from '@app/storage/run-files';
 
 export interface BusEnv {
   env: NodeJS.ProcessEnv;
@@ -35,16 +34,12 @@ function clean(value: string | undefined): string | undefined {
 }
 
 /**
- * D8: --root → the root of the task an agent runs in ($JRUN_TASK_FOLDER, as every command) →
- * $CONDUCTOR_ROOT / $RUN_AGENT_ROOT → config storage.runs_dir → ~/.run-agent/runs.
+ * D8 through the one settings resolver: --root → the root of the task an agent runs in
+ * ($JRUN_TASK_FOLDER, as every command) → $CONDUCTOR_ROOT / $RUN_AGENT_ROOT → config
+ * storage.runs_dir → ~/.run-agent/runs. The YAML loader is required only when a config file decides.
  */
 export function resolveBusRoot(flag: string | undefined, e: BusEnv): string {
-  const taskFolder = clean(e.env.JRUN_TASK_FOLDER);
-  if (!clean(flag) && taskFolder) return dirname(dirname(resolve(taskFolder)));
-  if (clean(flag) || clean(e.env.CONDUCTOR_ROOT) || clean(e.env.RUN_AGENT_ROOT)) {
-    return resolveRunsRoot({ flag: clean(flag), env: e.env, cwd: e.cwd });
-  }
-  return loadHeavy().rootFromConfig(e);
+  return resolveRootSetting({ flag: clean(flag), env: e.env, cwd: e.cwd, taskFolder: true, load: (path, env) => loadHeavy().loadConfigLenient(path, env) });
 }
 
 export function busFileFor(root: string, project: string, task?: string): string {
@@ -79,10 +74,7 @@ export function scopeFromTaskFolder(folder: string | undefined): Scope {
 
 /** The first run-info.yaml above `cwd` naming a project and task (parsed only when one exists). */
 export function scopeFromCwdRunInfo(cwd: string): Scope {
-  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
-    if (existsSync(runInfoFile(dir))) return loadHeavy().scopeFromRunInfo(cwd);
-    if (dirname(dir) === dir) return {};
-  }
+  return runFolderAbove(cwd) ? loadHeavy().scopeFromRunInfo(cwd) : {};
 }
 
 export function isProjectHome(cwd: string): boolean {

@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
-import { generateTaskId, validateTaskId } from '@app/storage';
+import { generateTaskId, readUserFile, validateTaskId } from '@app/storage';
 import { RunnerService } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { collect } from './support/options';
@@ -36,7 +35,7 @@ export function batchPrompts(flags: BatchFlags): string[] {
   for (const file of list(flags.promptFile)) {
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = readUserFile(file);
     } catch (err) {
       throw new UsageError(`read prompt file: ${(err as Error).message}`);
     }

@@ -1,7 +1,6 @@
 import { MAX_BODY_BYTES } from '@app/messagebus';
-import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { AppConfig, configFileFor, generateTaskId, loadConfig, resolveRootSetting, validateProjectId, validateTaskId } from '@app/storage';
+import { AppConfig, configFileFor, generateTaskId, isDirectory, loadConfig, readUserFile, resolveRootSetting, validateProjectId, validateTaskId } from '@app/storage';
 import { isRunnerError } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { durationFlag } from './support/options';
@@ -86,7 +85,7 @@ export function promptFromFlags(flags: { prompt?: string; promptFile?: string })
   if (flags.promptFile) {
     let text: string;
     try {
-      text = readFileSync(flags.promptFile, 'utf8');
+      text = readUserFile(flags.promptFile);
     } catch (err) {
       throw new UsageError(`read prompt file: ${(err as Error).message}`);
     }
@@ -104,7 +103,7 @@ export function optionalDuration(value: string | undefined, flag: string): numbe
 export function checkDir(path: string | undefined, what: string): string | undefined {
   if (!path) return undefined;
   const abs = resolve(path);
-  if (!existsSync(abs) || !statSync(abs).isDirectory()) throw new UsageError(`${what} not found: ${abs}`);
+  if (!isDirectory(abs)) throw new UsageError(`${what} not found: ${abs}`);
   return abs;
 }
 

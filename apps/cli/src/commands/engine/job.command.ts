@@ -1,7 +1,6 @@
-import { existsSync, openSync, readSync, closeSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command, Option } from 'nest-commander';
-import { RunsLayout, validateRunId } from '@app/storage';
+import { Inject } from '@nestjs/common';
+import { CHANGE_FEED, ChangeFeed, followRunStdout, RunsLayout, validateRunId } from '@app/storage';
 import { hasSettings, JobResult, prepareJobWorktree, RunnerService, withJobBudget } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { collect } from './support/options';
@@ -36,33 +35,6 @@ interface JobFlags extends Omit<RunFlags, 'prompt' | 'promptFile'> {
   maxWallTime?: string;
 }
 
-/** Copies what the agent writes to agent-stdout.txt onto our stdout until `done` settles. */
-export async function followRun(runDir: string, done: Promise<unknown>): Promise<void> {
-  const path = join(runDir, 'agent-stdout.txt');
-  let offset = 0;
-  const drain = (): void => {
-    if (!existsSync(path)) return;
-    const size = statSync(path).size;
-    if (size <= offset) return;
-    const fd = openSync(path, 'r');
-    try {
-      const buf = Buffer.alloc(size - offset);
-      readSync(fd, buf, 0, buf.length, offset);
-      offset = size;
-      process.stdout.write(buf);
-    } finally {
-      closeSync(fd);
-    }
-  };
-  let finished = false;
-  void done.finally(() => (finished = true));
-  while (!finished) {
-    drain();
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  drain();
-}
-
 @Command({
   name: 'job',
   subCommands: [JobBatchCommand],
@@ -72,7 +44,10 @@ export async function followRun(runDir: string, done: Promise<unknown>): Promise
     'Inside an agent, project/task/parent run come from the JRUN_* variables.',
 })
 export class JobCommand extends WorktreeFlagParsers {
-  constructor(private readonly runner: RunnerService) {
+  constructor(
+    private readonly runner: RunnerService,
+    @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
+  ) {
     super();
   }
 
@@ -136,7 +111,7 @@ export class JobCommand extends WorktreeFlagParsers {
     const pending = hasSettings(budget)
       ? withJobBudget({ root, projectId: scope.projectId, taskId: scope.taskId, config: loaded.config, budget }, start)
       : start().then((result) => ({ result, exceeded: undefined }));
-    if (runDir) await followRun(runDir.dir, pending);
+    if (runDir) await followRunStdout(runDir.dir, pending, { feed: this.feed, write: (text) => void process.stdout.write(text) });
     const { result, exceeded }: { result: JobResult; exceeded?: string } = await pending;
     // D14: a short-lived job waits for its run_stop webhook delivery (bounded by timeout and retries).
     await result.webhook;

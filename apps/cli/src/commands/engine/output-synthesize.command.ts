@@ -1,7 +1,6 @@
-import { readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
-import { RunsLayout } from '@app/storage';
+import { readUserFile, RunsLayout, writeUserFile } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { resolveRoot } from './support/runs-root';
 import { inferScope } from './support/scope';
@@ -20,7 +19,7 @@ function readRunOutput(runDir: string): { content: string; source: string } | un
   for (const name of ['output.md', 'agent-stdout.txt']) {
     const source = join(runDir, name);
     try {
-      return { content: readFileSync(source, 'utf8'), source };
+      return { content: readUserFile(source), source };
     } catch {
       // try the next candidate
     }
@@ -74,7 +73,7 @@ export class OutputSynthesizeCommand extends CommandRunner {
       return { label, dir: label };
     });
     const text = synthesize(resolved, !!options.strict);
-    if (options.out?.trim()) writeFileSync(options.out.trim(), text);
+    if (options.out?.trim()) writeUserFile(options.out.trim(), text);
     else process.stdout.write(text);
   }
 

@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
 import { Command, Option } from 'nest-commander';
-import { clearStopMarkers, RunsLayout, removeDone } from '@app/storage';
+import { clearStopMarkers, pathExists, removeDone, RunsLayout } from '@app/storage';
 import { RunnerService } from '@app/runner';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
 import { isolationFromFlags, LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
@@ -33,7 +32,7 @@ export class ResumeCommand extends LoopFlagParsers {
     const root = runRoot(flags.root, loaded);
     const scope = resolveScope(flags, root, { generate: false });
     const taskDir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
-    if (!existsSync(taskDir)) throw new Error(`task directory not found: ${taskDir}`);
+    if (!pathExists(taskDir)) throw new Error(`task directory not found: ${taskDir}`);
     removeDone(taskDir);
     clearStopMarkers(taskDir);
     process.stdout.write(`Resumed task ${scope.taskId} (restart counter reset)\n`);

@@ -1,26 +1,21 @@
 import { Inject } from '@nestjs/common';
-import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command, Option } from 'nest-commander';
 import { ScopeOptionParsers } from './support/scope-options';
-import { isRunStalled, needsInputOf, queueDir, taskUsageView, type TaskUsageView } from '@app/runner';
-import { blockedBy, isTaskDone, LIVENESS_PROBE, LivenessProbe, readDependsOn, readRunInfoReconciled, runInfoIn, RunsLayout, runState, shownExitCode, taskRunsDir, type RunInfo, validateProjectId, validateTaskId } from '@app/storage';
+import { buildStatusRow, statusRowMatches, worktreeCells, type StatusRow } from '@app/runner';
+import { isDirectory, LIVENESS_PROBE, LivenessProbe, RunsLayout, validateProjectId, validateTaskId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import {
-  collectActivity,
   DEFAULT_DRIFT_AFTER_MS,
   formatAge,
   formatBusSummary,
   formatLocalTimestamp,
   safeField,
-  type ActivitySignals,
 } from './support/activity';
 import { durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
 import { inferScope } from './support/scope';
 import { formatTable } from './support/table';
 import { listRunNames } from './support/task-state';
-import { worktreeCells, worktreeStatus, type WorktreeStatus } from './support/worktree-status';
 
 interface StatusOptions {
   config?: string;
@@ -33,121 +28,6 @@ interface StatusOptions {
   activity?: boolean;
   usage?: boolean;
   driftAfter?: string;
-}
-
-/** One row of `status` (JSON field order as upstream). */
-export interface StatusRow extends WorktreeStatus {
-  task_id: string;
-  status: string;
-  exit_code: number | null;
-  latest_run: string;
-  done: boolean;
-  pid_alive: boolean | null;
-  /** The configured agent name of the latest run (added field; run-info agent_name). */
-  agent_name?: string;
-  depends_on?: string[];
-  blocked_by?: string[];
-  /** needs_input: open QUESTION/BLOCKED messages without an ANSWER. */
-  open_questions?: number;
-  /** The latest run is flagged stalled (no output and no bus activity; see docs/needs-input.md). */
-  stalled?: boolean;
-  /** Usage of the task's runs and a hold (rate_limited, paused, budget_exceeded; issue #18). */
-  resume_at?: string;
-  budget_exceeded?: string;
-  paused?: TaskUsageView['paused'];
-  usage?: TaskUsageView['usage'];
-  activity?: ActivitySignals;
-}
-
-const ZERO_TIME_MS = Date.UTC(1, 0, 1);
-
-export function buildStatusRow(
-  layout: RunsLayout,
-  project: string,
-  task: string,
-  probe: LivenessProbe,
-  activity: { enabled: boolean; driftAfterMs: number },
-): StatusRow {
-  const taskDir = layout.taskDir(project, task);
-  const row: StatusRow = { task_id: task, status: '-', exit_code: null, latest_run: '', done: false, pid_alive: null };
-  const dependsOn = readDependsOn(taskDir);
-  if (dependsOn.length) row.depends_on = dependsOn;
-  row.done = isTaskDone(taskDir);
-  Object.assign(row, worktreeStatus(taskDir));
-
-  let info: RunInfo | undefined;
-  const runs = listRunNames(taskRunsDir(taskDir)) ?? [];
-  if (runs.length === 0) {
-    if (row.done) {
-      row.status = 'done';
-    } else if (dependsOn.length) {
-      const blocked = blockedBy(layout.root, project, dependsOn);
-      if (blocked.length) {
-        row.status = 'blocked';
-        row.blocked_by = blocked;
-      }
-    }
-  } else {
-    row.latest_run = runs[runs.length - 1];
-    const infoPath = runInfoIn(taskRunsDir(taskDir), row.latest_run);
-    try {
-      // A folder without run-info (being created, or queued) has no exit code or pid to show.
-      info = existsSync(infoPath) ? readRunInfoReconciled(infoPath, probe) : undefined;
-    } catch {
-      info = undefined;
-    }
-    if (!info) {
-      row.status = 'unknown';
-    } else {
-      // Issue #12: stopped/cancelled runs are named so (not failed 143); no exit code while running.
-      row.status = runState(info, taskDir);
-      row.exit_code = shownExitCode(info);
-      if (info.agent_name) row.agent_name = info.agent_name;
-      row.pid_alive = row.status === 'running' && probe.isRunAlive(info);
-    }
-    // D13: a run waiting for a max_concurrent_runs slot leaves a queue marker.
-    if ((row.status === 'unknown' || row.status === 'running') && existsSync(join(queueDir(layout.root), row.latest_run))) row.status = 'queued';
-    if (row.status === 'running' && isRunStalled(join(taskDir, 'runs', row.latest_run))) row.stalled = true;
-  }
-  const open = row.done ? [] : needsInputOf(taskDir, layout.taskBus(project, task));
-  if (open.length) {
-    row.status = 'needs_input';
-    row.open_questions = open.length;
-  }
-  const { hold, ...usage } = taskUsageView(layout.root, project, task, row.done);
-  if (hold && !open.length && row.status !== 'running') row.status = hold;
-  Object.assign(row, usage);
-
-  if (activity.enabled) {
-    const start = info?.start_time && info.start_time.getTime() > ZERO_TIME_MS ? info.start_time : undefined;
-    row.activity = collectActivity(
-      taskDir,
-      {
-        runId: row.latest_run || undefined,
-        status: row.status,
-        startTime: start,
-        outputPath: info?.output_path,
-        stdoutPath: info?.stdout_path,
-        stderrPath: info?.stderr_path,
-      },
-      activity.driftAfterMs,
-    );
-  }
-  return row;
-}
-
-export function statusRowMatches(row: StatusRow, filter: string): boolean {
-  switch (filter) {
-    case 'active':
-      return row.status.toLowerCase() === 'running';
-    case 'done':
-    case 'all_finished':
-      return row.done;
-    case 'pending':
-      return row.status === '-';
-    default:
-      return row.status.toLowerCase() === filter;
-  }
 }
 
 function emptyMessage(project: string, task: string | undefined, filter: string): string {
@@ -223,14 +103,6 @@ export class StatusCommand extends ScopeOptionParsers {
   @Option({ flags: '--drift-after <duration>', description: 'with --activity: a running task without a FACT/DECISION/ERROR/REVIEW message for this long is at risk (default 20m)' })
   parseDriftAfter(v: string): string {
     return v;
-  }
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
   }
 }
 

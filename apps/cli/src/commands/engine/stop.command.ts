@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'nest-commander';
 import { TaskScopeParsers } from './task-options';
-import { runInfoFile, RunsLayout, validateRunId, writeStopRequested } from '@app/storage';
+import { pathExists, runInfoFile, RunsLayout, validateRunId, writeStopRequested } from '@app/storage';
 import { findRunningRun, RunnerService } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { asCliError, resolveScope } from './job-common';
@@ -47,13 +46,13 @@ export class StopCommand extends TaskScopeParsers {
     let runDir: string | undefined;
     if (flags.runDir) {
       runDir = resolve(flags.runDir);
-      if (!existsSync(runDir)) throw new UsageError(`run directory not found: ${runDir}`);
+      if (!pathExists(runDir)) throw new UsageError(`run directory not found: ${runDir}`);
     } else {
       const root = resolveRoot(flags.root, process.env, flags.config);
       const scope = resolveScope(flags, root, { generate: false });
       const taskDir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
       if (flags.run) validateRunId(flags.run);
-      if (!existsSync(taskDir)) throw new Error(`task not found: ${scope.projectId}/${scope.taskId}`);
+      if (!pathExists(taskDir)) throw new Error(`task not found: ${scope.projectId}/${scope.taskId}`);
       try {
         writeStopRequested(taskDir, flags.noRestart === true || flags.restart === false);
       } catch (err) {
@@ -68,7 +67,7 @@ export class StopCommand extends TaskScopeParsers {
         );
       }
     }
-    if (!existsSync(runInfoFile(runDir))) {
+    if (!pathExists(runInfoFile(runDir))) {
       process.stderr.write(`run-info.yaml not found in ${runDir}; nothing to stop\n`);
       return;
     }

@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
 import { Option, SubCommand } from 'nest-commander';
 import { TaskScopeParsers } from './task-options';
-import { RunsLayout, writeCancelled } from '@app/storage';
+import { pathExists, RunsLayout, writeCancelled } from '@app/storage';
 import { RunnerService } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { asCliError, resolveScope, withParentOptions } from './job-common';
@@ -37,7 +36,7 @@ export class TaskCancelCommand extends TaskScopeParsers {
       const root = resolveRoot(flags.root, process.env, flags.config);
       const scope = resolveScope(flags, root, { generate: false });
       const taskDir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
-      if (!existsSync(taskDir)) throw new Error(`task not found: ${scope.projectId}/${scope.taskId}`);
+      if (!pathExists(taskDir)) throw new Error(`task not found: ${scope.projectId}/${scope.taskId}`);
       writeCancelled(taskDir, reason);
       const { stoppedRuns } = await this.runner.stopTask(taskDir, { graceMs, stoppedBy: `run-agent task cancel (pid ${process.pid})` });
       process.stdout.write(`task ${scope.projectId}/${scope.taskId} marked as cancelled\nreason: ${reason}\n`);

@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SubCommand } from 'nest-commander';
-import { clearStopMarkers, RunsLayout } from '@app/storage';
+import { clearStopMarkers, pathExists, RunsLayout } from '@app/storage';
 import { RunnerService } from '@app/runner';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, resolveScope, runRoot, withParentOptions } from './job-common';
 import { isolationFromFlags, LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
@@ -35,8 +34,8 @@ export class TaskResumeCommand extends LoopFlagParsers {
     const root = runRoot(flags.root, loaded);
     const scope = resolveScope(flags, root, { generate: false });
     const taskDir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
-    if (!existsSync(taskDir)) throw new Error(`task directory not found: ${taskDir}`);
-    if (!existsSync(join(taskDir, 'TASK.md'))) throw new Error(`TASK.md not found in task directory ${taskDir}`);
+    if (!pathExists(taskDir)) throw new Error(`task directory not found: ${taskDir}`);
+    if (!pathExists(join(taskDir, 'TASK.md'))) throw new Error(`TASK.md not found in task directory ${taskDir}`);
     process.stderr.write(`Resuming task: ${scope.taskId}\n`);
     clearStopMarkers(taskDir);
     const result = await this.runner.runTask({

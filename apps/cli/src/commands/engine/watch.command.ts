@@ -1,17 +1,14 @@
 import { Inject } from '@nestjs/common';
-import { existsSync } from 'node:fs';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { formatGoDuration } from '@app/runner';
-import { blockedBy, CHANGE_FEED, ChangeFeed, isTaskDone, LIVENESS_PROBE, LivenessProbe, readDependsOn, readRunInfoReconciled, runInfoIn, RunsLayout, runState, type RunInfo, taskRunsDir } from '@app/storage';
+import { formatGoDuration, watchedTaskPaths, watchTaskStatus } from '@app/runner';
+import { CHANGE_FEED, ChangeFeed, LIVENESS_PROBE, LivenessProbe, RunsLayout, waitForChange } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { collect, durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
 import { inferScope } from './support/scope';
-import { listRunNames } from './support/task-state';
-import { waitForChange } from './support/wake';
-import { createWatchView, type WatchTaskStatus } from './progress/watch-view';
+import { createWatchView } from './progress/watch-view';
 
-export { renderWatchPoll, watchPhase, type WatchTaskStatus } from './progress/watch-view';
+export { renderWatchPoll, watchPhase } from './progress/watch-view';
 
 interface WatchOptions {
   root?: string;
@@ -22,53 +19,6 @@ interface WatchOptions {
   json?: boolean;
 }
 
-const ZERO_TIME_MS = Date.UTC(1, 0, 1);
-
-function latestReadableRunInfo(runsDir: string, runs: string[], probe: LivenessProbe): RunInfo | undefined {
-  for (let i = runs.length - 1; i >= 0; i--) {
-    const path = runInfoIn(runsDir, runs[i]);
-    if (!existsSync(path)) continue;
-    try {
-      return readRunInfoReconciled(path, probe);
-    } catch {
-      // unreadable: try an older run
-    }
-  }
-  return undefined;
-}
-
-export function watchTaskStatus(layout: RunsLayout, project: string, task: string, probe: LivenessProbe, now = new Date()): WatchTaskStatus {
-  const result: WatchTaskStatus = { task_id: task, status: 'unknown', elapsed: 0, done: false };
-  const taskDir = layout.taskDir(project, task);
-  const runsDir = taskRunsDir(taskDir);
-  const runs = listRunNames(runsDir) ?? [];
-  const info = runs.length ? latestReadableRunInfo(runsDir, runs, probe) : undefined;
-  if (!info) {
-    if (isTaskDone(taskDir)) return { ...result, status: 'done', done: true, elapsed: -1 };
-    if (runs.length === 0) {
-      const deps = readDependsOn(taskDir);
-      if (deps.length && blockedBy(layout.root, project, deps).length) result.status = 'blocked';
-    }
-    return result;
-  }
-  result.status = runState(info, taskDir);
-  const start = info.start_time?.getTime() ?? ZERO_TIME_MS;
-  if (start > ZERO_TIME_MS) {
-    const end = info.end_time?.getTime() ?? ZERO_TIME_MS;
-    const finished = info.status === 'completed' || info.status === 'failed';
-    result.elapsed = Math.max(0, (finished && end > ZERO_TIME_MS ? end : now.getTime()) - start) / 1000;
-  } else {
-    result.elapsed = -1;
-  }
-  result.done = ['completed', 'failed', 'done'].includes(info.status);
-  return result;
-}
-
-/** The runs folder (new runs) and the newest run-info.yaml (status changes) of a task. */
-function watchedPaths(runsDir: string): string[] {
-  const runs = listRunNames(runsDir) ?? [];
-  return runs.length ? [runsDir, runInfoIn(runsDir, runs[runs.length - 1])] : [runsDir];
-}
 
 @Command({
   name: 'watch',
@@ -107,7 +57,7 @@ export class WatchCommand extends CommandRunner {
         else process.stdout.write(`${JSON.stringify({ tasks: statuses, all_done: allDone })}\n`);
         if (allDone) return;
         if (remaining <= 0) throw new Error(`timeout after ${formatGoDuration(timeoutMs)}: not all tasks completed`);
-        await waitForChange(feed, tasks.flatMap((t) => watchedPaths(layout.runsDir(project, t))), Math.min(view?.tickMs ?? 2000, remaining));
+        await waitForChange(feed, tasks.flatMap((t) => watchedTaskPaths(layout.runsDir(project, t))), Math.min(view?.tickMs ?? 2000, remaining));
       }
     } finally {
       view?.finish();

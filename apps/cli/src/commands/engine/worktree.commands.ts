@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
 import { Command, Option } from 'nest-commander';
 import { mergeTask, taskDiff } from '@app/runner';
-import { RunsLayout } from '@app/storage';
+import { pathExists, RunsLayout } from '@app/storage';
 import { asCliError, loadRunConfig, resolveScope } from './job-common';
 import { durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
@@ -17,7 +16,7 @@ function taskDirOf(flags: ScopeFlags): string {
   const root = resolveRoot(flags.root);
   const scope = resolveScope(flags, root, { generate: false });
   const dir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
-  if (!existsSync(dir)) throw new Error(`task not found: ${scope.projectId}/${scope.taskId}`);
+  if (!pathExists(dir)) throw new Error(`task not found: ${scope.projectId}/${scope.taskId}`);
   return dir;
 }
 

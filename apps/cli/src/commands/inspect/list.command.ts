@@ -1,15 +1,14 @@
 import { Inject } from '@nestjs/common';
-import { statSync } from 'node:fs';
 import { Command, Option } from 'nest-commander';
 import { ScopeOptionParsers } from '../engine/support/scope-options';
-import { STORAGE_INDEX_FACTORY, type StorageIndexFactory, validateProjectId, validateSegment } from '@app/storage';
+import { isDirectory, STORAGE_INDEX_FACTORY, type StorageIndexFactory, validateProjectId, validateSegment } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { DEFAULT_DRIFT_AFTER_MS, formatAge, formatBusSummary, formatLocalTimestamp, safeField } from '../engine/support/activity';
 import { durationFlag } from '../engine/support/options';
 import { resolveRoot } from '../engine/support/runs-root';
 import { formatTable, localMinute } from '../engine/support/table';
 import { goJson } from './go-json';
-import { buildRunRow, buildTaskRow, filterTaskRows, RunRow, runsDirOf, TaskRow } from './list-model';
+import { buildRunRow, buildTaskRow, filterTaskRows, RunRow, runsDirOf, TaskRow } from '@app/runner';
 
 interface ListOptions {
   config?: string;
@@ -21,14 +20,6 @@ interface ListOptions {
   activity?: boolean;
   usage?: boolean;
   driftAfter?: string;
-}
-
-function isDir(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 function renderTasks(rows: TaskRow[], withActivity: boolean, withUsage = false): string {
@@ -86,7 +77,7 @@ export class ListCommand extends ScopeOptionParsers {
     const index = this.indexFor(root);
 
     if (!project) {
-      const projects = isDir(root) ? index.listProjects() : [];
+      const projects = isDirectory(root) ? index.listProjects() : [];
       if (!projects.length && !options.json) {
         process.stderr.write(`no runs yet in ${root} (start one with \`run-agent task\`)\n`);
         return;
@@ -96,14 +87,14 @@ export class ListCommand extends ScopeOptionParsers {
     }
 
     if (task) {
-      if (!isDir(runsDirOf(index, project, task))) throw new Error(`no runs found for project ${project} task ${task}`);
+      if (!isDirectory(runsDirOf(index, project, task))) throw new Error(`no runs found for project ${project} task ${task}`);
       const rows = index.listRuns(project, task).map((run) => buildRunRow(index, project, task, run));
       process.stdout.write(options.json ? goJson({ runs: rows.length ? rows : null }) : renderRuns(rows));
       return;
     }
 
     const projectDir = index.layout.projectDir(project);
-    if (!isDir(projectDir)) throw new Error(`project directory not found: ${projectDir}`);
+    if (!isDirectory(projectDir)) throw new Error(`project directory not found: ${projectDir}`);
     const activity = options.activity ? { driftAfterMs } : undefined;
     let rows = index.listTasks(project).map((t) => buildTaskRow(index, project, t, activity));
     const filter = (options.status ?? '').trim();

@@ -1,9 +1,7 @@
-import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { PERPLEXITY_DEFAULT_ENDPOINT, xaiEndpoint } from '@app/agents';
-import { AgentConfig, AppConfig, configFileFor, loadConfig, resolveRunsRoot } from '@app/storage';
-import { checkAgent, checkTokenSource, formatAgentCheck } from './agent-check';
+import { checkAgent, checkRootDir, checkTokenSource, PERPLEXITY_DEFAULT_ENDPOINT, xaiEndpoint, type AgentCheck } from '@app/agents';
+import { AgentConfig, AppConfig, configFileFor, loadConfig, pathExists, resolveRunsRoot } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 
 interface ValidateOptions {
@@ -14,24 +12,14 @@ interface ValidateOptions {
   checkTokens?: boolean;
 }
 
-/** Root must exist, be a folder, and accept a file (`.validate-<pid>`, created and removed). */
-export function checkRootDir(dir: string): string | undefined {
-  let isDir: boolean;
-  try {
-    isDir = statSync(dir).isDirectory();
-  } catch (err) {
-    return `directory not found: ${(err as Error).message}`;
-  }
-  if (!isDir) return 'not a directory';
-  const probe = join(dir, `.validate-${process.pid}`);
-  try {
-    closeSync(openSync(probe, 'w', 0o644));
-  } catch (err) {
-    return `not writable: ${(err as Error).message}`;
-  }
-  rmSync(probe, { force: true });
-  return undefined;
+export function formatAgentCheck(r: AgentCheck): string {
+  const symbol = r.ok ? '✓' : '✗';
+  const name = r.name.padEnd(12);
+  const version = r.version ? ` ${r.version.padEnd(10)}` : '';
+  const detail = r.tokenStatus ? `${r.cliStatus}, token: ${r.tokenStatus}` : r.cliStatus;
+  return `  ${symbol} ${name}${version} (${detail})\n`;
 }
+
 
 @Command({
   name: 'validate',
@@ -46,7 +34,7 @@ export class ValidateCommand extends CommandRunner {
 
     const found = configFileFor(options.config, { env });
     const configPath = found ? resolve(found) : undefined;
-    if (options.config?.trim() && !existsSync(configPath!)) throw new UsageError(`config file not found: ${configPath}`);
+    if (options.config?.trim() && !pathExists(configPath!)) throw new UsageError(`config file not found: ${configPath}`);
     write(configPath ? `Config: ${configPath}\n` : 'Config: (not found)\n');
 
     let cfg: AppConfig | undefined;
@@ -65,14 +53,7 @@ export class ValidateCommand extends CommandRunner {
     const explicitRoot = !!(options.root?.trim() || env.CONDUCTOR_ROOT?.trim() || env.RUN_AGENT_ROOT?.trim());
     const root = resolveRunsRoot({ flag: options.root?.trim() || undefined, env, config: cfg });
     write(`Root:   ${root}\n\n`);
-    const rootExists = (() => {
-      try {
-        statSync(root);
-        return true;
-      } catch {
-        return false;
-      }
-    })();
+    const rootExists = pathExists(root);
     if (rootExists || explicitRoot) {
       const problem = checkRootDir(root);
       if (problem) {

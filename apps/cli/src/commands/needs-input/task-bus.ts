@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawnTaskLoop as spawnLoop } from '@app/runner';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../../common/cli-errors';
 import { packageRoot } from '../../version';
@@ -12,15 +12,7 @@ export function taskOfBus(busPath: string): { taskDir: string; root: string } {
   return { taskDir, root: dirname(dirname(taskDir)) };
 }
 
-/**
- * Starts a detached Ralph loop of an existing task (`run-agent task`, prompt from TASK.md): used
- * when a message wakes a finished task and no loop holds its TASK.lock. Returns the loop's pid.
- */
+/** Starts a detached loop of the task through this installation's run-agent (see the runner's spawnTaskLoop). */
 export function spawnTaskLoop(root: string, projectId: string, taskId: string, agent: string | undefined): number | undefined {
-  const cli = join(packageRoot(), 'bin', 'run-agent');
-  const args = [cli, 'task', '--root', root, '--project', projectId, '--task', taskId];
-  if (agent) args.push('--agent', agent);
-  const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', cwd: join(root, projectId, taskId) });
-  child.unref();
-  return child.pid;
+  return spawnLoop(join(packageRoot(), 'bin', 'run-agent'), root, projectId, taskId, agent);
 }

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { UsageError } from '../../common/cli-errors';
+import { readUserFile } from '@app/storage';
 
 /** A strict integer flag value (negative allowed when `min` permits). */
 export function intFlag(value: string, flag: string, min = 0): number {
@@ -15,7 +15,7 @@ export function textOrFile(text: string | undefined, file: string | undefined, n
   if (file !== undefined) {
     let content: string;
     try {
-      content = readFileSync(file, 'utf8');
+      content = readUserFile(file);
     } catch (err) {
       throw new UsageError(`read --${name}-file: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? `no such file: ${file}` : (err as Error).message}`);
     }

@@ -1,5 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { buildGoalSpec, goalDigest, normalizeGoalText, RunnerService, runGoalGraph, encodeGoalSpec, goalFormatForPath, GoalWorkflowSpec, materializeGoalSpec, MaterializedGoalTask, parseGoalSpec } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
@@ -8,6 +7,7 @@ import { countFlag } from '../engine/support/options';
 import { resolveRoot } from '../engine/support/runs-root';
 import { intFlag, textOrFile } from './flags';
 import { resolveProject } from './project-scope';
+import { readUserFile, writeUserFile } from '@app/storage';
 
 interface DecomposeFlags {
   goal?: string;
@@ -77,8 +77,7 @@ export class GoalDecomposeCommand extends CommandRunner {
       });
       if (flags.out) {
         const out = resolve(flags.out);
-        mkdirSync(dirname(out), { recursive: true });
-        writeFileSync(out, encodeGoalSpec(spec, goalFormatForPath(out)));
+        writeUserFile(out, encodeGoalSpec(spec, goalFormatForPath(out)), { mkdirs: true });
       }
       if (flags.run) {
         printCreated(root, spec, materializeGoalSpec(root, spec, goal.text), flags.json === true);
@@ -159,7 +158,7 @@ export class GoalRunCommand extends CommandRunner {
       if (!flags.spec?.trim()) throw new UsageError('--spec is required');
       let text: string;
       try {
-        text = readFileSync(flags.spec, 'utf8');
+        text = readUserFile(flags.spec);
       } catch (err) {
         throw new UsageError(`read --spec: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? `no such file: ${flags.spec}` : (err as Error).message}`);
       }
@@ -257,7 +256,7 @@ export class GoalRunCommand extends CommandRunner {
 function goalFromSource(spec: GoalWorkflowSpec): string | undefined {
   if (spec.goal.mode !== 'file' || !spec.goal.source) return undefined;
   try {
-    const text = readFileSync(spec.goal.source, 'utf8');
+    const text = readUserFile(spec.goal.source);
     // A goal file edited since the spec was made no longer matches: fall back to the preview.
     return goalDigest(spec.project_id, spec.strategy, spec.template, normalizeGoalText(text)) === spec.goal.digest_sha256 ? text : undefined;
   } catch {

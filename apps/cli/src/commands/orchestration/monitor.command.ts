@@ -1,5 +1,4 @@
 import { Inject } from '@nestjs/common';
-import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import {
@@ -11,7 +10,7 @@ import {
   monitorPass,
   RunnerService,
 } from '@app/runner';
-import { CHANGE_FEED, ChangeFeed, RunsLayout, validateProjectId } from '@app/storage';
+import { CHANGE_FEED, ChangeFeed, ensureDir, pathExists, RunsLayout, validateProjectId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, LoadedConfig, runRoot } from '../engine/job-common';
 import { durationFlag } from '../engine/support/options';
@@ -61,7 +60,7 @@ export class MonitorCommand extends CommandRunner {
   private async monitor(flags: MonitorFlags): Promise<void> {
     const projectId = validateProjectId(required(flags.project, '--project'));
     const todoPath = resolve(flags.todo ?? 'TODOs.md');
-    if (!existsSync(todoPath)) throw new UsageError(`TODO file not found: ${todoPath}`);
+    if (!pathExists(todoPath)) throw new UsageError(`TODO file not found: ${todoPath}`);
     const intervalMs = flags.interval !== undefined ? durationFlag(flags.interval, '--interval') : DEFAULT_MONITOR_INTERVAL_MS;
     const staleAfterMs = (flags.staleAfter !== undefined ? durationFlag(flags.staleAfter, '--stale-after') : 0) || DEFAULT_MONITOR_STALE_MS;
     const rateLimitMs = (flags.rateLimit !== undefined ? durationFlag(flags.rateLimit, '--rate-limit') : 0) || DEFAULT_MONITOR_RATE_LIMIT_MS;
@@ -103,7 +102,7 @@ export class MonitorCommand extends CommandRunner {
     }
 
     const lock = new MonitorLock(join(new RunsLayout(root).projectDir(projectId), MONITOR_LOCK_FILE));
-    mkdirSync(new RunsLayout(root).projectDir(projectId), { recursive: true });
+    ensureDir(new RunsLayout(root).projectDir(projectId));
     lock.acquire(projectId);
     const releaseOnExit = (): void => lock.release();
     process.once('exit', releaseOnExit);

@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { readMessages } from '@app/messagebus';
 import { evaluateQuorum, formatQuorumReport } from '@app/runner';
-import { RunsLayout, validateProjectId, validateRunId, validateTaskId } from '@app/storage';
+import { pathExists, RunsLayout, validateProjectId, validateRunId, validateTaskId } from '@app/storage';
 import { EXIT_FAILURE, UsageError } from '../../common/cli-errors';
 import { asCliError, withParentOptions } from '../engine/job-common';
 import { resolveRoot } from '../engine/support/runs-root';
@@ -37,7 +36,7 @@ export class ReviewQuorumCommand extends CommandRunner {
       const need = flags.required !== undefined ? intFlag(flags.required, '--required', Number.MIN_SAFE_INTEGER) : 2;
       const layout = new RunsLayout(resolveRoot(flags.root));
       const busPath = taskId ? layout.taskBus(projectId, taskId) : layout.projectBus(projectId);
-      if (!existsSync(busPath)) throw new Error(`message bus not found: ${busPath}`);
+      if (!pathExists(busPath)) throw new Error(`message bus not found: ${busPath}`);
       const result = evaluateQuorum(readMessages(busPath), runs, need);
       if (flags.json) {
         process.stdout.write(

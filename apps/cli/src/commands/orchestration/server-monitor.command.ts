@@ -1,8 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Option, SubCommand } from 'nest-commander';
 import { ApiTaskDetail, checkTodoItem, decideFromTaskDetail, DEFAULT_MONITOR_INTERVAL_MS, DEFAULT_MONITOR_RATE_LIMIT_MS, DEFAULT_MONITOR_STALE_MS, parseTodo } from '@app/runner';
-import { validateProjectId } from '@app/storage';
+import { pathExists, readUserFile, validateProjectId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { durationFlag } from '../engine/support/options';
 import { ClientCommand, ClientOptions } from '../server/client/client-command';
@@ -35,7 +34,7 @@ export class ServerMonitorCommand extends ClientCommand<ServerMonitorOptions> {
   async execute(_args: string[], opts: ServerMonitorOptions, client: ServerClient): Promise<void> {
     const project = validateProjectId(required(opts.project, '--project'));
     const todoPath = resolve(opts.todo ?? 'TODOs.md');
-    if (!existsSync(todoPath)) throw new UsageError(`TODO file not found: ${todoPath}`);
+    if (!pathExists(todoPath)) throw new UsageError(`TODO file not found: ${todoPath}`);
     const agent = opts.agent?.trim() || 'claude';
     const intervalMs = opts.interval !== undefined ? durationFlag(opts.interval, '--interval') : DEFAULT_MONITOR_INTERVAL_MS;
     const staleAfterMs = (opts.staleAfter !== undefined ? durationFlag(opts.staleAfter, '--stale-after') : 0) || DEFAULT_MONITOR_STALE_MS;
@@ -62,7 +61,7 @@ export class ServerMonitorCommand extends ClientCommand<ServerMonitorOptions> {
     o: { project: string; todoPath: string; agent: string; staleAfterMs: number; rateLimitMs: number; dryRun: boolean; json: boolean },
   ): Promise<void> {
     const out = (line: string): void => void (o.json || process.stdout.write(`${line}\n`));
-    const todos = parseTodo(readFileSync(o.todoPath, 'utf8'));
+    const todos = parseTodo(readUserFile(o.todoPath));
     const report: Array<{ task_id: string; action: string; reason: string; result?: string }> = [];
     if (todos.length === 0) out(`monitor: no pending task IDs found in ${o.todoPath}`);
     else out(`monitor: checking ${todos.length} pending task(s) from ${o.todoPath} on ${client.base}`);

@@ -1,11 +1,10 @@
 // Live progress of `run-agent task` on stderr: event lines as the loop runs and, on a terminal, a
 // status line redrawn in place (log-update) with colour (picocolors). NO_COLOR / TERM=dumb turn
 // the colour off; a non-terminal stream gets plain timestamped lines and no status line.
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createColors } from 'picocolors';
 import { BusCursor } from '@app/messagebus';
-import { readRunInfo, RUN_INFO_FILE } from '@app/storage';
+import { pathExists, readRunInfo, RUN_INFO_FILE } from '@app/storage';
 import { describeMessage, EventTone, formatElapsed, LoopState, TaskEvent } from './task-events';
 
 export interface ProgressOptions {
@@ -49,7 +48,7 @@ export function startTaskProgress(opts: ProgressOptions): TaskProgress {
   const started = Date.now();
   const ctx = {
     restartDelayMs: opts.restartDelayMs,
-    isDone: () => existsSync(join(opts.taskDir, 'DONE')),
+    isDone: () => pathExists(join(opts.taskDir, 'DONE')),
     agentOf: (runDir: string) => {
       try {
         return readRunInfo(join(runDir, RUN_INFO_FILE)).agent || undefined;
@@ -76,7 +75,7 @@ export function startTaskProgress(opts: ProgressOptions): TaskProgress {
   };
   const poll = () => {
     try {
-      cursor ??= new BusCursor(opts.busPath, { fromEnd: existsSync(opts.busPath) });
+      cursor ??= new BusCursor(opts.busPath, { fromEnd: pathExists(opts.busPath) });
       for (const msg of cursor.readNew()) {
         const ev = describeMessage(msg, state, ctx);
         if (ev) print(ev);

@@ -3,17 +3,10 @@
 // with each transition printed once above it. Elsewhere (a pipe, a file, TERM=dumb) the first
 // poll prints the block and later polls print only what changed, so a log reads as a history.
 import { createColors } from 'picocolors';
-import { formatGoDuration } from '@app/runner';
-import { colourEnabled } from './task-progress';
+import { formatGoDuration, type WatchTaskStatus } from '@app/runner';
 
-/** One task as `watch --json` reports it. */
-export interface WatchTaskStatus {
-  task_id: string;
-  status: string;
-  /** Seconds since the latest run started (its duration once it ended); -1 when no run time is known. */
-  elapsed: number;
-  done: boolean;
-}
+export type { WatchTaskStatus };
+import { colourEnabled } from './task-progress';
 
 export type WatchPhase = 'active' | 'blocked' | 'completed' | 'failed' | 'stopped' | 'pending';
 

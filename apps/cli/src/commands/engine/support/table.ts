@@ -24,12 +24,4 @@ export function localMinute(date: Date): string {
   return `${date.getFullYear()}-${pad2(date.getMonth() + 1)}-${pad2(date.getDate())} ${pad2(date.getHours())}:${pad2(date.getMinutes())}`;
 }
 
-/** UTC time as `YYYY-MM-DD HH:MM:SS` (how run start times are shown). */
-export function utcSecond(date: Date): string {
-  return date.toISOString().slice(0, 19).replace('T', ' ');
-}
-
-/** RFC 3339 in UTC with whole seconds, like Go's time.RFC3339 for a UTC time. */
-export function rfc3339(date: Date): string {
-  return `${date.toISOString().slice(0, 19)}Z`;
-}
+export { rfc3339Seconds as rfc3339, utcSecond } from '@app/runner';

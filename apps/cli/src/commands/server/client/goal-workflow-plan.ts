@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import {
   goalDigest,
   GoalWorkflowSpec,
@@ -11,7 +10,7 @@ import {
   WORKFLOW_STAGE_TITLES,
   workflowStagePrompt,
 } from '@app/runner';
-import { validateProjectId, validateTaskId } from '@app/storage';
+import { readUserFile, validateProjectId, validateTaskId } from '@app/storage';
 import { UsageError } from '../../../common/cli-errors';
 import type { CreateTaskRequest as ContractCreateTaskRequest } from '@app/contracts';
 
@@ -40,7 +39,7 @@ export function dependencyOrder(spec: GoalWorkflowSpec): GoalWorkflowSpec['tasks
 export function goalTextFromSource(spec: GoalWorkflowSpec): string | undefined {
   if (spec.goal.mode !== 'file' || !spec.goal.source) return undefined;
   try {
-    const text = readFileSync(spec.goal.source, 'utf8');
+    const text = readUserFile(spec.goal.source);
     return goalMatchesSpec(spec, text) ? text : undefined;
   } catch {
     return undefined;

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
 import { parseGoalSpec } from '@app/runner';
 import { UsageError } from '../../../common/cli-errors';
@@ -8,6 +7,7 @@ import { GoalDecomposeCommand } from '../../orchestration/goal.command';
 import { ClientCommand, ClientOptions, out } from './client-command';
 import { CreateTaskRequest, goalMatchesSpec, goalTaskRequests, goalTextFromSource, workflowStagePlan } from './goal-workflow-plan';
 import { parseJson, ServerClient } from './server-client';
+import { readUserFile } from '@app/storage';
 
 interface CreatedTask {
   task_id: string;
@@ -64,7 +64,7 @@ export class ServerGoalRunCommand extends ClientCommand<GoalRunOptions> {
       const path = required(opts.spec, '--spec');
       let text: string;
       try {
-        text = readFileSync(path, 'utf8');
+        text = readUserFile(path);
       } catch (err) {
         throw new UsageError(`read --spec: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? `no such file: ${path}` : (err as Error).message}`);
       }

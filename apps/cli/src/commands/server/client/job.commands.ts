@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
 import { UsageError } from '../../../common/cli-errors';
 import { collect, out, printRaw, ProjectOptions, ProjectScopedCommand, requireFlag } from './client-command';
@@ -8,6 +7,7 @@ import { streamTaskLogs, waitForRunStart } from './logs';
 import { parseJson, query, seg, ServerClient } from './server-client';
 import { sleep } from './sse';
 import type { CreateTaskResponse, RunV1 } from '@app/contracts';
+import { readUserFile } from '@app/storage';
 
 /** `task-<UTC YYYYMMDD>-<HHMMSS>-<6 hex>` as upstream's client generates. */
 export function generateClientTaskId(now = new Date()): string {
@@ -21,7 +21,7 @@ export function loadPrompt(prompt?: string, promptFile?: string): string {
   if (promptFile) {
     let text: string;
     try {
-      text = readFileSync(promptFile, 'utf8');
+      text = readUserFile(promptFile);
     } catch (err) {
       throw new UsageError(`read prompt file: ${(err as Error).message}`);
     }

@@ -1,10 +1,10 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
 import { UsageError } from '../../../common/cli-errors';
 import { ClientCommand, ClientOptions, out, printRaw } from './client-command';
 import { formatRfc3339, isZeroTime, tabulate } from './format';
 import { parseJson, ServerClient } from './server-client';
+import { pathExists } from '@app/storage';
 
 /** GET /api/v1/admin/self-update (ours adds `package`; upstream servers send only `binary_path`). */
 export interface SelfUpdateStatus {
@@ -49,7 +49,7 @@ interface UpdateStartOptions extends ClientOptions {
 
 /** Local files are sent as absolute paths: the server resolves relative ones against its own cwd. */
 function absoluteIfLocal(value: string): string {
-  return fs.existsSync(value) || /\.(tgz|tar\.gz)$/i.test(value) || value.includes('/') ? path.resolve(value) : value;
+  return pathExists(value) || /\.(tgz|tar\.gz)$/i.test(value) || value.includes('/') ? path.resolve(value) : value;
 }
 
 /** The request body: `--package` (a tarball or a version) or, as upstream's client, `--binary`. */

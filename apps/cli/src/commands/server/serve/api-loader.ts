@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { NatsAuth } from '@app/scaleout';
 import { packageRoot } from '../../../version';
+import { pathExists } from '@app/storage';
 
 /** What the CLI needs from apps/api/src/server.ts (loaded at run time from the API build). */
 export interface ApiServerOptions {
@@ -40,7 +40,7 @@ export function apiServerEntry(root = packageRoot()): string {
  * the server unless it serves: the API is required lazily from its own build.
  */
 export function loadApiServer(entry = apiServerEntry()): ApiServerModule {
-  if (!existsSync(entry)) {
+  if (!pathExists(entry)) {
     throw new Error(`the API server is not built (missing ${entry}); run \`npx nest build api\` (or \`npm run build\`)`);
   }
   // Node's own require, also inside the CLI bundle (scripts/bundle-cli.js), which cannot hold a file named at run time

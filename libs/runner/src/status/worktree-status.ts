@@ -1,4 +1,4 @@
-import { readWorktreeRecord } from '@app/runner';
+import { readWorktreeRecord } from '../worktree/record';
 
 /** status fields of a task in a git worktree (docs/worktrees.md); {} for other tasks. */
 export interface WorktreeStatus {
@@ -18,9 +18,4 @@ export function worktreeStatus(taskDir: string): WorktreeStatus {
   }
   if (!rec) return {};
   return { worktree: rec.path, branch: rec.branch, base_commit: rec.base_commit, ...(rec.merge_status ? { merge_status: rec.merge_status } : {}) };
-}
-
-/** Table cells BRANCH and MERGE, shown only when some task has a worktree. */
-export function worktreeCells(row: WorktreeStatus): string[] {
-  return [row.branch ?? '-', row.merge_status ?? (row.branch ? 'unmerged' : '-')];
 }

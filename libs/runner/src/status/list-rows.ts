@@ -12,9 +12,17 @@ import {
   synthesizeRunInfo,
   taskRunsDir,
 } from '@app/storage';
-import { needsInputOf, taskUsageView, type TaskUsageView } from '@app/runner';
-import { collectActivity, type ActivitySignals } from '../engine/support/activity';
-import { rfc3339, utcSecond } from '../engine/support/table';
+import { needsInputOf } from '../needs-input';
+import { taskUsageView, type TaskUsageView } from '../usage/task-view';
+import { collectActivity, rfc3339Seconds as rfc3339, utcSecond, type ActivitySignals } from './activity';
+
+function mtimeOf(path: string): Date | undefined {
+  try {
+    return statSync(path).mtime;
+  } catch {
+    return undefined;
+  }
+}
 
 /** One task row of `list --project` (JSON field order as upstream; empty optional fields omitted). */
 export interface TaskRow {
@@ -67,11 +75,8 @@ export function buildTaskRow(index: StorageIndex, project: string, task: string,
   const row: TaskRow = { task_id: task, runs: 0, latest_status: '-', done: hasDoneFile(taskDir), last_activity: '' };
   const dependsOn = readDependsOn(taskDir);
   if (dependsOn.length > 0) row.depends_on = dependsOn;
-  try {
-    row.last_activity = rfc3339(statSync(taskDir).mtime);
-  } catch {
-    // vanished while listing: leave empty
-  }
+  const mtime = mtimeOf(taskDir);
+  if (mtime) row.last_activity = rfc3339(mtime); // else vanished while listing: leave empty
   const runs = index.listRuns(project, task);
   row.runs = runs.length;
   let latest: { runId: string; info: RunInfo } | undefined;

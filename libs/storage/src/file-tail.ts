@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import type { ChangeFeed } from '@app/storage';
+import type { ChangeFeed } from './change-feed';
 
 export type ChunkListener = (chunk: string, truncated: boolean) => void;
 
@@ -42,7 +42,7 @@ export class FileTail {
 
   /** Reads [from, offset) — the part of the file this tail has already passed (from byte `from`). */
   readHead(from = 0): string {
-    return readRange(this.path, Math.min(from, this.offset), this.offset);
+    return readFileRange(this.path, Math.min(from, this.offset), this.offset);
   }
 
   poll(): void {
@@ -93,7 +93,7 @@ function readBytes(path: string, from: number, to: number): Buffer {
   }
 }
 
-export function readRange(path: string, from: number, to: number): string {
+export function readFileRange(path: string, from: number, to: number): string {
   return readBytes(path, from, to).toString('utf8');
 }
 

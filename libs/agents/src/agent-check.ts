@@ -1,10 +1,14 @@
 import { execFile } from 'node:child_process';
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { AGENT_TOKEN_ENV, AgentConfig, CLI_AGENT_TYPES, REST_AGENT_TYPES } from '@app/storage';
 
 const VERSION_RE = /v?(\d+\.\d+\.\d+)/;
 const VERSION_TIMEOUT_MS = 10_000;
+
+/**
+ * `run-agent validate`'s agent checks: the CLI on PATH with its version, the token sources.
+ */
 
 /** exec.LookPath: a name with a slash is checked as is, otherwise searched on PATH. */
 export function lookPath(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -25,7 +29,7 @@ export function lookPath(name: string, env: NodeJS.ProcessEnv = process.env): st
 }
 
 /** `<cli> --version` (10 s): stdout, else stderr, reduced to its first x.y.z. */
-export function detectVersion(path: string): Promise<string> {
+function probeCliVersion(path: string): Promise<string> {
   return new Promise((resolve) => {
     execFile(path, ['--version'], { timeout: VERSION_TIMEOUT_MS, encoding: 'utf8' }, (err, stdout, stderr) => {
       if (err && !stdout && !stderr) return resolve('');
@@ -83,7 +87,7 @@ export async function checkAgent(agent: AgentConfig, opts: { skipTokenCheck: boo
       result.cliStatus = 'command found';
     } else {
       result.cliStatus = 'CLI found';
-      result.version = await detectVersion(path);
+      result.version = await probeCliVersion(path);
     }
   } else {
     result.cliStatus = `unknown type ${JSON.stringify(type)}`;
@@ -95,14 +99,6 @@ export async function checkAgent(agent: AgentConfig, opts: { skipTokenCheck: boo
     result.tokenStatus = tokenStatus({ ...agent, type }, ok, env);
   }
   return result;
-}
-
-export function formatAgentCheck(r: AgentCheck): string {
-  const symbol = r.ok ? '✓' : '✗';
-  const name = r.name.padEnd(12);
-  const version = r.version ? ` ${r.version.padEnd(10)}` : '';
-  const detail = r.tokenStatus ? `${r.cliStatus}, token: ${r.tokenStatus}` : r.cliStatus;
-  return `  ${symbol} ${name}${version} (${detail})\n`;
 }
 
 /** `--check-tokens` line: token → OK; token_file → missing/empty/OK; else the env var. */
@@ -124,4 +120,23 @@ export function checkTokenSource(agent: AgentConfig, env: NodeJS.ProcessEnv = pr
   const envVar = AGENT_TOKEN_ENV[agent.type.toLowerCase()];
   if (envVar) return env[envVar] ? { desc: `env ${envVar} [OK]`, ok: true } : { desc: `env ${envVar} [NOT SET]`, ok: false };
   return { desc: 'token [NOT SET]', ok: false };
+}
+
+/** Root must exist, be a folder, and accept a file (`.validate-<pid>`, created and removed). */
+export function checkRootDir(dir: string): string | undefined {
+  let isDir: boolean;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch (err) {
+    return `directory not found: ${(err as Error).message}`;
+  }
+  if (!isDir) return 'not a directory';
+  const probe = join(dir, `.validate-${process.pid}`);
+  try {
+    closeSync(openSync(probe, 'w', 0o644));
+  } catch (err) {
+    return `not writable: ${(err as Error).message}`;
+  }
+  rmSync(probe, { force: true });
+  return undefined;
 }

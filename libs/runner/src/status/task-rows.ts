@@ -1,0 +1,189 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { blockedBy, isTaskDone, listFolderNames, LivenessProbe, readDependsOn, readRunInfoReconciled, runInfoIn, RunsLayout, runState, shownExitCode, taskRunsDir, type RunInfo } from '@app/storage';
+import { isRunStalled, needsInputOf } from '../needs-input';
+import { queueDir } from '../run-slots';
+import { taskUsageView, type TaskUsageView } from '../usage/task-view';
+import { collectActivity, type ActivitySignals } from './activity';
+import { worktreeStatus, type WorktreeStatus } from './worktree-status';
+
+export { worktreeCells } from './worktree-cells';
+
+/**
+ * The rows of `run-agent status` and `run-agent watch` (cli-storage.md §7.3): what the task and
+ * run folders say about each task. The commands render them.
+ */
+
+const listRunNames = listFolderNames;
+
+/** One row of `status` (JSON field order as upstream). */
+export interface StatusRow extends WorktreeStatus {
+  task_id: string;
+  status: string;
+  exit_code: number | null;
+  latest_run: string;
+  done: boolean;
+  pid_alive: boolean | null;
+  /** The configured agent name of the latest run (added field; run-info agent_name). */
+  agent_name?: string;
+  depends_on?: string[];
+  blocked_by?: string[];
+  /** needs_input: open QUESTION/BLOCKED messages without an ANSWER. */
+  open_questions?: number;
+  /** The latest run is flagged stalled (no output and no bus activity; see docs/needs-input.md). */
+  stalled?: boolean;
+  /** Usage of the task's runs and a hold (rate_limited, paused, budget_exceeded; issue #18). */
+  resume_at?: string;
+  budget_exceeded?: string;
+  paused?: TaskUsageView['paused'];
+  usage?: TaskUsageView['usage'];
+  activity?: ActivitySignals;
+}
+
+const ZERO_TIME_MS = Date.UTC(1, 0, 1);
+
+export function buildStatusRow(
+  layout: RunsLayout,
+  project: string,
+  task: string,
+  probe: LivenessProbe,
+  activity: { enabled: boolean; driftAfterMs: number },
+): StatusRow {
+  const taskDir = layout.taskDir(project, task);
+  const row: StatusRow = { task_id: task, status: '-', exit_code: null, latest_run: '', done: false, pid_alive: null };
+  const dependsOn = readDependsOn(taskDir);
+  if (dependsOn.length) row.depends_on = dependsOn;
+  row.done = isTaskDone(taskDir);
+  Object.assign(row, worktreeStatus(taskDir));
+
+  let info: RunInfo | undefined;
+  const runs = listRunNames(taskRunsDir(taskDir)) ?? [];
+  if (runs.length === 0) {
+    if (row.done) {
+      row.status = 'done';
+    } else if (dependsOn.length) {
+      const blocked = blockedBy(layout.root, project, dependsOn);
+      if (blocked.length) {
+        row.status = 'blocked';
+        row.blocked_by = blocked;
+      }
+    }
+  } else {
+    row.latest_run = runs[runs.length - 1];
+    const infoPath = runInfoIn(taskRunsDir(taskDir), row.latest_run);
+    try {
+      // A folder without run-info (being created, or queued) has no exit code or pid to show.
+      info = existsSync(infoPath) ? readRunInfoReconciled(infoPath, probe) : undefined;
+    } catch {
+      info = undefined;
+    }
+    if (!info) {
+      row.status = 'unknown';
+    } else {
+      // Issue #12: stopped/cancelled runs are named so (not failed 143); no exit code while running.
+      row.status = runState(info, taskDir);
+      row.exit_code = shownExitCode(info);
+      if (info.agent_name) row.agent_name = info.agent_name;
+      row.pid_alive = row.status === 'running' && probe.isRunAlive(info);
+    }
+    // D13: a run waiting for a max_concurrent_runs slot leaves a queue marker.
+    if ((row.status === 'unknown' || row.status === 'running') && existsSync(join(queueDir(layout.root), row.latest_run))) row.status = 'queued';
+    if (row.status === 'running' && isRunStalled(join(taskDir, 'runs', row.latest_run))) row.stalled = true;
+  }
+  const open = row.done ? [] : needsInputOf(taskDir, layout.taskBus(project, task));
+  if (open.length) {
+    row.status = 'needs_input';
+    row.open_questions = open.length;
+  }
+  const { hold, ...usage } = taskUsageView(layout.root, project, task, row.done);
+  if (hold && !open.length && row.status !== 'running') row.status = hold;
+  Object.assign(row, usage);
+
+  if (activity.enabled) {
+    const start = info?.start_time && info.start_time.getTime() > ZERO_TIME_MS ? info.start_time : undefined;
+    row.activity = collectActivity(
+      taskDir,
+      {
+        runId: row.latest_run || undefined,
+        status: row.status,
+        startTime: start,
+        outputPath: info?.output_path,
+        stdoutPath: info?.stdout_path,
+        stderrPath: info?.stderr_path,
+      },
+      activity.driftAfterMs,
+    );
+  }
+  return row;
+}
+
+export function statusRowMatches(row: StatusRow, filter: string): boolean {
+  switch (filter) {
+    case 'active':
+      return row.status.toLowerCase() === 'running';
+    case 'done':
+    case 'all_finished':
+      return row.done;
+    case 'pending':
+      return row.status === '-';
+    default:
+      return row.status.toLowerCase() === filter;
+  }
+}
+
+/** One task as `watch --json` reports it. */
+export interface WatchTaskStatus {
+  task_id: string;
+  status: string;
+  /** Seconds since the latest run started (its duration once it ended); -1 when no run time is known. */
+  elapsed: number;
+  done: boolean;
+}
+
+
+function latestReadableRunInfo(runsDir: string, runs: string[], probe: LivenessProbe): RunInfo | undefined {
+  for (let i = runs.length - 1; i >= 0; i--) {
+    const path = runInfoIn(runsDir, runs[i]);
+    if (!existsSync(path)) continue;
+    try {
+      return readRunInfoReconciled(path, probe);
+    } catch {
+      // unreadable: try an older run
+    }
+  }
+  return undefined;
+}
+
+export function watchTaskStatus(layout: RunsLayout, project: string, task: string, probe: LivenessProbe, now = new Date()): WatchTaskStatus {
+  const result: WatchTaskStatus = { task_id: task, status: 'unknown', elapsed: 0, done: false };
+  const taskDir = layout.taskDir(project, task);
+  const runsDir = taskRunsDir(taskDir);
+  const runs = listRunNames(runsDir) ?? [];
+  const info = runs.length ? latestReadableRunInfo(runsDir, runs, probe) : undefined;
+  if (!info) {
+    if (isTaskDone(taskDir)) return { ...result, status: 'done', done: true, elapsed: -1 };
+    if (runs.length === 0) {
+      const deps = readDependsOn(taskDir);
+      if (deps.length && blockedBy(layout.root, project, deps).length) result.status = 'blocked';
+    }
+    return result;
+  }
+  result.status = runState(info, taskDir);
+  const start = info.start_time?.getTime() ?? ZERO_TIME_MS;
+  if (start > ZERO_TIME_MS) {
+    const end = info.end_time?.getTime() ?? ZERO_TIME_MS;
+    const finished = info.status === 'completed' || info.status === 'failed';
+    result.elapsed = Math.max(0, (finished && end > ZERO_TIME_MS ? end : now.getTime()) - start) / 1000;
+  } else {
+    result.elapsed = -1;
+  }
+  result.done = ['completed', 'failed', 'done'].includes(info.status);
+  return result;
+}
+
+/** The runs folder (new runs) and the newest run-info.yaml (status changes) of a task. */
+export function watchedTaskPaths(runsDir: string): string[] {
+  const runs = listRunNames(runsDir) ?? [];
+  return runs.length ? [runsDir, runInfoIn(runsDir, runs[runs.length - 1])] : [runsDir];
+}
+

@@ -1,0 +1,96 @@
+import type { AgentRegistry } from '@app/agents';
+import type { AppConfig, LivenessProbe } from '@app/storage';
+import type { AgentExecutor } from './agent-executor';
+import type { JobResult } from './job';
+import type { NeedsInputLoopOptions } from './needs-input/loop-hooks';
+import { RunnerError } from './runner.errors';
+import type { UsageLoopOptions } from './usage/loop-hooks';
+import type { WebhookSender } from './webhook';
+import type { IsolationRequest } from './worktree';
+
+export const DEFAULT_MAX_RESTARTS = 100;
+export const DEFAULT_RESTART_DELAY_MS = 1000;
+export const DEFAULT_CHILD_WAIT_TIMEOUT_MS = 300_000;
+export const DEFAULT_CHILD_POLL_MS = 1000;
+export const DEFAULT_DEPENDENCY_POLL_MS = 2000;
+
+export interface TaskOptions extends NeedsInputLoopOptions, UsageLoopOptions {
+  root: string;
+  projectId: string;
+  taskId: string;
+  prompt?: string;
+  config?: AppConfig;
+  agent?: string;
+  cwd?: string;
+  /** Given (even empty) ⇒ replaces TASK-CONFIG.yaml; undefined ⇒ read from it. */
+  dependsOn?: string[];
+  /** D2: at most N restarts after the first attempt (N+1 attempts); 0 runs once. */
+  maxRestarts?: number;
+  restartDelayMs?: number;
+  childWaitTimeoutMs?: number;
+  childPollIntervalMs?: number;
+  dependencyPollIntervalMs?: number;
+  idleTimeoutMs?: number;
+  conductorUrl?: string;
+  /** Resume mode: the restart prefix is used from the first attempt on. */
+  resume?: boolean;
+  firstRunDir?: { runId: string; dir: string };
+  env?: Record<string, string>;
+  signal?: AbortSignal;
+  executor?: AgentExecutor;
+  registry?: AgentRegistry;
+  webhookSender?: WebhookSender;
+  stopGraceMs?: number;
+  webhookBackoffMs?: number[];
+  probe?: LivenessProbe;
+  /**
+   * How long to wait for another loop of this task to release <task>/TASK.lock before failing
+   * (default 0: fail at once). The server uses a short grace for its own loops that are finishing.
+   */
+  lockWaitMs?: number;
+  /** Git worktree isolation (docs/worktrees.md); config `defaults.isolation` applies when absent. */
+  isolation?: IsolationRequest;
+  /** A live agent of a dead runner (issue #11): wait for it and continue, instead of refusing. */
+  adopt?: boolean;
+  /** Agents keep running if this process dies (the server, whose planner adopts them). */
+  outliveRunner?: boolean;
+  /** Called after each attempt (benchmarks and the API use it for progress). */
+  onAttempt?(result: JobResult, attempt: number): void;
+}
+
+export interface TaskResult {
+  status: 'done' | 'failed' | 'stopped';
+  runIds: string[];
+  error?: string;
+}
+
+/** The loop's timings and limits, validated, with their defaults. */
+export interface TaskLimits {
+  maxRestarts: number;
+  restartDelayMs: number;
+  childWaitMs: number;
+  childPollMs: number;
+  dependencyPollMs: number;
+  lockWaitMs: number;
+}
+
+function nonNegative(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 0) throw new RunnerError('INVALID_INPUT', `${name} must not be negative`);
+  return value;
+}
+
+function positive(value: number | undefined, fallback: number): number {
+  return value !== undefined && value > 0 ? value : fallback;
+}
+
+export function taskLimits(opts: TaskOptions): TaskLimits {
+  return {
+    maxRestarts: nonNegative(opts.maxRestarts, DEFAULT_MAX_RESTARTS, 'max restarts'),
+    restartDelayMs: nonNegative(opts.restartDelayMs, DEFAULT_RESTART_DELAY_MS, 'restart delay'),
+    childWaitMs: positive(opts.childWaitTimeoutMs, DEFAULT_CHILD_WAIT_TIMEOUT_MS),
+    childPollMs: positive(opts.childPollIntervalMs, DEFAULT_CHILD_POLL_MS),
+    dependencyPollMs: positive(opts.dependencyPollIntervalMs, DEFAULT_DEPENDENCY_POLL_MS),
+    lockWaitMs: nonNegative(opts.lockWaitMs, 0, 'lock wait'),
+  };
+}
