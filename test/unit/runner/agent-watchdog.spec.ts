@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { watchAgentGroup } from '../../../libs/runner/src/agent-watchdog';
+import { waitFor } from '../../utils/wait';
 
 function running(pid: number): boolean {
   try {
@@ -11,14 +12,6 @@ function running(pid: number): boolean {
   }
 }
 
-async function until(cond: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('agent watchdog (issue #11)', () => {
   it('released after a normal end: exits without signalling the group', async () => {
     const agent = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
@@ -26,7 +19,7 @@ describe('agent watchdog (issue #11)', () => {
       const dog = watchAgentGroup(agent.pid!, {});
       expect(dog.pid).toBeGreaterThan(0);
       dog.release();
-      await until(() => !running(dog.pid!));
+      await waitFor('the watchdog to exit', () => !running(dog.pid!));
       expect(running(agent.pid!)).toBe(true);
     } finally {
       process.kill(-agent.pid!, 'SIGKILL');
