@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { webhookReceiver, type WebhookReceiver } from '../../utils/webhook-receiver';
-import { CONDUCTOR, postJson, RunningServer, startServer, waitFor, writeConfig, writeFakeAgent } from './helpers';
+import { postJson, RunningServer, startConductor, waitFor, writeConfig, writeFakeAgent } from './helpers';
 
 describe('webhook delivery of API-launched runs (e2e)', () => {
   const secret = 'hook-secret';
@@ -19,10 +19,8 @@ describe('webhook delivery of API-launched runs (e2e)', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'webhook-e2e-'));
     receiver = await webhookReceiver([500, 500]); // fails the first two attempts, accepts the third
-    const hookUrl = receiver.url;
-    const config = writeConfig(dir, writeFakeAgent(dir), `webhook:\n  url: ${hookUrl}\n  secret: ${secret}\n  timeout: 5s\n`);
-    const env = { HOME: dir, CONDUCTOR_ROOT: '', CONDUCTOR_CONFIG: '', CONDUCTOR_PORT: '', CONDUCTOR_API_KEY: '', CONDUCTOR_DISABLE_TASK_START: '' };
-    server = await startServer(CONDUCTOR, ['--host', '127.0.0.1', '--port', '0', '--root', join(dir, 'runs'), '--config', config], env, dir);
+    const config = writeConfig(dir, writeFakeAgent(dir), `webhook:\n  url: ${receiver.url}\n  secret: ${secret}\n  timeout: 5s\n`);
+    server = await startConductor(dir, join(dir, 'runs'), config);
   });
   afterAll(async () => {
     await server.stop('SIGKILL');
