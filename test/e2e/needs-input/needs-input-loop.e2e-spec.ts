@@ -169,7 +169,7 @@ describe('needs-input: a question parks the Ralph loop until it is answered (#17
     expect(woke.stderr).toBe('');
     expect(woke.code).toBe(0);
     expect(woke.stdout).toMatch(/^msg_id: MSG-\S+\nresume: started a Ralph loop \(pid \d+\)\n$/);
-    await waitFor(() => runInfos(taskDir).length === 2 && runInfos(taskDir)[1].status === 'completed' && !isTaskLoopRunning(taskDir), 30_000);
+    await waitFor(() => runInfos(taskDir).length === 2 && runInfos(taskDir).every((i) => i.status === 'completed') && !isTaskLoopRunning(taskDir), 30_000);
     expect(existsSync(join(taskDir, 'DONE'))).toBe(true);
     // run ids order by time only to the second (then by pid): tell the runs apart by id, not by order
     const promptOf = (runId: string) => readFileSync(join(layout.runDir(PROJECT, task, runId), 'prompt.md'), 'utf8');
