@@ -128,7 +128,7 @@ describe('dashboard in Chromium', () => {
       // Issue #12: a stopped run is shown as stopped (not failed 143), and the cards agree with the tree.
       await eventually('the run to show as stopped', async () => (await textOf(runRow(page, secondRunId).locator('.status'))) === 'stopped', 15_000);
       const runningRows = async () => (await page.locator('[role=treeitem] .status', { hasText: /^running$/ }).count()).toString();
-      await eventually('the running card to agree with the tree', async () => (await textOf(page.locator('.stat-running .stat-value'))) === (await runningRows()), 5_000);
+      await eventually('the running card to agree with the tree', async () => (await textOf(page.locator('.stat-running .stat-value'))) === (await runningRows()));
 
       // A stopped run ends the Ralph loop (no restart): the task reads as stopped and offers Resume.
       await eventually('the Ralph loop to end', async () => !isTaskLoopRunning(join(c.root, PROJECT, taskId)), 45_000);

@@ -170,7 +170,7 @@ export function runRow(page: Page, runId: string): Locator {
 export async function pickOption(page: Page, scope: Page | Locator, label: string, value: string): Promise<void> {
   await scope.getByRole('combobox', { name: label, exact: true }).click();
   await page.getByRole('row', { name: value, exact: true }).click();
-  await eventually(`${label} to show ${value}`, async () => (await textOf(scope.getByRole('combobox', { name: label, exact: true }))) === value, 5_000);
+  await eventually(`${label} to show ${value}`, async () => (await textOf(scope.getByRole('combobox', { name: label, exact: true }))) === value);
 }
 
 /** The options a Ring UI Select offers (opened and closed again with Escape). */
