@@ -1,14 +1,10 @@
 'use strict';
-/* global fetch, AbortController, TextDecoder */
+/* global fetch */
 // API server figures: REST latency over a runs root with 1000 runs (warm index cache), and SSE
 // fan-out latency (one shared tail per file, many clients). Needs `nest build api`.
 const fs = require('node:fs');
 const path = require('node:path');
-
-function median(values) {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
+const { followSse, median, msSince, waitFor } = require('./timing');
 
 async function timeRequests(url, n) {
   const times = [];
@@ -16,7 +12,7 @@ async function timeRequests(url, n) {
     const t0 = process.hrtime.bigint();
     const res = await fetch(url);
     await res.arrayBuffer();
-    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    times.push(msSince(t0));
   }
   return median(times);
 }
@@ -32,28 +28,14 @@ function statFloor(paths) {
   return median(times);
 }
 
-/** Opens `n` SSE clients; resolves with a function waiting until each has seen `count` matching events. */
+/** Opens `n` SSE clients, each counting the events `match` accepts. */
 async function openClients(url, n, match) {
   const clients = [];
   for (let i = 0; i < n; i++) {
-    const controller = new AbortController();
-    const res = await fetch(url, { signal: controller.signal });
-    const client = { seen: 0, arrivals: [], controller };
-    const reader = res.body.getReader();
-    const decoder = new TextDecoder();
-    (async () => {
-      let buf = '';
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          buf += decoder.decode(value, { stream: true });
-          const blocks = buf.split('\n\n');
-          buf = blocks.pop();
-          for (const b of blocks) if (match(b)) { client.seen++; client.arrivals.push(process.hrtime.bigint()); }
-        }
-      } catch { /* aborted */ }
-    })();
+    const client = { seen: 0 };
+    client.stream = await followSse(url, (b) => {
+      if (match(b)) client.seen++;
+    });
     clients.push(client);
   }
   return clients;
@@ -73,12 +55,8 @@ async function throughput(url, inFlight, ms) {
   return done / (ms / 1000);
 }
 
-async function waitAll(clients, count, timeoutMs = 30000) {
-  const deadline = Date.now() + timeoutMs;
-  while (clients.some((c) => c.seen < count)) {
-    if (Date.now() > deadline) throw new Error('SSE clients did not receive all events');
-    await new Promise((r) => setTimeout(r, 5));
-  }
+function waitAll(clients, count) {
+  return waitFor('every SSE client to receive its events', () => clients.every((c) => c.seen >= count), 30000, 5);
 }
 
 module.exports.run = async (ctx) => {
@@ -130,9 +108,9 @@ module.exports.run = async (ctx) => {
       const t0 = process.hrtime.bigint();
       await writer.append({ type: 'INFO', project_id: P, task_id: '', run_id: '', body: `m${i}` });
       await waitAll(clients, i);
-      lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      lat.push(msSince(t0));
     }
-    clients.forEach((c) => c.controller.abort());
+    clients.forEach((c) => c.stream.close());
     figures.push({ name: 'bus SSE fan-out to 100 clients, median append→all delivered', value: median(lat), unit: 'ms', target: 600, better: 'lower', note: 'one shared BusCursor tail' });
 
     // log fan-out: 10 clients (the per-run limit) on one run, 200 appended lines
@@ -145,8 +123,8 @@ module.exports.run = async (ctx) => {
     for (let i = 0; i < 200; i++) fs.writeSync(out, `line ${i}\n`);
     fs.closeSync(out);
     await waitAll(logClients, 200);
-    figures.push({ name: 'log SSE: 200 lines to 10 clients, append→all delivered', value: Number(process.hrtime.bigint() - t0) / 1e6, unit: 'ms', target: 1000, better: 'lower' });
-    logClients.forEach((c) => c.controller.abort());
+    figures.push({ name: 'log SSE: 200 lines to 10 clients, append→all delivered', value: msSince(t0), unit: 'ms', target: 1000, better: 'lower' });
+    logClients.forEach((c) => c.stream.close());
   } finally {
     await app.close();
   }

@@ -8,16 +8,11 @@
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const { median } = require('./timing');
 
 const PROJECT = 'bench';
 let seq = 0;
 const taskId = (slug) => `task-20260101-000000-${slug}-${process.pid}-${++seq}`;
-
-function median(values) {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
 
 const nowNs = () => process.hrtime.bigint();
 // the agent's `date +%s%N` and our hrtime are different clocks: compare wall-clock nanoseconds

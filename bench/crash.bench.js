@@ -5,12 +5,7 @@
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-
-function median(values) {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
+const { median } = require('./timing');
 
 /** ms from spawn until `file` exists (polled every 1 ms), then the child is killed. */
 function timeUntilFile(cmd, args, env, file) {
@@ -38,7 +33,7 @@ function timeExit(cmd, args) {
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
-exports.run = async function run(ctx) {
+module.exports.run = async function run(ctx) {
   const dir = ctx.tmpDir('crash-bench-');
   const parentRun = path.join(dir, 'runs', 'p', 'task-20260101-000000-bench', 'runs', '20260101-0000000000-1-1');
   fs.mkdirSync(parentRun, { recursive: true });

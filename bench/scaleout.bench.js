@@ -1,5 +1,5 @@
 'use strict';
-/* global fetch, AbortController, TextDecoder */
+/* global fetch */
 // Scale-out figures (docs/scale-out.md): dispatch latency (POST /api/v1/tasks → the agent's
 // start_time on a worker) and replication lag (a bus append on a worker → its SSE event on the
 // server), median and p99, with a real nats-server and three `run-agent worker` processes.
@@ -7,25 +7,9 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
+const { followSse, pct, sleep, waitFor } = require('./timing');
 
 const NATS = process.env.NATS_SERVER_BIN || 'nats-server';
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function pct(values, p) {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
-
-async function waitFor(what, fn, timeoutMs = 60000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`scaleout bench: timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
-
 async function startNats(dir) {
   const child = spawn(NATS, ['-js', '-a', '127.0.0.1', '-p', '-1', '-sd', path.join(dir, 'nats')], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
@@ -117,24 +101,9 @@ module.exports.run = async (ctx) => {
     await submit(T, { FAKE_AGENT_SLEEP_MS: '120000' });
     const owner = await waitFor('the lag task on a worker', () => workers.find((w) => fs.existsSync(path.join(w.root, P, T, 'TASK-MESSAGE-BUS.md'))));
     const arrivals = new Map();
-    const controller = new AbortController();
-    const res = await fetch(`${url}/api/projects/${P}/tasks/${T}/messages/stream`, { signal: controller.signal });
-    const reader = res.body.getReader();
-    const decoder = new TextDecoder();
-    (async () => {
-      let buf = '';
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          buf += decoder.decode(value, { stream: true });
-          for (const m of buf.matchAll(/lag-probe-(\d+)/g)) if (!arrivals.has(m[1])) arrivals.set(m[1], Date.now());
-          buf = buf.slice(Math.max(0, buf.length - 64));
-        }
-      } catch {
-        /* aborted */
-      }
-    })();
+    const stream = await followSse(`${url}/api/projects/${P}/tasks/${T}/messages/stream`, (block) => {
+      for (const m of block.matchAll(/lag-probe-(\d+)/g)) if (!arrivals.has(m[1])) arrivals.set(m[1], Date.now());
+    });
     await sleep(500);
     const writer = new BusWriter(path.join(owner.root, P, T, 'TASK-MESSAGE-BUS.md'));
     const lag = [];
@@ -162,7 +131,7 @@ module.exports.run = async (ctx) => {
       roundTrip.push(arrivals.get(String(100 + i)) - at);
       await sleep(50);
     }
-    controller.abort();
+    stream.close();
     figures.push({ name: 'server task write POST→worker confirmed, median', value: pct(confirm, 50), unit: 'ms', target: 500, better: 'lower' });
     figures.push({ name: 'server task write POST→worker confirmed, p99', value: pct(confirm, 99), unit: 'ms', target: 2000, better: 'lower' });
     figures.push({ name: 'server task write POST→back on the server SSE, median', value: pct(roundTrip, 50), unit: 'ms', target: 1000, better: 'lower' });

@@ -3,6 +3,7 @@
 // with 1,000 runs through StorageIndex, cold (fresh index) vs cached (same index, nothing changed).
 const fs = require('node:fs');
 const path = require('node:path');
+const { median } = require('./timing');
 
 const TASKS = 20;
 const RUNS_PER_TASK = 50;
@@ -20,11 +21,6 @@ function info(s, project, task, runId) {
     commandline: 'claude -p --input-format text --output-format stream-json --verbose < /tmp/prompt.md',
     agent_version: '2.1.50',
   };
-}
-
-function median(values) {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
 }
 
 module.exports.run = async function run(ctx) {

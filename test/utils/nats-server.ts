@@ -2,6 +2,7 @@ import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from './wait';
 
 export const NATS_SERVER = process.env.NATS_SERVER_BIN || 'nats-server';
 
@@ -9,8 +10,6 @@ export const NATS_SERVER = process.env.NATS_SERVER_BIN || 'nats-server';
 export function natsServerAvailable(): boolean {
   return spawnSync(NATS_SERVER, ['--version'], { stdio: 'ignore' }).status === 0;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * A real nats-server with JetStream on 127.0.0.1: a random port on first start (read from its
@@ -32,20 +31,18 @@ export class NatsServerProcess {
     let log = '';
     child.stdout!.on('data', (d) => (log += d));
     child.stderr!.on('data', (d) => (log += d));
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      // -p -1 picks a random free port; the server logs the one it bound
-      const m = /Listening for client connections on 127\.0\.0\.1:(\d+)/.exec(log);
-      if (m && /Server is ready/.test(log)) {
-        this.port = Number(m[1]);
-        // the NATS client verifies a certificate by host name (not by IP SAN): TLS tests use localhost
-        this.url = this.extraArgs.includes('--tls') ? `tls://localhost:${this.port}` : `nats://127.0.0.1:${this.port}`;
-        return this;
-      }
+    // -p -1 picks a random free port; the server logs the one it bound
+    const m = await waitFor('nats-server to be ready', () => {
       if (child.exitCode !== null) throw new Error(`nats-server exited: ${log}`);
-      if (Date.now() > deadline) throw new Error(`nats-server did not start: ${log}`);
-      await sleep(50);
-    }
+      return /Server is ready/.test(log) && /Listening for client connections on 127\.0\.0\.1:(\d+)/.exec(log);
+    }).catch((err: Error) => {
+      child.kill('SIGKILL');
+      throw new Error(`nats-server did not start: ${err.message}\n${log}`);
+    });
+    this.port = Number(m[1]);
+    // the NATS client verifies a certificate by host name (not by IP SAN): TLS tests use localhost
+    this.url = this.extraArgs.includes('--tls') ? `tls://localhost:${this.port}` : `nats://127.0.0.1:${this.port}`;
+    return this;
   }
 
   async stop(): Promise<void> {

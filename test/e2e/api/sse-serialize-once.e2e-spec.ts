@@ -4,6 +4,7 @@ import type { MessageEvent } from '@nestjs/common';
 import { BusWriter } from '@app/messagebus';
 import { BusHub } from '../../../apps/api/src/sse/bus-hub';
 import { createApiApp, TestApi } from '../../utils/api-app';
+import { waitFor } from '../../utils/wait';
 
 // #15: a bus message is serialised once per stream, not once per client.
 describe('bus SSE fan-out', () => {
@@ -25,11 +26,7 @@ describe('bus SSE fan-out', () => {
     const subs = received.map((into) => hub.stream(bus, undefined).subscribe((e) => (e.type === 'message' ? into.push(e) : undefined)));
     try {
       await writer.append({ type: 'FACT', project_id: 'fan', task_id: '', run_id: '', body: 'after' });
-      const deadline = Date.now() + 15000;
-      while (received.some((r) => r.length < 2)) {
-        if (Date.now() > deadline) throw new Error(`not delivered: ${received.map((r) => r.length).join(',')}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await waitFor('the new message at every client', () => received.every((r) => r.length >= 2));
       const live = received.map((r) => r[1]);
       expect(JSON.parse(live[0].data as string)).toMatchObject({ type: 'FACT', body: 'after' });
       expect(live[1]).toBe(live[0]);

@@ -36,9 +36,12 @@ describe('task start checks', () => {
     const taskDir = path.join(api.root, P, t);
     fs.mkdirSync(taskDir, { recursive: true });
     // another Ralph loop of this task holds TASK.lock (a real flock held by another process)
-    const holder = spawn('flock', ['-x', path.join(taskDir, 'TASK.lock'), 'sleep', '60'], { detached: true, stdio: 'ignore' });
+    // it says "locked" once it holds the lock (the file exists a moment before flock(2) is taken)
+    const holder = spawn('flock', ['-x', path.join(taskDir, 'TASK.lock'), 'sh', '-c', 'echo locked; exec sleep 60'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    let said = '';
+    holder.stdout!.on('data', (d) => (said += d));
     try {
-      await waitUntil(() => fs.existsSync(path.join(taskDir, 'TASK.lock')));
+      await waitUntil(() => said.includes('locked'));
       const res = await post({ project_id: P, task_id: t, agent_type: 'fake', prompt: 'x', config: { FAKE_AGENT_DONE: '1' } });
       expect(res.statusCode).toBe(201);
       const runId = res.json().run_id as string;

@@ -216,7 +216,11 @@ describe('task lifecycle through the API (fake command agent)', () => {
       expect(res.json().status).toBe('started');
       const runDir = path.join(mon.root, P, t, 'runs', res.json().run_id);
       expect(fs.existsSync(runDir)).toBe(true);
-      await new Promise((r) => setTimeout(r, 300));
+      // A launch cannot be seen not to happen at an instant: a control task posted after it to a
+      // server that does start tasks gets its run-info; by then a launch would have written ours.
+      const control = 'task-20260101-120000-control';
+      const started = await inject('POST', '/api/v1/tasks', { project_id: P, task_id: control, agent_type: 'fake', prompt: 'x', config: { FAKE_AGENT_DONE: '1' } });
+      await waitUntil(() => fs.existsSync(path.join(api.root, P, control, 'runs', started.json().run_id, 'run-info.yaml')));
       expect(fs.readdirSync(runDir)).toEqual([]);
     } finally {
       await mon.close();

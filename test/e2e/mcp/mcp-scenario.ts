@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { waitFor } from '../../utils/wait';
 
 export const TOOL_NAMES = ['bus_post', 'bus_read', 'task_start', 'task_status', 'task_wait', 'task_stop', 'ask', 'usage', 'list_projects', 'list_tasks'];
 
@@ -66,16 +67,14 @@ export async function startWaitAndReadOutput(client: Client, args: Record<string
 export async function askAndAwaitAnswer(client: Client, scope: { project?: string; task?: string }, answer: (questionId: string) => Promise<void>) {
   const question = `Postgres or SQLite? ${Math.random().toString(36).slice(2, 8)}`;
   const pending = call(client, 'ask', { ...scope, body: question, wait: true, timeout_s: 60 });
-  let found: { msg_id: string; type: string } | undefined;
-  for (const deadline = Date.now() + 20_000; !found && Date.now() < deadline; ) {
+  const found = await waitFor('the QUESTION on the bus', async (): Promise<{ msg_id: string; type: string } | undefined> => {
     const read = await call(client, 'bus_read', { ...scope, limit: 50 });
-    found = read.messages.find((m: { body: string }) => m.body === question);
-    if (!found) await new Promise((r) => setTimeout(r, 100));
-  }
+    return read.messages.find((m: { body: string }) => m.body === question);
+  }, { intervalMs: 100 });
   expect(found).toMatchObject({ type: 'QUESTION', meta: { needs_input: 'true' } });
-  await answer(found!.msg_id);
+  await answer(found.msg_id);
   const answered = await pending;
-  expect(answered).toEqual({ msg_id: found!.msg_id, answer_id: expect.stringMatching(/^MSG-/), answer: 'SQLite.' });
+  expect(answered).toEqual({ msg_id: found.msg_id, answer_id: expect.stringMatching(/^MSG-/), answer: 'SQLite.' });
   const noWait = await call(client, 'ask', { ...scope, body: 'no wait?' });
   expect(noWait.msg_id).toMatch(/^MSG-/);
   return noWait.msg_id as string;

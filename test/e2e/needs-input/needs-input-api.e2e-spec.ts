@@ -3,7 +3,6 @@ import { join } from "node:path";
 import { RunsLayout } from "@app/storage";
 import { listenApiApp } from "../../utils/api-app";
 import { agentEnv, busMessages, runInfos, waitFor } from "../runner/helpers";
-import { eventually } from "./helpers";
 
 const PROJECT = "ni-api";
 const TASK = "task-20260101-000000-needs-input-api";
@@ -58,7 +57,7 @@ describe("needs-input over the API: answer route, open questions, metric, resume
     });
     expect(created.status).toBe(201);
 
-    const parked = await eventually(async () => {
+    const parked = await waitFor("the task to park in needs_input", async () => {
       const d = await detail();
       return d.status === "needs_input" && d;
     });
@@ -124,7 +123,7 @@ describe("needs-input over the API: answer route, open questions, metric, resume
       answers: [question.msg_id],
     });
 
-    const done = await eventually(async () => {
+    const done = await waitFor("the answered task to finish", async () => {
       const d = await detail();
       return d.done === true && d;
     });

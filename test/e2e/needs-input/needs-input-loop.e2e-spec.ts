@@ -1,11 +1,12 @@
 import { createHmac } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isTaskLoopRunning, NEEDS_INPUT_FILE, runTask, STALLED_FILE } from '@app/runner';
 import { RunsLayout } from '@app/storage';
-import { agentEnv, busMessages, cliEnv, PROJECT, RUN_AGENT, runInfos, taskId, tempRoot, waitFor } from '../runner/helpers';
-import { runCli, webhookReceiver } from './helpers';
+import { agentEnv, busMessages, cliEnv, PROJECT, runInfos, taskId, tempRoot, waitFor } from '../runner/helpers';
+import { runCli } from '../../utils/cli';
+import { webhookReceiver } from '../../utils/webhook-receiver';
 
 const QUESTION = 'Which database should I use: Postgres or SQLite?';
 
@@ -43,10 +44,10 @@ describe('needs-input: a question parks the Ralph loop until it is answered (#17
       const taskDir = layout.taskDir(PROJECT, task);
       await waitFor(() => existsSync(join(taskDir, NEEDS_INPUT_FILE)));
 
-      const status = await runCli(RUN_AGENT, ['status', '--root', tmp.root, '--project', PROJECT, '--task', task, '--json'], env);
+      const status = await runCli(['status', '--root', tmp.root, '--project', PROJECT, '--task', task, '--json'], { env });
       expect(status.code).toBe(0);
       expect(JSON.parse(status.stdout).tasks[0]).toMatchObject({ task_id: task, status: 'needs_input', open_questions: 1, done: false });
-      const list = await runCli(RUN_AGENT, ['list', '--root', tmp.root, '--project', PROJECT, '--status', 'needs_input'], env);
+      const list = await runCli(['list', '--root', tmp.root, '--project', PROJECT, '--status', 'needs_input'], { env });
       expect(list.code).toBe(0);
       expect(list.stdout).toContain(task);
 
@@ -71,7 +72,7 @@ describe('needs-input: a question parks the Ralph loop until it is answered (#17
       expect(runInfos(taskDir)).toHaveLength(1);
       expect(isTaskLoopRunning(taskDir)).toBe(true);
 
-      const answered = await runCli(RUN_AGENT, ['answer', '--root', tmp.root, '--project', PROJECT, '--task', task, '--body', 'Use SQLite.'], env);
+      const answered = await runCli(['answer', '--root', tmp.root, '--project', PROJECT, '--task', task, '--body', 'Use SQLite.'], { env });
       expect(answered.stderr).toBe('');
       expect(answered.code).toBe(0);
       expect(answered.stdout).toMatch(new RegExp(`^msg_id: MSG-\\S+\\nanswers: ${question.msg_id}\\n$`));
@@ -87,7 +88,7 @@ describe('needs-input: a question parks the Ralph loop until it is answered (#17
       expect(existsSync(join(taskDir, NEEDS_INPUT_FILE))).toBe(false);
       const answer = busMessages(layout.taskBus(PROJECT, task)).find((m) => m.type === 'ANSWER')!;
       expect(answer.parents).toEqual([{ msg_id: question.msg_id, kind: 'answers' }]);
-      const after = await runCli(RUN_AGENT, ['status', '--root', tmp.root, '--project', PROJECT, '--task', task, '--json'], env);
+      const after = await runCli(['status', '--root', tmp.root, '--project', PROJECT, '--task', task, '--json'], { env });
       expect(JSON.parse(after.stdout).tasks[0]).toMatchObject({ status: 'completed', done: true });
     } finally {
       hook.server.close();
@@ -108,7 +109,7 @@ describe('needs-input: a question parks the Ralph loop until it is answered (#17
       env: agentEnv({ FAKE_AGENT_POST_BUS: 'may I?', FAKE_AGENT_POST_BUS_TYPE: 'BLOCKED', FAKE_AGENT_POST_BUS_ATTEMPTS: '1', FAKE_AGENT_DONE_ON_ATTEMPT: '2' }),
     });
     await waitFor(() => existsSync(join(layout.taskDir(PROJECT, task), NEEDS_INPUT_FILE)));
-    const answered = await runCli(RUN_AGENT, ['answer', '--root', tmp.root, '--project', PROJECT, '--task', task, '--body', 'yes'], env);
+    const answered = await runCli(['answer', '--root', tmp.root, '--project', PROJECT, '--task', task, '--body', 'yes'], { env });
     expect(answered.code).toBe(0);
     await expect(loop).resolves.toMatchObject({ status: 'done' });
   }, 60_000);
@@ -134,15 +135,13 @@ describe('needs-input: a question parks the Ralph loop until it is answered (#17
 
   it('run-agent task --input-wait sets the budget from the command line', async () => {
     const task = taskId('cliwait');
-    const res = await runCli(RUN_AGENT, ['task', '--root', tmp.root, '--project', PROJECT, '--task', task, '--agent', 'claude', '--prompt', 'x', '--restart-delay', '10ms', '--input-wait', '300ms'], {
-      ...env,
-      FAKE_AGENT_POST_BUS: 'hello?',
-      FAKE_AGENT_POST_BUS_TYPE: 'QUESTION',
+    const res = await runCli(['task', '--root', tmp.root, '--project', PROJECT, '--task', task, '--agent', 'claude', '--prompt', 'x', '--restart-delay', '10ms', '--input-wait', '300ms'], {
+      env: { ...env, FAKE_AGENT_POST_BUS: 'hello?', FAKE_AGENT_POST_BUS_TYPE: 'QUESTION' },
     });
     expect(res.code).toBe(1);
     expect(res.stderr).toContain('Error: no answer within the input wait budget (300ms)');
     expect(runInfos(layout.taskDir(PROJECT, task))).toHaveLength(1);
-    const bad = await runCli(RUN_AGENT, ['task', '--root', tmp.root, '--project', PROJECT, '--task', taskId('badwait'), '--agent', 'claude', '--prompt', 'x', '--input-wait', 'soon'], env);
+    const bad = await runCli(['task', '--root', tmp.root, '--project', PROJECT, '--task', taskId('badwait'), '--agent', 'claude', '--prompt', 'x', '--input-wait', 'soon'], { env });
     expect(bad.code).toBe(2);
   }, 60_000);
 
@@ -150,11 +149,11 @@ describe('needs-input: a question parks the Ralph loop until it is answered (#17
     const task = taskId('noq');
     await runTask({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', env: agentEnv({ FAKE_AGENT_DONE: '1' }) });
     const before = busMessages(layout.taskBus(PROJECT, task)).length;
-    const none = await runCli(RUN_AGENT, ['answer', '--root', tmp.root, '--project', PROJECT, '--task', task, '--body', 'hi'], env);
+    const none = await runCli(['answer', '--root', tmp.root, '--project', PROJECT, '--task', task, '--body', 'hi'], { env });
     expect(none).toMatchObject({ code: 1, stderr: `Error: task ${task} has no open question\n` });
-    const empty = await runCli(RUN_AGENT, ['answer', '--root', tmp.root, '--project', PROJECT, '--task', task, '--body', ' '], env);
+    const empty = await runCli(['answer', '--root', tmp.root, '--project', PROJECT, '--task', task, '--body', ' '], { env });
     expect(empty).toMatchObject({ code: 2, stderr: 'Error: --body is required (or pipe the answer on stdin)\n' });
-    const badTask = await runCli(RUN_AGENT, ['answer', '--root', tmp.root, '--project', PROJECT, '--task', '../x', '--body', 'hi'], env);
+    const badTask = await runCli(['answer', '--root', tmp.root, '--project', PROJECT, '--task', '../x', '--body', 'hi'], { env });
     expect(badTask.code).toBe(2);
     expect(busMessages(layout.taskBus(PROJECT, task))).toHaveLength(before);
   }, 30_000);
@@ -164,15 +163,13 @@ describe('needs-input: a question parks the Ralph loop until it is answered (#17
     const first = await runTask({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'ship the feature', agent: 'claude', env: agentEnv({ FAKE_AGENT_DONE: '1' }) });
     expect(first.status).toBe('done');
     const taskDir = layout.taskDir(PROJECT, task);
-    const woke = await runCli(
-      RUN_AGENT,
-      ['bus', 'post', '--root', tmp.root, '--project', PROJECT, '--task', task, '--type', 'USER', '--body', 'PR review: rename foo to bar', '--resume'],
-      { ...env, FAKE_AGENT_DONE: '1' },
-    );
+    const woke = await runCli(['bus', 'post', '--root', tmp.root, '--project', PROJECT, '--task', task, '--type', 'USER', '--body', 'PR review: rename foo to bar', '--resume'], {
+      env: { ...env, FAKE_AGENT_DONE: '1' },
+    });
     expect(woke.stderr).toBe('');
     expect(woke.code).toBe(0);
     expect(woke.stdout).toMatch(/^msg_id: MSG-\S+\nresume: started a Ralph loop \(pid \d+\)\n$/);
-    await waitFor(() => runInfos(taskDir).length === 2 && runInfos(taskDir)[1].status === 'completed' && !isTaskLoopRunning(taskDir), 30_000);
+    await waitFor(() => runInfos(taskDir).length === 2 && runInfos(taskDir).every((i) => i.status === 'completed') && !isTaskLoopRunning(taskDir), 30_000);
     expect(existsSync(join(taskDir, 'DONE'))).toBe(true);
     // run ids order by time only to the second (then by pid): tell the runs apart by id, not by order
     const promptOf = (runId: string) => readFileSync(join(layout.runDir(PROJECT, task, runId), 'prompt.md'), 'utf8');
@@ -191,16 +188,16 @@ describe('needs-input: a question parks the Ralph loop until it is answered (#17
       prompt: 'x',
       agent: 'claude',
       stallAfterMs: 300,
-      env: agentEnv({ FAKE_AGENT_SLEEP_MS: '4000', FAKE_AGENT_DONE: '1' }),
+      // silent until the test lets it go: the run is still running when its status is read
+      env: agentEnv({ FAKE_AGENT_WAIT_FILE: join(tmp.root, 'stall-go'), FAKE_AGENT_DONE: '1' }),
     });
     const taskDir = layout.taskDir(PROJECT, task);
     const warning = await waitFor(() => busMessages(layout.taskBus(PROJECT, task)).find((m) => m.meta?.kind === 'stalled'));
     const runId = readdirSync(join(taskDir, 'runs'))[0];
     expect(warning).toMatchObject({ type: 'WARNING', run_id: runId, body: `run ${runId} stalled: no output and no bus activity for 300ms` });
-    const status = await runCli(RUN_AGENT, ['status', '--root', tmp.root, '--project', PROJECT, '--task', task, '--json'], env);
-    const row = JSON.parse(status.stdout).tasks[0];
-    // the run may have finished meanwhile (it sleeps 4 s); while it runs it must read as stalled
-    if (row.status === 'running') expect(row.stalled).toBe(true);
+    const status = await runCli(['status', '--root', tmp.root, '--project', PROJECT, '--task', task, '--json'], { env });
+    expect(JSON.parse(status.stdout).tasks[0]).toMatchObject({ status: 'running', stalled: true });
+    writeFileSync(join(tmp.root, 'stall-go'), '');
     await expect(loop).resolves.toMatchObject({ status: 'done' });
     expect(runInfos(taskDir)[0]).toMatchObject({ status: 'completed', exit_code: 0 });
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { readRunInfo, writeCancelled } from '@app/storage';
 import { liveGroupLeader, PROJECT, RUN_AGENT, runningInfo, Sandbox, writeRun } from './helpers';
 import { waitFor } from '../../utils/wait';
+import { processAlive } from '../../utils/processes';
 
 const START = 'task-20260101-000000-start';
 const RESUME = 'task-20260101-000000-resume';
@@ -11,15 +12,6 @@ const RECOVER = 'task-20260101-000000-recover';
 const FINAL = 'task-20260101-000000-final';
 const CANCEL = 'task-20260101-000000-cancel';
 const DONE = 'task-20260101-000000-done';
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]);
-  } catch {
-    return false;
-  }
-}
 
 describe('run-agent monitor (built CLI)', () => {
   let sb: Sandbox;
@@ -97,7 +89,7 @@ describe('run-agent monitor (built CLI)', () => {
     expect(existsSync(join(sb.root, PROJECT, START))).toBe(false);
     expect(runsOf(RESUME)).toHaveLength(1);
     expect(existsSync(join(sb.root, PROJECT, FINAL, 'DONE'))).toBe(false);
-    expect(alive(leader)).toBe(true);
+    expect(processAlive(leader)).toBe(true);
   });
 
   it('--once starts, resumes, recovers and finalizes, passing the TODO text as the prompt', async () => {
@@ -121,7 +113,7 @@ describe('run-agent monitor (built CLI)', () => {
     expect(runsOf(START)).toHaveLength(1);
     expect(runsOf(RESUME)).toHaveLength(2);
     expect(runsOf(RECOVER)).toHaveLength(2);
-    expect(alive(leader)).toBe(false);
+    expect(processAlive(leader)).toBe(false);
     const stale = readRunInfo(join(sb.root, PROJECT, RECOVER, 'runs', '20260101-0000000000-1-1', 'run-info.yaml'));
     expect(stale.status).toBe('failed');
     expect(runsOf(CANCEL)).toHaveLength(1);

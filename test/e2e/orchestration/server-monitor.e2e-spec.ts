@@ -7,21 +7,13 @@ import { liveGroupLeader, PROJECT, REPO, RUN_AGENT, runningInfo, Sandbox, writeR
 import { runCli } from '../../utils/cli';
 import { announcedPort } from '../../utils/ports';
 import { waitFor } from '../../utils/wait';
+import { processAlive } from '../../utils/processes';
 
 const CONDUCTOR = join(REPO, 'bin', 'conductor');
 const START = 'task-20260101-000000-srv-start';
 const RESUME = 'task-20260101-000000-srv-resume';
 const RECOVER = 'task-20260101-000000-srv-recover';
 const FINAL = 'task-20260101-000000-srv-final';
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]);
-  } catch {
-    return false;
-  }
-}
 
 describe('conductor monitor (API client, real server)', () => {
   let sb: Sandbox;
@@ -82,7 +74,7 @@ describe('conductor monitor (API client, real server)', () => {
     expect(first.stdout).toContain(`  [OK]    finalized ${FINAL} (item ticked)\n`);
     expect(existsSync(join(sb.root, PROJECT, FINAL, 'DONE'))).toBe(true);
     expect(readFileSync(join(sb.root, PROJECT, START, 'TASK.md'), 'utf8')).toBe(`${START} say hello\n`);
-    await waitFor(() => !alive(leader));
+    await waitFor(() => !processAlive(leader));
 
     // The server runs the three tasks to DONE (fake agents create DONE); the next pass ticks them.
     await waitFor(() => [START, RESUME, RECOVER].every((t) => existsSync(join(sb.root, PROJECT, t, 'DONE'))));

@@ -33,9 +33,9 @@ describe('run-agent workflow run (built CLI)', () => {
       [0, 'Preflight', 'completed', 1],
       [1, 'Context Gathering', 'completed', 1],
     ]);
-    const runs = readdirSync(join(taskDir, 'runs')).sort();
-    expect(state.stages.map((s) => s.run_id)).toEqual(runs);
-    expect(readFileSync(join(taskDir, 'runs', runs[1], 'prompt.md'), 'utf8')).toContain('Workflow stage execution request.\n\nTemplate: THE_PROMPT_v5\nStage: 1 - Context Gathering\n');
+    const runs = readdirSync(join(taskDir, 'runs'));
+    expect([...state.stages.map((s) => s.run_id)].sort()).toEqual([...runs].sort());
+    expect(readFileSync(join(taskDir, 'runs', state.stages[1].run_id!, 'prompt.md'), 'utf8')).toContain('Workflow stage execution request.\n\nTemplate: THE_PROMPT_v5\nStage: 1 - Context Gathering\n');
     expect(bodies()).toEqual([
       'DECISION workflow run started (fresh) template=THE_PROMPT_v5 stages=0..1',
       'PROGRESS workflow stage 0 started',
@@ -53,9 +53,11 @@ describe('run-agent workflow run (built CLI)', () => {
     const pgid = await waitFor(() => {
       const s = existsSync(statePath) ? readWorkflowState(statePath) : undefined;
       if (s?.stages.find((x) => x.stage === 1)?.status !== 'running') return undefined;
-      const runs = existsSync(join(taskDir, 'runs')) ? readdirSync(join(taskDir, 'runs')).sort() : [];
-      if (runs.length < 2 || !existsSync(join(taskDir, 'runs', runs[1], 'run-info.yaml'))) return undefined;
-      const info = readRunInfo(join(taskDir, 'runs', runs[1], 'run-info.yaml'));
+      // stage 1's run by id (not by name order: ids of two processes within one second order by pid)
+      const stage0 = s.stages.find((x) => x.stage === 0)?.run_id;
+      const stage1 = (existsSync(join(taskDir, 'runs')) ? readdirSync(join(taskDir, 'runs')) : []).find((r) => r !== stage0);
+      if (!stage1 || !existsSync(join(taskDir, 'runs', stage1, 'run-info.yaml'))) return undefined;
+      const info = readRunInfo(join(taskDir, 'runs', stage1, 'run-info.yaml'));
       // the runner's own early record names the runner; wait for the agent's group
       return info.pgid > 0 && info.pid !== child.pid ? info.pgid : undefined;
     });

@@ -62,7 +62,8 @@ describe('run-agent job batch / --follow, task cancel / delete / resume (built C
     expect(resumed.stderr).toBe(`Resuming task: ${task}\n`);
     expect(resumed.code).toBe(0);
     expect(existsSync(join(taskDir, 'CANCELLED'))).toBe(false);
-    const last = runInfos(taskDir).at(-1)!;
+    // the resumed run by id: run ids of two processes within one second order by pid, not by time
+    const last = runInfos(taskDir).find((i) => i.run_id !== info.run_id)!;
     expect(readFileSync(last.prompt_path!, 'utf8').endsWith('\n---\n\nContinue working on the following:\n\nx\n')).toBe(true);
   }, 40_000);
 

@@ -61,16 +61,7 @@ export function readJson<T>(path: string): T {
 }
 
 export { waitFor } from '../../utils/wait';
-
-export function processAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}
+export { processAlive } from '../../utils/processes';
 
 /**
  * A temp runs root with a config naming one `command` agent (`script`, written next to the root),

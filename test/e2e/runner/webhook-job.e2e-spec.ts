@@ -1,37 +1,15 @@
 import { createHmac } from 'node:crypto';
-import { createServer, IncomingMessage, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
 import { runJob } from '@app/runner';
 import { RunsLayout } from '@app/storage';
+import { webhookReceiver } from '../../utils/webhook-receiver';
 import { agentEnv, busTypesAndBodies, PROJECT, taskId, tempRoot } from './helpers';
-
-interface Received {
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-
-function receiver(statuses: number[]): Promise<{ server: Server; url: string; received: Received[] }> {
-  const received: Received[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => (body += d));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body });
-      res.statusCode = statuses[received.length - 1] ?? 200;
-      res.end();
-    });
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received })),
-  );
-}
 
 describe('run_stop webhook of a job (D14)', () => {
   const tmp = tempRoot();
   afterAll(() => tmp.cleanup());
 
   it('is delivered with a valid signature after a retry, and the job result waits for it', async () => {
-    const hook = await receiver([500, 200]);
+    const hook = await webhookReceiver([500, 200]);
     try {
       const config = { agents: {}, webhook: { url: hook.url, events: ['run_stop'], secret: 's3cret', timeout: '2s' } } as never;
       const task = taskId('hook');
@@ -53,7 +31,7 @@ describe('run_stop webhook of a job (D14)', () => {
   });
 
   it('gives up after three failed attempts with a WARN on the task bus', async () => {
-    const hook = await receiver([500, 502, 503]);
+    const hook = await webhookReceiver([500, 502, 503]);
     try {
       const config = { agents: {}, webhook: { url: hook.url, events: [], secret: '', timeout: '2s' } } as never;
       const task = taskId('hookfail');

@@ -4,18 +4,12 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { envWithFakeAgents } from '../../utils/fake-agents';
 import { NatsServerProcess } from '../../utils/nats-server';
+import { waitFor as waitForEvent } from '../../utils/wait';
 
 const REPO = join(__dirname, '..', '..', '..');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-export async function waitFor<T>(what: string, fn: () => T | undefined | null | false, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
+/** The suite's {@link waitForEvent}, polling every 100 ms: these probes read whole replicas. */
+export function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 30_000): Promise<T> {
+  return waitForEvent(what, probe, { timeoutMs, intervalMs: 100 });
 }
 
 export interface Proc {

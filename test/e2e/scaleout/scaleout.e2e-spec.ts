@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseBus } from '@app/messagebus';
 import { readRunInfo } from '@app/storage';
 import { natsServerAvailable } from '../../utils/nats-server';
-import { Cluster, replicaDiff, tasksIn, waitFor } from './cluster';
+import { Cluster, projectFiles, replicaDiff, tasksIn, waitFor } from './cluster';
 
 // Real nats-server (Debian package; .ci/run installs it), real conductor and worker processes.
 const describeNats = natsServerAvailable() ? describe : describe.skip;
@@ -147,8 +147,11 @@ describeNats('scale-out over NATS JetStream (server + 3 workers)', () => {
     for (const t of tasks) await c.submit(p, t, { FAKE_AGENT_SLEEP_MS: '1500', FAKE_AGENT_LINES: '5', FAKE_AGENT_LINE_INTERVAL_MS: '300' });
     const replica = c.server.root;
     await waitFor('a task to be running', () => c.workers.some((w) => tasksIn(w.root, p).length > 0));
+    // The outage lasts until the workers have written something NATS has not seen (not a fixed time).
+    const sizes = (root: string) => [...projectFiles(root, p)].map(([f, data]) => `${f}:${data.length}`).sort().join('\n');
+    const before = c.workers.map((w) => sizes(w.root));
     await c.nats.stop();
-    await new Promise((r) => setTimeout(r, 1000));
+    await waitFor('a worker to write while nats-server is down', () => c.workers.some((w, i) => sizes(w.root) !== before[i]));
     await c.nats.start();
 
     await waitFor('all tasks DONE in the replica', () => tasks.every((t) => taskDone(replica, p, t)), 60_000);

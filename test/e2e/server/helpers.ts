@@ -127,6 +127,16 @@ export function startServer(bin: string, args: string[], env: NodeJS.ProcessEnv 
   });
 }
 
+/** A server's environment: HOME in `dir` and none of the caller's CONDUCTOR_* settings, plus `extra`. */
+export function serverEnv(dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { HOME: dir, CONDUCTOR_ROOT: '', CONDUCTOR_CONFIG: '', CONDUCTOR_PORT: '', CONDUCTOR_HOST: '', CONDUCTOR_API_KEY: '', CONDUCTOR_URL: '', CONDUCTOR_DISABLE_TASK_START: '', ...extra };
+}
+
+/** bin/conductor on 127.0.0.1 (a free port) for `root` and `config`, run in `dir` with {@link serverEnv}. */
+export function startConductor(dir: string, root: string, config: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningServer> {
+  return startServer(CONDUCTOR, ['--host', '127.0.0.1', '--port', '0', '--root', root, '--config', config], serverEnv(dir, extraEnv), dir);
+}
+
 export async function getJson<T = any>(url: string, init?: RequestInit): Promise<{ status: number; body: T }> {
   const res = await fetch(url, init);
   const text = await res.text();

@@ -20,10 +20,9 @@ import { join } from "node:path";
 import { readMessages } from "@app/messagebus";
 import { writeRunInfo, ZERO_TIME } from "@app/storage";
 import {
-  CONDUCTOR,
   postJson,
   RunningServer,
-  startServer,
+  startConductor,
   waitFor,
   writeConfig,
 } from "./helpers";
@@ -57,31 +56,7 @@ describe("planner after a server SIGKILL (issue #11)", () => {
     chmodSync(agent, 0o755);
     const config = writeConfig(dir, agent, "  max_concurrent_root_tasks: 1\n");
     const root = join(dir, "runs");
-    const env = {
-      HOME: dir,
-      CONDUCTOR_ROOT: "",
-      CONDUCTOR_CONFIG: "",
-      CONDUCTOR_PORT: "",
-      CONDUCTOR_HOST: "",
-      CONDUCTOR_API_KEY: "",
-      CONDUCTOR_DISABLE_TASK_START: "",
-    };
-    const start = async () =>
-      startServer(
-        CONDUCTOR,
-        [
-          "--host",
-          "127.0.0.1",
-          "--port",
-          "0",
-          "--root",
-          root,
-          "--config",
-          config,
-        ],
-        env,
-        dir,
-      );
+    const start = () => startConductor(dir, root, config);
     const counter = join(dir, "counter");
     const lines = () =>
       existsSync(counter)
@@ -210,30 +185,7 @@ describe("POST /api/v1/tasks next to a live agent whose loop is gone (issue #11)
         agent_version: "",
       });
       const config = writeConfig(dir, "/bin/true");
-      const env = {
-        HOME: dir,
-        CONDUCTOR_ROOT: "",
-        CONDUCTOR_CONFIG: "",
-        CONDUCTOR_PORT: "",
-        CONDUCTOR_HOST: "",
-        CONDUCTOR_API_KEY: "",
-        CONDUCTOR_DISABLE_TASK_START: "",
-      };
-      server = await startServer(
-        CONDUCTOR,
-        [
-          "--host",
-          "127.0.0.1",
-          "--port",
-          "0",
-          "--root",
-          root,
-          "--config",
-          config,
-        ],
-        env,
-        dir,
-      );
+      server = await startConductor(dir, root, config);
       const res = await postJson(`${server.url}/api/v1/tasks`, {
         project_id: "proj",
         task_id: task,

@@ -7,13 +7,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { CONDUCTOR, postJson, RunningServer, startServer, waitFor, writeConfig, writeFakeAgent } from './helpers';
+import { postJson, RunningServer, startConductor, waitFor, writeConfig, writeFakeAgent } from './helpers';
 
 describe('root-task planner (e2e)', () => {
   let dir: string;
   let root: string;
   let config: string;
-  let env: NodeJS.ProcessEnv;
   let server: RunningServer | undefined;
 
   beforeAll(() => {
@@ -21,7 +20,6 @@ describe('root-task planner (e2e)', () => {
     root = join(dir, 'runs');
     // the extra line continues the `defaults:` block written last by writeConfig
     config = writeConfig(dir, writeFakeAgent(dir), '  max_concurrent_root_tasks: 1\n');
-    env = { HOME: dir, CONDUCTOR_ROOT: '', CONDUCTOR_CONFIG: '', CONDUCTOR_PORT: '', CONDUCTOR_HOST: '', CONDUCTOR_API_KEY: '', CONDUCTOR_DISABLE_TASK_START: '' };
   });
   afterAll(async () => {
     for (const t of ['a', 'b', 'c']) writeFileSync(release(t), '');
@@ -37,7 +35,7 @@ describe('root-task planner (e2e)', () => {
   const statusOf = (t: string, runId: string) => (existsSync(runInfo(t, runId)) ? /^status: (\S+)$/m.exec(readFileSync(runInfo(t, runId), 'utf8'))?.[1] : undefined);
 
   async function start(): Promise<RunningServer> {
-    return startServer(CONDUCTOR, ['--host', '127.0.0.1', '--port', '0', '--root', root, '--config', config], env, dir);
+    return startConductor(dir, root, config);
   }
 
   function create(t: string) {

@@ -5,47 +5,26 @@
  */
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CONDUCTOR, postJson, RunningServer, startServer, waitFor, writeConfig, writeFakeAgent } from './helpers';
-
-interface Delivery {
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-  answered: number;
-}
+import { webhookReceiver, type WebhookReceiver } from '../../utils/webhook-receiver';
+import { postJson, RunningServer, startConductor, waitFor, writeConfig, writeFakeAgent } from './helpers';
 
 describe('webhook delivery of API-launched runs (e2e)', () => {
   const secret = 'hook-secret';
   let dir: string;
-  let receiver: Server;
-  let deliveries: Delivery[];
+  let receiver: WebhookReceiver;
   let server: RunningServer;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'webhook-e2e-'));
-    deliveries = [];
-    // fails the first two attempts, accepts the third
-    receiver = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d) => (body += d));
-      req.on('end', () => {
-        const answered = deliveries.length < 2 ? 500 : 200;
-        deliveries.push({ headers: req.headers, body, answered });
-        res.writeHead(answered).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-    const config = writeConfig(dir, writeFakeAgent(dir), `webhook:\n  url: ${hookUrl}\n  secret: ${secret}\n  timeout: 5s\n`);
-    const env = { HOME: dir, CONDUCTOR_ROOT: '', CONDUCTOR_CONFIG: '', CONDUCTOR_PORT: '', CONDUCTOR_API_KEY: '', CONDUCTOR_DISABLE_TASK_START: '' };
-    server = await startServer(CONDUCTOR, ['--host', '127.0.0.1', '--port', '0', '--root', join(dir, 'runs'), '--config', config], env, dir);
+    receiver = await webhookReceiver([500, 500]); // fails the first two attempts, accepts the third
+    const config = writeConfig(dir, writeFakeAgent(dir), `webhook:\n  url: ${receiver.url}\n  secret: ${secret}\n  timeout: 5s\n`);
+    server = await startConductor(dir, join(dir, 'runs'), config);
   });
   afterAll(async () => {
     await server.stop('SIGKILL');
-    receiver.close();
+    await receiver.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -53,11 +32,11 @@ describe('webhook delivery of API-launched runs (e2e)', () => {
     const created = await postJson(`${server.url}/api/v1/tasks`, { project_id: 'proj', task_id: 'task-20260101-000000-hook', agent_type: 'fake', prompt: 'hello' });
     expect(created.status).toBe(201);
 
-    await waitFor('the third delivery attempt', () => deliveries.length >= 3);
-    expect(deliveries.map((d) => d.answered)).toEqual([500, 500, 200]);
-    expect(new Set(deliveries.map((d) => d.body)).size).toBe(1);
+    await waitFor('the third delivery attempt', () => receiver.received.length >= 3);
+    expect(receiver.received.map((d) => d.answered)).toEqual([500, 500, 200]);
+    expect(new Set(receiver.received.map((d) => d.body)).size).toBe(1);
 
-    const [first] = deliveries;
+    const [first] = receiver.received;
     expect(first.headers['content-type']).toBe('application/json');
     expect(first.headers['user-agent']).toBe('conductor-loop/1.0');
     const expected = 'sha256=' + createHmac('sha256', secret).update(first.body).digest('hex');

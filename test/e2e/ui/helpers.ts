@@ -29,22 +29,27 @@ export interface Conductor {
   proc: ChildProcess;
   output: () => string;
   apiKey?: string;
+  /** stopConductor removes `dir` (false when the caller's sandbox owns it). */
+  ownsDir: boolean;
 }
 
-/** Starts conductor on `port` (0: any free port, read back from its start-up line) and waits until it answers. */
-export async function startConductor(apiKey?: string, reuse?: { dir: string; port: number }): Promise<Conductor> {
-  const dir = reuse?.dir ?? mkdtempSync(join(tmpdir(), 'ui-e2e-'));
-  const root = join(dir, 'runs');
-  const home = join(dir, 'home');
-  const config = join(dir, 'config.yaml');
-  if (!reuse) {
-    mkdirSync(root);
-    mkdirSync(home);
-    writeFileSync(config, `agents:\n  uiagent:\n    type: command\n    command: ${AGENT}\n`);
-  }
-  const args = [CONDUCTOR, '--root', root, '--port', String(reuse?.port ?? 0), '--host', '127.0.0.1', '--config', config];
-  if (apiKey) args.push('--api-key', apiKey);
-  const proc = spawn(process.execPath, args, { cwd: dir, env: { ...process.env, HOME: home, CONDUCTOR_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+export interface LaunchOptions {
+  root: string;
+  config: string;
+  /** Working folder of the server (and the folder stopConductor removes when it owns it). */
+  dir: string;
+  env: NodeJS.ProcessEnv;
+  /** 0 (default): any free port, read back from the server's start-up line. */
+  port?: number;
+  apiKey?: string;
+  ownsDir?: boolean;
+}
+
+/** Starts `conductor` on 127.0.0.1 for a runs root and config the caller prepared, and waits until it answers. */
+export async function launchConductor(o: LaunchOptions): Promise<Conductor> {
+  const args = [CONDUCTOR, '--root', o.root, '--port', String(o.port ?? 0), '--host', '127.0.0.1', '--config', o.config];
+  if (o.apiKey) args.push('--api-key', o.apiKey);
+  const proc = spawn(process.execPath, args, { cwd: o.dir, env: o.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   proc.stdout!.on('data', (d) => (output += d));
   proc.stderr!.on('data', (d) => (output += d));
@@ -55,26 +60,56 @@ export async function startConductor(apiKey?: string, reuse?: { dir: string; por
     });
     const url = `http://127.0.0.1:${port}`;
     await waitFor('conductor to answer', async () => (await fetch(`${url}/api/v1/health`)).ok);
-    return { url, port, dir, root, proc, output: () => output, apiKey };
+    return { url, port, dir: o.dir, root: o.root, proc, output: () => output, apiKey: o.apiKey, ownsDir: o.ownsDir ?? true };
   } catch (err) {
     proc.kill('SIGKILL');
     throw new Error(`conductor did not start: ${(err as Error).message}\n${output}`);
   }
 }
 
+export interface ConductorOptions {
+  apiKey?: string;
+  /** The same server coming back: same folder (runs root, config) and port. */
+  reuse?: { dir: string; port: number };
+  /** Command agents of the config, name → executable (default: `uiagent`, the scripted UI agent). */
+  agents?: Record<string, string>;
+  /** Writes runs into the fresh runs root before the server starts. */
+  seed?: (root: string) => void;
+}
+
+/** Starts conductor on a fresh temp runs root (or `reuse`d one) with an empty HOME and no key from the environment. */
+export async function startConductor(opts: ConductorOptions = {}): Promise<Conductor> {
+  const dir = opts.reuse?.dir ?? mkdtempSync(join(tmpdir(), 'ui-e2e-'));
+  const root = join(dir, 'runs');
+  const home = join(dir, 'home');
+  const config = join(dir, 'config.yaml');
+  if (!opts.reuse) {
+    mkdirSync(root);
+    mkdirSync(home);
+    const agents = Object.entries(opts.agents ?? { uiagent: AGENT }).map(([name, command]) => `  ${name}:\n    type: command\n    command: ${command}\n`);
+    writeFileSync(config, `agents:\n${agents.join('')}`);
+    opts.seed?.(root);
+  }
+  const env = { ...process.env, HOME: home, CONDUCTOR_API_KEY: '' };
+  return launchConductor({ root, config, dir, env, port: opts.reuse?.port, apiKey: opts.apiKey });
+}
+
 export async function stopConductor(c: Conductor | undefined): Promise<void> {
   if (!c) return;
   const headers: Record<string, string> = c.apiKey ? { Authorization: `Bearer ${c.apiKey}` } : {};
   // Stop every task still running so no agent outlives the test.
-  for (const task of existsSync(join(c.root, PROJECT)) ? readdirSync(join(c.root, PROJECT)) : []) {
-    if (task.startsWith('task-')) await fetch(`${c.url}/api/v1/tasks/${task}?project_id=${PROJECT}`, { method: 'DELETE', headers }).catch(() => undefined);
+  const dirsIn = (dir: string) => (existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name) : []);
+  for (const project of dirsIn(c.root)) {
+    for (const task of dirsIn(join(c.root, project)).filter((t) => t.startsWith('task-'))) {
+      await fetch(`${c.url}/api/v1/tasks/${task}?project_id=${project}`, { method: 'DELETE', headers }).catch(() => undefined);
+    }
   }
   const exited = c.proc.exitCode !== null || c.proc.signalCode !== null ? Promise.resolve() : new Promise((resolve) => c.proc.once('exit', resolve));
   c.proc.kill('SIGTERM');
   const timer = setTimeout(() => c.proc.kill('SIGKILL'), 8000);
   await exited;
   clearTimeout(timer);
-  rmSync(join(c.root, '..'), { recursive: true, force: true });
+  if (c.ownsDir) rmSync(c.dir, { recursive: true, force: true });
 }
 
 export async function shot(page: Page, name: string): Promise<void> {
@@ -82,14 +117,9 @@ export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
 }
 
-/** Polls `check` until it holds; fails with `what` after the timeout. */
+/** Waits until `check` holds (a check that throws counts as "not yet"); fails naming `what`. */
 export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await waitFor(what, check, { timeoutMs, intervalMs: 200 });
 }
 
 export async function textOf(loc: Locator): Promise<string> {
@@ -119,17 +149,16 @@ export async function onFailure<T>(page: Page, c: Conductor, name: string, fn: (
 
 /** Every task's bus, markers and run-info under the runs root, for the failure log. */
 function taskFilesDump(root: string): string {
-  const projectDir = join(root, PROJECT);
-  if (!existsSync(projectDir)) return '';
+  if (!existsSync(root)) return '';
   let out = '';
   const walk = (dir: string): void => {
     for (const name of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, name.name);
       if (name.isDirectory()) walk(path);
-      else if (/^(TASK-MESSAGE-BUS\.md|run-info\.yaml|DONE|CANCELLED|STOP-REQUESTED)$/.test(name.name)) out += `\n===== ${path}\n${readFileSync(path, 'utf8')}`;
+      else if (/^(TASK-MESSAGE-BUS\.md|run-info\.yaml|DONE|CANCELLED|STOP-REQUESTED|PAUSED|NEEDS-INPUT\.json)$/.test(name.name)) out += `\n===== ${path}\n${readFileSync(path, 'utf8')}`;
     }
   };
-  walk(projectDir);
+  walk(root);
   return out;
 }
 
@@ -141,7 +170,7 @@ export function runRow(page: Page, runId: string): Locator {
 export async function pickOption(page: Page, scope: Page | Locator, label: string, value: string): Promise<void> {
   await scope.getByRole('combobox', { name: label, exact: true }).click();
   await page.getByRole('row', { name: value, exact: true }).click();
-  await eventually(`${label} to show ${value}`, async () => (await textOf(scope.getByRole('combobox', { name: label, exact: true }))) === value, 5_000);
+  await eventually(`${label} to show ${value}`, async () => (await textOf(scope.getByRole('combobox', { name: label, exact: true }))) === value);
 }
 
 /** The options a Ring UI Select offers (opened and closed again with Escape). */

@@ -1,50 +1,24 @@
 // The worktree diff view and merge button of the real dashboard (frontend/dist) in headless
 // Chromium, against a real `conductor` server whose tasks run in worktrees of a real git repository.
-import { ChildProcess, execSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { gitSync } from '../../utils/git-repo';
 import { P, T1, T2, WorktreeSandbox } from '../worktree/helpers';
-import { announcedPort } from '../../utils/ports';
-import { waitFor } from '../../utils/wait';
-
-const REPO = join(__dirname, '..', '..', '..');
-const CONDUCTOR = join(REPO, 'bin', 'conductor');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+import { type Conductor, eventually, launchBrowser, launchConductor, onFailure, shot, stopConductor } from './helpers';
 
 jest.setTimeout(180_000);
-
-async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('worktree diff view and merge button in Chromium', () => {
   let browser: Browser;
   let sb: WorktreeSandbox;
-  let proc: ChildProcess;
-  let url: string;
+  let server: Conductor | undefined;
   let page: Page;
 
   beforeAll(async () => {
-    if (!existsSync('/usr/bin/chromium')) throw new Error('these tests drive /usr/bin/chromium: install it with `apt-get install -y chromium`');
-    if (!existsSync(join(REPO, 'frontend', 'dist', 'index.html'))) execSync('npm run build', { cwd: join(REPO, 'frontend'), stdio: 'ignore' });
     sb = new WorktreeSandbox();
-    proc = spawn(process.execPath, [CONDUCTOR, '--root', sb.root, '--port', '0', '--host', '127.0.0.1', '--config', sb.config], {
-      cwd: sb.dir,
-      env: sb.env({ CONDUCTOR_API_KEY: '' }),
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    let announced = '';
-    proc.stdout!.on('data', (d) => (announced += d));
-    url = `http://127.0.0.1:${await waitFor('conductor to announce its port', () => announcedPort(announced))}`;
-    await eventually('conductor to listen', async () => (await fetch(`${url}/api/v1/health`)).ok || undefined);
+    server = await launchConductor({ root: sb.root, config: sb.config, dir: sb.dir, env: sb.env({ CONDUCTOR_API_KEY: '' }), ownsDir: false });
+    const { url } = server;
     for (const [task, text] of [[T1, 'ALPHA'], [T2, 'BETA']]) {
       const res = await fetch(`${url}/api/v1/tasks`, {
         method: 'POST',
@@ -54,18 +28,14 @@ describe('worktree diff view and merge button in Chromium', () => {
       expect(res.status).toBe(201);
     }
     for (const task of [T1, T2]) {
-      await eventually(`${task} to finish`, async () => ((await (await fetch(`${url}/api/projects/${P}/tasks/${task}`)).json() as { status: string }).status === 'all_finished' ? true : undefined));
+      await eventually(`${task} to finish`, async () => ((await (await fetch(`${url}/api/projects/${P}/tasks/${task}`)).json()) as { status: string }).status === 'all_finished', 30_000);
     }
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   });
   afterAll(async () => {
     await browser?.close();
-    if (proc && proc.exitCode === null) {
-      const exited = new Promise((r) => proc.once('exit', r));
-      proc.kill('SIGTERM');
-      await exited;
-    }
+    await stopConductor(server);
     sb?.cleanup();
   });
 
@@ -74,8 +44,8 @@ describe('worktree diff view and merge button in Chromium', () => {
     await page.getByRole('tab', { name: 'diff' }).click();
   };
 
-  it('shows the file list and hunks; merges the first task and reports the second one conflicting', async () => {
-    await page.goto(`${url}/ui/`);
+  it('shows the file list and hunks; merges the first task and reports the second one conflicting', () => onFailure(page, server!, 'worktree-diff', async () => {
+    await page.goto(`${server!.url}/ui/`);
     await openDiff(T1);
     const files = page.getByRole('list', { name: 'Changed files' });
     await files.getByText('shared.txt').waitFor();
@@ -96,9 +66,8 @@ describe('worktree diff view and merge button in Chromium', () => {
     await page.getByRole('alert').filter({ hasText: 'conflicts' }).first().waitFor();
     await page.getByTestId('merge-status').filter({ hasText: 'merge conflict: shared.txt' }).waitFor();
     await eventually('the header badge to show the conflict', async () =>
-      (await page.locator('.detail-title [data-testid=worktree-badge]').innerText()) === `conductor/${T2} · merge conflict` || undefined);
+      (await page.locator('.detail-title [data-testid=worktree-badge]').innerText()) === `conductor/${T2} · merge conflict`, 30_000);
     expect(gitSync(sb.repo, 'rev-parse', 'main')).toBe(main);
-    mkdirSync(join(REPO, 'test-artifacts', 'ui'), { recursive: true });
-    await page.screenshot({ path: join(REPO, 'test-artifacts', 'ui', 'view-worktree-diff.png') });
-  });
+    await shot(page, 'view-worktree-diff');
+  }));
 });

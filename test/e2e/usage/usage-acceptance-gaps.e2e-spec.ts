@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUDGET_EXCEEDED_FILE, RATE_LIMITED_FILE, runTask } from '@app/runner';
 import { RunsLayout } from '@app/storage';
-import { agentEnv, busMessages, cliEnv, PROJECT, RUN_AGENT, runInfos, taskId, tempRoot } from '../runner/helpers';
-import { runCli } from '../needs-input/helpers';
+import { agentEnv, busMessages, cliEnv, PROJECT, runInfos, taskId, tempRoot } from '../runner/helpers';
+import { runCli } from '../../utils/cli';
 
 // progress lines go to stderr before the error line
 const lastLine = (text: string) => text.trimEnd().split('\n').at(-1);
@@ -46,7 +46,7 @@ describe('usage: rate limits of codex/gemini, cost budget, config budget default
 
   it('run-agent task --max-cost-usd: over the cost after the second run, stopped with BUDGET_EXCEEDED, exit 1', async () => {
     const task = taskId('cost');
-    const r = await runCli(RUN_AGENT, ['task', '--root', tmp.root, '--project', PROJECT, '--task', task, '--agent', 'claude', '--prompt', 'spend', '--max-cost-usd', '0.015', '--restart-delay', '10ms'], cliEnv(home, { FAKE_AGENT_USAGE: '100,50,0,0,0.01' }));
+    const r = await runCli(['task', '--root', tmp.root, '--project', PROJECT, '--task', task, '--agent', 'claude', '--prompt', 'spend', '--max-cost-usd', '0.015', '--restart-delay', '10ms'], { env: cliEnv(home, { FAKE_AGENT_USAGE: '100,50,0,0,0.01' }) });
     expect(r.code).toBe(1);
     expect(lastLine(r.stderr)).toBe('Error: task stopped: budget exceeded: cost $0.02 > max $0.015');
     const taskDir = layout.taskDir(PROJECT, task);
@@ -60,7 +60,7 @@ describe('usage: rate limits of codex/gemini, cost budget, config budget default
     const task = taskId('cfgbudget');
     const config = join(home, 'config.yaml');
     writeFileSync(config, 'agents:\n  claude:\n    type: claude\ndefaults:\n  max_tokens: 200\n');
-    const r = await runCli(RUN_AGENT, ['task', '--root', tmp.root, '--config', config, '--project', PROJECT, '--task', task, '--agent', 'claude', '--prompt', 'spend', '--restart-delay', '10ms'], cliEnv(home, { FAKE_AGENT_USAGE: '100,50' }));
+    const r = await runCli(['task', '--root', tmp.root, '--config', config, '--project', PROJECT, '--task', task, '--agent', 'claude', '--prompt', 'spend', '--restart-delay', '10ms'], { env: cliEnv(home, { FAKE_AGENT_USAGE: '100,50' }) });
     expect(r.code).toBe(1);
     expect(lastLine(r.stderr)).toBe('Error: task stopped: budget exceeded: tokens 300 > max 200');
     expect(runInfos(layout.taskDir(PROJECT, task))).toHaveLength(2);

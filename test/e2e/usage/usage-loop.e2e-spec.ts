@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUDGET_EXCEEDED_FILE, queueDir, RATE_LIMITED_FILE, runTask } from '@app/runner';
 import { RunsLayout } from '@app/storage';
-import { agentEnv, busMessages, cliEnv, PROJECT, RUN_AGENT, runInfos, taskId, tempRoot, waitFor } from '../runner/helpers';
-import { eventually, runCli, webhookReceiver } from '../needs-input/helpers';
+import { agentEnv, busMessages, cliEnv, PROJECT, runInfos, taskId, tempRoot, waitFor } from '../runner/helpers';
+import { runCli } from '../../utils/cli';
+import { webhookReceiver } from '../../utils/webhook-receiver';
 
 /** A task's runs in start order (run ids end in an unpadded sequence number, so names do not sort). */
 const runsInOrder = (taskDir: string) => runInfos(taskDir).sort((a, b) => a.start_time.getTime() - b.start_time.getTime());
@@ -60,7 +61,7 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
       const again = await runTask(opts);
       expect(again.status).toBe('stopped');
       expect(runInfos(taskDir)).toHaveLength(2);
-      const status = JSON.parse((await runCli(RUN_AGENT, ['status', '--root', tmp.root, '--project', PROJECT, '--task', task, '--json'], cliEnv(home))).stdout);
+      const status = JSON.parse((await runCli(['status', '--root', tmp.root, '--project', PROJECT, '--task', task, '--json'], { env: cliEnv(home) })).stdout);
       expect(status.tasks[0]).toMatchObject({ status: 'budget_exceeded', budget_exceeded: 'budget exceeded: tokens 300 > max 299', usage: { total_tokens: 300 } });
       expect(hook.received).toHaveLength(1);
 
@@ -91,7 +92,7 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
       env: agentEnv({ FAKE_AGENT_SLEEP_MS: '60000', FAKE_AGENT_USAGE: '10,5' }),
     });
     const rootRun = await waitFor(() => runInfos(taskDir).find((i) => i.pid > 0 && i.status === 'running'), 20_000);
-    const child = await runCli(RUN_AGENT, ['job', '--root', tmp.root, '--project', PROJECT, '--task', taskId('child'), '--agent', 'codex', '--prompt', 'spend', '--parent-run-id', rootRun.run_id], cliEnv(home, { FAKE_AGENT_USAGE: '600,1' }));
+    const child = await runCli(['job', '--root', tmp.root, '--project', PROJECT, '--task', taskId('child'), '--agent', 'codex', '--prompt', 'spend', '--parent-run-id', rootRun.run_id], { env: cliEnv(home, { FAKE_AGENT_USAGE: '600,1' }) });
     expect(child.code).toBe(0);
     const result = await loop;
     expect(result).toMatchObject({ status: 'stopped', error: 'task stopped: budget exceeded: tokens 601 > max 500' });
@@ -122,15 +123,15 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
 
   it('run-agent job --max-tokens: the job tree over budget fails the job with BUDGET_EXCEEDED', async () => {
     const task = taskId('jobbudget');
-    const r = await runCli(RUN_AGENT, ['job', '--root', tmp.root, '--project', PROJECT, '--task', task, '--agent', 'claude', '--prompt', 'x', '--max-tokens', '100'], cliEnv(home, { FAKE_AGENT_USAGE: '90,20' }));
+    const r = await runCli(['job', '--root', tmp.root, '--project', PROJECT, '--task', task, '--agent', 'claude', '--prompt', 'x', '--max-tokens', '100'], { env: cliEnv(home, { FAKE_AGENT_USAGE: '90,20' }) });
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('Error: budget exceeded: tokens 110 > max 100\n');
     expect(busMessages(layout.taskBus(PROJECT, task)).map((m) => m.type)).toEqual(['RUN_START', 'RUN_STOP', 'BUDGET_EXCEEDED']);
-    const ok = await runCli(RUN_AGENT, ['job', '--root', tmp.root, '--project', PROJECT, '--task', taskId('jobok'), '--agent', 'claude', '--prompt', 'x', '--max-tokens', '1000'], cliEnv(home, { FAKE_AGENT_USAGE: '90,20' }));
+    const ok = await runCli(['job', '--root', tmp.root, '--project', PROJECT, '--task', taskId('jobok'), '--agent', 'claude', '--prompt', 'x', '--max-tokens', '1000'], { env: cliEnv(home, { FAKE_AGENT_USAGE: '90,20' }) });
     expect(ok.code).toBe(0);
   });
 
-  it('claude rate-limit event 3 s ahead: rate_limited, no restart counted, a queued task takes the slot, resumes after the reset', async () => {
+  it('claude rate-limit event 6 s ahead (room for a CLI status call on a loaded machine): rate_limited, no restart counted, a queued task takes the slot, resumes after the reset', async () => {
     const root = join(tmp.root, '..', 'rl-runs');
     mkdirSync(root, { recursive: true });
     const rl = new RunsLayout(root);
@@ -147,7 +148,7 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
       maxRestarts: 0, // a counted restart would fail the task
       restartDelayMs: 10,
       holdPollMs: 50,
-      env: agentEnv({ FAKE_AGENT_RATE_LIMIT_RESET_S: '3', FAKE_AGENT_RATE_LIMIT_ATTEMPTS: '1', FAKE_AGENT_SLEEP_MS: '1000', FAKE_AGENT_DONE_ON_ATTEMPT: '2' }),
+      env: agentEnv({ FAKE_AGENT_RATE_LIMIT_RESET_S: '6', FAKE_AGENT_RATE_LIMIT_ATTEMPTS: '1', FAKE_AGENT_SLEEP_MS: '1000', FAKE_AGENT_DONE_ON_ATTEMPT: '2' }),
     });
     await waitFor(() => runInfos(rl.taskDir(PROJECT, a))[0]?.pid > 0 && runInfos(rl.taskDir(PROJECT, a))[0].status === 'running', 20_000);
     const loopB = runTask({ root, projectId: PROJECT, taskId: b, prompt: 'other work', agent: 'claude', config, maxRestarts: 0, env: agentEnv({ FAKE_AGENT_DONE: '1', FAKE_AGENT_SLEEP_MS: '500' }) });
@@ -157,9 +158,9 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
     const taskDirA = rl.taskDir(PROJECT, a);
     await waitFor(() => existsSync(join(taskDirA, RATE_LIMITED_FILE)), 20_000);
     const first = runsInOrder(taskDirA)[0];
-    expect(first.resume_at).toBeDefined();
-    const status = await eventually(async () => {
-      const s = JSON.parse((await runCli(RUN_AGENT, ['status', '--root', root, '--project', PROJECT, '--task', a, '--json'], cliEnv(home))).stdout).tasks[0];
+    expect(first.resume_at).toBeInstanceOf(Date);
+    const status = await waitFor('run-agent status to show A rate limited', async () => {
+      const s = JSON.parse((await runCli(['status', '--root', root, '--project', PROJECT, '--task', a, '--json'], { env: cliEnv(home) })).stdout).tasks[0];
       return s.status === 'rate_limited' ? s : undefined;
     });
     expect(status.resume_at).toBe(first.resume_at!.toISOString());
@@ -227,7 +228,7 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
     mkdirSync(taskDir, { recursive: true });
     const env = cliEnv(home);
     const target = ['--root', tmp.root, '--project', PROJECT, ...(scope === 'task' ? ['--task', task] : [])];
-    const paused = await runCli(RUN_AGENT, ['pause', ...target], env);
+    const paused = await runCli(['pause', ...target], { env });
     expect(paused.stderr).toBe('');
     expect(paused.stdout).toBe(`${scope === 'task' ? task : PROJECT}: paused\n`);
     const loop = runTask({
@@ -241,10 +242,10 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
       env: agentEnv({ FAKE_AGENT_DONE: '1' }),
     });
     await waitFor(() => busMessages(layout.taskBus(PROJECT, task)).some((m) => m.body === `${scope} paused: holding the next attempt until unpaused`), 20_000);
-    const status = JSON.parse((await runCli(RUN_AGENT, ['status', '--root', tmp.root, '--project', PROJECT, '--task', task, '--json'], env)).stdout);
+    const status = JSON.parse((await runCli(['status', '--root', tmp.root, '--project', PROJECT, '--task', task, '--json'], { env })).stdout);
     expect(status.tasks[0]).toMatchObject({ status: 'paused', paused: scope });
     expect(runInfos(taskDir)).toHaveLength(0);
-    const unpaused = await runCli(RUN_AGENT, ['unpause', ...target], env);
+    const unpaused = await runCli(['unpause', ...target], { env });
     expect(unpaused.stdout).toBe(`${scope === 'task' ? task : PROJECT}: unpaused\n`);
     const result = await loop;
     expect(result.status).toBe('done');
@@ -254,10 +255,10 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
 
   it('pause: bad input is a usage error and changes nothing', async () => {
     const env = cliEnv(home);
-    const bad = await runCli(RUN_AGENT, ['pause', '--root', tmp.root, '--project', '../etc'], env);
+    const bad = await runCli(['pause', '--root', tmp.root, '--project', '../etc'], { env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^Error: .*\n$/);
-    const missing = await runCli(RUN_AGENT, ['pause', '--root', tmp.root, '--project', PROJECT, '--task', taskId('nowhere')], env);
+    const missing = await runCli(['pause', '--root', tmp.root, '--project', PROJECT, '--task', taskId('nowhere')], { env });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^Error: task task-\S+ not found\n$/);
     expect(existsSync(join(tmp.root, '..', 'etc', 'PAUSED'))).toBe(false);

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { queueDir, RATE_LIMITED_FILE, runJob, runTask } from '@app/runner';
 import { RunsLayout } from '@app/storage';
 import { Handler, scriptedServer, ScriptedServer, sseEvent, sseReply } from '../../utils/scripted-http';
-import { busMessages, cliEnv, PROJECT, RUN_AGENT, runInfos, taskId, tempRoot, waitFor } from '../runner/helpers';
-import { eventually, runCli } from '../needs-input/helpers';
+import { busMessages, cliEnv, PROJECT, runInfos, taskId, tempRoot, waitFor } from '../runner/helpers';
+import { runCli } from '../../utils/cli';
 
 const runsInOrder = (taskDir: string) => runInfos(taskDir).sort((a, b) => a.start_time.getTime() - b.start_time.getTime());
 const delta = (content: string) => sseEvent({ choices: [{ index: 0, delta: { content } }] });
@@ -49,10 +49,10 @@ describe('REST agents: usage accounting and HTTP 429 rate limits (#18)', () => {
     expect(runInfos(layout.taskDir(PROJECT, b))[0].usage).toEqual({ input_tokens: 70, output_tokens: 9, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0.0052 });
 
     const env = cliEnv(home);
-    const report = JSON.parse((await runCli(RUN_AGENT, ['usage', '--root', tmp.root, '--project', PROJECT, '--task', a, '--json'], env)).stdout);
+    const report = JSON.parse((await runCli(['usage', '--root', tmp.root, '--project', PROJECT, '--task', a, '--json'], { env })).stdout);
     expect(report.tree).toEqual({ runs: 2, total_tokens: 619, usage: { input_tokens: 570, output_tokens: 49, cache_read_tokens: 100, cache_write_tokens: 0, cost_usd: 0.0077 } });
     expect(report.by_agent.map((r: { key: string; total_tokens: number }) => [r.key, r.total_tokens])).toEqual([['perplexity', 79], ['xai', 540]]);
-    const status = JSON.parse((await runCli(RUN_AGENT, ['status', '--root', tmp.root, '--project', PROJECT, '--task', b, '--json'], env)).stdout);
+    const status = JSON.parse((await runCli(['status', '--root', tmp.root, '--project', PROJECT, '--task', b, '--json'], { env })).stdout);
     expect(status.tasks[0].usage).toEqual({ input_tokens: 70, output_tokens: 9, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0.0052, total_tokens: 79 });
   });
 
@@ -107,8 +107,8 @@ describe('REST agents: usage accounting and HTTP 429 rate limits (#18)', () => {
     expect(refused).toMatchObject({ agent: 'xai', status: 'failed', exit_code: 1 });
     expect(refused.resume_at!.toISOString()).toBe(resetAt!.toISOString());
     expect(refused.error_summary).toContain('status 429');
-    const status = await eventually(async () => {
-      const s = JSON.parse((await runCli(RUN_AGENT, ['status', '--root', root, '--project', PROJECT, '--task', a, '--json'], cliEnv(home))).stdout).tasks[0];
+    const status = await waitFor(async () => {
+      const s = JSON.parse((await runCli(['status', '--root', root, '--project', PROJECT, '--task', a, '--json'], { env: cliEnv(home) })).stdout).tasks[0];
       return s.status === 'rate_limited' ? s : undefined;
     });
     expect(status.resume_at).toBe(resetAt!.toISOString());

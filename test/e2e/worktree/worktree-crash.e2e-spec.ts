@@ -4,15 +4,8 @@ import { join } from 'node:path';
 import { readWorktreeRecord } from '@app/runner';
 import { gitSync } from '../../utils/git-repo';
 import { RUN_AGENT } from '../cli/inspect-helpers';
+import { waitFor } from '../../utils/wait';
 import { P, T1, WorktreeSandbox } from './helpers';
-
-async function waitFor(cond: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Starts `run-agent task --worktree` in its own process group, waits for `marker`, then SIGKILLs the whole group. */
 async function killWhen(sb: WorktreeSandbox, marker: string): Promise<void> {
@@ -20,7 +13,7 @@ async function killWhen(sb: WorktreeSandbox, marker: string): Promise<void> {
   const child = spawn(process.execPath, [RUN_AGENT, ...args], { cwd: sb.dir, env: sb.env({ WRITE_TEXT: 'ALPHA' }), stdio: 'ignore', detached: true });
   const exited = new Promise((r) => child.on('exit', r));
   try {
-    await waitFor(() => existsSync(marker), marker);
+    await waitFor(marker, () => existsSync(marker));
   } finally {
     process.kill(-child.pid!, 'SIGKILL');
   }

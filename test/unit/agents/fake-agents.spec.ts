@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { CLAUDE_PLACEHOLDER_OUTPUT, CLI_AGENT_ARGS, ensureOutputFile, extractOutput } from '@app/agents';
 import { envWithFakeAgents, fakeAgentPath } from '../../utils/fake-agents';
 import { waitFor } from '../../utils/wait';
+import { processAlive } from '../../utils/processes';
 
 interface Started {
   pid: number;
@@ -21,15 +22,6 @@ function startAgent(runDir: string, command: string, args: string[], env: Record
     child.once('close', (code, signal) => resolve({ code, signal }));
   });
   return { pid: child.pid!, exit };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Session id of a process (field 6 of /proc/<pid>/stat). */
@@ -127,7 +119,7 @@ describe('fake agent executables', () => {
       expect(sessionOf(grandchildren[1].pid)).toBe(grandchildren[1].pid);
     } finally {
       process.kill(-agent.pid, 'SIGKILL');
-      for (const g of grandchildren) if (isAlive(g.pid)) process.kill(g.pid, 'SIGKILL');
+      for (const g of grandchildren) if (processAlive(g.pid)) process.kill(g.pid, 'SIGKILL');
     }
     await expect(agent.exit).resolves.toEqual({ code: null, signal: 'SIGKILL' });
   });
@@ -137,7 +129,7 @@ describe('fake agent executables', () => {
     await waitFor(() => read('agent-stdout.txt').includes('"init"'));
     process.kill(-agent.pid, 'SIGTERM');
     await waitFor(() => read('agent-stderr.txt').includes('ignoring SIGTERM'));
-    expect(isAlive(agent.pid)).toBe(true);
+    expect(processAlive(agent.pid)).toBe(true);
     process.kill(-agent.pid, 'SIGKILL');
     await expect(agent.exit).resolves.toEqual({ code: null, signal: 'SIGKILL' });
   });

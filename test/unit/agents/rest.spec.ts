@@ -1,6 +1,6 @@
 import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -16,6 +16,7 @@ import {
   runXai,
   xaiEndpoint,
 } from '@app/agents';
+import { waitFor } from '../../utils/wait';
 
 const fixtures = join(__dirname, '..', '..', 'fixtures', 'agents', 'streams');
 
@@ -255,7 +256,14 @@ describe('REST backends', () => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.write(chunk('slow'));
       });
-      const err = await failure(runXai(ctx({ env: { XAI_API_KEY: 'k' }, signal: AbortSignal.timeout(100) }), { base_url: s.url }, opts));
+      // A real timeout signal, started once the first chunk is out: a fixed 100 ms from the call
+      // could fire before it arrived on a loaded machine.
+      const controller = new AbortController();
+      const pending = failure(runXai(ctx({ env: { XAI_API_KEY: 'k' }, signal: controller.signal }), { base_url: s.url }, opts));
+      await waitFor('the first chunk to be written out', () => existsSync(join(dir, 'agent-stdout.txt')) && stdout() === 'slow');
+      const deadline = AbortSignal.timeout(1);
+      deadline.addEventListener('abort', () => controller.abort(deadline.reason));
+      const err = await pending;
       expect(err.message).toMatch(/^xai request canceled: .*timeout/i);
       expect(stdout()).toBe('slow');
     });

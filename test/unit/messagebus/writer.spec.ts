@@ -86,11 +86,18 @@ describe('BusWriter', () => {
     expect((err as BusError).code).toBe('LOCK_TIMEOUT');
     expect((err as BusError).message).toBe('append failed after 2 attempts: lock message bus: lock timeout');
     expect(readFileSync(bus, 'utf8')).toBe('');
-    const pending = w.append(msg('after release'));
-    setTimeout(() => flockSync(holder, 'un'), 20);
+    w.close();
+    // A patient writer: its first try (a microtask) finds the lock held, so it is waiting when the
+    // holder lets go; a short budget here would race the release on a loaded machine.
+    const patient = new BusWriter(bus, { lockTimeoutMs: 30_000 });
+    let settled = false;
+    const pending = patient.append(msg('after release')).finally(() => (settled = true));
+    await new Promise((r) => setImmediate(r));
+    expect(settled).toBe(false);
+    flockSync(holder, 'un');
     await expect(pending).resolves.toMatchObject({ body: 'after release' });
     closeSync(holder);
-    w.close();
+    patient.close();
     expect(readMessages(bus).map((m) => m.body)).toEqual(['after release']);
   });
 

@@ -6,6 +6,7 @@ import { RunInfo, writeRunInfo, ZERO_TIME } from '@app/storage';
 import { PlannerService } from '@app/planner';
 import { plannerStatePath } from '@app/planner';
 import type { LaunchRequest, TaskLauncher } from '@app/planner';
+import { waitFor } from '../../utils/wait';
 
 /**
  * A launcher that behaves like the real one on disk: launching writes a `running` run-info for
@@ -244,7 +245,7 @@ describe(PlannerService.name, () => {
     sut.onApplicationBootstrap();
 
     writeRun(join(root, 'other', cli.taskId, 'runs', cli.runId), cli, 'completed');
-    while (launcher.launched.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor('the planner to launch the queued entry on its own', () => launcher.launched.length > 0);
     expect(launcher.runIds()).toEqual([a.runId]);
     sut.beforeApplicationShutdown();
     launcher.finish(a.runId);

@@ -1,23 +1,7 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { watchAgentGroup } from '../../../libs/runner/src/agent-watchdog';
-
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]);
-  } catch {
-    return false;
-  }
-}
-
-async function until(cond: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { waitFor } from '../../utils/wait';
+import { processAlive } from '../../utils/processes';
 
 describe('agent watchdog (issue #11)', () => {
   it('released after a normal end: exits without signalling the group', async () => {
@@ -26,8 +10,8 @@ describe('agent watchdog (issue #11)', () => {
       const dog = watchAgentGroup(agent.pid!, {});
       expect(dog.pid).toBeGreaterThan(0);
       dog.release();
-      await until(() => !running(dog.pid!));
-      expect(running(agent.pid!)).toBe(true);
+      await waitFor('the watchdog to exit', () => !processAlive(dog.pid!));
+      expect(processAlive(agent.pid!)).toBe(true);
     } finally {
       process.kill(-agent.pid!, 'SIGKILL');
     }
