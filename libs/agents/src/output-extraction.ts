@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseClaudeStream } from './parsers/claude';
 import { parseCodexStream } from './parsers/codex';
@@ -68,7 +68,10 @@ export function ensureOutputFile(runDir: string): 'existing' | 'copied' | 'no-st
   }
   const stdoutPath = join(runDir, STDOUT_FILE);
   if (!existsSync(stdoutPath)) return 'no-stdout';
-  copyFileSync(stdoutPath, outputPath);
+  // copied beside it and renamed: a reader (or a crash) never sees half an output.md
+  const partial = `${outputPath}.partial-${process.pid}`;
+  copyFileSync(stdoutPath, partial);
+  renameSync(partial, outputPath);
   return 'copied';
 }
 

@@ -49,6 +49,14 @@ export async function finish(
 ): Promise<JobResult> {
   const status = exitCode === 0 && !error ? 'completed' : 'failed';
   const telemetry = extra.telemetry ?? readRunTelemetry(ctx.spec.type, ctx.info, status === 'failed');
+  // output.md first: whoever reads the run as finished finds its output, and a crash between the
+  // two steps leaves a running run (failed by reconciliation), never a finished one without output
+  let outputError: string | undefined;
+  try {
+    ensureOutputFile(ctx.runDir);
+  } catch (err) {
+    outputError = errorText(err);
+  }
   const info = await updateRunInfo(ctx.infoPath, (i) => {
     applyTelemetry(i, telemetry);
     i.exit_code = exitCode;
@@ -57,11 +65,7 @@ export async function finish(
     i.error_summary = status === 'failed' ? summary : undefined;
     return i;
   });
-  try {
-    ensureOutputFile(ctx.runDir);
-  } catch (err) {
-    return { runId: ctx.runId, runDir: ctx.runDir, info, ok: false, error: errorText(err) };
-  }
+  if (outputError) return { runId: ctx.runId, runDir: ctx.runDir, info, ok: false, error: outputError };
   let body = `run stopped with code ${exitCode}\nrun_dir: ${ctx.runDir}\noutput: ${info.output_path}`;
   if (status === 'failed') {
     const tail = stderrTail(info.stderr_path!);

@@ -47,7 +47,7 @@ function currentRun(runsDir: string): string | undefined {
  */
 export function watchStall(opts: StallWatchOptions): () => void {
   const pollMs = opts.pollMs ?? Math.max(50, Math.min(5000, Math.floor(opts.stallAfterMs / 4)));
-  let flagged: { runDir: string; at: number } | undefined;
+  let flagged: { runDir: string; at: number; killed: boolean } | undefined;
   let busy = false;
   const tick = async (): Promise<void> => {
     const runDir = currentRun(opts.runsDir);
@@ -56,7 +56,8 @@ export function watchStall(opts: StallWatchOptions): () => void {
     if (info.status !== 'running') return;
     const last = lastActivity(runDir, opts.busPath);
     if (flagged && flagged.runDir === runDir) {
-      if (last > flagged.at) {
+      // a killed run keeps its marker: what it writes while dying is not new activity
+      if (!flagged.killed && last > flagged.at) {
         rmSync(join(runDir, STALLED_FILE), { force: true });
         flagged = undefined;
       }
@@ -66,7 +67,7 @@ export function watchStall(opts: StallWatchOptions): () => void {
     writeFileSync(join(runDir, STALLED_FILE), `${new Date().toISOString()}\n`);
     const body = `run ${info.run_id} stalled: no output and no bus activity for ${formatGoDuration(opts.stallAfterMs)}${opts.kill ? '; terminating it' : ''}`;
     await opts.post('WARNING', body, { kind: STALL_META_KIND }, info.run_id);
-    flagged = { runDir, at: lastActivity(runDir, opts.busPath) };
+    flagged = { runDir, at: lastActivity(runDir, opts.busPath), killed: opts.kill === true };
     if (opts.kill) {
       const pgid = info.pgid > 0 ? info.pgid : info.pid;
       if (pgid > 1) await terminateProcesses([pgid], [], 2000);
