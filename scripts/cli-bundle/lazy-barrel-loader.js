@@ -7,6 +7,8 @@
 // is, so only side-effect-free re-exports change (docs/decisions.md, "CLI start-up: one bundle").
 const path = require('node:path');
 const acorn = require('acorn');
+// export names are read by loading the real files, as the app does: Nest's decorators need the Reflect metadata API first
+require('reflect-metadata');
 
 const HELPERS = `
 function __lazyStar(exports, load, names) {
@@ -85,7 +87,6 @@ module.exports = function lazyBarrelLoader(source) {
     else {
       // the names `export *` gives, known now from the real file (the build runs on the same install);
       // like tslib's __exportStar: no "default", and a name already exported is kept
-      // eslint-disable-next-line import/no-dynamic-require
       const real = require(path.resolve(path.dirname(this.resourcePath), step.request));
       const names = Object.keys(real).filter((n) => n !== 'default' && n !== '__esModule' && !taken.has(n));
       names.forEach((n) => taken.add(n));

@@ -1,4 +1,4 @@
-import { hasDoneFile, LivenessProbe, readRunInfo, reconcileRunInfo, synthesizeRunInfo, StorageError, taskDirOfRunInfo, validateProjectId, validateTaskId, type RunInfo } from '@app/storage';
+import { hasDoneFile, LivenessProbe, readRunInfoIfExists, reconcileRunInfo, synthesizeRunInfo, taskDirOfRunInfo, validateProjectId, validateTaskId, type RunInfo } from '@app/storage';
 import { validateHostId } from './subjects';
 
 /** Core NATS subject of a worker's heartbeat (not stored: only the latest one matters). */
@@ -82,13 +82,8 @@ export class HeartbeatLivenessProbe extends LivenessProbe {
  * heartbeats reads as failed. Never written back: the replica has one writer, the worker.
  */
 export function readReplicaRunInfo(path: string, probe: LivenessProbe): RunInfo {
-  let info: RunInfo;
-  try {
-    info = readRunInfo(path);
-  } catch (err) {
-    if (err instanceof StorageError && err.code === 'NOT_FOUND') return synthesizeRunInfo(path);
-    throw err;
-  }
+  const info = readRunInfoIfExists(path);
+  if (!info) return synthesizeRunInfo(path);
   const view = { ...info };
   const taskDir = taskDirOfRunInfo(path);
   reconcileRunInfo(view, taskDir ? hasDoneFile(taskDir) : false, probe);

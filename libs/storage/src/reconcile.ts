@@ -17,6 +17,16 @@ export function taskDirOfRunInfo(path: string): string | undefined {
   return basename(runsDir) === 'runs' ? dirname(runsDir) : undefined;
 }
 
+/** The run-info at `path`, or undefined when the run folder has none (other read errors throw). */
+export function readRunInfoIfExists(path: string): RunInfo | undefined {
+  try {
+    return readRunInfo(path);
+  } catch (err) {
+    if (err instanceof StorageError && err.code === 'NOT_FOUND') return undefined;
+    throw err;
+  }
+}
+
 /** The record readers report for a run folder without run-info.yaml. */
 export function synthesizeRunInfo(path: string): RunInfo {
   const ids = idsFromRunInfoPath(path);
@@ -72,13 +82,8 @@ export function reconcileRunInfo(info: RunInfo, taskDone: boolean, probe: Livene
  * A missing file yields the synthesised `unknown` record.
  */
 export function readRunInfoReconciled(path: string, probe: LivenessProbe = createLivenessProbe()): RunInfo {
-  let info: RunInfo;
-  try {
-    info = readRunInfo(path);
-  } catch (err) {
-    if (err instanceof StorageError && err.code === 'NOT_FOUND') return synthesizeRunInfo(path);
-    throw err;
-  }
+  const info = readRunInfoIfExists(path);
+  if (!info) return synthesizeRunInfo(path);
   const taskDir = taskDirOfRunInfo(path);
   const done = () => (taskDir ? hasDoneFile(taskDir) : false);
   const candidate = { ...info };

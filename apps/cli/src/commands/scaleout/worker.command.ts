@@ -1,11 +1,12 @@
 import { hostname } from 'node:os';
-import { Command, CommandRunner, Option } from 'nest-commander';
+import { Command, Option } from 'nest-commander';
 import { RunnerService } from '@app/runner';
 import { createWorker, resolveNatsAuth, ScaleoutError, validateHostId, validateNatsUrl, type NatsAuthFlags } from '@app/scaleout';
 import { UsageError } from '../../common/cli-errors';
 import { agentCallerEnv, loadRunConfig } from '../engine/job-common';
 import { resolveRoot } from '../engine/support/runs-root';
 import { durationFlag } from '../engine/support/options';
+import { NatsAuthOptionParsers } from './nats-options';
 
 interface WorkerFlags extends NatsAuthFlags {
   nats?: string;
@@ -36,7 +37,7 @@ function usage<T>(fn: () => T): T {
   name: 'worker',
   description: 'Run root tasks pulled from a conductor --nats work queue (NATS JetStream), replicating their files to the server',
 })
-export class WorkerCommand extends CommandRunner {
+export class WorkerCommand extends NatsAuthOptionParsers {
   constructor(private readonly runner: RunnerService) {
     super();
   }
@@ -69,41 +70,6 @@ export class WorkerCommand extends CommandRunner {
 
   @Option({ flags: '--nats <url>', description: 'NATS server with JetStream (required), e.g. nats://127.0.0.1:4222' })
   parseNats(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--nats-token <token>', description: 'NATS authentication token (default $CONDUCTOR_NATS_TOKEN)' })
-  parseNatsToken(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--nats-user <user>', description: 'NATS user (with --nats-password or $CONDUCTOR_NATS_PASSWORD)' })
-  parseNatsUser(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--nats-password <password>', description: 'NATS password (default $CONDUCTOR_NATS_PASSWORD)' })
-  parseNatsPassword(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--nats-creds <file>', description: 'NATS credentials file (user JWT and nkey seed)' })
-  parseNatsCreds(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--nats-tls-ca <file>', description: "CA certificate of the NATS server's TLS certificate (turns TLS on)" })
-  parseNatsTlsCa(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--nats-tls-cert <file>', description: 'client certificate for NATS mutual TLS (with --nats-tls-key)' })
-  parseNatsTlsCert(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--nats-tls-key <file>', description: 'client key for NATS mutual TLS (with --nats-tls-cert)' })
-  parseNatsTlsKey(value: string): string {
     return value;
   }
 

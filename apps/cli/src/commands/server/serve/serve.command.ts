@@ -1,4 +1,5 @@
-import { Command, CommandRunner, Option } from 'nest-commander';
+import { Command, Option } from 'nest-commander';
+import { NatsAuthOptionParsers } from '../../scaleout/nats-options';
 import { versionBanner } from '../../../version';
 import { loadApiServer, StartedApiServer } from './api-loader';
 import { displayHost, loopbackHost, resolveServeOptions, ServeFlags } from './serve-options';
@@ -34,7 +35,7 @@ async function closeWithin(server: StartedApiServer, ms: number): Promise<boolea
  * running until SIGINT/SIGTERM (nest-commander closes the CLI app as soon as run() resolves).
  */
 @Command({ name: 'serve', description: 'Start the conductor API server and web dashboard' })
-export class ServeCommand extends CommandRunner {
+export class ServeCommand extends NatsAuthOptionParsers {
   async run(_args: string[], flags: ServeFlags): Promise<void> {
     const programName = process.argv[1] === 'conductor' ? 'conductor' : 'run-agent';
     const opts = resolveServeOptions(flags);
@@ -130,41 +131,6 @@ export class ServeCommand extends CommandRunner {
 
   @Option({ flags: '--nats <url>', description: 'dispatch tasks to `run-agent worker` hosts over NATS JetStream; the runs root becomes their replica (docs/scale-out.md)' })
   parseNats(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--nats-token <token>', description: 'NATS authentication token (default $CONDUCTOR_NATS_TOKEN)' })
-  parseNatsToken(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--nats-user <user>', description: 'NATS user (with --nats-password or $CONDUCTOR_NATS_PASSWORD)' })
-  parseNatsUser(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--nats-password <password>', description: 'NATS password (default $CONDUCTOR_NATS_PASSWORD)' })
-  parseNatsPassword(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--nats-creds <file>', description: 'NATS credentials file (user JWT and nkey seed)' })
-  parseNatsCreds(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--nats-tls-ca <file>', description: "CA certificate of the NATS server's TLS certificate (turns TLS on)" })
-  parseNatsTlsCa(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--nats-tls-cert <file>', description: 'client certificate for NATS mutual TLS (with --nats-tls-key)' })
-  parseNatsTlsCert(value: string): string {
-    return value;
-  }
-
-  @Option({ flags: '--nats-tls-key <file>', description: 'client key for NATS mutual TLS (with --nats-tls-cert)' })
-  parseNatsTlsKey(value: string): string {
     return value;
   }
 
