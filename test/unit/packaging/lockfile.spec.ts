@@ -94,3 +94,20 @@ describe('lockProblems', () => {
     expect(lockProblems(pkg, { ...lock, packages })).toEqual(['node_modules/@swc/core needs @swc/core-darwin-arm64, missing from the lock']);
   });
 });
+
+describe('engines of what users install (issue #13 item 2)', () => {
+  // the oldest release of each Node line package.json's engines admits
+  const SUPPORTED = ['20.19.0', '22.13.0', '24.0.0'];
+
+  it('admits every supported Node line in every locked package, so neither a user install nor npm ci warns EBADENGINE', () => {
+    const semver = require('semver') as { satisfies(v: string, range: string): boolean };
+    const lock = read<{ packages: Record<string, { engines?: { node?: string } | string[] }> }>('package-lock.json');
+    const refused: string[] = [];
+    for (const [path, entry] of Object.entries(lock.packages)) {
+      const range = entry.engines && !Array.isArray(entry.engines) ? entry.engines.node : undefined;
+      if (!path || !range) continue;
+      for (const v of SUPPORTED) if (!semver.satisfies(v, range)) refused.push(`${path} (${range}) refuses Node ${v}`);
+    }
+    expect(refused).toEqual([]);
+  });
+});
