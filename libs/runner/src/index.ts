@@ -8,8 +8,8 @@ export { buildPrompt, buildPreamble, RESTART_PREFIX, type PromptContext } from '
 export { LocalAgentExecutor, type AgentExecutor, type AgentHandle, type AgentLaunch, type AgentExit } from './agent-executor';
 export { selectAgent, resolveSpec } from './agent-resolution';
 export { runJob, runSingleJob, DEFAULT_MAX_DELEGATION_DEPTH, type JobOptions, type JobResult } from './job';
+export { runTask } from './task';
 export {
-  runTask,
   DEFAULT_MAX_RESTARTS,
   DEFAULT_RESTART_DELAY_MS,
   DEFAULT_CHILD_WAIT_TIMEOUT_MS,
@@ -17,7 +17,7 @@ export {
   DEFAULT_DEPENDENCY_POLL_MS,
   type TaskOptions,
   type TaskResult,
-} from './task';
+} from './task-options';
 export {
   stopRun,
   stopTask,

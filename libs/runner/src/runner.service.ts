@@ -5,7 +5,8 @@ import type { AgentExecutor } from './agent-executor';
 import { JobOptions, JobResult, runJob } from './job';
 import { AGENT_EXECUTOR, createTaskDispatcher, RUNNER_OPTIONS, RunnerModuleOptions, WEBHOOK_SENDER } from './runner.providers';
 import { stopRun, stopTask, StopOptions, StopRunResult } from './stop';
-import { TaskOptions, TaskResult, runTask } from './task';
+import { runTask } from './task';
+import type { TaskOptions, TaskResult } from './task-options';
 import type { TaskDispatcher } from './task-dispatcher';
 import type { WebhookSender } from './webhook';
 

@@ -1,4 +1,4 @@
-import type { TaskOptions, TaskResult } from './task';
+import type { TaskOptions, TaskResult } from './task-options';
 
 export interface DispatchedTask {
   projectId: string;

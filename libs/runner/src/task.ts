@@ -28,15 +28,6 @@ import { taskLimits, type TaskOptions, type TaskResult } from './task-options';
 import { resolveTaskPrompt, taskStopReason } from './task-state';
 import { prepareTaskWorktree } from './worktree';
 
-export {
-  DEFAULT_MAX_RESTARTS,
-  DEFAULT_RESTART_DELAY_MS,
-  DEFAULT_CHILD_WAIT_TIMEOUT_MS,
-  DEFAULT_CHILD_POLL_MS,
-  DEFAULT_DEPENDENCY_POLL_MS,
-  type TaskOptions,
-  type TaskResult,
-} from './task-options';
 export { TASK_LOCK_FILE } from './task-lock';
 
 /**

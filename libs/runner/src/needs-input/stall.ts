@@ -2,6 +2,7 @@ import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { readRunInfo, runInfoFile } from '@app/storage';
 import { formatGoDuration } from '../go-duration';
+import { everyWithoutOverlap } from '../sleep';
 import { terminateProcesses } from '../stop';
 
 /** Run-folder marker present while the run is flagged stalled (the UI and `status` read it). */
@@ -48,7 +49,6 @@ function currentRun(runsDir: string): string | undefined {
 export function watchStall(opts: StallWatchOptions): () => void {
   const pollMs = opts.pollMs ?? Math.max(50, Math.min(5000, Math.floor(opts.stallAfterMs / 4)));
   let flagged: { runDir: string; at: number; killed: boolean } | undefined;
-  let busy = false;
   const tick = async (): Promise<void> => {
     const runDir = currentRun(opts.runsDir);
     if (!runDir || !existsSync(runInfoFile(runDir))) return;
@@ -73,17 +73,7 @@ export function watchStall(opts: StallWatchOptions): () => void {
       if (pgid > 1) await terminateProcesses([pgid], [], 2000);
     }
   };
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    tick()
-      .catch(() => undefined)
-      .finally(() => {
-        busy = false;
-      });
-  }, pollMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  return everyWithoutOverlap(tick, pollMs, { unref: true });
 }
 
 /** True when the run folder carries the STALLED marker. */

@@ -1,5 +1,5 @@
 import { AppConfig, hasDoneFile, RunsLayout } from '@app/storage';
-import type { TaskOptions, TaskResult } from '../task';
+import type { TaskOptions, TaskResult } from '../task-options';
 import type { GoalWorkflowSpec } from './goal-spec';
 
 export type GoalTaskOutcome = 'done' | 'failed' | 'stopped' | 'blocked';

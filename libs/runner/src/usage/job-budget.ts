@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { AppConfig, RunsLayout } from '@app/storage';
 import { BusWriter } from '@app/messagebus';
 import { enforceBudget } from './budget';
+import { everyWithoutOverlap } from '../sleep';
 import { DEFAULT_HOLD_POLL_MS } from './loop-hooks';
 import { clearBudgetExceeded } from './markers';
 import { effectiveSettings, hasSettings, TaskSettings, writeTaskSettings } from './task-settings';
@@ -48,21 +49,14 @@ export async function withJobBudget<T>(ctx: JobBudgetContext, run: () => Promise
       onWebhook: (w) => pending.push(w),
     });
   };
-  let busy = false;
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    enforce()
-      .catch(() => undefined)
-      .finally(() => (busy = false));
-  }, ctx.pollMs ?? DEFAULT_HOLD_POLL_MS);
+  const stopWatching = everyWithoutOverlap(enforce, ctx.pollMs ?? DEFAULT_HOLD_POLL_MS);
   try {
     const result = await run();
     const exceeded = await enforce();
     await Promise.allSettled(pending);
     return { result, exceeded };
   } finally {
-    clearInterval(timer);
+    stopWatching();
     bus.close();
   }
 }

@@ -2,7 +2,7 @@ import { AppConfig, RunsLayout } from '@app/storage';
 import { SESSION_ID_PATTERN } from '@app/agents';
 import type { JobResult } from '../job';
 import { taskRuns } from '../run-scan';
-import { sleep } from '../sleep';
+import { everyWithoutOverlap, sleep } from '../sleep';
 import { WarnSink, WebhookSettings } from '../webhook';
 import { enforceBudget } from './budget';
 import { clearBudgetExceeded, clearRateLimited, isPaused, readRateLimited, writeRateLimited } from './markers';
@@ -118,15 +118,7 @@ export function usageHooks(opts: UsageLoopOptions, ctx: UsageHookContext): Usage
     },
     watch() {
       if (!settings.max_tokens && !settings.max_cost_usd && !settings.max_wall_time_ms) return () => undefined;
-      let busy = false;
-      const timer = setInterval(() => {
-        if (busy) return;
-        busy = true;
-        enforce()
-          .catch(() => undefined)
-          .finally(() => (busy = false));
-      }, pollMs);
-      return () => clearInterval(timer);
+      return everyWithoutOverlap(enforce, pollMs);
     },
     async after(result) {
       const session = result.info?.session_id;
