@@ -1,5 +1,5 @@
 import { readdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { RUN_INFO_FILE, RunsLayout } from './layout';
 import type { LivenessProbe } from './liveness';
 import { createLivenessProbe } from './seams.providers';
@@ -59,9 +59,13 @@ function statKey(path: string): { mtimeMs: number; size: number; ino: number; is
 export class StorageIndex {
   private readonly dirs = new Map<string, DirEntryCache>();
   private readonly infos = new Map<string, RunInfoCache>();
+  private readonly entries = new Map<string, { mtimeMs: number; names: ReadonlySet<string>; readAtMs: number }>();
   private readonly runLocations = new Map<string, { project: string; task: string }>();
-  /** run-info.yaml path per project/task/run: the layout's confinement check runs once per run, not per listing. */
-  private readonly infoPaths = new Map<string, string>();
+  /**
+   * run-info.yaml path and run folder per project/task/run: the layout's confinement check and the
+   * path joins run once per run, not per listing (one map per task: no key string per lookup).
+   */
+  private readonly runPaths = new Map<string, Map<string, { info: string; dir: string }>>();
 
   constructor(
     readonly layout: RunsLayout,
@@ -91,6 +95,30 @@ export class StorageIndex {
     return names;
   }
 
+  /**
+   * Names of every entry of `dir` (files included), cached while the folder's mtime is unchanged:
+   * creating, removing or renaming an entry changes it, so a name missing here is a file that does
+   * not exist and callers skip probing it. Undefined when `dir` is not a folder.
+   */
+  entryNames(dir: string): ReadonlySet<string> | undefined {
+    const st = statKey(dir);
+    if (!st || !st.isDir) {
+      this.entries.delete(dir);
+      return undefined;
+    }
+    const cached = this.entries.get(dir);
+    if (cached && cached.mtimeMs === st.mtimeMs && settled(cached.mtimeMs, cached.readAtMs)) return cached.names;
+    const readAtMs = Date.now();
+    let names: Set<string>;
+    try {
+      names = new Set(readdirSync(dir));
+    } catch (err) {
+      throw ioError(`read dir ${dir}`, err);
+    }
+    this.entries.set(dir, { mtimeMs: st.mtimeMs, names, readAtMs });
+    return names;
+  }
+
   listProjects(): string[] {
     return this.subdirs(this.layout.root);
   }
@@ -112,17 +140,27 @@ export class StorageIndex {
 
   /** The run's folder (layout.runDir, memoised). */
   runDir(projectId: string, taskId: string, runId: string): string {
-    return dirname(this.infoPath(projectId, taskId, runId));
+    return this.runPath(projectId, taskId, runId).dir;
   }
 
   private infoPath(projectId: string, taskId: string, runId: string): string {
-    const key = `${projectId}\0${taskId}\0${runId}`;
-    let path = this.infoPaths.get(key);
-    if (path === undefined) {
-      path = join(this.layout.runDir(projectId, taskId, runId), RUN_INFO_FILE);
-      this.infoPaths.set(key, path);
+    return this.runPath(projectId, taskId, runId).info;
+  }
+
+  private runPath(projectId: string, taskId: string, runId: string): { info: string; dir: string } {
+    const taskKey = `${projectId}/${taskId}`;
+    let runs = this.runPaths.get(taskKey);
+    if (!runs) {
+      runs = new Map();
+      this.runPaths.set(taskKey, runs);
     }
-    return path;
+    let paths = runs.get(runId);
+    if (!paths) {
+      const dir = this.layout.runDir(projectId, taskId, runId);
+      paths = { info: join(dir, RUN_INFO_FILE), dir };
+      runs.set(runId, paths);
+    }
+    return paths;
   }
 
   private readCached(path: string): RunInfo | undefined {

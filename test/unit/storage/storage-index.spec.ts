@@ -1,4 +1,4 @@
-import { mkdirSync, openSync, closeSync, statSync, utimesSync, writeFileSync, writeSync, ftruncateSync } from 'node:fs';
+import { mkdirSync, openSync, closeSync, rmSync, statSync, utimesSync, writeFileSync, writeSync, ftruncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { LivenessProbe, RunInfo, RunsLayout, serializeRunInfo, StorageIndex, writeRunInfo, ZERO_TIME } from '@app/storage';
 import { makeTempDir } from './helpers/temp';
@@ -93,6 +93,30 @@ describe('StorageIndex', () => {
     addRun(T1, 'r2');
     utimesSync(runsDir, tick, tick); // the second mkdir landed in the same coarse tick
     expect(index.listRuns('p', T1)).toEqual(['r1', 'r2']);
+  });
+
+  it('entryNames: every entry of a folder, files included, fresh after an entry is added or removed', () => {
+    addRun(T1, 'r1');
+    const dir = layout.taskDir('p', T1);
+    const old = new Date('2025-01-01T00:00:00Z');
+    utimesSync(dir, old, old); // settled: the index trusts its cached listing
+    const index = new StorageIndex(layout);
+    expect([...index.entryNames(dir)!]).toEqual(['runs']);
+    writeFileSync(join(dir, 'DONE'), '');
+    expect([...index.entryNames(dir)!].sort()).toEqual(['DONE', 'runs']);
+    utimesSync(dir, old, old);
+    expect(index.entryNames(dir)!.has('DONE')).toBe(true);
+    rmSync(join(dir, 'DONE'));
+    expect(index.entryNames(dir)!.has('DONE')).toBe(false);
+    // a change in the same coarse tick as the listing is not trusted (racy rule)
+    const tick = new Date();
+    utimesSync(dir, tick, tick);
+    expect(index.entryNames(dir)!.has('PAUSED')).toBe(false);
+    writeFileSync(join(dir, 'PAUSED'), '');
+    utimesSync(dir, tick, tick);
+    expect(index.entryNames(dir)!.has('PAUSED')).toBe(true);
+    expect(index.entryNames(join(dir, 'PAUSED'))).toBeUndefined();
+    expect(index.entryNames(join(dir, 'missing'))).toBeUndefined();
   });
 
   it('reuses a parsed run-info while its mtime, size and inode are unchanged', () => {

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isRunStalled, needsInputOf, taskUsageView, type OpenQuestion, type TaskUsageView } from '@app/runner';
-import { blockedBy, hasDoneFile, LIVENESS_PROBE, LivenessProbe, readDependsOn, RunInfo } from '@app/storage';
+import { BUDGET_EXCEEDED_FILE, isRunStalled, NEEDS_INPUT_FILE, needsInputOf, PAUSED_FILE, RATE_LIMITED_FILE, taskUsageView, type OpenQuestion, type TaskUsageView } from '@app/runner';
+import { blockedBy, DONE_FILE, hasDoneFile, LIVENESS_PROBE, LivenessProbe, readDependsOn, RunInfo, TASK_CONFIG_FILE, TASK_PROMPT_FILE } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { formatTime } from '../common/go-format';
 import { confine } from '../security/path-confinement';
@@ -186,10 +186,12 @@ export class ProjectDataService {
   /** Status, state and dependency view of one task (api.md §A.2, planner overlay §6.1). */
   task(p: string, t: string, runs = this.runs(p, t)): TaskSummary {
     const dir = this.taskDir(p, t);
-    const done = hasDoneFile(dir);
+    // the folder's listing (cached by mtime in the index) says which marker files exist: absent ones are not probed
+    const has = presentIn(this.ctx.index.entryNames(dir));
+    const done = has(DONE_FILE) && hasDoneFile(dir);
     let dependsOn: string[] = [];
     try {
-      dependsOn = readDependsOn(dir);
+      dependsOn = has(TASK_CONFIG_FILE) ? readDependsOn(dir) : [];
     } catch {
       dependsOn = [];
     }
@@ -218,13 +220,14 @@ export class ProjectDataService {
       state = 'queued';
       v1Status = 'queued';
     }
-    const openQuestions = done ? [] : needsInputOf(dir, this.ctx.layout.taskBus(p, t));
+    const openQuestions = done || !has(NEEDS_INPUT_FILE) ? [] : needsInputOf(dir, this.ctx.layout.taskBus(p, t));
     if (openQuestions.length) {
       status = 'needs_input';
       state = 'needs_input';
       v1Status = 'needs_input';
     }
-    const usage = taskUsageView(this.ctx.root, p, t, done, runs.map((r) => r.info));
+    const markers = has(PAUSED_FILE) || has(RATE_LIMITED_FILE) || has(BUDGET_EXCEEDED_FILE) || presentIn(this.ctx.index.entryNames(path.dirname(dir)))(PAUSED_FILE);
+    const usage = taskUsageView(this.ctx.root, p, t, done, runs.map((r) => r.info), markers ? undefined : {});
     if (usage.hold && !running && !openQuestions.length) {
       status = usage.hold;
       state = usage.hold;
@@ -232,7 +235,7 @@ export class ProjectDataService {
     }
     const latest = runs[runs.length - 1];
     const stalled = latest?.info.status === 'running' && isRunStalled(latest.dir);
-    const taskMdMtime = mtime(path.join(dir, 'TASK.md'));
+    const taskMdMtime = has(TASK_PROMPT_FILE) ? mtime(path.join(dir, TASK_PROMPT_FILE)) : undefined;
     let last = 0;
     for (const r of runs) last = Math.max(last, runActivity(r.info));
     return {
@@ -248,12 +251,19 @@ export class ProjectDataService {
       lastActivity: last ? new Date(last) : (taskMdMtime ?? new Date(0)),
       createdAt: this.createdAt(p, t, runs),
       runs,
-      threadParent: readThreadParent(dir),
+      threadParent: has(THREAD_LINK_FILE) ? readThreadParent(dir) : null,
       openQuestions,
       stalled,
       usage,
     };
   }
+}
+
+const THREAD_LINK_FILE = 'TASK-THREAD-LINK.yaml';
+
+/** Whether a name is in a folder listing; with no listing (not a folder, or unreadable) every file is probed. */
+function presentIn(names: ReadonlySet<string> | undefined): (name: string) => boolean {
+  return names ? (name) => names.has(name) : () => true;
 }
 
 function safeBlockedBy(root: string, p: string, deps: string[]): string[] {
@@ -274,7 +284,7 @@ export function isDir(p: string): boolean {
 
 function mtime(p: string): Date | undefined {
   try {
-    return fs.statSync(p).mtime;
+    return fs.statSync(p, { throwIfNoEntry: false })?.mtime;
   } catch {
     return undefined;
   }
@@ -284,7 +294,7 @@ function mtime(p: string): Date | undefined {
 function readThreadParent(taskDir: string): Record<string, string> | null {
   let text: string;
   try {
-    text = fs.readFileSync(path.join(taskDir, 'TASK-THREAD-LINK.yaml'), 'utf8');
+    text = fs.readFileSync(path.join(taskDir, THREAD_LINK_FILE), 'utf8');
   } catch {
     return null;
   }

@@ -95,7 +95,7 @@ export function gcProjectRuns(data: ProjectDataService, id: string, opts: { cuto
 export function fileSizeOf(p: string | undefined): number {
   if (!p) return 0;
   try {
-    return fs.statSync(p).size;
+    return fs.statSync(p, { throwIfNoEntry: false })?.size ?? 0;
   } catch {
     return 0;
   }

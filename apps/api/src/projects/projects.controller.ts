@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -12,7 +12,7 @@ import { refuseBrowser } from '../security/browser-origin';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { selectFlatRuns } from './flat-runs';
 import { isDir, ProjectDataService } from './project-data.service';
-import { toFlatRun } from './shapes';
+import { flatRunsBody } from './flat-run-json';
 import { checkProjectRoot, createProjectFolder, deleteProjectFolder, gcProjectRuns, projectStats } from './project-files';
 
 const HOME_DIRS_LIMIT = 20;
@@ -117,6 +117,7 @@ export class ProjectsController {
 
   /** #27 */
   @Get(':p/runs/flat')
+  @Header('Content-Type', 'application/json; charset=utf-8')
   flat(@Param('p') p: string, @Query('active_only') activeOnly?: string, @Query('selected_task_id') selected?: string, @Query('selected_task_limit') limitText?: string) {
     const id = checkId(p, 'project_id');
     const selectedTask = checkOptionalId(selected, 'selected_task_id');
@@ -126,7 +127,7 @@ export class ProjectsController {
       limit = Math.min(200, Number(limitText.trim()));
     }
     const runs = this.data.runs(id);
-    return { runs: selectFlatRuns(runs, { activeOnly: isTruthyFlag(activeOnly), selectedTask, limit }).map(toFlatRun) };
+    return flatRunsBody(selectFlatRuns(runs, { activeOnly: isTruthyFlag(activeOnly), selectedTask, limit }));
   }
 
   /** #28 (browser-blocked) */

@@ -1,7 +1,7 @@
 import { RunInfo, RunsLayout, RunUsage } from '@app/storage';
 import { taskRuns } from '../run-scan';
 import { sumUsage, totalTokens } from './aggregate';
-import { taskHoldState } from './markers';
+import { taskHoldState, type TaskHoldState } from './markers';
 
 export type TaskHold = 'rate_limited' | 'paused' | 'budget_exceeded';
 
@@ -16,7 +16,8 @@ export interface TaskUsageView {
 }
 
 /** `runInfos`: the task's run-infos when the caller already read them (the API's cached index). */
-export function taskUsageView(root: string, projectId: string, taskId: string, done: boolean, runInfos?: RunInfo[]): TaskUsageView {
+/** `held`: the hold markers when the caller already knows them (e.g. none exist in the folder listing). */
+export function taskUsageView(root: string, projectId: string, taskId: string, done: boolean, runInfos?: RunInfo[], held?: TaskHoldState): TaskUsageView {
   const taskDir = new RunsLayout(root).taskDir(projectId, taskId);
   const view: TaskUsageView = {};
   const infos = runInfos ?? taskRuns(taskDir).map((r) => r.info);
@@ -24,7 +25,7 @@ export function taskUsageView(root: string, projectId: string, taskId: string, d
     const u = sumUsage(infos);
     view.usage = { ...u, total_tokens: totalTokens(u) };
   }
-  const held = taskHoldState(taskDir);
+  held ??= taskHoldState(taskDir);
   if (held.budget_exceeded) view.budget_exceeded = held.budget_exceeded;
   if (held.paused) view.paused = held.paused;
   if (held.rate_limited_until) view.resume_at = held.rate_limited_until;
