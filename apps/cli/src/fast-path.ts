@@ -3,7 +3,8 @@
  * docs/decisions.md "CLI start-up"): `--version`, and `run-agent bus post` / `bus read`, which
  * agents call for every message. Flags come from the same definitions as the nest-commander
  * classes (commands/bus/bus-flags.ts) and the bodies are the same functions those classes call;
- * `--help`, usage errors, `bus post --resume` and `bus read --follow` go to the Nest path.
+ * `--help`, usage errors, `bus post --resume` and `bus read --follow` go to the Nest path. A bare
+ * `conductor` (no arguments) starts the server through the same function `serve` runs.
  * Only plain (Nest-free) files may be imported here, directly or lazily.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -99,6 +100,17 @@ export async function runFastPath(argv: string[], programName: ProgramName): Pro
   const isVersion = (a: string) => a === '--version' || a === '-v';
   if (argv.some(isVersion) && argv.every((a) => isVersion(a) || a === '--json')) {
     process.stdout.write(versionText(programName, argv.includes('--json')));
+    return true;
+  }
+  // a bare `conductor` (flags from CONDUCTOR_* and the config) starts the server without booting the CLI's NestJS app
+  if (programName === 'conductor' && argv.length === 0) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { runServe } = require('./commands/server/serve/serve-run') as typeof import('./commands/server/serve/serve-run');
+    try {
+      await runServe({}, programName);
+    } catch (err) {
+      reportError(err);
+    }
     return true;
   }
   // `conductor bus …` is the API client (D16); only run-agent's bus post is local.

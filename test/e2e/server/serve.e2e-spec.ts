@@ -167,6 +167,24 @@ describe('conductor server (e2e)', () => {
       }
     });
 
+    it('a bare conductor (no arguments: the fast path) takes everything from CONDUCTOR_* and stops cleanly', async () => {
+      const envRoot = join(dir, 'bare-root');
+      const server = await startServer(CONDUCTOR, [], { ...env, CONDUCTOR_HOST: '127.0.0.1', CONDUCTOR_PORT: '0', CONDUCTOR_ROOT: envRoot, CONDUCTOR_CONFIG: config, CONDUCTOR_DISABLE_TASK_START: '1' }, dir);
+      try {
+        expect(server.stdout()).toMatch(/^conductor \S+\n/);
+        expect(server.stdout()).toContain(`Runs root: ${envRoot}\n`);
+        expect(server.stdout()).toContain('Task start is disabled (monitoring mode)\n');
+        expect(await getJson(`${server.url}/api/v1/health`)).toEqual({ status: 200, body: { status: 'ok' } });
+      } finally {
+        expect(await server.stop('SIGTERM')).toBe(0);
+      }
+      expect(server.stderr()).toContain('received SIGTERM: shutting down');
+      // bad input: one clear line and exit 2, as on the NestJS path
+      const bad = await runCli(CONDUCTOR, [], { ...env, CONDUCTOR_PORT: 'seventy', CONDUCTOR_ROOT: envRoot });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toBe('Error: invalid CONDUCTOR_PORT "seventy": must be a port number between 0 and 65535\n');
+    });
+
     it('--api-key protects the API; the clients send --api-key / CONDUCTOR_API_KEY as a Bearer token', async () => {
       const server = await startServer(RUN_AGENT, ['serve', '--host', '127.0.0.1', '--port', '0', '--root', root, '--config', config, '--api-key', 'k3y'], env, dir);
       try {

@@ -1,0 +1,96 @@
+// Plain module (no NestJS): ServeCommand runs it, and so does the fast path of a bare `conductor`
+// (fast-path.ts), so the server starts without booting the CLI's NestJS application first.
+import { versionBanner } from '../../../version';
+import { loadApiServer, StartedApiServer } from './api-loader';
+import { displayHost, loopbackHost, resolveServeOptions, ServeFlags } from './serve-options';
+import { startWatchdog } from './watchdog';
+
+const SHUTDOWN_DEADLINE_MS = 5000;
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+/** Closes the app within the deadline; false when it did not finish in time. */
+async function closeWithin(server: StartedApiServer, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    const closed = server.app.close().then(
+      () => true,
+      (err: NodeJS.ErrnoException) => {
+        // the API app may already be closing itself on the same signal (its own shutdown hooks)
+        if (err?.code !== 'ERR_SERVER_NOT_RUNNING') log(`shutdown: ${err?.message ?? String(err)}`);
+        return true;
+      },
+    );
+    return await Promise.race([closed, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * `run-agent serve` and `conductor` without a subcommand: starts the API server and keeps
+ * running until SIGINT/SIGTERM.
+ */
+export async function runServe(flags: ServeFlags, programName: 'run-agent' | 'conductor'): Promise<void> {
+  const opts = resolveServeOptions(flags);
+  const api = loadApiServer();
+  process.stdout.write(versionBanner(programName));
+  if (opts.configError) log(`warning: config not loaded, using defaults: ${opts.configError}`);
+  if (opts.authWarning) log(`warning: ${opts.authWarning}`);
+  if (opts.exposureWarning) log(`warning: ${opts.exposureWarning}`);
+
+  // Registered before the server starts, and kept for the life of the process: an own listener
+  // stops the default "die by signal" action, so a signal always ends in a clean exit 0.
+  let stopRequested: (signal: string) => void = () => undefined;
+  const stopped = new Promise<string>((resolve) => (stopRequested = resolve));
+  const onSignal = (signal: NodeJS.Signals) => stopRequested(signal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const server = await api.startServer({
+    root: opts.root,
+    config: opts.config,
+    configPath: opts.configPath,
+    host: opts.host,
+    port: opts.port,
+    portExplicit: opts.portExplicit,
+    apiKey: opts.apiKey,
+    disableTaskStart: opts.disableTaskStart,
+    insecureNoAuth: !!opts.exposureWarning,
+    nats: opts.nats,
+    natsAuth: opts.natsAuth,
+  });
+  process.stdout.write(`API listening on http://${displayHostForApi(opts.host)}:${server.port}/\n`);
+  process.stdout.write(`Web UI available at http://${displayHost(opts.host)}:${server.port}/ui/\n`);
+  if (opts.disableTaskStart) process.stdout.write('Task start is disabled (monitoring mode)\n');
+  if (opts.nats) process.stdout.write(`Tasks go to worker hosts via ${opts.nats}\n`);
+  process.stdout.write(`Runs root: ${opts.root}\n`);
+
+  const stopWatchdog = startWatchdog({
+    healthUrl: `http://${loopbackHost(opts.host)}:${server.port}/healthz`,
+    intervalMs: opts.watchdogIntervalMs,
+    maxFailures: opts.watchdogMaxFailures,
+    onFailure: (count, reason) => log(`watchdog: health check failed (${count}/${opts.watchdogMaxFailures}): ${reason}`),
+    onGiveUp: (reason) => {
+      log(`watchdog: ${reason}; exiting`);
+      process.exit(1);
+    },
+  });
+
+  const signal = await stopped;
+  stopWatchdog();
+  log(`received ${signal}: shutting down`);
+  const clean = await closeWithin(server, SHUTDOWN_DEADLINE_MS);
+  if (!clean) log(`shutdown: open connections did not close within ${SHUTDOWN_DEADLINE_MS / 1000}s`);
+  process.exitCode = 0;
+  // Task loops started by the server run in their own process groups and are not awaited
+  // (upstream behaviour): do not let their pipes keep this process alive.
+  setTimeout(() => process.exit(0), 1000).unref();
+}
+
+function displayHostForApi(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
