@@ -6,6 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { ProjectDataService } from '../../../apps/api/src/projects/project-data.service';
 import { listenApiApp, TestApi } from '../../utils/api-app';
 import { seedRun } from '../../utils/run-fixtures';
 
@@ -37,7 +38,10 @@ describe('listing caches see every change at once (real server)', () => {
     seedRun(api.root, P, T, RUN, { status: 'completed', exit_code: 0 });
     backdate();
   });
-  afterEach(async () => api.close());
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await api.close();
+  });
 
   it('a marker file written after a listing shows in the next task list', async () => {
     expect(await listItem()).toMatchObject({ status: 'completed', done: false, thread_parent: null, depends_on: null });
@@ -75,5 +79,23 @@ describe('listing caches see every change at once (real server)', () => {
     seedRun(api.root, P, T, '20260101-1200000000-1-2', { start_time: new Date('2026-01-01T13:00:00Z') });
     expect((await get(`/api/projects/${P}/runs/flat`)).runs.map((r: { id: string }) => r.id)).toEqual([RUN, '20260101-1200000000-1-2']);
     expect(await listItem()).toMatchObject({ run_count: 2 });
+  });
+
+  it('task lists in flight together share one pass over the runs; a request sent after a write never shares an older pass', async () => {
+    const passes = jest.spyOn(ProjectDataService.prototype, 'runs');
+    const page = () => api.app.inject({ method: 'GET', url: `/api/projects/${P}/tasks?limit=50` }).then((r) => r.json());
+    const first = await Promise.all(Array.from({ length: 10 }, page));
+    expect(first.map((l) => l.items[0].run_count)).toEqual(Array(10).fill(1));
+    expect(passes).toHaveBeenCalledTimes(1);
+    seedRun(api.root, P, T, '20260101-1200000000-1-2', { start_time: new Date('2026-01-01T13:00:00Z') });
+    const second = await Promise.all(Array.from({ length: 10 }, page));
+    expect(second.map((l) => l.items[0].run_count)).toEqual(Array(10).fill(2));
+    expect(passes).toHaveBeenCalledTimes(2);
+    // over real sockets, with other requests in flight: every request sent after the write sees it
+    const inFlight = Array.from({ length: 10 }, () => listItem());
+    fs.writeFileSync(path.join(taskDir(), 'DONE'), '');
+    const after = await Promise.all(Array.from({ length: 10 }, () => listItem()));
+    await Promise.all(inFlight);
+    expect(after.map((t) => t?.done)).toEqual(Array(10).fill(true));
   });
 });

@@ -100,6 +100,34 @@ export class ProjectDataService {
     return out.sort(byStartThenId);
   }
 
+  /**
+   * runs(p), shared by every request waiting for it (issue #15): a request asks for the next pass
+   * over the project, which begins once the requests read in this event-loop turn are queued
+   * (setImmediate). The pass begins after each of them arrived, so it sees every write that
+   * finished before any of them was sent; with many listings in flight, one pass answers them
+   * all. Callers must not modify the list.
+   */
+  sharedRuns(p: string): Promise<readonly RunRecord[]> {
+    let pass = this.nextPass.get(p);
+    if (!pass) {
+      pass = new Promise((resolve, reject) => {
+        setImmediate(() => {
+          // from here on, a new request waits for a later pass
+          this.nextPass.delete(p);
+          try {
+            resolve(this.runs(p));
+          } catch (err) {
+            reject(err);
+          }
+        });
+      });
+      this.nextPass.set(p, pass);
+    }
+    return pass;
+  }
+
+  private readonly nextPass = new Map<string, Promise<readonly RunRecord[]>>();
+
   private rootRuns(p: string, t?: string): RunRecord[] {
     const { index } = this.ctx;
     const out: RunRecord[] = [];
@@ -125,7 +153,7 @@ export class ProjectDataService {
   }
 
   /** Task ids of a project: tasks with runs ∪ folders holding TASK.md, TASK-CONFIG.yaml or runs/. */
-  taskIds(p: string, runs = this.runs(p)): string[] {
+  taskIds(p: string, runs: readonly RunRecord[] = this.runs(p)): string[] {
     const ids = new Set(runs.map((r) => r.taskId));
     for (const t of this.ctx.index.listTasks(p)) {
       if (ids.has(t)) continue; // has runs: no marker check needed
@@ -167,7 +195,7 @@ export class ProjectDataService {
   }
 
   /** A task's runs grouped by task id, each group in the order of `runs`. */
-  runsByTask(runs: RunRecord[]): Map<string, RunRecord[]> {
+  runsByTask(runs: readonly RunRecord[]): Map<string, RunRecord[]> {
     const out = new Map<string, RunRecord[]>();
     for (const r of runs) {
       const list = out.get(r.taskId);

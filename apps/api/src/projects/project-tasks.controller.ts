@@ -80,9 +80,9 @@ export class ProjectTasksController {
 
   /** #32 */
   @Get()
-  list(@Param('p') p: string, @Query('limit') limit?: string, @Query('offset') offset?: string, @Query('status') status?: string) {
+  async list(@Param('p') p: string, @Query('limit') limit?: string, @Query('offset') offset?: string, @Query('status') status?: string) {
     const projectId = checkId(p, 'project_id');
-    const runs = this.data.runs(projectId);
+    const runs = await this.data.sharedRuns(projectId);
     const byTask = this.data.runsByTask(runs);
     const summary = (t: string) => this.data.task(projectId, t, byTask.get(t) ?? []);
     const newestFirst = (a: { taskId: string; createdAt: Date }, b: { taskId: string; createdAt: Date }) =>
