@@ -3,6 +3,7 @@ import { applyRecord, decodeRecord } from './change-record';
 import { decodeHeartbeat, HeartbeatLivenessProbe, HeartbeatTable, heartbeatSubject } from './heartbeat';
 import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type LinkOptions, type NatsLink } from './nats';
 import { ALL_HOSTS, CHANGES_STREAM, ScaleoutError, controlSubject, parseChangeSubject, PROJECT_TOKEN, REPLICA_CONSUMER, taskSubject } from './subjects';
+import { PendingTasks } from './pending';
 import { submissionId, type QueuedTask, type RoutedWrite } from './task-message';
 import { fromWireError, type TaskWrite, type TaskWriteResult, type TaskWrites, type WireError } from './task-writes';
 
@@ -29,6 +30,9 @@ export class ScaleoutServer implements TaskWrites {
   /** Workers' heartbeats: how the server judges a replicated run alive. */
   readonly heartbeats: HeartbeatTable;
   readonly liveness: HeartbeatLivenessProbe;
+  /** Accepted tasks no worker has reported yet (and those held for their dependencies). */
+  readonly pending: PendingTasks;
+  private releaser?: NodeJS.Timeout;
 
   constructor(
     private readonly url: string,
@@ -42,6 +46,7 @@ export class ScaleoutServer implements TaskWrites {
   ) {
     this.heartbeats = new HeartbeatTable(opts.leaseMs ?? DEFAULT_LEASE_MS);
     this.liveness = new HeartbeatLivenessProbe(this.heartbeats);
+    this.pending = new PendingTasks(root);
   }
 
   async start(): Promise<void> {
@@ -61,17 +66,37 @@ export class ScaleoutServer implements TaskWrites {
     const consumer = await this.link.jsm.consumers.info(CHANGES_STREAM, REPLICA_CONSUMER);
     this.expected = consumer.ack_floor.stream_seq + 1;
     this.loop = this.applyLoop();
+    this.releaser = setInterval(() => this.releaseHeld(), 1000);
+  }
+
+  /** Queues the held tasks whose dependencies are DONE on the replica now. */
+  private releaseHeld(): void {
+    for (const task of this.pending.release()) {
+      this.publish(task).catch((err) => {
+        this.pending.hold(task.projectId, task.taskId);
+        this.opts.log?.(`queue ${task.projectId}/${task.taskId}: ${(err as Error).message}; retrying`);
+      });
+    }
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.releaser);
     await this.messages?.close();
     await this.loop?.catch(() => undefined);
     await this.link?.close();
   }
 
-  /** Queues a root task; false when JetStream rejected it as a duplicate of the same launch. */
+  /**
+   * Accepts a root task: queued now, or held until its dependencies are DONE on the replica.
+   * False when JetStream rejected it as a duplicate of the same launch.
+   */
   async submit(task: QueuedTask): Promise<boolean> {
+    if (!this.pending.add(task)) return true;
+    return this.publish(task);
+  }
+
+  private async publish(task: QueuedTask): Promise<boolean> {
     const ack = await publishDurably(this.link, taskSubject(task.projectId), JSON.stringify(task), { msgID: submissionId(task) });
     return !ack.duplicate;
   }
@@ -106,6 +131,14 @@ export class ScaleoutServer implements TaskWrites {
    * worker that is slow to confirm still applies it.
    */
   async apply(write: TaskWrite): Promise<TaskWriteResult> {
+    if (this.pending.isHeld(write.projectId, write.taskId)) {
+      // not queued yet: a cancel or stop drops it here; anything else has no files to go to
+      if (write.op === 'done' || write.op === 'stop-task') {
+        this.pending.delete(write.projectId, write.taskId);
+        return {};
+      }
+      throw new ScaleoutError('NATS', `task ${write.projectId}/${write.taskId} waits on the server for its dependencies; no worker holds it yet`);
+    }
     const host = (await this.ownerOf(write.projectId, write.taskId)) ?? ALL_HOSTS;
     const { createInbox } = natsClient().transport as unknown as { createInbox(): string };
     const replyTo = createInbox();
@@ -152,7 +185,10 @@ export class ScaleoutServer implements TaskWrites {
             if (!s) throw new Error(`unexpected subject ${m.subject}`);
             const rec = decodeRecord(m.headers, m.data, s.projectId, s.taskToken);
             const applied = applyRecord(this.root, rec);
-            if (s.taskToken !== PROJECT_TOKEN) this.owners.set(`${s.projectId}/${s.taskToken}`, s.host);
+            if (s.taskToken !== PROJECT_TOKEN) {
+              this.owners.set(`${s.projectId}/${s.taskToken}`, s.host);
+              this.pending.delete(s.projectId, s.taskToken);
+            }
             this.opts.onApplied?.({ host: s.host, path: rec.path, applied });
           } catch (err) {
             this.opts.log?.(`replica: record ${m.seq} dropped: ${(err as Error).message}`);

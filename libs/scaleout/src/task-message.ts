@@ -1,4 +1,5 @@
-import { validateProjectId, validateRunId, validateTaskId } from '@app/storage';
+import { validateTaskSettings, type TaskSettings } from '@app/runner';
+import { normalizeDependsOn, validateProjectId, validateRunId, validateTaskId } from '@app/storage';
 import { ScaleoutError } from './subjects';
 import { decodeTaskWrite, type TaskWrite } from './task-writes';
 
@@ -12,6 +13,10 @@ export interface QueuedTask {
   env?: Record<string, string>;
   cwd?: string;
   resume?: boolean;
+  /** depends_on of a new task (the server published it once they were DONE on its replica). */
+  dependsOn?: string[];
+  /** Budget and resume mode of a new task (TASK-SETTINGS.yaml on the worker). */
+  settings?: TaskSettings;
 }
 
 /** A task write on its way to the worker that owns the task (CONDUCTOR_CONTROL). */
@@ -50,10 +55,23 @@ export function decodeQueuedTask(data: Uint8Array): QueuedTask {
   if (o.env !== undefined && (typeof o.env !== 'object' || o.env === null || Object.values(o.env).some((v) => !str(v)))) {
     throw new ScaleoutError('INVALID_TASK', 'env values must be strings');
   }
+  let dependsOn: string[] | undefined;
+  let settings: TaskSettings | undefined;
+  try {
+    if (o.dependsOn !== undefined) {
+      if (!Array.isArray(o.dependsOn)) throw new Error('dependsOn must be a list');
+      dependsOn = normalizeDependsOn(o.taskId as string, o.dependsOn as string[]);
+    }
+    if (o.settings !== undefined) settings = validateTaskSettings(o.settings as Record<string, unknown>);
+  } catch (err) {
+    throw new ScaleoutError('INVALID_TASK', (err as Error).message);
+  }
   return {
     projectId: o.projectId as string,
     taskId: o.taskId as string,
     runId: o.runId as string,
+    dependsOn,
+    settings,
     prompt: o.prompt as string,
     agent: o.agent as string | undefined,
     env: o.env as Record<string, string> | undefined,

@@ -9,6 +9,7 @@ import type { NatsAuth } from './auth';
 import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type NatsLink } from './nats';
 import { heartbeatSubject } from './heartbeat';
 import { failOrphanRuns, replayTask } from './replay';
+import { prepareQueuedTask } from './task-setup';
 import { ALL_HOSTS, CONTROL_STREAM, TASKS_STREAM, validateHostId, WORKERS_CONSUMER } from './subjects';
 import { decodeQueuedTask, decodeRoutedWrite, isSnapshotRequest, type QueuedTask, type RoutedWrite } from './task-message';
 import { applyTaskWrite, holdsTask, toWireError, type TaskWriteResult, type WireError } from './task-writes';
@@ -263,6 +264,7 @@ export class Worker {
           this.log(`took over ${task.projectId}/${task.taskId} (${n} records replayed, ${failed} orphan runs failed)`);
         }
       }
+      prepareQueuedTask(taskDir, task);
       this.tailer.track(task.projectId, task.taskId);
       const firstRun = layout.runDir(task.projectId, task.taskId, task.runId);
       const fresh = !existsSync(runInfoFile(firstRun));
@@ -280,6 +282,8 @@ export class Worker {
           agent: task.agent,
           cwd: task.cwd,
           env: task.env,
+          // the server queued it once its dependencies were DONE on the replica (they may live on other hosts)
+          dependenciesMet: true,
           resume: task.resume || !fresh,
           firstRunDir: fresh ? { runId: task.runId, dir: firstRun } : undefined,
           signal: entry.abort.signal,

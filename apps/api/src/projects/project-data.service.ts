@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isRunStalled, needsInputOf, taskUsageView, type OpenQuestion, type TaskUsageView } from '@app/runner';
 import { blockedBy, hasDoneFile, LIVENESS_PROBE, LivenessProbe, readDependsOn, RunInfo } from '@app/storage';
+import type { PendingTask } from '@app/scaleout';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { formatTime } from '../common/go-format';
 import { confine } from '../security/path-confinement';
@@ -63,7 +64,9 @@ export class ProjectDataService {
 
   /** Project folders under the root. */
   projectIds(): string[] {
-    return this.ctx.index.listProjects().filter((p) => !p.startsWith('.') && !p.startsWith('_'));
+    const ids = this.ctx.index.listProjects().filter((p) => !p.startsWith('.') && !p.startsWith('_'));
+    const pending = this.ctx.scaleout?.pending.list().map((t) => t.projectId).filter((p) => !ids.includes(p));
+    return pending?.length ? [...ids, ...new Set(pending)].sort() : ids;
   }
 
   /** Runs of storage.extra_roots (listed and counted, never streamed; their files are outside the root). */
@@ -90,7 +93,12 @@ export class ProjectDataService {
   }
 
   taskExists(p: string, t: string): boolean {
-    return isDir(this.taskDir(p, t));
+    return isDir(this.taskDir(p, t)) || this.pending(p, t) !== undefined;
+  }
+
+  /** With --nats: a task accepted but not reported by a worker yet (nothing of it in the replica). */
+  pending(p: string, t: string): PendingTask | undefined {
+    return this.ctx.scaleout?.pending.get(p, t);
   }
 
   /** Every run of a project that has a run-info.yaml (extra roots included), by start time then run id. */
@@ -127,6 +135,7 @@ export class ProjectDataService {
   /** Task ids of a project: tasks with runs ∪ folders holding TASK.md, TASK-CONFIG.yaml or runs/. */
   taskIds(p: string, runs = this.runs(p)): string[] {
     const ids = new Set(runs.map((r) => r.taskId));
+    for (const pt of this.ctx.scaleout?.pending.list(p) ?? []) ids.add(pt.taskId);
     for (const t of this.ctx.index.listTasks(p)) {
       if (ids.has(t)) continue; // has runs: no marker check needed
       const dir = path.join(this.projectDir(p), t);
@@ -136,7 +145,7 @@ export class ProjectDataService {
   }
 
   hasTaskPrompt(p: string, t: string): boolean {
-    return fs.existsSync(path.join(this.taskDir(p, t), 'TASK.md'));
+    return fs.existsSync(path.join(this.taskDir(p, t), 'TASK.md')) || this.pending(p, t) !== undefined;
   }
 
   marker(p: string): { root: string; mtime: Date } | undefined {
@@ -230,6 +239,12 @@ export class ProjectDataService {
       state = usage.hold;
       v1Status = usage.hold;
     }
+    const queued = !done && runs.length === 0 ? this.pending(p, t) : undefined;
+    if (queued) {
+      dependsOn = queued.dependsOn;
+      blocked.splice(0, blocked.length, ...queued.blockedBy);
+      status = state = v1Status = blocked.length ? 'blocked' : 'queued';
+    }
     const latest = runs[runs.length - 1];
     const stalled = latest?.info.status === 'running' && isRunStalled(latest.dir);
     const taskMdMtime = mtime(path.join(dir, 'TASK.md'));
@@ -245,8 +260,8 @@ export class ProjectDataService {
       dependsOn,
       blockedBy: blocked,
       queuePosition,
-      lastActivity: last ? new Date(last) : (taskMdMtime ?? new Date(0)),
-      createdAt: this.createdAt(p, t, runs),
+      lastActivity: last ? new Date(last) : (taskMdMtime ?? queued?.createdAt ?? new Date(0)),
+      createdAt: queued?.createdAt ?? this.createdAt(p, t, runs),
       runs,
       threadParent: readThreadParent(dir),
       openQuestions,

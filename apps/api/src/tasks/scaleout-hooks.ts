@@ -1,4 +1,6 @@
-import type { RunnerService } from '@app/runner';
+import { existsSync } from 'node:fs';
+import type { RunnerService, TaskSettings } from '@app/runner';
+import { newRunId, type RunsLayout } from '@app/storage';
 import { LocalTaskWrites, ScaleoutError, type ScaleoutServer, type TaskWrite, type TaskWriteResult } from '@app/scaleout';
 import { ApiError, conflict } from '../common/api-error';
 import type { LaunchRequest } from './task-launcher';
@@ -15,6 +17,34 @@ export async function submitToQueue(scaleout: ScaleoutServer, req: LaunchRequest
     cwd: req.projectRoot,
     resume: req.attachMode === 'resume',
   });
+}
+
+/**
+ * `conductor --nats`: a new task is created by the worker that takes it, from its submission;
+ * the server writes nothing into its replica. It allocates the run id (unused in the replica)
+ * and lists the task as pending (queued, or held until its dependencies are DONE) until the
+ * first replicated record of the task arrives.
+ */
+export async function queueNewTask(
+  scaleout: ScaleoutServer,
+  layout: RunsLayout,
+  req: Omit<LaunchRequest, 'runId' | 'runDir'> & { dependsOn?: string[]; settings: TaskSettings },
+): Promise<{ runId: string; held: boolean }> {
+  let runId = newRunId();
+  for (let i = 0; existsSync(layout.runDir(req.projectId, req.taskId, runId)); i++) runId = `${newRunId()}-${i}`;
+  await scaleout.submit({
+    projectId: req.projectId,
+    taskId: req.taskId,
+    runId,
+    prompt: req.prompt,
+    agent: req.agentType,
+    env: req.config,
+    cwd: req.projectRoot,
+    resume: req.attachMode === 'resume',
+    dependsOn: req.dependsOn,
+    settings: req.settings,
+  });
+  return { runId, held: scaleout.pending.isHeld(req.projectId, req.taskId) };
 }
 
 /**
@@ -58,7 +88,10 @@ export function stopTaskRouted(scaleout: ScaleoutServer | undefined, local: Loca
  * With --nats, a threaded task (thread_parent) would write its link and messages into the
  * replica, not on the workers that own the two tasks: refused at the door until it is routed.
  */
-export function refuseUnroutedTaskWrites(ctx: { scaleout?: ScaleoutServer }, body: { thread_parent?: unknown }): void {
+export function refuseUnroutedTaskWrites(ctx: { scaleout?: ScaleoutServer }, body: { thread_parent?: unknown; process_import?: unknown }): void {
+  if (ctx.scaleout && body.process_import) {
+    throw new ApiError('NOT_IMPLEMENTED', 'process_import is not supported with --nats: the process runs on the server host, whose runs root is a replica of the workers (docs/scale-out.md)');
+  }
   if (ctx.scaleout && body.thread_parent) {
     throw new ApiError('NOT_IMPLEMENTED', 'thread_parent is not supported with --nats yet: the thread link would be written on the server, not on the workers that own the tasks (docs/scale-out.md)');
   }
