@@ -1,4 +1,5 @@
-import { validateTaskSettings, type TaskSettings } from '@app/runner';
+import { MSG_ID_PATTERN } from '@app/messagebus';
+import { validateTaskSettings, type TaskSettings, type ThreadParentRef } from '@app/runner';
 import { normalizeDependsOn, validateProjectId, validateRunId, validateTaskId } from '@app/storage';
 import { ScaleoutError } from './subjects';
 import { decodeTaskWrite, type TaskWrite } from './task-writes';
@@ -17,6 +18,30 @@ export interface QueuedTask {
   dependsOn?: string[];
   /** Budget and resume mode of a new task (TASK-SETTINGS.yaml on the worker). */
   settings?: TaskSettings;
+  /** A threaded task (thread_parent): the worker writes the link file and the child's USER_REQUEST with this id. */
+  thread?: ThreadLink;
+}
+
+export interface ThreadLink {
+  parent: ThreadParentRef;
+  /** Chosen by the server: the parent's link message (routed to the parent's owner first) names it. */
+  childMsgId: string;
+  linkedAt: string;
+}
+
+const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
+
+/** Every field lands in a YAML file or a bus header on the worker: checked strictly. */
+function decodeThreadLink(v: unknown): ThreadLink {
+  const o = v as { parent?: Record<string, unknown>; childMsgId?: unknown; linkedAt?: unknown };
+  const p = o?.parent;
+  const isMsgId = (x: unknown) => typeof x === 'string' && MSG_ID_PATTERN.test(x);
+  if (!p || typeof p !== 'object' || !isMsgId(p.msg_id) || !isMsgId(o.childMsgId) || typeof o.linkedAt !== 'string' || !TIME.test(o.linkedAt) || !['QUESTION', 'FACT'].includes(p.type as string)) {
+    throw new ScaleoutError('INVALID_TASK', 'invalid thread link');
+  }
+  checkIds({ projectId: p.project_id, taskId: p.task_id, runId: p.run_id });
+  const parent = { project_id: p.project_id, task_id: p.task_id, run_id: p.run_id, msg_id: p.msg_id, type: p.type } as ThreadParentRef;
+  return { parent, childMsgId: o.childMsgId as string, linkedAt: o.linkedAt };
 }
 
 /** A task write on its way to the worker that owns the task (CONDUCTOR_CONTROL). */
@@ -72,6 +97,7 @@ export function decodeQueuedTask(data: Uint8Array): QueuedTask {
     runId: o.runId as string,
     dependsOn,
     settings,
+    thread: o.thread === undefined ? undefined : decodeThreadLink(o.thread),
     prompt: o.prompt as string,
     agent: o.agent as string | undefined,
     env: o.env as Record<string, string> | undefined,

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { hasSettings, writeTaskSettings } from '@app/runner';
+import { hasSettings, writeTaskSettings, writeThreadChild } from '@app/runner';
 import { clearStopMarkers, writeDependsOn, writeTaskPromptIfAbsent } from '@app/storage';
 import type { QueuedTask } from './task-message';
 
@@ -9,10 +9,14 @@ import type { QueuedTask } from './task-message';
  * single host. Repeating it (a redelivery, a takeover) changes nothing already there but the
  * stop markers an explicit resume clears.
  */
-export function prepareQueuedTask(taskDir: string, task: QueuedTask): void {
+export async function prepareQueuedTask(root: string, taskDir: string, task: QueuedTask): Promise<void> {
   mkdirSync(taskDir, { recursive: true });
   if (task.resume) clearStopMarkers(taskDir);
   if (task.dependsOn !== undefined) writeDependsOn(taskDir, task.dependsOn);
   if (task.settings && hasSettings(task.settings)) writeTaskSettings(taskDir, task.settings);
   writeTaskPromptIfAbsent(taskDir, task.prompt.endsWith('\n') ? task.prompt.slice(0, -1) : task.prompt);
+  if (task.thread) {
+    const child = { projectId: task.projectId, taskId: task.taskId, runId: task.runId, prompt: task.prompt };
+    await writeThreadChild(root, child, task.thread.parent, { linkedAt: task.thread.linkedAt, msgId: task.thread.childMsgId });
+  }
 }

@@ -264,7 +264,7 @@ export class Worker {
           this.log(`took over ${task.projectId}/${task.taskId} (${n} records replayed, ${failed} orphan runs failed)`);
         }
       }
-      prepareQueuedTask(taskDir, task);
+      await prepareQueuedTask(this.opts.root, taskDir, task);
       this.tailer.track(task.projectId, task.taskId);
       const firstRun = layout.runDir(task.projectId, task.taskId, task.runId);
       const fresh = !existsSync(runInfoFile(firstRun));

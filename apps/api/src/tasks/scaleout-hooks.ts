@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import type { RunnerService, TaskSettings } from '@app/runner';
+import { newMessageId } from '@app/messagebus';
+import { threadParentMessage, type RunnerService, type TaskSettings, type ThreadParentRef } from '@app/runner';
 import { newRunId, type RunsLayout } from '@app/storage';
 import { LocalTaskWrites, ScaleoutError, type ScaleoutServer, type TaskWrite, type TaskWriteResult } from '@app/scaleout';
 import { ApiError, conflict } from '../common/api-error';
@@ -26,13 +27,21 @@ export async function submitToQueue(scaleout: ScaleoutServer, req: LaunchRequest
  * first replicated record of the task arrives.
  */
 export async function queueNewTask(
-  scaleout: ScaleoutServer,
-  layout: RunsLayout,
-  req: Omit<LaunchRequest, 'runId' | 'runDir'> & { dependsOn?: string[]; settings: TaskSettings },
+  ctx: { root: string; layout: RunsLayout; scaleout: ScaleoutServer },
+  req: Omit<LaunchRequest, 'runId' | 'runDir'> & { dependsOn?: string[]; settings: TaskSettings; threadParent?: ThreadParentRef; linkedAt: string },
 ): Promise<{ runId: string; held: boolean }> {
   let runId = newRunId();
-  for (let i = 0; existsSync(layout.runDir(req.projectId, req.taskId, runId)); i++) runId = `${newRunId()}-${i}`;
-  await scaleout.submit({
+  for (let i = 0; existsSync(ctx.layout.runDir(req.projectId, req.taskId, runId)); i++) runId = `${newRunId()}-${i}`;
+  let thread: { parent: ThreadParentRef; childMsgId: string; linkedAt: string } | undefined;
+  if (req.threadParent) {
+    // the parent's link names the child's message: written first, by the parent's owner (a 409 queues nothing)
+    const parent = req.threadParent;
+    const childMsgId = newMessageId();
+    const msg = threadParentMessage(parent, { projectId: req.projectId, taskId: req.taskId, runId, prompt: req.prompt }, childMsgId);
+    await applyTaskWrite(ctx, { op: 'post', projectId: parent.project_id, taskId: parent.task_id, type: msg.type, runId: msg.run_id, parents: msg.parents, meta: msg.meta, body: msg.body });
+    thread = { parent, childMsgId, linkedAt: req.linkedAt };
+  }
+  await ctx.scaleout.submit({
     projectId: req.projectId,
     taskId: req.taskId,
     runId,
@@ -43,8 +52,9 @@ export async function queueNewTask(
     resume: req.attachMode === 'resume',
     dependsOn: req.dependsOn,
     settings: req.settings,
+    thread,
   });
-  return { runId, held: scaleout.pending.isHeld(req.projectId, req.taskId) };
+  return { runId, held: ctx.scaleout.pending.isHeld(req.projectId, req.taskId) };
 }
 
 /**
@@ -84,15 +94,9 @@ export function stopTaskRouted(scaleout: ScaleoutServer | undefined, local: Loca
   return local.stopTask(task.dir, opts);
 }
 
-/**
- * With --nats, a threaded task (thread_parent) would write its link and messages into the
- * replica, not on the workers that own the two tasks: refused at the door until it is routed.
- */
-export function refuseUnroutedTaskWrites(ctx: { scaleout?: ScaleoutServer }, body: { thread_parent?: unknown; process_import?: unknown }): void {
+/** With --nats, an imported process would run on the server host, outside every worker: refused at the door. */
+export function refuseUnroutedTaskWrites(ctx: { scaleout?: ScaleoutServer }, body: { process_import?: unknown }): void {
   if (ctx.scaleout && body.process_import) {
     throw new ApiError('NOT_IMPLEMENTED', 'process_import is not supported with --nats: the process runs on the server host, whose runs root is a replica of the workers (docs/scale-out.md)');
-  }
-  if (ctx.scaleout && body.thread_parent) {
-    throw new ApiError('NOT_IMPLEMENTED', 'thread_parent is not supported with --nats yet: the thread link would be written on the server, not on the workers that own the tasks (docs/scale-out.md)');
   }
 }

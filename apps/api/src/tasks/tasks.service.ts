@@ -27,7 +27,8 @@ import { AuditLogService } from '../security/audit-log.service';
 import { CreateTaskDto, ProcessImportDto } from './dto/create-task.dto';
 import { PlannerBridge } from './planner-bridge';
 import { LaunchRequest, TASK_LAUNCHER, TaskLauncher } from './task-launcher';
-import { resolveThreadParent, writeThreadLink } from './thread-link';
+import { resolveThreadParent, threadParentRef, writeThreadLink } from './thread-link';
+import { formatTime } from '../common/go-format';
 import { checkIsolation } from './worktree-request';
 import type { CreateTaskResponse } from '@app/contracts';
 
@@ -99,8 +100,9 @@ export class TasksService {
     if (!body.process_import) refuseOrphanedAgent(taskDir, projectId, taskId);
     if (this.ctx.scaleout && !this.ctx.disableTaskStart) {
       // the worker creates the files; the replica is written only by replication
-      const launch = { projectId, taskId, prompt: body.prompt, agentType, config: body.config, projectRoot, attachMode, isolation, dependsOn, settings };
-      const { runId, held } = await queueNewTask(this.ctx.scaleout, this.ctx.layout, launch);
+      const threadParent = parentMessage && threadParentRef(parentMessage);
+      const launch = { projectId, taskId, prompt: body.prompt, agentType, config: body.config, projectRoot, attachMode, isolation, dependsOn, settings, threadParent, linkedAt: formatTime(new Date()) };
+      const { runId, held } = await queueNewTask({ ...this.ctx, scaleout: this.ctx.scaleout }, launch);
       this.audit.record(req, { endpoint: 'POST /api/v1/tasks', project_id: projectId, task_id: taskId, run_id: runId, payload: { ...body, attach_mode: attachMode, depends_on: dependsOn, project_root: projectRoot } });
       return { project_id: projectId, task_id: taskId, run_id: runId, status: held ? 'queued' : 'started', depends_on: dependsOn?.length ? dependsOn : undefined };
     }
