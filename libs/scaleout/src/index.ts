@@ -11,4 +11,4 @@ export { PendingTasks, type PendingTask } from './pending';
 export { ReplicaLivenessProbe } from './replica-probe';
 export { createScaleoutServer, createReplicaLivenessProbe, createWorker } from './scaleout.providers';
 export { resolveNatsAuth, type NatsAuth, type NatsAuthFlags } from './auth';
-export { HeartbeatLivenessProbe, HeartbeatTable, readReplicaRunInfo, decodeHeartbeat, type Heartbeat } from './heartbeat';
+export { HeartbeatLivenessProbe, HeartbeatTable, readReplicaRunInfo, replicaRunView, decodeHeartbeat, type Heartbeat } from './heartbeat';

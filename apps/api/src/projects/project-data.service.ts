@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isRunStalled, needsInputOf, taskUsageView, type OpenQuestion, type TaskUsageView } from '@app/runner';
 import { blockedBy, hasDoneFile, LIVENESS_PROBE, LivenessProbe, readDependsOn, RunInfo } from '@app/storage';
-import type { PendingTask } from '@app/scaleout';
+import { replicaRunView, type PendingTask } from '@app/scaleout';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { formatTime } from '../common/go-format';
 import { confine } from '../security/path-confinement';
@@ -115,13 +115,22 @@ export class ProjectDataService {
     for (const task of tasks) {
       for (const runId of index.listRuns(p, task)) {
         const info = index.runInfo(p, task, runId);
-        if (info) out.push({ info, projectId: p, taskId: task, runId, dir: index.runDir(p, task, runId) });
+        if (info) out.push({ info: this.liveView(info, p, task), projectId: p, taskId: task, runId, dir: index.runDir(p, task, runId) });
       }
     }
     return out;
   }
 
-  allRuns(): RunRecord[] {
+  /**
+   * With --nats a replicated `running` run is judged by its worker's heartbeats (as SSE does):
+   * failed while no live worker lists its task, in this view only (the replica is not rewritten).
+   */
+  private liveView(info: RunInfo, p: string, t: string): RunInfo {
+    const scaleout = this.ctx.scaleout;
+    return scaleout && info.status === 'running' ? replicaRunView(info, this.ctx.layout.taskDir(p, t), scaleout.liveness) : info;
+  }
+
+    allRuns(): RunRecord[] {
     return [...this.projectIds().flatMap((p) => this.rootRuns(p)), ...this.extraRuns()].sort(byStartThenId);
   }
 
@@ -129,7 +138,7 @@ export class ProjectDataService {
     const loc = this.ctx.index.findRun(runId);
     if (!loc) return undefined;
     const info = this.ctx.index.runInfo(loc.project, loc.task, runId);
-    return info ? { info, projectId: loc.project, taskId: loc.task, runId, dir: loc.dir } : undefined;
+    return info ? { info: this.liveView(info, loc.project, loc.task), projectId: loc.project, taskId: loc.task, runId, dir: loc.dir } : undefined;
   }
 
   /** Task ids of a project: tasks with runs ∪ folders holding TASK.md, TASK-CONFIG.yaml or runs/. */
