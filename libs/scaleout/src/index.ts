@@ -8,6 +8,7 @@ export { replayTask, failOrphanRuns } from './replay';
 export { Worker, type WorkerOptions } from './worker';
 export { ScaleoutServer, type ReplicaEvent } from './replica';
 export { PendingTasks, type PendingTask } from './pending';
+export { InflightWrites } from './inflight-writes';
 export { ReplicaLivenessProbe } from './replica-probe';
 export { createScaleoutServer, createReplicaLivenessProbe, createWorker } from './scaleout.providers';
 export { resolveNatsAuth, type NatsAuth, type NatsAuthFlags } from './auth';

@@ -3,9 +3,12 @@ import { applyRecord, decodeRecord } from './change-record';
 import { decodeHeartbeat, HeartbeatLivenessProbe, HeartbeatTable, heartbeatSubject } from './heartbeat';
 import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type LinkOptions, type NatsLink } from './nats';
 import { ALL_HOSTS, CHANGES_STREAM, ScaleoutError, controlSubject, parseChangeSubject, PROJECT_TOKEN, REPLICA_CONSUMER, taskSubject } from './subjects';
+import { InflightWrites, INFLIGHT_KEEP_MS } from './inflight-writes';
 import { PendingTasks } from './pending';
 import { submissionId, type QueuedTask, type RoutedWrite } from './task-message';
 import { fromWireError, type TaskWrite, type TaskWriteResult, type TaskWrites, type WireError } from './task-writes';
+
+type Reply = { result?: TaskWriteResult; error?: WireError };
 
 export interface ReplicaEvent {
   host: string;
@@ -32,6 +35,7 @@ export class ScaleoutServer implements TaskWrites {
   readonly liveness: HeartbeatLivenessProbe;
   /** Accepted tasks no worker has reported yet (and those held for their dependencies). */
   readonly pending: PendingTasks;
+  private readonly inflight = new InflightWrites();
   private releaser?: NodeJS.Timeout;
 
   constructor(
@@ -143,20 +147,47 @@ export class ScaleoutServer implements TaskWrites {
     const { createInbox } = natsClient().transport as unknown as { createInbox(): string };
     const replyTo = createInbox();
     const timeoutMs = this.opts.writeTimeoutMs ?? 15_000;
-    const sub = this.link.nc.subscribe(replyTo, { max: 1, timeout: timeoutMs });
     const routed: RoutedWrite = { writeId: replyTo.slice('_INBOX.'.length).replace(/[^A-Za-z0-9_-]/g, '').slice(0, 64), replyTo, write };
-    await publishDurably(this.link, controlSubject(host), JSON.stringify(routed));
-    let reply: { result?: TaskWriteResult; error?: WireError } | undefined;
-    try {
-      for await (const m of sub) reply = m.json();
-    } catch {
-      // timeout: reported below
+    // the answer may come late, from the worker that took the task over (the write re-sent to it)
+    const sub = this.link.nc.subscribe(replyTo, { max: 1 });
+    const answered = (async () => {
+      for await (const m of sub) return m.json<Reply>();
+      return undefined;
+    })();
+    if (host !== ALL_HOSTS) {
+      this.inflight.add(routed, host);
+      const giveUp = setTimeout(() => sub.unsubscribe(), INFLIGHT_KEEP_MS).unref();
+      void answered.finally(() => {
+        clearTimeout(giveUp);
+        this.inflight.confirm(routed);
+      });
     }
+    try {
+      await publishDurably(this.link, controlSubject(host), JSON.stringify(routed));
+    } catch (err) {
+      sub.unsubscribe();
+      throw err;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const reply = await Promise.race([answered, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), timeoutMs)))]);
+    clearTimeout(timer);
     if (!reply) {
-      throw new ScaleoutError('NATS', `no worker confirmed the ${write.op} on task ${write.projectId}/${write.taskId} within ${timeoutMs / 1000}s (sent to ${host === ALL_HOSTS ? 'every worker' : host}; it stays queued)`);
+      if (host === ALL_HOSTS) {
+        sub.unsubscribe();
+        throw new ScaleoutError('NATS', `no worker confirmed the ${write.op} on task ${write.projectId}/${write.taskId} within ${timeoutMs / 1000}s (sent to every worker; it stays queued)`);
+      }
+      throw new ScaleoutError('NATS', `worker ${host} did not confirm the ${write.op} on task ${write.projectId}/${write.taskId} within ${timeoutMs / 1000}s; it stays queued, and a worker that takes the task over applies it once: do not send it again`);
     }
     if (reply.error) throw fromWireError(reply.error);
     return reply.result ?? {};
+  }
+
+  /** Unconfirmed writes of a task another host took over: to the new owner, in order, same write ids. */
+  private resendTo(host: string, writes: RoutedWrite[]): void {
+    for (const routed of writes) {
+      this.opts.log?.(`control: ${routed.write.op} on ${routed.write.projectId}/${routed.write.taskId} re-sent to ${host}, which took the task over`);
+      void publishDurably(this.link, controlSubject(host), JSON.stringify(routed)).catch((err) => this.opts.log?.(`control: re-send failed: ${(err as Error).message}`));
+    }
   }
 
   /**
@@ -188,6 +219,7 @@ export class ScaleoutServer implements TaskWrites {
             if (s.taskToken !== PROJECT_TOKEN) {
               this.owners.set(`${s.projectId}/${s.taskToken}`, s.host);
               this.pending.delete(s.projectId, s.taskToken);
+              this.resendTo(s.host, this.inflight.takeOver(s.projectId, s.taskToken, s.host));
             }
             this.opts.onApplied?.({ host: s.host, path: rec.path, applied });
           } catch (err) {
