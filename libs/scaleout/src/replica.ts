@@ -1,8 +1,11 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ConsumerMessages } from '@nats-io/jetstream';
-import { applyRecord, decodeRecord } from './change-record';
+import { prepareMessage, type BusMessage, type NewMessage } from '@app/messagebus';
+import { applyRecord, decodeRecord, PROJECT_BUS, recordHeaders } from './change-record';
 import { decodeHeartbeat, HeartbeatLivenessProbe, HeartbeatTable, heartbeatSubject } from './heartbeat';
 import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type LinkOptions, type NatsLink } from './nats';
-import { ALL_HOSTS, CHANGES_STREAM, ScaleoutError, controlSubject, parseChangeSubject, PROJECT_TOKEN, REPLICA_CONSUMER, taskSubject } from './subjects';
+import { ALL_HOSTS, CHANGES_STREAM, ScaleoutError, changeSubject, controlSubject, SERVER_HOST, parseChangeSubject, PROJECT_TOKEN, REPLICA_CONSUMER, taskSubject } from './subjects';
 import { InflightWrites, INFLIGHT_KEEP_MS } from './inflight-writes';
 import { PendingTasks } from './pending';
 import { submissionId, type QueuedTask, type RoutedWrite } from './task-message';
@@ -180,6 +183,25 @@ export class ScaleoutServer implements TaskWrites {
     }
     if (reply.error) throw fromWireError(reply.error);
     return reply.result ?? {};
+  }
+
+  /**
+   * A message for a project's bus (several hosts append to it; no owner to route to): published
+   * as a record of the server host, so the replica is written only by the replication consumer;
+   * resolves once the replica holds it (a read right after the post finds it).
+   */
+  async postProjectMessage(input: NewMessage, maxBodyBytes?: number): Promise<BusMessage> {
+    const { msg, entry } = prepareMessage(input, maxBodyBytes);
+    const path = `${msg.project_id}/${PROJECT_BUS}`;
+    const rec = { path, op: 'entries' as const, offset: 0, data: Buffer.from(entry) };
+    await publishDurably(this.link, changeSubject(SERVER_HOST, msg.project_id, PROJECT_TOKEN), rec.data, { msgID: `${SERVER_HOST}/${msg.msg_id}`, headers: recordHeaders(rec) });
+    const file = join(this.root, path);
+    const deadline = Date.now() + (this.opts.writeTimeoutMs ?? 15_000);
+    while (!(existsSync(file) && readFileSync(file, 'utf8').includes(`msg_id: ${msg.msg_id}\n`))) {
+      if (Date.now() > deadline) throw new ScaleoutError('NATS', `the project message ${msg.msg_id} is queued but not replicated yet`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return msg;
   }
 
   /** Unconfirmed writes of a task another host took over: to the new owner, in order, same write ids. */

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseBus, type BusMessage } from '@app/messagebus';
-import { WRITE_ID_META } from '@app/scaleout';
+import { CHANGES_STREAM, connectNats, WRITE_ID_META } from '@app/scaleout';
 import { readRunInfo } from '@app/storage';
 import { natsServerAvailable } from '../../utils/nats-server';
 import { Cluster, replicaDiff, waitFor } from './cluster';
@@ -130,6 +130,30 @@ describeNats('task writes from the server go to the owning worker (real nats-ser
     await waitFor('the replica to match the worker', () => replicaDiff(worker.root, c.server.root, p).length === 0, 20_000).catch(() => undefined);
     expect(replicaDiff(worker.root, c.server.root, p)).toEqual([]);
     expect(messages(c.server.root, p, parent).filter((m) => m.meta?.thread_child_task_id === child)).toHaveLength(1);
+  });
+
+  it('a project-bus post from the server reaches the replica through the change stream, once', async () => {
+    const p = 'writes';
+    const res = await fetch(`${c.serverUrl}/api/v1/messages`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ project_id: p, type: 'FACT', body: 'a project-wide note' }),
+    });
+    expect(res.status).toBe(201);
+    const { msg_id } = (await res.json()) as { msg_id: string };
+    // readable right after the post, stored once
+    const projectBus = join(c.server.root, p, 'PROJECT-MESSAGE-BUS.md');
+    expect(parseBus(readFileSync(projectBus)).filter((m) => m.msg_id === msg_id)).toEqual([expect.objectContaining({ type: 'FACT', body: 'a project-wide note', project_id: p })]);
+    const listed = (await (await fetch(`${c.serverUrl}/api/v1/messages?project_id=${p}`)).json()) as { messages: { msg_id: string }[] };
+    expect(listed.messages.map((m) => m.msg_id)).toContain(msg_id);
+    // it came through NATS as a record of the server host, not as a local write
+    const link = await connectNats(c.nats.url, 'test-observer');
+    try {
+      const rec = await link.jsm.streams.getMessage(CHANGES_STREAM, { last_by_subj: `conductor.changes._server.${p}._project` });
+      expect(Buffer.from(rec!.data).toString('utf8')).toContain(`msg_id: ${msg_id}\n`);
+    } finally {
+      await link.close();
+    }
   });
 
   it('a stop waiting out its grace period does not hold up a write to another task on the same worker', async () => {

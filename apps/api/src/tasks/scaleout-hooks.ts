@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { newMessageId } from '@app/messagebus';
+import { newMessageId, type BusMessage, type NewMessage } from '@app/messagebus';
 import { threadParentMessage, type RunnerService, type TaskSettings, type ThreadParentRef } from '@app/runner';
 import { newRunId, type RunsLayout } from '@app/storage';
 import { LocalTaskWrites, ScaleoutError, type ScaleoutServer, type TaskWrite, type TaskWriteResult } from '@app/scaleout';
@@ -68,6 +68,16 @@ export async function applyTaskWrite(ctx: { root: string; scaleout?: ScaleoutSer
     return await ctx.scaleout.apply(write);
   } catch (err) {
     if (err instanceof ScaleoutError) throw conflict(err.message, { task_id: write.taskId });
+    throw err;
+  }
+}
+
+/** With --nats: a project-bus post goes through the change stream (the replica has one writer, replication). */
+export async function postProjectMessage(scaleout: ScaleoutServer, input: NewMessage, maxBodyBytes?: number): Promise<BusMessage> {
+  try {
+    return await scaleout.postProjectMessage(input, maxBodyBytes);
+  } catch (err) {
+    if (err instanceof ScaleoutError) throw conflict(err.message, { project_id: input.project_id });
     throw err;
   }
 }
