@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { stopRun } from '@app/runner';
-import { readRunInfoIfExists, runInfoFile } from '@app/storage';
+import { readRunInfoIfExists, runInfoFile, taskRunsDir } from '@app/storage';
 
 const dirs = (d: string) => (existsSync(d) ? readdirSync(d, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name) : []);
 
@@ -16,10 +16,11 @@ export async function reconcileOrphans(root: string, host: string, graceMs = 500
   const released = new Set<string>();
   for (const p of dirs(root)) {
     for (const t of dirs(join(root, p)).filter((n) => n.startsWith('task-'))) {
-      for (const r of dirs(join(root, p, t, 'runs'))) {
-        const info = readRunInfoIfExists(runInfoFile(join(root, p, t, 'runs', r)));
+      const runs = taskRunsDir(join(root, p, t));
+      for (const r of dirs(runs)) {
+        const info = readRunInfoIfExists(runInfoFile(join(runs, r)));
         if (info?.status !== 'running' || info.process_ownership === 'external') continue;
-        await stopRun(join(root, p, t, 'runs', r), { graceMs, stoppedBy: `worker ${host} restarted: the task continues from the queue` }).catch(() => undefined);
+        await stopRun(join(runs, r), { graceMs, stoppedBy: `worker ${host} restarted: the task continues from the queue` }).catch(() => undefined);
         released.add(`${p}/${t}`);
       }
     }
