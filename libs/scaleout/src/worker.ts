@@ -226,7 +226,8 @@ export class Worker {
     const dirs = (d: string) => (existsSync(d) ? readdirSync(d, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name) : []);
     for (const p of scope.projectId ? [scope.projectId] : dirs(this.opts.root).filter((n) => !n.startsWith('.'))) {
       for (const t of scope.taskId ? [scope.taskId] : dirs(join(this.opts.root, p)).filter((n) => n.startsWith('task-'))) {
-        if (holdsTask(this.opts.root, p, t)) tasks.push([p, t]);
+        // a released task's files are a stale copy: the host that continued it sends its own
+        if (holdsTask(this.opts.root, p, t) && !this.released.has(`${p}/${t}`)) tasks.push([p, t]);
       }
     }
     for (const [p, t] of tasks) {
