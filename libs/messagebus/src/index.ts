@@ -13,3 +13,4 @@ export { onBusAppend, type AppendListener } from './append-observer';
 export * from './header-fields';
 export { escapeBody, unescapeBody, serializeEntry } from './format';
 export { parseAll as parseBus } from './parser';
+export { newMessageId, MSG_ID_PATTERN } from './msg-id';

@@ -65,6 +65,12 @@ export interface IdAndTime {
   ts: Date;
 }
 
+/** The shape of every generated id (a preset id must have it). */
+export const MSG_ID_PATTERN = /^MSG-\d{8}-\d{6}-\d{9}-PID\d{5}-\d{4}$/;
+
+/** A fresh message id, for a message another host writes later (BusWriter `msg_id`). */
+export const newMessageId = (): string => nextMessageId().msgId;
+
 export function nextMessageId(pid: number = process.pid): IdAndTime {
   const [second, nanos] = nowSecNanos();
   secondParts(second);

@@ -25,7 +25,11 @@ export interface BusMessage {
   body: string;
 }
 
-export type NewMessage = Omit<BusMessage, 'msg_id' | 'ts'> & { ts?: Date };
+export type NewMessage = Omit<BusMessage, 'msg_id' | 'ts'> & {
+  ts?: Date;
+  /** An id generated ahead with newMessageId() (another host names the message before it is written); else a new one. */
+  msg_id?: string;
+};
 
 /** Bus file names (cli-storage.md §4.1); MESSAGE-BUS.md is only a discovery name. */
 export const TASK_BUS_FILE = 'TASK-MESSAGE-BUS.md';

@@ -7,7 +7,7 @@ import { BusError, ioError } from './errors';
 import { serializeEntry } from './format';
 import { validateHeaderFields } from './header-fields';
 import { endsTorn, repairPrefix, tornEntryStart, truncateTo } from './repair';
-import { formatTimestamp, nextMessageId } from './msg-id';
+import { formatTimestamp, MSG_ID_PATTERN, nextMessageId } from './msg-id';
 import { MAX_BODY_BYTES, type BusMessage, type NewMessage } from './types';
 import { notifyAppended } from './append-observer';
 
@@ -63,6 +63,10 @@ export function prepareMessage(input: NewMessage, maxBodyBytes: number = MAX_BOD
     );
   }
   const id = nextMessageId();
+  if (input.msg_id !== undefined) {
+    if (typeof input.msg_id !== 'string' || !MSG_ID_PATTERN.test(input.msg_id)) throw new BusError('INVALID_MESSAGE', `invalid msg_id ${JSON.stringify(input.msg_id)}`);
+    id.msgId = input.msg_id;
+  }
   let ts = id.ts;
   let tsText = id.tsText;
   if (input.ts) {

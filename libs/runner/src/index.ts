@@ -48,3 +48,4 @@ export { buildTaskRow, buildRunRow, filterTaskRows, runsDirOf, TASK_STATUS_FILTE
 export { collectActivity, compactPreview, rfc3339Seconds, utcSecond, DEFAULT_DRIFT_AFTER_MS, type ActivitySignals, type ActivityBusMessage, type LatestRunFacts } from './status/activity';
 export { worktreeStatus, type WorktreeStatus } from './status/worktree-status';
 export { buildBlock, installBlock, uninstallBlock, installShellAliases, uninstallShellAliases, BLOCK_START, BLOCK_END } from './wrap/shell-setup';
+export { writeThreadChild, threadParentMessage, THREAD_LINK_FILE, type ThreadParentRef, type ThreadChildRef } from './thread-link';

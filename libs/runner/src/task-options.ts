@@ -24,6 +24,8 @@ export interface TaskOptions extends NeedsInputLoopOptions, UsageLoopOptions {
   cwd?: string;
   /** Given (even empty) ⇒ replaces TASK-CONFIG.yaml; undefined ⇒ read from it. */
   dependsOn?: string[];
+  /** The dependencies were judged DONE elsewhere (a scale-out worker: they live on other hosts); do not wait here. */
+  dependenciesMet?: boolean;
   /** D2: at most N restarts after the first attempt (N+1 attempts); 0 runs once. */
   maxRestarts?: number;
   restartDelayMs?: number;

@@ -93,7 +93,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
       root: layout.root,
       projectId: opts.projectId,
       taskDir,
-      deps,
+      deps: opts.dependenciesMet ? [] : deps,
       pollMs: limits.dependencyPollMs,
       signal: opts.signal,
       post,

@@ -84,8 +84,13 @@ export class HeartbeatLivenessProbe extends LivenessProbe {
 export function readReplicaRunInfo(path: string, probe: LivenessProbe): RunInfo {
   const info = readRunInfoIfExists(path);
   if (!info) return synthesizeRunInfo(path);
+  return replicaRunView(info, taskDirOfRunInfo(path), probe);
+}
+
+/** The same judgement for a run-info already read (the REST lists, through the storage index); a copy, never written. */
+export function replicaRunView(info: RunInfo, taskDir: string | undefined, probe: LivenessProbe): RunInfo {
+  if (info.status !== 'running') return info;
   const view = { ...info };
-  const taskDir = taskDirOfRunInfo(path);
   reconcileRunInfo(view, taskDir ? hasDoneFile(taskDir) : false, probe);
   return view;
 }

@@ -1,10 +1,17 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ConsumerMessages } from '@nats-io/jetstream';
-import { applyRecord, decodeRecord } from './change-record';
+import { prepareMessage, type BusMessage, type NewMessage } from '@app/messagebus';
+import { applyRecord, decodeRecord, PROJECT_BUS, recordHeaders } from './change-record';
 import { decodeHeartbeat, HeartbeatLivenessProbe, HeartbeatTable, heartbeatSubject } from './heartbeat';
 import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type LinkOptions, type NatsLink } from './nats';
-import { ALL_HOSTS, CHANGES_STREAM, ScaleoutError, controlSubject, parseChangeSubject, PROJECT_TOKEN, REPLICA_CONSUMER, taskSubject } from './subjects';
+import { ALL_HOSTS, CHANGES_STREAM, ScaleoutError, changeSubject, controlSubject, SERVER_HOST, parseChangeSubject, PROJECT_TOKEN, REPLICA_CONSUMER, taskSubject } from './subjects';
+import { InflightWrites, INFLIGHT_KEEP_MS } from './inflight-writes';
+import { PendingTasks } from './pending';
 import { submissionId, type QueuedTask, type RoutedWrite } from './task-message';
 import { fromWireError, type TaskWrite, type TaskWriteResult, type TaskWrites, type WireError } from './task-writes';
+
+type Reply = { result?: TaskWriteResult; error?: WireError };
 
 export interface ReplicaEvent {
   host: string;
@@ -29,6 +36,10 @@ export class ScaleoutServer implements TaskWrites {
   /** Workers' heartbeats: how the server judges a replicated run alive. */
   readonly heartbeats: HeartbeatTable;
   readonly liveness: HeartbeatLivenessProbe;
+  /** Accepted tasks no worker has reported yet (and those held for their dependencies). */
+  readonly pending: PendingTasks;
+  private readonly inflight = new InflightWrites();
+  private releaser?: NodeJS.Timeout;
 
   constructor(
     private readonly url: string,
@@ -42,6 +53,7 @@ export class ScaleoutServer implements TaskWrites {
   ) {
     this.heartbeats = new HeartbeatTable(opts.leaseMs ?? DEFAULT_LEASE_MS);
     this.liveness = new HeartbeatLivenessProbe(this.heartbeats);
+    this.pending = new PendingTasks(root);
   }
 
   async start(): Promise<void> {
@@ -61,17 +73,37 @@ export class ScaleoutServer implements TaskWrites {
     const consumer = await this.link.jsm.consumers.info(CHANGES_STREAM, REPLICA_CONSUMER);
     this.expected = consumer.ack_floor.stream_seq + 1;
     this.loop = this.applyLoop();
+    this.releaser = setInterval(() => this.releaseHeld(), 1000);
+  }
+
+  /** Queues the held tasks whose dependencies are DONE on the replica now. */
+  private releaseHeld(): void {
+    for (const task of this.pending.release()) {
+      this.publish(task).catch((err) => {
+        this.pending.hold(task.projectId, task.taskId);
+        this.opts.log?.(`queue ${task.projectId}/${task.taskId}: ${(err as Error).message}; retrying`);
+      });
+    }
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.releaser);
     await this.messages?.close();
     await this.loop?.catch(() => undefined);
     await this.link?.close();
   }
 
-  /** Queues a root task; false when JetStream rejected it as a duplicate of the same launch. */
+  /**
+   * Accepts a root task: queued now, or held until its dependencies are DONE on the replica.
+   * False when JetStream rejected it as a duplicate of the same launch.
+   */
   async submit(task: QueuedTask): Promise<boolean> {
+    if (!this.pending.add(task)) return true;
+    return this.publish(task);
+  }
+
+  private async publish(task: QueuedTask): Promise<boolean> {
     const ack = await publishDurably(this.link, taskSubject(task.projectId), JSON.stringify(task), { msgID: submissionId(task) });
     return !ack.duplicate;
   }
@@ -106,24 +138,78 @@ export class ScaleoutServer implements TaskWrites {
    * worker that is slow to confirm still applies it.
    */
   async apply(write: TaskWrite): Promise<TaskWriteResult> {
+    if (this.pending.isHeld(write.projectId, write.taskId)) {
+      // not queued yet: a cancel or stop drops it here; anything else has no files to go to
+      if (write.op === 'done' || write.op === 'stop-task') {
+        this.pending.delete(write.projectId, write.taskId);
+        return {};
+      }
+      throw new ScaleoutError('NATS', `task ${write.projectId}/${write.taskId} waits on the server for its dependencies; no worker holds it yet`);
+    }
     const host = (await this.ownerOf(write.projectId, write.taskId)) ?? ALL_HOSTS;
     const { createInbox } = natsClient().transport as unknown as { createInbox(): string };
     const replyTo = createInbox();
     const timeoutMs = this.opts.writeTimeoutMs ?? 15_000;
-    const sub = this.link.nc.subscribe(replyTo, { max: 1, timeout: timeoutMs });
     const routed: RoutedWrite = { writeId: replyTo.slice('_INBOX.'.length).replace(/[^A-Za-z0-9_-]/g, '').slice(0, 64), replyTo, write };
-    await publishDurably(this.link, controlSubject(host), JSON.stringify(routed));
-    let reply: { result?: TaskWriteResult; error?: WireError } | undefined;
-    try {
-      for await (const m of sub) reply = m.json();
-    } catch {
-      // timeout: reported below
+    // the answer may come late, from the worker that took the task over (the write re-sent to it)
+    const sub = this.link.nc.subscribe(replyTo, { max: 1 });
+    const answered = (async () => {
+      for await (const m of sub) return m.json<Reply>();
+      return undefined;
+    })();
+    if (host !== ALL_HOSTS) {
+      this.inflight.add(routed, host);
+      const giveUp = setTimeout(() => sub.unsubscribe(), INFLIGHT_KEEP_MS).unref();
+      void answered.finally(() => {
+        clearTimeout(giveUp);
+        this.inflight.confirm(routed);
+      });
     }
+    try {
+      await publishDurably(this.link, controlSubject(host), JSON.stringify(routed));
+    } catch (err) {
+      sub.unsubscribe();
+      throw err;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const reply = await Promise.race([answered, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), timeoutMs)))]);
+    clearTimeout(timer);
     if (!reply) {
-      throw new ScaleoutError('NATS', `no worker confirmed the ${write.op} on task ${write.projectId}/${write.taskId} within ${timeoutMs / 1000}s (sent to ${host === ALL_HOSTS ? 'every worker' : host}; it stays queued)`);
+      if (host === ALL_HOSTS) {
+        sub.unsubscribe();
+        throw new ScaleoutError('NATS', `no worker confirmed the ${write.op} on task ${write.projectId}/${write.taskId} within ${timeoutMs / 1000}s (sent to every worker; it stays queued)`);
+      }
+      throw new ScaleoutError('NATS', `worker ${host} did not confirm the ${write.op} on task ${write.projectId}/${write.taskId} within ${timeoutMs / 1000}s; it stays queued, and a worker that takes the task over applies it once: do not send it again`);
     }
     if (reply.error) throw fromWireError(reply.error);
     return reply.result ?? {};
+  }
+
+  /**
+   * A message for a project's bus (several hosts append to it; no owner to route to): published
+   * as a record of the server host, so the replica is written only by the replication consumer;
+   * resolves once the replica holds it (a read right after the post finds it).
+   */
+  async postProjectMessage(input: NewMessage, maxBodyBytes?: number): Promise<BusMessage> {
+    const { msg, entry } = prepareMessage(input, maxBodyBytes);
+    const path = `${msg.project_id}/${PROJECT_BUS}`;
+    const rec = { path, op: 'entries' as const, offset: 0, data: Buffer.from(entry) };
+    await publishDurably(this.link, changeSubject(SERVER_HOST, msg.project_id, PROJECT_TOKEN), rec.data, { msgID: `${SERVER_HOST}/${msg.msg_id}`, headers: recordHeaders(rec) });
+    const file = join(this.root, path);
+    const deadline = Date.now() + (this.opts.writeTimeoutMs ?? 15_000);
+    while (!(existsSync(file) && readFileSync(file, 'utf8').includes(`msg_id: ${msg.msg_id}\n`))) {
+      if (Date.now() > deadline) throw new ScaleoutError('NATS', `the project message ${msg.msg_id} is queued but not replicated yet`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return msg;
+  }
+
+  /** Unconfirmed writes of a task another host took over: to the new owner, in order, same write ids. */
+  private resendTo(host: string, writes: RoutedWrite[]): void {
+    for (const routed of writes) {
+      this.opts.log?.(`control: ${routed.write.op} on ${routed.write.projectId}/${routed.write.taskId} re-sent to ${host}, which took the task over`);
+      void publishDurably(this.link, controlSubject(host), JSON.stringify(routed)).catch((err) => this.opts.log?.(`control: re-send failed: ${(err as Error).message}`));
+    }
   }
 
   /**
@@ -152,7 +238,11 @@ export class ScaleoutServer implements TaskWrites {
             if (!s) throw new Error(`unexpected subject ${m.subject}`);
             const rec = decodeRecord(m.headers, m.data, s.projectId, s.taskToken);
             const applied = applyRecord(this.root, rec);
-            if (s.taskToken !== PROJECT_TOKEN) this.owners.set(`${s.projectId}/${s.taskToken}`, s.host);
+            if (s.taskToken !== PROJECT_TOKEN) {
+              this.owners.set(`${s.projectId}/${s.taskToken}`, s.host);
+              this.pending.delete(s.projectId, s.taskToken);
+              this.resendTo(s.host, this.inflight.takeOver(s.projectId, s.taskToken, s.host));
+            }
             this.opts.onApplied?.({ host: s.host, path: rec.path, applied });
           } catch (err) {
             this.opts.log?.(`replica: record ${m.seq} dropped: ${(err as Error).message}`);

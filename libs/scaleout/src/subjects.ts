@@ -8,6 +8,8 @@ export const WORKERS_CONSUMER = 'conductor-workers';
 export const REPLICA_CONSUMER = 'conductor-replica';
 /** Task token of the records of a project's PROJECT-MESSAGE-BUS.md (never a valid task id). */
 export const PROJECT_TOKEN = '_project';
+/** Host token of the server's own change records (project-bus posts); never a valid worker id. */
+export const SERVER_HOST = '_server';
 /** Control messages for every worker (a stop whose owner the server does not know). */
 export const ALL_HOSTS = '_all';
 

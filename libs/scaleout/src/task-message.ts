@@ -1,4 +1,6 @@
-import { validateProjectId, validateRunId, validateTaskId } from '@app/storage';
+import { MSG_ID_PATTERN } from '@app/messagebus';
+import { validateTaskSettings, type TaskSettings, type ThreadParentRef } from '@app/runner';
+import { normalizeDependsOn, validateProjectId, validateRunId, validateTaskId } from '@app/storage';
 import { ScaleoutError } from './subjects';
 import { decodeTaskWrite, type TaskWrite } from './task-writes';
 
@@ -12,6 +14,34 @@ export interface QueuedTask {
   env?: Record<string, string>;
   cwd?: string;
   resume?: boolean;
+  /** depends_on of a new task (the server published it once they were DONE on its replica). */
+  dependsOn?: string[];
+  /** Budget and resume mode of a new task (TASK-SETTINGS.yaml on the worker). */
+  settings?: TaskSettings;
+  /** A threaded task (thread_parent): the worker writes the link file and the child's USER_REQUEST with this id. */
+  thread?: ThreadLink;
+}
+
+export interface ThreadLink {
+  parent: ThreadParentRef;
+  /** Chosen by the server: the parent's link message (routed to the parent's owner first) names it. */
+  childMsgId: string;
+  linkedAt: string;
+}
+
+const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
+
+/** Every field lands in a YAML file or a bus header on the worker: checked strictly. */
+function decodeThreadLink(v: unknown): ThreadLink {
+  const o = v as { parent?: Record<string, unknown>; childMsgId?: unknown; linkedAt?: unknown };
+  const p = o?.parent;
+  const isMsgId = (x: unknown) => typeof x === 'string' && MSG_ID_PATTERN.test(x);
+  if (!p || typeof p !== 'object' || !isMsgId(p.msg_id) || !isMsgId(o.childMsgId) || typeof o.linkedAt !== 'string' || !TIME.test(o.linkedAt) || !['QUESTION', 'FACT'].includes(p.type as string)) {
+    throw new ScaleoutError('INVALID_TASK', 'invalid thread link');
+  }
+  checkIds({ projectId: p.project_id, taskId: p.task_id, runId: p.run_id });
+  const parent = { project_id: p.project_id, task_id: p.task_id, run_id: p.run_id, msg_id: p.msg_id, type: p.type } as ThreadParentRef;
+  return { parent, childMsgId: o.childMsgId as string, linkedAt: o.linkedAt };
 }
 
 /** A task write on its way to the worker that owns the task (CONDUCTOR_CONTROL). */
@@ -50,10 +80,24 @@ export function decodeQueuedTask(data: Uint8Array): QueuedTask {
   if (o.env !== undefined && (typeof o.env !== 'object' || o.env === null || Object.values(o.env).some((v) => !str(v)))) {
     throw new ScaleoutError('INVALID_TASK', 'env values must be strings');
   }
+  let dependsOn: string[] | undefined;
+  let settings: TaskSettings | undefined;
+  try {
+    if (o.dependsOn !== undefined) {
+      if (!Array.isArray(o.dependsOn)) throw new Error('dependsOn must be a list');
+      dependsOn = normalizeDependsOn(o.taskId as string, o.dependsOn as string[]);
+    }
+    if (o.settings !== undefined) settings = validateTaskSettings(o.settings as Record<string, unknown>);
+  } catch (err) {
+    throw new ScaleoutError('INVALID_TASK', (err as Error).message);
+  }
   return {
     projectId: o.projectId as string,
     taskId: o.taskId as string,
     runId: o.runId as string,
+    dependsOn,
+    settings,
+    thread: o.thread === undefined ? undefined : decodeThreadLink(o.thread),
     prompt: o.prompt as string,
     agent: o.agent as string | undefined,
     env: o.env as Record<string, string> | undefined,

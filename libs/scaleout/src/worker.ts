@@ -9,6 +9,8 @@ import type { NatsAuth } from './auth';
 import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type NatsLink } from './nats';
 import { heartbeatSubject } from './heartbeat';
 import { failOrphanRuns, replayTask } from './replay';
+import { prepareQueuedTask } from './task-setup';
+import { reconcileOrphans } from './orphans';
 import { ALL_HOSTS, CONTROL_STREAM, TASKS_STREAM, validateHostId, WORKERS_CONSUMER } from './subjects';
 import { decodeQueuedTask, decodeRoutedWrite, isSnapshotRequest, type QueuedTask, type RoutedWrite } from './task-message';
 import { applyTaskWrite, holdsTask, toWireError, type TaskWriteResult, type WireError } from './task-writes';
@@ -67,6 +69,8 @@ export class Worker {
   private heartbeat: () => void = () => undefined;
   /** The control messages being applied, chained per task. */
   private readonly controls = new Map<string, Promise<void>>();
+  /** Tasks whose files a killed process of this worker left here: a stale copy until the queue gives them back. */
+  private readonly released = new Set<string>();
   readonly capacity: number;
   readonly leaseMs: number;
 
@@ -83,6 +87,10 @@ export class Worker {
 
   async start(): Promise<void> {
     this.link = await connectNats(this.opts.url, `worker-${this.opts.host}`, { leaseMs: this.leaseMs, auth: this.opts.auth });
+    for (const key of await reconcileOrphans(this.opts.root, this.opts.host)) {
+      this.released.add(key);
+      this.log(`stopped the orphaned runs of ${key} (left by a killed worker process; the task continues from the queue)`);
+    }
     this.tailer = new ChangeTailer(this.opts.root, this.opts.host, async (subject, rec, msgID) => {
       await publishDurably(this.link, subject, rec.data, { msgID, headers: recordHeaders(rec) });
     });
@@ -161,11 +169,16 @@ export class Worker {
       // hold up a post to another task); acked once applied
       const m = msg;
       const key = controlKey(m.data);
+      let later = false;
       const next: Promise<void> = (this.controls.get(key) ?? Promise.resolve())
-        .then(() => this.control(m.data, target === ALL_HOSTS))
+        .then(async () => {
+          later = (await this.control(m.data, target === ALL_HOSTS)) === 'later';
+        })
         .catch((err) => this.log(`control: ${(err as Error).message}`))
         .finally(() => {
-          m.ack();
+          // a write to a released task waits (redelivered) until the task is back here; the server re-sends it to a new owner
+          if (later) m.nak(5000);
+          else m.ack();
           if (this.controls.get(key) === next) this.controls.delete(key);
         });
       this.controls.set(key, next);
@@ -174,7 +187,7 @@ export class Worker {
   }
 
   /** A routed task write: applied when this host holds the task, answered on its reply subject. */
-  private async control(data: Uint8Array, broadcast: boolean): Promise<void> {
+  private async control(data: Uint8Array, broadcast: boolean): Promise<'later' | void> {
     const snapshot = isSnapshotRequest(data);
     if (snapshot) return this.sendSnapshot(snapshot.snapshot);
     let routed: RoutedWrite;
@@ -186,6 +199,8 @@ export class Worker {
       throw err;
     }
     const { writeId, replyTo, write } = routed;
+    const key = `${write.projectId}/${write.taskId}`;
+    if (this.released.has(key) && !this.active.has(key)) return broadcast ? undefined : 'later';
     const held = holdsTask(this.opts.root, write.projectId, write.taskId);
     if (!held && broadcast) return; // another worker's task
     let reply: { result?: TaskWriteResult; error?: WireError };
@@ -211,7 +226,8 @@ export class Worker {
     const dirs = (d: string) => (existsSync(d) ? readdirSync(d, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name) : []);
     for (const p of scope.projectId ? [scope.projectId] : dirs(this.opts.root).filter((n) => !n.startsWith('.'))) {
       for (const t of scope.taskId ? [scope.taskId] : dirs(join(this.opts.root, p)).filter((n) => n.startsWith('task-'))) {
-        if (holdsTask(this.opts.root, p, t)) tasks.push([p, t]);
+        // a released task's files are a stale copy: the host that continued it sends its own
+        if (holdsTask(this.opts.root, p, t) && !this.released.has(`${p}/${t}`)) tasks.push([p, t]);
       }
     }
     for (const [p, t] of tasks) {
@@ -233,6 +249,7 @@ export class Worker {
       return;
     }
     const key = `${task.projectId}/${task.taskId}`;
+    this.released.delete(key);
     const current = this.active.get(key);
     if (current) {
       // our own lease expired (a late heartbeat) and came back to us: keep running, heartbeat the new delivery
@@ -263,6 +280,7 @@ export class Worker {
           this.log(`took over ${task.projectId}/${task.taskId} (${n} records replayed, ${failed} orphan runs failed)`);
         }
       }
+      await prepareQueuedTask(this.opts.root, taskDir, task);
       this.tailer.track(task.projectId, task.taskId);
       const firstRun = layout.runDir(task.projectId, task.taskId, task.runId);
       const fresh = !existsSync(runInfoFile(firstRun));
@@ -280,6 +298,8 @@ export class Worker {
           agent: task.agent,
           cwd: task.cwd,
           env: task.env,
+          // the server queued it once its dependencies were DONE on the replica (they may live on other hosts)
+          dependenciesMet: true,
           resume: task.resume || !fresh,
           firstRunDir: fresh ? { runId: task.runId, dir: firstRun } : undefined,
           signal: entry.abort.signal,

@@ -66,21 +66,24 @@ export class ChangeFeed {
       });
     };
 
-    let last = fingerprint(path);
-    const timer = setInterval(() => {
-      const now = fingerprint(path);
-      if (now !== last) {
-        last = now;
-        fire();
-      }
-    }, pollMs);
-
     const network = !opts.pollOnly && isNetworkFilesystem(dirname(path));
     if (network && !this.warnedNetworkFs) {
       this.warnedNetworkFs = true;
       process.emitWarning(`network filesystem detected at ${dirname(path)}: using polling for change notifications`, 'ChangeFeedWarning');
     }
-    const unsubscribeDir = opts.pollOnly || network ? undefined : this.subscribeDir(dirname(path), basename(path), fire);
+    const notify = !opts.pollOnly && !network;
+    let unsubscribeDir = notify ? this.subscribeDir(dirname(path), basename(path), fire) : undefined;
+
+    let last = fingerprint(path);
+    const timer = setInterval(() => {
+      const now = fingerprint(path);
+      if (now !== last) {
+        last = now;
+        // the directory was missing when the watch began (a task folder not created yet): watch it now
+        if (notify && !unsubscribeDir) unsubscribeDir = this.subscribeDir(dirname(path), basename(path), fire);
+        fire();
+      }
+    }, pollMs);
 
     return () => {
       if (!active) return;

@@ -17,7 +17,7 @@ const alive = (pid: number) => {
   }
 };
 
-describeNats('SSE liveness of a run owned by a worker (real nats-server)', () => {
+describeNats('SSE and REST liveness of a run owned by a worker (real nats-server)', () => {
   const c = new Cluster();
   jest.setTimeout(120_000);
   beforeAll(() => c.start(1));
@@ -32,6 +32,13 @@ describeNats('SSE liveness of a run owned by a worker (real nats-server)', () =>
     const infoFile = join(c.server.root, p, t, 'runs', runId, 'run-info.yaml');
     const info = await waitFor('the run replicated as running', () => existsSync(infoFile) && readRunInfo(infoFile).status === 'running' && readRunInfo(infoFile).pgid > 0 && readRunInfo(infoFile), 60_000);
 
+    const get = async (path: string) => JSON.stringify(await (await fetch(`${c.serverUrl}${path}`)).json());
+    const restViews = async () => ({
+      taskRuns: await get(`/api/projects/${p}/tasks/${t}/runs`),
+      flat: await get(`/api/projects/${p}/runs/flat`),
+      run: await get(`/api/v1/runs/${runId}`),
+      taskRun: await get(`/api/projects/${p}/tasks/${t}/runs/${runId}`),
+    });
     const abort = new AbortController();
     let sse = '';
     void fetch(`${c.serverUrl}/api/v1/runs/${runId}/stream`, { signal: abort.signal })
@@ -58,6 +65,12 @@ describeNats('SSE liveness of a run owned by a worker (real nats-server)', () =>
         await waitFor('the SSE status failed after the lease', () => /event: status\ndata: .*"status":"failed"/.test(sse), 30_000);
         // a pid probe here would have said alive: the agent still runs
         expect(alive(info.pid)).toBe(true);
+        // the REST views judge it the same way: run lists, flat runs, the run, the task
+        const rest = await restViews();
+        for (const [what, body] of Object.entries(rest)) {
+          expect([what, body]).toEqual([what, expect.stringMatching(/"status":"failed"/)]);
+          expect([what, body]).toEqual([what, expect.not.stringMatching(/"status":"running"/)]);
+        }
         // and the replica was not rewritten by the server: it still holds the worker's last word
         expect(readRunInfo(infoFile).status).toBe('running');
         expect(readFileSync(infoFile, 'utf8')).not.toMatch(/failed/);
@@ -67,6 +80,7 @@ describeNats('SSE liveness of a run owned by a worker (real nats-server)', () =>
       // heartbeats again: running again
       const failedAt = sse.lastIndexOf('"status":"failed"');
       await waitFor('the SSE status running again', () => /"status":"running"/.test(sse.slice(failedAt)), 30_000);
+      await waitFor('the REST views running again', async () => Object.values(await restViews()).every((b) => /"status":"running"/.test(b)), 30_000);
       expect(readdirSync(join(c.server.root, p, t, 'runs'))).toEqual([runId]);
     } finally {
       abort.abort();

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseBus, type BusMessage } from '@app/messagebus';
-import { WRITE_ID_META } from '@app/scaleout';
+import { CHANGES_STREAM, connectNats, WRITE_ID_META } from '@app/scaleout';
 import { readRunInfo } from '@app/storage';
 import { natsServerAvailable } from '../../utils/nats-server';
 import { Cluster, replicaDiff, waitFor } from './cluster';
@@ -99,9 +99,10 @@ describeNats('task writes from the server go to the owning worker (real nats-ser
     expect(messages(c.workers[0].root, p, t)).toHaveLength(before);
   });
 
-  it('refuses a threaded task (thread_parent) with --nats in one line, nothing on disk', async () => {
+  it('a threaded task (thread_parent) runs on a worker; the link on the parent is written once by the parent’s worker', async () => {
     const p = 'writes';
     const parent = 'task-20260101-000000-ask01';
+    const worker = c.workers[0];
     const question = messages(c.server.root, p, parent).find((m) => m.type === 'QUESTION')!;
     const child = 'task-20260101-000000-thrd1';
     const res = await fetch(`${c.serverUrl}/api/v1/tasks`, {
@@ -109,9 +110,50 @@ describeNats('task writes from the server go to the owning worker (real nats-ser
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ project_id: p, task_id: child, agent_type: 'codex', prompt: 'follow up\n', thread_parent: { project_id: p, task_id: parent, run_id: question.run_id, message_id: question.msg_id } }),
     });
-    expect(res.status).toBe(501);
-    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/^thread_parent is not supported with --nats yet/);
-    expect(existsSync(join(c.server.root, p, child))).toBe(false);
+    expect(res.status).toBe(201);
+    const { run_id: childRun } = (await res.json()) as { run_id: string };
+    // the parent's link was confirmed by its worker before the answer
+    const links = messages(worker.root, p, parent).filter((m) => m.type === 'USER_REQUEST' && m.meta?.thread_child_task_id === child);
+    expect(links).toHaveLength(1);
+    expect(links[0]).toMatchObject({ run_id: question.run_id, parents: [{ msg_id: question.msg_id, kind: 'thread_answer' }] });
+    expect(links[0].meta).toMatchObject({ thread_direction: 'source_task', thread_child_run_id: childRun, thread_source_message_id: question.msg_id });
+
+    await waitFor('the child DONE on the replica', () => existsSync(join(c.server.root, p, child, 'DONE')), 60_000);
+    // the child ran on the worker, which wrote its link file and its USER_REQUEST under the id the parent names
+    expect(readdirSync(join(worker.root, p, child, 'runs'))).toEqual([childRun]);
+    expect(readFileSync(join(worker.root, p, child, 'TASK-THREAD-LINK.yaml'), 'utf8')).toMatch(new RegExp(`^parent_project_id: ${p}\nparent_task_id: ${parent}\nparent_run_id: ${question.run_id}\nparent_message_id: ${question.msg_id}\nparent_message_type: QUESTION\nlinked_at: \\S+\n$`));
+    const requests = messages(worker.root, p, child).filter((m) => m.type === 'USER_REQUEST');
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatchObject({ msg_id: links[0].meta!.thread_child_message_id, run_id: childRun, body: 'follow up\n' });
+    expect(requests[0].meta).toMatchObject({ thread_direction: 'child_task', thread_parent_message_id: question.msg_id });
+    // both come back to the replica once, byte-identical
+    await waitFor('the replica to match the worker', () => replicaDiff(worker.root, c.server.root, p).length === 0, 20_000).catch(() => undefined);
+    expect(replicaDiff(worker.root, c.server.root, p)).toEqual([]);
+    expect(messages(c.server.root, p, parent).filter((m) => m.meta?.thread_child_task_id === child)).toHaveLength(1);
+  });
+
+  it('a project-bus post from the server reaches the replica through the change stream, once', async () => {
+    const p = 'writes';
+    const res = await fetch(`${c.serverUrl}/api/v1/messages`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ project_id: p, type: 'FACT', body: 'a project-wide note' }),
+    });
+    expect(res.status).toBe(201);
+    const { msg_id } = (await res.json()) as { msg_id: string };
+    // readable right after the post, stored once
+    const projectBus = join(c.server.root, p, 'PROJECT-MESSAGE-BUS.md');
+    expect(parseBus(readFileSync(projectBus)).filter((m) => m.msg_id === msg_id)).toEqual([expect.objectContaining({ type: 'FACT', body: 'a project-wide note', project_id: p })]);
+    const listed = (await (await fetch(`${c.serverUrl}/api/v1/messages?project_id=${p}`)).json()) as { messages: { msg_id: string }[] };
+    expect(listed.messages.map((m) => m.msg_id)).toContain(msg_id);
+    // it came through NATS as a record of the server host, not as a local write
+    const link = await connectNats(c.nats.url, 'test-observer');
+    try {
+      const rec = await link.jsm.streams.getMessage(CHANGES_STREAM, { last_by_subj: `conductor.changes._server.${p}._project` });
+      expect(Buffer.from(rec!.data).toString('utf8')).toContain(`msg_id: ${msg_id}\n`);
+    } finally {
+      await link.close();
+    }
   });
 
   it('a stop waiting out its grace period does not hold up a write to another task on the same worker', async () => {

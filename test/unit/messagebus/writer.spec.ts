@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { flockSync } from 'fs-ext';
-import { BusError, BusWriter, readMessages, rotateBus } from '@app/messagebus';
+import { BusError, BusWriter, newMessageId, readMessages, rotateBus } from '@app/messagebus';
 import { tempDir } from './tmp';
 
 const msg = (body: string, extra: Record<string, unknown> = {}) => ({ type: 'INFO', project_id: 'proj', task_id: 'task-x', run_id: 'run-1', body, ...extra });
@@ -15,6 +15,16 @@ describe('BusWriter', () => {
     bus = join(dir, 'TASK-MESSAGE-BUS.md');
   });
   afterEach(() => cleanup());
+
+  it('writes a message under an id chosen ahead (newMessageId), and refuses an id of another shape', async () => {
+    const id = newMessageId();
+    const w = new BusWriter(bus);
+    const m = await w.append({ ...msg('named ahead'), msg_id: id });
+    await expect(w.append({ ...msg('bad'), msg_id: 'MSG-1\nrun_id: x' })).rejects.toThrow(/invalid msg_id/);
+    w.close();
+    expect(m.msg_id).toBe(id);
+    expect(readMessages(bus).map((x) => [x.msg_id, x.body])).toEqual([[id, 'named ahead']]);
+  });
 
   it('creates the file 0644 and writes the separator only between entries', async () => {
     const w = new BusWriter(bus);

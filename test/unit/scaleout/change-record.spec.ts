@@ -112,6 +112,24 @@ describe('queue and control messages', () => {
     expect(() => decodeQueuedTask(enc({ projectId: P, taskId: T }))).toThrow(/needs/);
   });
 
+  it('checks what a new task carries to its worker: depends_on, settings, thread link', () => {
+    const parent = { project_id: P, task_id: T, run_id: '20260101-0000000000-1-1', msg_id: 'MSG-20260101-000000-000000001-PID00001-0001', type: 'QUESTION' };
+    const thread = { parent, childMsgId: 'MSG-20260101-000000-000000002-PID00001-0002', linkedAt: '2026-01-01T00:00:00.5Z' };
+    const other = 'task-20260101-000000-other';
+    expect(decodeQueuedTask(enc({ ...ok, dependsOn: [other, ` ${other}`], settings: { max_tokens: 10, max_wall_time: 60_000 }, thread }))).toMatchObject({
+      dependsOn: [other],
+      settings: { max_tokens: 10, max_wall_time_ms: 60_000 },
+      thread,
+    });
+    expect(() => decodeQueuedTask(enc({ ...ok, dependsOn: '../x' }))).toThrow(/dependsOn must be a list/);
+    expect(() => decodeQueuedTask(enc({ ...ok, dependsOn: [T] }))).toThrow(/depend on itself|itself/);
+    expect(() => decodeQueuedTask(enc({ ...ok, settings: { max_tokens: -1 } }))).toThrow();
+    expect(() => decodeQueuedTask(enc({ ...ok, thread: { ...thread, parent: { ...parent, task_id: '../x' } } }))).toThrow();
+    expect(() => decodeQueuedTask(enc({ ...ok, thread: { ...thread, parent: { ...parent, type: 'USER' } } }))).toThrow(/invalid thread link/);
+    expect(() => decodeQueuedTask(enc({ ...ok, thread: { ...thread, childMsgId: 'x\nmsg_id: y' } }))).toThrow(/invalid thread link/);
+    expect(() => decodeQueuedTask(enc({ ...ok, thread: { ...thread, linkedAt: 'now\nparent_task_id: x' } }))).toThrow(/invalid thread link/);
+  });
+
   it('accepts routed task writes of the known ops with valid ids only', () => {
     const ok = { writeId: 'w1', replyTo: '_INBOX.abc.def', write: { op: 'post', projectId: P, taskId: T, type: 'USER', body: 'hi' } };
     expect(decodeRoutedWrite(enc(ok))).toMatchObject({ writeId: 'w1', write: { op: 'post', body: 'hi' } });

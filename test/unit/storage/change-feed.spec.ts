@@ -28,6 +28,22 @@ describe('ChangeFeed', () => {
   });
   afterEach(() => tmp.cleanup());
 
+  it('starts file notifications once a folder missing at the start of the watch appears (polling finds it first)', async () => {
+    const dir = join(tmp.dir, 'task-not-yet');
+    const path = join(dir, 'bus.md');
+    const call = nextCall();
+    const stop = feed.watch(path, call.cb, { pollMs: 20 });
+    expect(feed.openWatchers).toBe(0);
+    const appeared = call.called();
+    mkdirSync(dir);
+    writeFileSync(path, 'a\n');
+    await appeared;
+    // the folder is watched now: later appends wake through notifications, not only the poll
+    expect(feed.openWatchers).toBe(1);
+    stop();
+    expect(feed.openWatchers).toBe(0);
+  });
+
   it('wakes a watcher when its file is appended (file notifications; polling set far away)', async () => {
     const path = join(tmp.dir, 'bus.md');
     writeFileSync(path, 'a\n');

@@ -7,7 +7,7 @@ import { ApiError, badRequest } from '../common/api-error';
 import { formatTime } from '../common/go-format';
 import { confine } from '../security/path-confinement';
 import { toRestMessage } from '../projects/shapes';
-import { applyTaskWrite } from '../tasks/scaleout-hooks';
+import { applyTaskWrite, postProjectMessage } from '../tasks/scaleout-hooks';
 
 export const MESSAGE_LIMIT_MAX = 5000;
 
@@ -52,6 +52,11 @@ export class MessagesService {
       // a task's bus: written by the task's owner (here, or its worker with --nats)
       const { message } = await applyTaskWrite(this.ctx, { op: 'post', projectId: input.projectId, taskId: input.taskId, type: header.type, runId: header.run_id, body: input.body, maxBodyBytes });
       return { msg_id: message!.msg_id, timestamp: formatTime(new Date(message!.ts)) };
+    }
+    // with --nats the replica is written by replication only: the post goes through NATS
+    if (this.ctx.scaleout) {
+      const posted = await postProjectMessage(this.ctx.scaleout, { ...header, body: input.body }, maxBodyBytes);
+      return { msg_id: posted.msg_id, timestamp: formatTime(posted.ts) };
     }
     fs.mkdirSync(path.dirname(bus), { recursive: true });
     // Counted in conductor_messagebus_appends_total by MetricsService's append observer.

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BUDGET_EXCEEDED_FILE, isRunStalled, NEEDS_INPUT_FILE, needsInputOf, PAUSED_FILE, RATE_LIMITED_FILE, taskUsageView, type OpenQuestion, type TaskUsageView } from '@app/runner';
 import { blockedBy, DONE_FILE, hasDoneFile, LIVENESS_PROBE, LivenessProbe, readDependsOn, RunInfo, TASK_CONFIG_FILE, TASK_PROMPT_FILE } from '@app/storage';
+import { replicaRunView, type PendingTask } from '@app/scaleout';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { formatTime } from '../common/go-format';
 import { confine } from '../security/path-confinement';
@@ -63,7 +64,9 @@ export class ProjectDataService {
 
   /** Project folders under the root. */
   projectIds(): string[] {
-    return this.ctx.index.listProjects().filter((p) => !p.startsWith('.') && !p.startsWith('_'));
+    const ids = this.ctx.index.listProjects().filter((p) => !p.startsWith('.') && !p.startsWith('_'));
+    const pending = this.ctx.scaleout?.pending.list().map((t) => t.projectId).filter((p) => !ids.includes(p));
+    return pending?.length ? [...ids, ...new Set(pending)].sort() : ids;
   }
 
   /** Runs of storage.extra_roots (listed and counted, never streamed; their files are outside the root). */
@@ -90,7 +93,12 @@ export class ProjectDataService {
   }
 
   taskExists(p: string, t: string): boolean {
-    return isDir(this.taskDir(p, t));
+    return isDir(this.taskDir(p, t)) || this.pending(p, t) !== undefined;
+  }
+
+  /** With --nats: a task accepted but not reported by a worker yet (nothing of it in the replica). */
+  pending(p: string, t: string): PendingTask | undefined {
+    return this.ctx.scaleout?.pending.get(p, t);
   }
 
   /** Every run of a project that has a run-info.yaml (extra roots included), by start time then run id. */
@@ -135,13 +143,22 @@ export class ProjectDataService {
     for (const task of tasks) {
       for (const runId of index.listRuns(p, task)) {
         const info = index.runInfo(p, task, runId);
-        if (info) out.push({ info, projectId: p, taskId: task, runId, dir: index.runDir(p, task, runId) });
+        if (info) out.push({ info: this.liveView(info, p, task), projectId: p, taskId: task, runId, dir: index.runDir(p, task, runId) });
       }
     }
     return out;
   }
 
-  allRuns(): RunRecord[] {
+  /**
+   * With --nats a replicated `running` run is judged by its worker's heartbeats (as SSE does):
+   * failed while no live worker lists its task, in this view only (the replica is not rewritten).
+   */
+  private liveView(info: RunInfo, p: string, t: string): RunInfo {
+    const scaleout = this.ctx.scaleout;
+    return scaleout && info.status === 'running' ? replicaRunView(info, this.ctx.layout.taskDir(p, t), scaleout.liveness) : info;
+  }
+
+    allRuns(): RunRecord[] {
     return [...this.projectIds().flatMap((p) => this.rootRuns(p)), ...this.extraRuns()].sort(byStartThenId);
   }
 
@@ -149,12 +166,13 @@ export class ProjectDataService {
     const loc = this.ctx.index.findRun(runId);
     if (!loc) return undefined;
     const info = this.ctx.index.runInfo(loc.project, loc.task, runId);
-    return info ? { info, projectId: loc.project, taskId: loc.task, runId, dir: loc.dir } : undefined;
+    return info ? { info: this.liveView(info, loc.project, loc.task), projectId: loc.project, taskId: loc.task, runId, dir: loc.dir } : undefined;
   }
 
   /** Task ids of a project: tasks with runs ∪ folders holding TASK.md, TASK-CONFIG.yaml or runs/. */
   taskIds(p: string, runs: readonly RunRecord[] = this.runs(p)): string[] {
     const ids = new Set(runs.map((r) => r.taskId));
+    for (const pt of this.ctx.scaleout?.pending.list(p) ?? []) ids.add(pt.taskId);
     for (const t of this.ctx.index.listTasks(p)) {
       if (ids.has(t)) continue; // has runs: no marker check needed
       const dir = path.join(this.projectDir(p), t);
@@ -164,7 +182,7 @@ export class ProjectDataService {
   }
 
   hasTaskPrompt(p: string, t: string): boolean {
-    return fs.existsSync(path.join(this.taskDir(p, t), 'TASK.md'));
+    return fs.existsSync(path.join(this.taskDir(p, t), 'TASK.md')) || this.pending(p, t) !== undefined;
   }
 
   marker(p: string): { root: string; mtime: Date } | undefined {
@@ -261,6 +279,12 @@ export class ProjectDataService {
       state = usage.hold;
       v1Status = usage.hold;
     }
+    const queued = !done && runs.length === 0 ? this.pending(p, t) : undefined;
+    if (queued) {
+      dependsOn = queued.dependsOn;
+      blocked.splice(0, blocked.length, ...queued.blockedBy);
+      status = state = v1Status = blocked.length ? 'blocked' : 'queued';
+    }
     const latest = runs[runs.length - 1];
     const stalled = latest?.info.status === 'running' && isRunStalled(latest.dir);
     const taskMdMtime = has(TASK_PROMPT_FILE) ? mtime(path.join(dir, TASK_PROMPT_FILE)) : undefined;
@@ -276,8 +300,8 @@ export class ProjectDataService {
       dependsOn,
       blockedBy: blocked,
       queuePosition,
-      lastActivity: last ? new Date(last) : (taskMdMtime ?? new Date(0)),
-      createdAt: this.createdAt(p, t, runs),
+      lastActivity: last ? new Date(last) : (taskMdMtime ?? queued?.createdAt ?? new Date(0)),
+      createdAt: queued?.createdAt ?? this.createdAt(p, t, runs),
       runs,
       threadParent: has(THREAD_LINK_FILE) ? readThreadParent(dir) : null,
       openQuestions,

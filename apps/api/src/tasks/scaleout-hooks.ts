@@ -1,4 +1,7 @@
-import type { RunnerService } from '@app/runner';
+import { existsSync } from 'node:fs';
+import { newMessageId, type BusMessage, type NewMessage } from '@app/messagebus';
+import { threadParentMessage, type RunnerService, type TaskSettings, type ThreadParentRef } from '@app/runner';
+import { newRunId, type RunsLayout } from '@app/storage';
 import { LocalTaskWrites, ScaleoutError, type ScaleoutServer, type TaskWrite, type TaskWriteResult } from '@app/scaleout';
 import { ApiError, conflict } from '../common/api-error';
 import type { LaunchRequest } from './task-launcher';
@@ -18,6 +21,43 @@ export async function submitToQueue(scaleout: ScaleoutServer, req: LaunchRequest
 }
 
 /**
+ * `conductor --nats`: a new task is created by the worker that takes it, from its submission;
+ * the server writes nothing into its replica. It allocates the run id (unused in the replica)
+ * and lists the task as pending (queued, or held until its dependencies are DONE) until the
+ * first replicated record of the task arrives.
+ */
+export async function queueNewTask(
+  ctx: { root: string; layout: RunsLayout; scaleout: ScaleoutServer },
+  req: Omit<LaunchRequest, 'runId' | 'runDir'> & { dependsOn?: string[]; settings: TaskSettings; threadParent?: ThreadParentRef; linkedAt: string },
+): Promise<{ runId: string; held: boolean }> {
+  let runId = newRunId();
+  for (let i = 0; existsSync(ctx.layout.runDir(req.projectId, req.taskId, runId)); i++) runId = `${newRunId()}-${i}`;
+  let thread: { parent: ThreadParentRef; childMsgId: string; linkedAt: string } | undefined;
+  if (req.threadParent) {
+    // the parent's link names the child's message: written first, by the parent's owner (a 409 queues nothing)
+    const parent = req.threadParent;
+    const childMsgId = newMessageId();
+    const msg = threadParentMessage(parent, { projectId: req.projectId, taskId: req.taskId, runId, prompt: req.prompt }, childMsgId);
+    await applyTaskWrite(ctx, { op: 'post', projectId: parent.project_id, taskId: parent.task_id, type: msg.type, runId: msg.run_id, parents: msg.parents, meta: msg.meta, body: msg.body });
+    thread = { parent, childMsgId, linkedAt: req.linkedAt };
+  }
+  await ctx.scaleout.submit({
+    projectId: req.projectId,
+    taskId: req.taskId,
+    runId,
+    prompt: req.prompt,
+    agent: req.agentType,
+    env: req.config,
+    cwd: req.projectRoot,
+    resume: req.attachMode === 'resume',
+    dependsOn: req.dependsOn,
+    settings: req.settings,
+    thread,
+  });
+  return { runId, held: ctx.scaleout.pending.isHeld(req.projectId, req.taskId) };
+}
+
+/**
  * The one seam for writes to an existing task's files (bus posts, answers, wake, resume, DONE,
  * stops): applied to the local runs root, or with --nats by the worker that owns the task (the
  * server never writes into its replica). A worker that does not confirm is a 409.
@@ -28,6 +68,16 @@ export async function applyTaskWrite(ctx: { root: string; scaleout?: ScaleoutSer
     return await ctx.scaleout.apply(write);
   } catch (err) {
     if (err instanceof ScaleoutError) throw conflict(err.message, { task_id: write.taskId });
+    throw err;
+  }
+}
+
+/** With --nats: a project-bus post goes through the change stream (the replica has one writer, replication). */
+export async function postProjectMessage(scaleout: ScaleoutServer, input: NewMessage, maxBodyBytes?: number): Promise<BusMessage> {
+  try {
+    return await scaleout.postProjectMessage(input, maxBodyBytes);
+  } catch (err) {
+    if (err instanceof ScaleoutError) throw conflict(err.message, { project_id: input.project_id });
     throw err;
   }
 }
@@ -54,12 +104,9 @@ export function stopTaskRouted(scaleout: ScaleoutServer | undefined, local: Loca
   return local.stopTask(task.dir, opts);
 }
 
-/**
- * With --nats, a threaded task (thread_parent) would write its link and messages into the
- * replica, not on the workers that own the two tasks: refused at the door until it is routed.
- */
-export function refuseUnroutedTaskWrites(ctx: { scaleout?: ScaleoutServer }, body: { thread_parent?: unknown }): void {
-  if (ctx.scaleout && body.thread_parent) {
-    throw new ApiError('NOT_IMPLEMENTED', 'thread_parent is not supported with --nats yet: the thread link would be written on the server, not on the workers that own the tasks (docs/scale-out.md)');
+/** With --nats, an imported process would run on the server host, outside every worker: refused at the door. */
+export function refuseUnroutedTaskWrites(ctx: { scaleout?: ScaleoutServer }, body: { process_import?: unknown }): void {
+  if (ctx.scaleout && body.process_import) {
+    throw new ApiError('NOT_IMPLEMENTED', 'process_import is not supported with --nats: the process runs on the server host, whose runs root is a replica of the workers (docs/scale-out.md)');
   }
 }

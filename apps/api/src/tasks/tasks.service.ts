@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { AGENT_TYPES, isAgentType, normalizeAgentType } from '@app/agents';
 import { checkTaskStart, hasSettings, refuseOrphanedAgent, RunnerService, validateTaskSettings, writeTaskSettings } from '@app/runner';
-import { applyTaskWrite, refuseUnroutedTaskWrites, stopTaskRouted } from './scaleout-hooks';
+import { applyTaskWrite, queueNewTask, refuseUnroutedTaskWrites, stopTaskRouted } from './scaleout-hooks';
 import {
   clearStopMarkers,
   newRunInfo,
@@ -27,7 +27,8 @@ import { AuditLogService } from '../security/audit-log.service';
 import { CreateTaskDto, ProcessImportDto } from './dto/create-task.dto';
 import { PlannerBridge } from './planner-bridge';
 import { LaunchRequest, TASK_LAUNCHER, TaskLauncher } from './task-launcher';
-import { resolveThreadParent, writeThreadLink } from './thread-link';
+import { resolveThreadParent, threadParentRef, writeThreadLink } from './thread-link';
+import { formatTime } from '../common/go-format';
 import { checkIsolation } from './worktree-request';
 import type { CreateTaskResponse } from '@app/contracts';
 
@@ -97,6 +98,14 @@ export class TasksService {
     }
     // never a second agent next to a live one whose runner died (issue #11): 409 naming its pid
     if (!body.process_import) refuseOrphanedAgent(taskDir, projectId, taskId);
+    if (this.ctx.scaleout && !this.ctx.disableTaskStart) {
+      // the worker creates the files; the replica is written only by replication
+      const threadParent = parentMessage && threadParentRef(parentMessage);
+      const launch = { projectId, taskId, prompt: body.prompt, agentType, config: body.config, projectRoot, attachMode, isolation, dependsOn, settings, threadParent, linkedAt: formatTime(new Date()) };
+      const { runId, held } = await queueNewTask({ ...this.ctx, scaleout: this.ctx.scaleout }, launch);
+      this.audit.record(req, { endpoint: 'POST /api/v1/tasks', project_id: projectId, task_id: taskId, run_id: runId, payload: { ...body, attach_mode: attachMode, depends_on: dependsOn, project_root: projectRoot } });
+      return { project_id: projectId, task_id: taskId, run_id: runId, status: held ? 'queued' : 'started', depends_on: dependsOn?.length ? dependsOn : undefined };
+    }
     fs.mkdirSync(taskDir, { recursive: true });
     // an explicit resume restarts a stopped or cancelled task: its stop markers are satisfied
     if (attachMode === 'resume') clearStopMarkers(taskDir);
@@ -139,7 +148,7 @@ export class TasksService {
       if (!this.data.taskExists(projectId, taskId) && this.data.runs(projectId, taskId).length === 0) throw notFound('task not found');
       return { projectId, taskId };
     }
-    const matches = this.data.projectIds().filter((p) => isDir(path.join(this.ctx.root, p, taskId)));
+    const matches = this.data.projectIds().filter((p) => isDir(path.join(this.ctx.root, p, taskId)) || this.data.pending(p, taskId));
     if (matches.length === 0) throw notFound('task not found');
     if (matches.length > 1) throw conflict('multiple tasks found', { task_id: taskId });
     return { projectId: matches[0], taskId };

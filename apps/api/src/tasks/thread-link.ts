@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { BusMessage, BusWriter, readMessages } from '@app/messagebus';
+import { threadParentMessage, writeThreadChild, type ThreadParentRef } from '@app/runner';
 import type { RunsLayout } from '@app/storage';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { formatTime } from '../common/go-format';
@@ -30,49 +30,15 @@ export function resolveThreadParent(layout: RunsLayout, tp: ThreadParentDto): Bu
   return msg;
 }
 
-/** Writes TASK-THREAD-LINK.yaml and the two USER_REQUEST messages that tie child and parent. */
+/** Writes TASK-THREAD-LINK.yaml and the two USER_REQUEST messages that tie child and parent (single host). */
 export async function writeThreadLink(
   layout: RunsLayout,
   child: { projectId: string; taskId: string; runId: string; prompt: string },
   parent: BusMessage,
-): Promise<BusWriter[]> {
-  const taskDir = layout.taskDir(child.projectId, child.taskId);
-  const yaml = [
-    `parent_project_id: ${parent.project_id}`,
-    `parent_task_id: ${parent.task_id}`,
-    `parent_run_id: ${parent.run_id}`,
-    `parent_message_id: ${parent.msg_id}`,
-    `parent_message_type: ${parent.type}`,
-    `linked_at: ${formatTime(new Date())}`,
-    '',
-  ].join('\n');
-  fs.writeFileSync(path.join(taskDir, 'TASK-THREAD-LINK.yaml'), yaml);
-  const meta = {
-    thread_parent_project_id: parent.project_id,
-    thread_parent_task_id: parent.task_id,
-    thread_parent_run_id: parent.run_id,
-    thread_parent_message_id: parent.msg_id,
-    thread_child_project_id: child.projectId,
-    thread_child_task_id: child.taskId,
-    thread_child_run_id: child.runId,
-  };
-  const childMsg = await new BusWriter(layout.taskBus(child.projectId, child.taskId)).append({
-    type: 'USER_REQUEST',
-    project_id: child.projectId,
-    task_id: child.taskId,
-    run_id: child.runId,
-    parents: [{ msg_id: parent.msg_id, kind: 'thread_answer', meta: { project_id: parent.project_id, task_id: parent.task_id, run_id: parent.run_id } }],
-    meta: { ...meta, thread_direction: 'child_task' },
-    body: child.prompt,
-  });
-  await new BusWriter(layout.taskBus(parent.project_id, parent.task_id)).append({
-    type: 'USER_REQUEST',
-    project_id: parent.project_id,
-    task_id: parent.task_id,
-    run_id: parent.run_id,
-    parents: [{ msg_id: parent.msg_id, kind: 'thread_answer' }],
-    meta: { ...meta, thread_child_message_id: childMsg.msg_id, thread_source_message_id: parent.msg_id, thread_direction: 'source_task' },
-    body: `threaded user request opened child task ${child.projectId}/${child.taskId}`,
-  });
-  return [];
+): Promise<void> {
+  const ref = threadParentRef(parent);
+  const childMsg = await writeThreadChild(layout.root, child, ref, { linkedAt: formatTime(new Date()) });
+  await new BusWriter(layout.taskBus(parent.project_id, parent.task_id)).append(threadParentMessage(ref, child, childMsg.msg_id));
 }
+
+export const threadParentRef = (m: BusMessage): ThreadParentRef => ({ project_id: m.project_id, task_id: m.task_id, run_id: m.run_id, msg_id: m.msg_id, type: m.type });
