@@ -1,6 +1,6 @@
 'use strict';
 // Crash safety (issue #11): time from exec of `run-agent job` (a child of a run) to its pending
-// marker in the parent's run folder, with `node -e 0` measured in the same run as the baseline;
+// marker in the parent's run folder, as a ratio to `node -e 0` measured in the same run;
 // and the cost of the per-agent watchdog (spawning it, measured as a `sh` start).
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -48,9 +48,13 @@ module.exports.run = async function run(ctx) {
   }
   const sh = [];
   for (let i = 0; i < 7; i++) sh.push(timeExit('/bin/sh', ['-c', 'exit 0']));
+  // a ratio to the same run's `node -e 0` (as the CLI figures): the old absolute 150 ms missed on a
+  // loaded machine where node itself took longer; 2× is the CLI rule and tighter than 150 ms on a
+  // quiet one (node -e 0 ≈ 62 ms there)
+  const b = median(baseline);
   return [
-    { name: 'child job exec → pending marker (median of 7)', value: median(marker), unit: 'ms', target: 150, better: 'lower' },
-    { name: 'node -e 0 baseline, same run (median of 7)', value: median(baseline), unit: 'ms', better: 'lower' },
+    { name: 'child job exec → pending marker ÷ node -e 0 (median of 7)', value: median(marker) / b, unit: '×', target: 2, better: 'lower', note: `${median(marker).toFixed(0)} ms` },
+    { name: 'node -e 0 baseline, same run (median of 7)', value: b, unit: 'ms', better: 'lower' },
     { name: 'agent watchdog start (/bin/sh exec, median of 7)', value: median(sh), unit: 'ms', better: 'lower', note: 'spawned per agent; blocks on a pipe, no polling' },
   ];
 };

@@ -15,7 +15,7 @@ const BUNDLE = path.join(built, 'bundle', 'run-agent.js');
 // Packages kept out of the bundle, loaded by Node's require when a command uses them: native
 // addons, what only cold commands load (mcp, scale-out workers, NestJS's file-type validator,
 // nest-commander's fig completion with prettier), and NestJS's optional packages (required
-// inside try/catch; not installed, or only the server's).
+// inside try/catch; not installed, or only the server's) except the two replaced by absent.js.
 const EXTERNAL = new Set([
   'fs-ext',
   'file-type',
@@ -23,8 +23,6 @@ const EXTERNAL = new Set([
   '@nats-io/jetstream',
   '@nats-io/transport-node',
   '@fig/complete-commander',
-  '@nestjs/microservices',
-  '@nestjs/websockets',
   '@nestjs/platform-express',
   'class-validator',
   'class-transformer',
@@ -38,7 +36,8 @@ const config = {
   context: root,
   entry: path.join(shims, 'entry.js'),
   // always written (compareBeforeEmit: false): bin/launch.js runs the bundle only when it is newer than main.js
-  output: { path: path.dirname(BUNDLE), filename: path.basename(BUNDLE), library: { type: 'commonjs2' }, clean: true, compareBeforeEmit: false },
+  // strictModuleExceptionHandling: a module that throws (absent.js) is not cached, so each require throws again
+  output: { path: path.dirname(BUNDLE), filename: path.basename(BUNDLE), library: { type: 'commonjs2' }, clean: true, compareBeforeEmit: false, strictModuleExceptionHandling: true },
   devtool: false,
   // __dirname/__filename stay Node's: the bundle lives inside the package (version.ts, bin-dir.ts walk up from it)
   node: { __dirname: false, __filename: false, global: false },
@@ -68,6 +67,8 @@ const config = {
   resolve: { alias: { CLI_MAIN$: path.join(built, 'apps', 'cli', 'src', 'main.js'), inquirer$: path.join(shims, 'inquirer.js'), cosmiconfig$: path.join(shims, 'cosmiconfig.js') } },
   plugins: [
     new webpack.NormalModuleReplacementPlugin(/[\\/]boot[\\/]lean-nest(\.js)?$/, path.join(shims, 'no-boot.js')),
+    // NestJS's optional microservices/websockets packages: absent, without a node_modules search at run time
+    new webpack.NormalModuleReplacementPlugin(/^@nestjs\/(microservices|websockets)(\/.*)?$/, path.join(shims, 'absent.js')),
     // cli.module.ts requires the engine's command files by name: only those, not their .map files
     new webpack.ContextReplacementPlugin(/[\\/]commands[\\/]engine$/, false, /^\.\/[^/]+(?<!\.map)$/),
     new webpack.optimize.LimitChunkCountPlugin({ maxChunks: 1 }),

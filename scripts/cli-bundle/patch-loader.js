@@ -1,7 +1,7 @@
 'use strict';
-// Webpack loader of the CLI bundle (scripts/bundle-cli.js): two start-up costs of NestJS and
-// nest-commander that every command pays at load time but only logging and prompting use, made
-// lazy (measured in docs/decisions.md, "CLI start-up: one bundle"). The build fails when a
+// Webpack loader of the CLI bundle (scripts/bundle-cli.js): start-up costs of NestJS and
+// nest-commander that every command pays but only logging, prompting and HTTP handlers use, made
+// lazy or skipped (measured in docs/decisions.md, "CLI start-up: one bundle"). The build fails when a
 // pattern is no longer found, so an upgrade cannot silently drop a patch.
 const PATCHES = [
   {
@@ -16,6 +16,14 @@ const PATCHES = [
     file: /nest-commander[\\/]src[\\/]command-runner\.module\.js$/,
     from: /inquirerOptions = \{\s*input: process\.stdin,\s*output: process\.stdout,\s*\};/,
     to: 'inquirerOptions = {\n    get input() { return process.stdin; },\n    get output() { return process.stdout; },\n};',
+  },
+  {
+    // The scanner reads every provider's methods for guards, interceptors, filters, pipes and route
+    // parameters (five metadata lookups per method); those enhancers wrap only controllers,
+    // gateways and microservice handlers, which the CLI has none of, never a provider or a command
+    file: /@nestjs[\\/]core[\\/]scanner\.js$/,
+    from: /reflectDynamicMetadata\(cls, token, hostToken = cls\) \{\s*if \(!cls \|\| !cls\.prototype\) \{/,
+    to: 'reflectDynamicMetadata(cls, token, hostToken = cls) {\n        if (true) { // the CLI has no controllers: no enhancers to find (scripts/cli-bundle/patch-loader.js)',
   },
 ];
 

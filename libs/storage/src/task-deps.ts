@@ -67,6 +67,8 @@ export function blockedBy(root: string, projectId: string, dependsOn: string[]):
 
 /** Throws StorageError('CONFLICT', 'dependency cycle detected: a -> b -> a') when one would arise. */
 export function validateNoDependencyCycle(root: string, projectId: string, taskId: string, dependsOn: string[]): void {
+  // a task without dependencies closes no cycle: skip reading every task of the project (task start-up, #15)
+  if (dependsOn.length === 0) return;
   const graph = new Map<string, string[]>();
   const projectDir = [join(root, projectId), join(root, RUNS_DIR_NAME, projectId)].find(isDir);
   if (projectDir) {

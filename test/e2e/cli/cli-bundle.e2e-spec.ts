@@ -9,7 +9,7 @@ import { cleanEnv, repoRoot, runAgentBin } from './bus-helpers';
 const BUNDLE = join(repoRoot, 'dist', 'apps', 'cli', 'bundle', 'run-agent.js');
 const MAIN = join(repoRoot, 'dist', 'apps', 'cli', 'apps', 'cli', 'src', 'main.js');
 
-/** Preloaded into the CLI: records the files it required, DateTimeFormats built and whether stdin was read. */
+/** Preloaded into the CLI: records the files it required, the packages Node resolved, DateTimeFormats built and whether stdin was read. */
 const PROBE = `
 const fs = require('node:fs');
 let formats = 0;
@@ -18,7 +18,11 @@ const RealFormat = Intl.DateTimeFormat;
 Intl.DateTimeFormat = new Proxy(RealFormat, { construct: (t, a) => (formats++, Reflect.construct(t, a)), apply: (t, self, a) => (formats++, Reflect.apply(t, self, a)) });
 const stdin = Object.getOwnPropertyDescriptor(process, 'stdin');
 Object.defineProperty(process, 'stdin', { configurable: true, enumerable: stdin.enumerable, get() { stdinRead = true; return stdin.get.call(process); } });
-process.on('exit', () => fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify({ files: Object.keys(require.cache), formats, stdinRead })));
+const Module = require('node:module');
+const resolveFilename = Module._resolveFilename;
+const asked = [];
+Module._resolveFilename = function (request, ...rest) { asked.push(request); return resolveFilename.call(this, request, ...rest); };
+process.on('exit', () => fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify({ files: Object.keys(require.cache), formats, stdinRead, asked })));
 `;
 
 describe('CLI bundle', () => {
@@ -34,7 +38,7 @@ describe('CLI bundle', () => {
   const run = (args: string[], extra: Record<string, string> = {}) =>
     spawnSync(process.execPath, [runAgentBin, ...args], { env: cleanEnv(dir, extra), cwd: dir, encoding: 'utf8' });
 
-  it('bin/run-agent loads one file of ours and no NestJS file, inquirer, cosmiconfig, Intl formatter or stdin', () => {
+  it('bin/run-agent loads one file of ours and no NestJS file (nor searches for one), inquirer, cosmiconfig, Intl formatter or stdin', () => {
     const root = join(dir, 'runs');
     mkdirSync(root);
     const probe = join(dir, 'probe.js');
@@ -42,12 +46,14 @@ describe('CLI bundle', () => {
     const out = join(dir, 'probe.json');
     const r = spawnSync(process.execPath, ['-r', probe, runAgentBin, 'list', '--root', root], { env: cleanEnv(dir, { PROBE_OUT: out }), cwd: dir, encoding: 'utf8' });
     expect([r.status, r.stderr]).toEqual([0, `no runs yet in ${root} (start one with \`run-agent task\`)\n`]);
-    const seen = JSON.parse(readFileSync(out, 'utf8')) as { files: string[]; formats: number; stdinRead: boolean };
+    const seen = JSON.parse(readFileSync(out, 'utf8')) as { files: string[]; formats: number; stdinRead: boolean; asked: string[] };
     const ours = seen.files.filter((f) => f.startsWith(join(repoRoot, 'dist')));
     expect(ours).toEqual([BUNDLE]);
     expect(seen.files.filter((f) => /node_modules[\\/](@nestjs|nest-commander|inquirer|cosmiconfig|rxjs|lodash)[\\/]/.test(f))).toEqual([]);
     expect(seen.formats).toBe(0);
     expect(seen.stdinRead).toBe(false);
+    // NestJS's optional @nestjs/microservices and @nestjs/websockets are absent inside the bundle (absent.js): no node_modules search
+    expect(seen.asked.filter((r) => r.startsWith('@nestjs/'))).toEqual([]);
   });
 
   it('prints the same help and usage errors as the unbundled build', () => {

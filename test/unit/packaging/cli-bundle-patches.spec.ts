@@ -17,6 +17,7 @@ const installed = [
   require.resolve('@nestjs/common/services/console-logger.service.js'),
   join(dirname(require.resolve('nest-commander')), 'command-runner.module.js'),
 ];
+const scanner = require.resolve('@nestjs/core/scanner.js');
 
 describe('CLI bundle patches', () => {
   it.each(installed)('patches %s to build nothing at load time', (file) => {
@@ -29,8 +30,17 @@ describe('CLI bundle patches', () => {
     else expect(out).toContain('get input() { return process.stdin; }');
   });
 
+  it("skips the scanner's search for enhancers (the CLI has no controllers to apply them to)", () => {
+    const source = readFileSync(scanner, 'utf8');
+    const out = loader.call({ resourcePath: scanner }, source);
+    const method = /reflectDynamicMetadata\(cls, token, hostToken = cls\) \{[\s\S]*?this\.reflectInjectables\(cls/.exec(out)?.[0] ?? '';
+    expect(method).toMatch(/\{\s*if \(true\) \{[^\n]*\n\s*return;/);
+    // the rest of the scanner is unchanged
+    expect(out.replace(/if \(true\) \{[^\n]*/, '')).toBe(source.replace(/if \(!cls \|\| !cls\.prototype\) \{/, ''));
+  });
+
   it('every patch has an installed file to apply to', () => {
-    for (const p of loader.PATCHES) expect(installed.some((f) => p.file.test(f))).toBe(true);
+    for (const p of loader.PATCHES) expect([...installed, scanner].some((f) => p.file.test(f))).toBe(true);
   });
 
   it('leaves other files alone and fails loudly when a patched file changed shape', () => {

@@ -51,6 +51,26 @@ describe('bin/launch.js and bin/code-cache.js', () => {
     expect(launch().stdout).toBe('unbundled a,b\n');
   });
 
+  // the 'exit' listeners see how the process ends: through process.exit() (V8's heap is not torn down) or Node's own exit
+  const endProbe = (extra = '') =>
+    `'use strict';\nexports.main = async () => { process.exitCode = 3; ${extra}\n` +
+    `  process.on('exit', () => process.stdout.write(/at process\\.exit /.test(new Error().stack) ? 'process.exit\\n' : 'natural\\n')); };\n`;
+
+  it('ends an idle process with process.exit(), keeping the exit code the command set', () => {
+    writeFileSync(bundle, endProbe());
+    const r = launch();
+    expect(r.stdout).toBe('process.exit\n');
+    expect(r.status).toBe(3);
+  });
+
+  it('lets another beforeExit listener finish the work it schedules before the process ends', () => {
+    const done = join(pkg, 'late-work');
+    writeFileSync(bundle, endProbe(`process.once('beforeExit', () => setTimeout(() => require('node:fs').writeFileSync(${JSON.stringify(done)}, 'x'), 20));`));
+    const r = launch();
+    expect(existsSync(done)).toBe(true);
+    expect(r.status).toBe(3);
+  });
+
   it('says how to build when nothing is built', () => {
     rmSync(main);
     const r = launch();
