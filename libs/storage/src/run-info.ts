@@ -42,6 +42,12 @@ export interface RunInfo {
   session_id?: string;
   resume_at?: Date;
   usage?: RunUsage;
+  /**
+   * Added field: the runner's own record, written before its agent exists (pid/pgid are the
+   * runner's, whose group may be a server's or a shell's). Stop never signals it; it leaves
+   * STOPPED-BY and the runner does not start the agent. Upstream ignores the key.
+   */
+  starting?: boolean;
 }
 
 /** Token usage of a run as parsed from the agent's stream. */
@@ -125,6 +131,7 @@ function serializeAddedFields(info: RunInfo): string {
     for (const k of USAGE_KEYS) out += `    ${k}: ${Math.trunc(Number(info.usage[k]) || 0)}\n`;
     if (typeof info.usage.cost_usd === 'number' && Number.isFinite(info.usage.cost_usd)) out += `    cost_usd: ${info.usage.cost_usd}\n`;
   }
+  if (info.starting && info.status === 'running') out += 'starting: true\n';
   return out;
 }
 
@@ -256,6 +263,7 @@ export function parseRunInfo(text: string, path?: string): RunInfo {
   if (!isZeroTime(resumeAt)) info.resume_at = resumeAt;
   const usage = parseUsage(raw.usage);
   if (usage) info.usage = usage;
+  if (raw.starting === true || raw.starting === 'true') info.starting = true;
   const fromPath = path ? idsFromRunInfoPath(path) : undefined;
   if (fromPath) {
     if (!info.run_id) info.run_id = fromPath.run_id;

@@ -156,6 +156,24 @@ describe('run-info.yaml serialisation (yaml.v3 layout)', () => {
   });
 });
 
+describe('run-info.yaml `starting` (the runner\'s record before its agent exists)', () => {
+  const running: RunInfo = { ...full, status: 'running', end_time: ZERO_TIME, exit_code: -1, starting: true };
+
+  it('is written as an added key after the upstream fields and read back (fast path and full YAML)', () => {
+    const text = serializeRunInfo(running);
+    expect(text.endsWith('\nstarting: true\n')).toBe(true);
+    expect(text.indexOf('starting: true')).toBeGreaterThan(text.indexOf('agent_version:'));
+    expect(parseRunInfo(text).starting).toBe(true);
+    expect(parseRunInfo(`# full parser\n${text}`).starting).toBe(true);
+  });
+
+  it('is never written on a finished record, and absent means false', () => {
+    expect(serializeRunInfo({ ...running, status: 'failed' })).not.toContain('starting');
+    expect(parseRunInfo(serializeRunInfo({ ...running, starting: undefined })).starting).toBeUndefined();
+    expect(parseRunInfo('status: running\nstarting: false\n').starting).toBeUndefined();
+  });
+});
+
 describe('run-info.yaml parsing', () => {
   it('reads files written by upstream (nanoseconds, offsets, unknown keys)', () => {
     const info = parseRunInfo(
