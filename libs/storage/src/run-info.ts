@@ -57,6 +57,8 @@ export interface RunUsage {
   cache_read_tokens: number;
   cache_write_tokens: number;
   cost_usd?: number;
+  /** Added: the run was cut off mid-stream; these are the amounts received before (`partial: true`). */
+  partial?: boolean;
 }
 
 const USAGE_KEYS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens'] as const;
@@ -130,6 +132,7 @@ function serializeAddedFields(info: RunInfo): string {
     out += 'usage:\n';
     for (const k of USAGE_KEYS) out += `    ${k}: ${Math.trunc(Number(info.usage[k]) || 0)}\n`;
     if (typeof info.usage.cost_usd === 'number' && Number.isFinite(info.usage.cost_usd)) out += `    cost_usd: ${info.usage.cost_usd}\n`;
+    if (info.usage.partial) out += '    partial: true\n';
   }
   if (info.starting && info.status === 'running') out += 'starting: true\n';
   return out;
@@ -142,6 +145,7 @@ function parseUsage(raw: unknown): RunUsage | undefined {
   for (const k of USAGE_KEYS) usage[k] = Math.max(0, toInt(r[k], 0));
   const cost = typeof r.cost_usd === 'number' ? r.cost_usd : typeof r.cost_usd === 'string' ? Number(r.cost_usd) : NaN;
   if (Number.isFinite(cost) && cost >= 0) usage.cost_usd = cost;
+  if (r.partial === true) usage.partial = true;
   return usage;
 }
 
@@ -179,7 +183,7 @@ export function idsFromRunInfoPath(path: string): { project_id: string; task_id:
 }
 
 const SIMPLE_LINE = /^([a-z_]+): ?(.*)$/;
-const USAGE_LINE = /^ {4}([a-z_]+): (\d{1,15}(?:\.\d+)?(?:e-?\d+)?)$/;
+const USAGE_LINE = /^ {4}([a-z_]+): (\d{1,15}(?:\.\d+)?(?:e-?\d+)?|true)$/;
 const PLAIN_SAFE = /^(?:""|[^\s"'|>&*!%@`{}[\]#,?:-][^#]*?)$/;
 
 /**
@@ -197,7 +201,7 @@ function parseSimple(text: string): Record<string, unknown> | undefined {
     if (usage && line.startsWith('    ')) {
       const n = USAGE_LINE.exec(line);
       if (!n) return undefined;
-      usage[n[1]] = Number(n[2]);
+      usage[n[1]] = n[2] === 'true' ? true : Number(n[2]);
       continue;
     }
     usage = undefined;

@@ -174,6 +174,17 @@ describe('run-info.yaml `starting` (the runner\'s record before its agent exists
   });
 });
 
+describe('run-info.yaml `usage.partial` (a REST run cut off mid-stream)', () => {
+  it('is written under usage only when set and read back by the fast path and the full parser', () => {
+    const usage = { input_tokens: 120, output_tokens: 17, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0.0013, partial: true };
+    const text = serializeRunInfo({ ...full, usage });
+    expect(text).toContain('usage:\n    input_tokens: 120\n    output_tokens: 17\n    cache_read_tokens: 0\n    cache_write_tokens: 0\n    cost_usd: 0.0013\n    partial: true\n');
+    expect(parseRunInfo(text).usage).toEqual(usage);
+    expect(parseRunInfo(`# full parser\n${text}`).usage).toEqual(usage);
+    expect(serializeRunInfo({ ...full, usage: { ...usage, partial: undefined } })).not.toContain('partial');
+  });
+});
+
 describe('run-info.yaml parsing', () => {
   it('reads files written by upstream (nanoseconds, offsets, unknown keys)', () => {
     const info = parseRunInfo(
