@@ -24,6 +24,7 @@ describe('useBusMessages: a `resync` event re-lists the bus', () => {
   let server: Server;
   let base = '';
   let rotated = false;
+  let refuseNext = false;
   const streams: { lastEventId?: string }[] = [];
   const lists: string[] = [];
   const open: ServerResponse[] = [];
@@ -41,12 +42,19 @@ describe('useBusMessages: a `resync` event re-lists the bus', () => {
       if (url.pathname === '/api/projects/p1/messages/stream') {
         const lastEventId = req.headers['last-event-id'] as string | undefined;
         streams.push({ lastEventId });
-        res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+        res.writeHead(refuseNext && rotated ? 503 : 200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
         open.push(res);
-        if (streams.length === 1) {
+        if (!rotated) {
           sse(res, 'retry: 20\n\n');
           sse(res, messageEvent(msg(1)));
-        } else if (lastEventId === 'MSG-1' && rotated) {
+        } else if (refuseNext) {
+          // an HTTP error: the EventSource gives up, the hook opens a new one later (no Last-Event-ID)
+          refuseNext = false;
+          res.end();
+          return;
+        } else if (!lastEventId) {
+          sse(res, messageEvent(msg(5)));
+        } else if (lastEventId === 'MSG-1') {
           sse(res, `event: resync\ndata: ${JSON.stringify({ reason: 'last_event_id_not_found', last_event_id: lastEventId })}\n\n`);
           sse(res, messageEvent(msg(5)));
         }
@@ -81,4 +89,22 @@ describe('useBusMessages: a `resync` event re-lists the bus', () => {
     expect(result.current.loadError).toBeNull();
     unmount();
   });
+
+  it('re-lists too when a new EventSource replaces one the browser gave up on (it cannot resume)', async () => {
+    rotated = false;
+    streams.length = 0;
+    lists.length = 0;
+    const client = new ApiClient(base, noKey);
+    const { result, unmount } = renderHook(() => useBusMessages(client, 'p1', undefined));
+    await waitFor(() => expect(result.current.messages.map((m) => m.msg_id)).toEqual(['MSG-1']));
+    await waitFor(() => expect(result.current.state).toBe('open'));
+    rotated = true;
+    refuseNext = true;
+    act(() => open[open.length - 1].destroy());
+    // the refused reconnect, then (after the hook's pause) a fresh stream without Last-Event-ID
+    await waitFor(() => expect(streams.slice(1)).toEqual([{ lastEventId: 'MSG-1' }, { lastEventId: undefined }]), { timeout: 10_000 });
+    await waitFor(() => expect(result.current.messages.map((m) => m.msg_id)).toEqual(['MSG-2', 'MSG-3', 'MSG-4', 'MSG-5']));
+    expect(lists).toHaveLength(2);
+    unmount();
+  }, 20_000);
 });

@@ -40,6 +40,33 @@ export function useBusMessages(client: ApiClient, project: string, task: string 
     };
   }, [client, project, task]);
 
+  const opened = useRef(false);
+  useEffect(() => {
+    opened.current = false;
+  }, [client, project, task]);
+
+  // A new EventSource (after the browser gave up on one) resumes from nothing: the server sends the
+  // last messages only, so a reconnect is re-listed like a resync; the first open follows the GET above.
+  const onOpen = (fresh: boolean): void => {
+    if (fresh && opened.current) relist();
+    opened.current = true;
+  };
+
+  const relist = (): void => {
+    const mine = ++generation.current;
+    const streamed: BusMessage[] = [];
+    sinceResync.current = streamed;
+    client.messages(project, task).then(
+      (list) => {
+        if (generation.current !== mine) return;
+        sinceResync.current = null;
+        setLoadError(null);
+        setMessages(mergeMessages(list, streamed));
+      },
+      (err: unknown) => generation.current === mine && setLoadError(describeError(err)),
+    );
+  };
+
   const state = useEventSource(client.streamUrl(client.messagesStreamPath(project, task)), {
     message: (data) => {
       let msg: BusMessage;
@@ -51,21 +78,8 @@ export function useBusMessages(client: ApiClient, project: string, task: string 
       sinceResync.current?.push(msg);
       setMessages((prev) => mergeMessages(prev, [msg]));
     },
-    resync: () => {
-      const mine = ++generation.current;
-      const streamed: BusMessage[] = [];
-      sinceResync.current = streamed;
-      client.messages(project, task).then(
-        (list) => {
-          if (generation.current !== mine) return;
-          sinceResync.current = null;
-          setLoadError(null);
-          setMessages(mergeMessages(list, streamed));
-        },
-        (err: unknown) => generation.current === mine && setLoadError(describeError(err)),
-      );
-    },
-  });
+    resync: relist,
+  }, onOpen);
 
   return { messages, loadError, state, add: (more) => setMessages((prev) => mergeMessages(prev, more)) };
 }
