@@ -40,16 +40,10 @@ export function useBusMessages(client: ApiClient, project: string, task: string 
     };
   }, [client, project, task]);
 
-  const opened = useRef(false);
-  useEffect(() => {
-    opened.current = false;
-  }, [client, project, task]);
-
   // A new EventSource (after the browser gave up on one) resumes from nothing: the server sends the
-  // last messages only, so a reconnect is re-listed like a resync; the first open follows the GET above.
-  const onOpen = (fresh: boolean): void => {
-    if (fresh && opened.current) relist();
-    opened.current = true;
+  // last messages only, so it is re-listed like a resync; the first one runs beside the GET above.
+  const onOpen = (fresh: boolean, connection: number): void => {
+    if (fresh && connection > 1) relist();
   };
 
   const relist = (): void => {
