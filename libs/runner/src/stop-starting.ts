@@ -4,9 +4,9 @@ import { isUnfinished } from './run-scan';
 import { sleep } from './sleep';
 
 /*
- * The stopping side of a stop that finds a `starting` record (job-prepare.ts runnerSentinel):
- * its pid/pgid are the runner's (a server, a shell's job, a parent agent's helper), never the
- * agent's, so nothing is signalled. The caller has left STOPPED-BY; the runner honours it (it does
+ * The stopping side of a stop that finds a `starting` record (job-prepare.ts runnerSentinel) or a
+ * REST run's (`in_process`, job-rest.ts): its pid/pgid are the runner's (a server, a shell's job, a
+ * parent agent's helper), never an agent process's, so nothing is signalled. The caller has left STOPPED-BY; the runner honours it (it does
  * not spawn, or stops the agent right after spawning: job-stop-request.ts, job-cli.ts).
  */
 
@@ -23,7 +23,7 @@ export type Handover =
   | { kind: 'orphaned' } // the runner is gone: the caller finalises the record
   | { kind: 'timeout' };
 
-/** Polls the run-info until the runner hands the record to its agent, ends the run, or dies. */
+/** Polls the run-info until the runner hands the record to its agent, ends the run, or dies. A REST run (`in_process`) only ends. */
 export async function awaitHandover(runDir: string, runner: number, timeoutMs: number, pollMs = 50): Promise<Handover> {
   const path = runInfoFile(runDir);
   const deadline = Date.now() + timeoutMs;
@@ -35,11 +35,11 @@ export async function awaitHandover(runDir: string, runner: number, timeoutMs: n
       // mid-rename or unreadable for a moment: poll again
     }
     if (info && !isUnfinished(info)) return { kind: 'ended', info };
-    if (info && !info.starting) return { kind: 'agent', info };
+    if (info && !runnerOwned(info)) return { kind: 'agent', info };
     if (!isProcessRunning(runner)) {
       const last = safeRead(path);
       if (last && !isUnfinished(last)) return { kind: 'ended', info: last };
-      if (last && !last.starting) return { kind: 'agent', info: last };
+      if (last && !runnerOwned(last)) return { kind: 'agent', info: last };
       return { kind: 'orphaned' };
     }
     if (Date.now() >= deadline) return { kind: 'timeout' };
@@ -55,10 +55,15 @@ function safeRead(path: string): RunInfo | undefined {
   }
 }
 
-/** Records the end of a `starting` run whose runner died before it could (no agent ever ran). */
+/** The record names the runner, not an agent process: before the spawn, or a REST run (in the runner). */
+export function runnerOwned(info: RunInfo): boolean {
+  return info.starting === true || info.in_process === true;
+}
+
+/** Records the end of a runner-owned run whose runner died before it could. */
 export async function finaliseStartingRun(runDir: string, summary: string): Promise<RunInfo | undefined> {
   return updateRunInfo(runInfoFile(runDir), (i) => {
-    if (!isUnfinished(i) || !i.starting) return i;
-    return { ...i, status: 'failed', exit_code: -1, end_time: new Date(), error_summary: summary, starting: undefined };
+    if (!isUnfinished(i) || !runnerOwned(i)) return i;
+    return { ...i, status: 'failed', exit_code: -1, end_time: new Date(), error_summary: summary, starting: undefined, in_process: undefined };
   }).catch(() => undefined);
 }

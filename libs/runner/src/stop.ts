@@ -5,7 +5,7 @@ import { collectProcessTree, isProcessRunning, sendSignal } from './process-tree
 import { RunnerError } from './runner.errors';
 import { ScannedRun, allRuns, descendantRuns, isUnfinished, rootOfRunDir, taskRuns } from './run-scan';
 import { sleep } from './sleep';
-import { awaitHandover, finaliseStartingRun, MIN_HANDOVER_WAIT_MS, stoppedBeforeStartSummary } from './stop-starting';
+import { awaitHandover, finaliseStartingRun, MIN_HANDOVER_WAIT_MS, runnerOwned, stoppedBeforeStartSummary } from './stop-starting';
 
 export const DEFAULT_STOP_GRACE_MS = 30_000;
 /** Written into a run folder by a stop so the owning runner can say who stopped the run. */
@@ -61,7 +61,7 @@ function targetsOf(runs: RunInfo[]): Targets {
   const groups: number[] = [];
   const pids: number[] = [];
   for (const info of runs) {
-    if (info.starting) continue; // the runner's record, not an agent's (stop-starting.ts)
+    if (runnerOwned(info)) continue; // the runner's record, not an agent process's (stop-starting.ts)
     const pgid = info.pgid > 0 ? info.pgid : info.pid;
     if (pgid > 1 && pgid === info.pid && pgid !== mine) groups.push(pgid);
     else if (info.pid > 1 && info.pid !== process.pid) pids.push(info.pid);
@@ -120,14 +120,15 @@ export async function stopRun(runDir: string, opts: StopOptions = {}): Promise<S
   }
   const stoppedBy = opts.stoppedBy ?? `run-agent stop (pid ${process.pid})`;
   writeFileSync(join(runDir, STOPPED_BY_FILE), `${stoppedBy}\n`);
-  if (info.starting) {
+  if (runnerOwned(info)) {
     const runner = info.pid;
+    const beforeStart = info.starting === true;
     const handover = await awaitHandover(runDir, runner, Math.max(opts.graceMs ?? DEFAULT_STOP_GRACE_MS, MIN_HANDOVER_WAIT_MS), opts.pollMs);
     if (handover.kind === 'timeout') {
-      throw new RunnerError('STOP_TIMEOUT', `run ${info.run_id}: its runner (PID ${runner}) has not started the agent yet; the stop is recorded and the agent will not run`);
+      throw new RunnerError('STOP_TIMEOUT', `run ${info.run_id}: its runner (PID ${runner}) has not ended it yet; the stop is recorded and the runner will end it`);
     }
-    if (handover.kind === 'orphaned') await finaliseStartingRun(runDir, stoppedBeforeStartSummary(stoppedBy));
-    if (handover.kind !== 'agent') return { stopped: true, pid: runner, runId: info.run_id, beforeStart: true };
+    if (handover.kind === 'orphaned') await finaliseStartingRun(runDir, beforeStart ? stoppedBeforeStartSummary(stoppedBy) : `stopped by ${stoppedBy}`);
+    if (handover.kind !== 'agent') return { stopped: true, pid: runner, runId: info.run_id, beforeStart: beforeStart || undefined };
     info = handover.info;
   }
   const descendants = descendantRuns(allRuns(rootOfRunDir(runDir)), info.run_id).filter((r) => isUnfinished(r.info));
@@ -156,9 +157,9 @@ async function finaliseIfOrphaned(runs: ScannedRun[], signal: NodeJS.Signals, st
       continue;
     }
     if (!isUnfinished(current)) continue;
-    if (current.starting) {
-      // a child's runner that has not started its agent ends the run itself, unless it is gone
-      if (!isProcessRunning(current.pid)) await finaliseStartingRun(r.dir, stoppedBeforeStartSummary(stoppedBy));
+    if (runnerOwned(current)) {
+      // a runner-owned run (no agent yet, or REST) is ended by its runner, unless the runner is gone
+      if (!isProcessRunning(current.pid)) await finaliseStartingRun(r.dir, current.starting ? stoppedBeforeStartSummary(stoppedBy) : `stopped by ${stoppedBy}`);
       continue;
     }
     await updateRunInfo(path, (i) => {

@@ -48,6 +48,11 @@ export interface RunInfo {
    * STOPPED-BY and the runner does not start the agent. Upstream ignores the key.
    */
   starting?: boolean;
+  /**
+   * Added field: a REST run, executed inside its runner (pid/pgid are the runner's, only while
+   * running). Stop never signals it either; the runner ends the request on STOPPED-BY.
+   */
+  in_process?: boolean;
 }
 
 /** Token usage of a run as parsed from the agent's stream. */
@@ -135,6 +140,7 @@ function serializeAddedFields(info: RunInfo): string {
     if (info.usage.partial) out += '    partial: true\n';
   }
   if (info.starting && info.status === 'running') out += 'starting: true\n';
+  if (info.in_process && info.status === 'running') out += 'in_process: true\n';
   return out;
 }
 
@@ -268,6 +274,7 @@ export function parseRunInfo(text: string, path?: string): RunInfo {
   const usage = parseUsage(raw.usage);
   if (usage) info.usage = usage;
   if (raw.starting === true || raw.starting === 'true') info.starting = true;
+  if (raw.in_process === true || raw.in_process === 'true') info.in_process = true;
   const fromPath = path ? idsFromRunInfoPath(path) : undefined;
   if (fromPath) {
     if (!info.run_id) info.run_id = fromPath.run_id;

@@ -167,6 +167,15 @@ describe('run-info.yaml `starting` (the runner\'s record before its agent exists
     expect(parseRunInfo(`# full parser\n${text}`).starting).toBe(true);
   });
 
+  it('`in_process` (a REST run inside its runner) follows the same rules', () => {
+    const rest: RunInfo = { ...running, starting: undefined, in_process: true };
+    const text = serializeRunInfo(rest);
+    expect(text.endsWith('\nin_process: true\n')).toBe(true);
+    expect(parseRunInfo(text).in_process).toBe(true);
+    expect(parseRunInfo(`# full parser\n${text}`).in_process).toBe(true);
+    expect(serializeRunInfo({ ...rest, status: 'completed' })).not.toContain('in_process');
+  });
+
   it('is never written on a finished record, and absent means false', () => {
     expect(serializeRunInfo({ ...running, status: 'failed' })).not.toContain('starting');
     expect(parseRunInfo(serializeRunInfo({ ...running, starting: undefined })).starting).toBeUndefined();
