@@ -5,8 +5,8 @@ import Island, { Header as IslandHeader } from '@jetbrains/ring-ui-built/compone
 import Input from '@jetbrains/ring-ui-built/components/input/input';
 import { api, describeError } from '../api/client';
 import type { BusMessage } from '../api/types';
-import { filterThreads, mergeMessages, messageTypes, shortenPaths, threadMessages, type MessageThread } from '../data/messages';
-import { useEventSource } from '../hooks/useEventSource';
+import { filterThreads, messageTypes, shortenPaths, threadMessages, type MessageThread } from '../data/messages';
+import { useBusMessages } from '../hooks/useBusMessages';
 import { RingSelect } from '../ui/RingSelect';
 
 const POST_TYPES = ['USER', 'QUESTION', 'ANSWER', 'INFO', 'FACT', 'USER_REQUEST', 'WARN'].map((value) => ({ value }));
@@ -28,34 +28,9 @@ interface MessageBusProps {
 export function MessageBus({ project, projectRoot, taskId, scope: wanted, onScopeChange }: MessageBusProps) {
   const scope: BusScope = taskId ? wanted : 'project';
   const scopeTask = scope === 'task' ? taskId : undefined;
-  const [messages, setMessages] = useState<BusMessage[]>([]);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  const { messages, loadError, state, add } = useBusMessages(api, project, scopeTask);
   const [typeFilter, setTypeFilter] = useState('');
   const scopeKey = `${project}/${scopeTask ?? ''}`;
-
-  useEffect(() => {
-    let cancelled = false;
-    setMessages([]);
-    setLoadError(null);
-    api.messages(project, scopeTask).then(
-      (list) => !cancelled && setMessages((prev) => mergeMessages(prev, list)),
-      (err: unknown) => !cancelled && setLoadError(describeError(err)),
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [project, scopeTask]);
-
-  const state = useEventSource(api.streamUrl(api.messagesStreamPath(project, scopeTask)), {
-    message: (data) => {
-      try {
-        const msg = JSON.parse(data) as BusMessage;
-        setMessages((prev) => mergeMessages(prev, [msg]));
-      } catch {
-        /* a malformed event is skipped */
-      }
-    },
-  });
 
   const threads = useMemo(() => filterThreads(threadMessages(messages), typeFilter).slice(-MAX_THREADS_SHOWN), [messages, typeFilter]);
   const types = useMemo(() => [{ value: '', label: 'all types' }, ...messageTypes(messages).map((value) => ({ value }))], [messages]);
@@ -103,7 +78,7 @@ export function MessageBus({ project, projectRoot, taskId, scope: wanted, onScop
           <ThreadView key={t.message.msg_id} thread={t} depth={0} project={project} projectRoot={projectRoot} />
         ))}
       </div>
-      <ComposeForm project={project} taskId={scopeTask} scopeName={scopeName} onPosted={(m) => setMessages((prev) => mergeMessages(prev, [m]))} />
+      <ComposeForm project={project} taskId={scopeTask} scopeName={scopeName} onPosted={(m) => add([m])} />
     </Island>
   );
 }

@@ -7,10 +7,11 @@ export type StreamHandlers = Record<string, (data: string, ev: MessageEvent) => 
 /**
  * Subscribes to an SSE URL (null = none). Handlers are keyed by event name ('message' = unnamed
  * events). The browser reconnects by itself after network errors; when it gives up (an HTTP
- * error answer) we retry after a pause. `onOpen(fresh)` tells a new connection from a resumed
- * one. Returns the connection state for the UI.
+ * error answer) we retry after a pause. `onOpen(fresh, connection)` tells a new connection from a
+ * resumed one, and counts the EventSources opened for this URL (1 = the first). Returns the
+ * connection state for the UI.
  */
-export function useEventSource(url: string | null, handlers: StreamHandlers, onOpen?: (fresh: boolean) => void): StreamState {
+export function useEventSource(url: string | null, handlers: StreamHandlers, onOpen?: (fresh: boolean, connection: number) => void): StreamState {
   const [state, setState] = useState<StreamState>('connecting');
   const handlersRef = useRef(handlers);
   handlersRef.current = handlers;
@@ -26,15 +27,17 @@ export function useEventSource(url: string | null, handlers: StreamHandlers, onO
     let source: EventSource | null = null;
     let retry: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
+    let connection = 0;
     const connect = () => {
       source = new EventSource(url);
+      const number = ++connection;
       // The browser's own reconnects reuse this EventSource and send Last-Event-ID, so the
       // server resumes where it left off; only a new EventSource starts from scratch.
       let fresh = true;
       setState((s) => (s === 'reconnecting' ? s : 'connecting'));
       source.onopen = () => {
         setState('open');
-        onOpenRef.current?.(fresh);
+        onOpenRef.current?.(fresh, number);
         fresh = false;
       };
       source.onerror = () => {

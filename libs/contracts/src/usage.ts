@@ -5,6 +5,8 @@ export interface UsageTotals {
   cache_read_tokens: number;
   cache_write_tokens: number;
   cost_usd?: number;
+  /** One run's usage only: the run was cut off mid-stream and this is what it had reported. */
+  partial?: boolean;
 }
 
 /** GET /api/projects/:p/tasks/:t/usage (#18). */

@@ -63,6 +63,7 @@ export async function finish(
     i.end_time = new Date();
     i.status = status;
     i.error_summary = status === 'failed' ? summary : undefined;
+    i.starting = i.in_process = undefined; // records of a running run only
     return i;
   });
   if (outputError) return { runId: ctx.runId, runDir: ctx.runDir, info, ok: false, error: outputError };

@@ -14,10 +14,11 @@ import { DEFAULT_MAX_DELEGATION_DEPTH, JobOptions } from './job-options';
  * A `running` record owned by this runner process, written before the agent exists: for child
  * runs at once (the parent's DONE handling must see them), for root runs once they hold a slot,
  * so no reader ever sees an agent's effects (DONE, output) before the run itself. If the runner
- * dies first, reconciliation finds its pid dead and marks the run failed.
+ * dies first, reconciliation finds its pid dead and marks the run failed. `starting` tells `stop`
+ * that pid/pgid are the runner's: it leaves STOPPED-BY instead of signalling (stop-request.ts).
  */
 export function runnerSentinel(base: Omit<RunInfo, 'pid' | 'pgid' | 'agent_version'>): RunInfo {
-  return { ...base, pid: process.pid, pgid: ownGroupId(), agent_version: '', process_ownership: 'managed' };
+  return { ...base, pid: process.pid, pgid: ownGroupId(), agent_version: '', process_ownership: 'managed', starting: true };
 }
 
 export function ownGroupId(): number {

@@ -15,6 +15,7 @@ import { executeCli } from './job-cli';
 import { executeRest } from './job-rest';
 import { startWebhook } from './job-webhook';
 import { withResumedSession } from './usage/run-telemetry';
+import { finishIfStoppedBeforeStart, watchStopRequest } from './job-stop-request';
 
 export { DEFAULT_MAX_DELEGATION_DEPTH, type JobOptions, type JobResult } from './job-options';
 
@@ -79,21 +80,26 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
 
   const agentVersion = await detectVersion(spec, { ...process.env, ...opts.env }, opts.registry);
   let slot: RunSlot;
+  const stopWatch = watchStopRequest(runDir, opts.signal);
   try {
     slot = await acquireRunSlot({
       root: layout.root,
       limit: maxConcurrentRuns(opts.config),
       runId,
-      signal: opts.signal,
+      signal: stopWatch.signal,
       ticket: opts.queueTicket,
       pollMs: opts.slotPollMs,
     });
   } catch (err) {
+    const early = opts.parentRunId ? await finishIfStoppedBeforeStart({ runId, runDir, infoPath }) : undefined;
+    if (early) return early;
     const message = `acquire run slot: ${errorText(err)}`;
     if (opts.parentRunId) {
       await updateRunInfo(infoPath, (i) => ({ ...i, status: 'failed', end_time: new Date(), error_summary: message })).catch(() => undefined);
     }
     return { runId, runDir, ok: false, error: message };
+  } finally {
+    stopWatch.dispose();
   }
   try {
     const conductorUrl = conductorUrlFrom(opts);
@@ -138,7 +144,8 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
     const started: RunInfo = { ...base, start_time: new Date(), agent_version: agentVersion, pid: 0, pgid: 0 };
     if (!opts.parentRunId) writeRunInfo(infoPath, { ...runnerSentinel(started), agent_version: agentVersion }, { fsync: false });
     const ctx: ExecContext = { opts, runId, runDir, infoPath, bus, info: started, env, cwd, spec: agentSpec };
-    const result = spec.kind === 'cli' ? await executeCli(ctx) : await executeRest(ctx);
+    const early = await finishIfStoppedBeforeStart({ runId, runDir, infoPath });
+    const result = early ?? (spec.kind === 'cli' ? await executeCli(ctx) : await executeRest(ctx));
     result.webhook = startWebhook(opts, result, bus);
     result.queueTicket = slot.ticket;
     return result;

@@ -5,6 +5,7 @@ import { collectProcessTree, isProcessRunning, sendSignal } from './process-tree
 import { RunnerError } from './runner.errors';
 import { ScannedRun, allRuns, descendantRuns, isUnfinished, rootOfRunDir, taskRuns } from './run-scan';
 import { sleep } from './sleep';
+import { awaitHandover, finaliseStartingRun, MIN_HANDOVER_WAIT_MS, runnerOwned, stoppedBeforeStartSummary } from './stop-starting';
 
 export const DEFAULT_STOP_GRACE_MS = 30_000;
 /** Written into a run folder by a stop so the owning runner can say who stopped the run. */
@@ -21,6 +22,8 @@ export interface StopRunResult {
   pid?: number;
   runId?: string;
   status?: string;
+  /** The run's record was still its runner's: the agent never started (`pid` is the runner's). */
+  beforeStart?: boolean;
 }
 
 export function readStoppedBy(runDir: string): string | undefined {
@@ -58,6 +61,7 @@ function targetsOf(runs: RunInfo[]): Targets {
   const groups: number[] = [];
   const pids: number[] = [];
   for (const info of runs) {
+    if (runnerOwned(info)) continue; // the runner's record, not an agent process's (stop-starting.ts)
     const pgid = info.pgid > 0 ? info.pgid : info.pid;
     if (pgid > 1 && pgid === info.pid && pgid !== mine) groups.push(pgid);
     else if (info.pid > 1 && info.pid !== process.pid) pids.push(info.pid);
@@ -109,15 +113,27 @@ export async function terminateProcesses(
 export async function stopRun(runDir: string, opts: StopOptions = {}): Promise<StopRunResult> {
   const infoPath = runInfoFile(runDir);
   if (!existsSync(infoPath)) throw new RunnerError('NOT_FOUND', `run-info.yaml not found in ${runDir}`);
-  const info = readRunInfo(infoPath);
+  let info = readRunInfo(infoPath);
   if (!isUnfinished(info)) return { stopped: false, runId: info.run_id, status: info.status, pid: info.pid };
   if (info.process_ownership === 'external') {
     throw new RunnerError('EXTERNAL_RUN', `run ${info.run_id} is externally owned and cannot be stopped by conductor`);
   }
   const stoppedBy = opts.stoppedBy ?? `run-agent stop (pid ${process.pid})`;
+  writeFileSync(join(runDir, STOPPED_BY_FILE), `${stoppedBy}\n`);
+  if (runnerOwned(info)) {
+    const runner = info.pid;
+    const beforeStart = info.starting === true;
+    const handover = await awaitHandover(runDir, runner, Math.max(opts.graceMs ?? DEFAULT_STOP_GRACE_MS, MIN_HANDOVER_WAIT_MS), opts.pollMs);
+    if (handover.kind === 'timeout') {
+      throw new RunnerError('STOP_TIMEOUT', `run ${info.run_id}: its runner (PID ${runner}) has not ended it yet; the stop is recorded and the runner will end it`);
+    }
+    if (handover.kind === 'orphaned') await finaliseStartingRun(runDir, beforeStart ? stoppedBeforeStartSummary(stoppedBy) : `stopped by ${stoppedBy}`);
+    if (handover.kind !== 'agent') return { stopped: true, pid: runner, runId: info.run_id, beforeStart: beforeStart || undefined };
+    info = handover.info;
+  }
   const descendants = descendantRuns(allRuns(rootOfRunDir(runDir)), info.run_id).filter((r) => isUnfinished(r.info));
   const runs: ScannedRun[] = [{ dir: runDir, info }, ...descendants];
-  for (const r of runs) writeFileSync(join(r.dir, STOPPED_BY_FILE), `${stoppedBy}\n`);
+  for (const r of descendants) writeFileSync(join(r.dir, STOPPED_BY_FILE), `${stoppedBy}\n`);
   const { groups, pids } = targetsOf(runs.map((r) => r.info));
   const tree = collectProcessTree(groups, pids);
 
@@ -141,6 +157,11 @@ async function finaliseIfOrphaned(runs: ScannedRun[], signal: NodeJS.Signals, st
       continue;
     }
     if (!isUnfinished(current)) continue;
+    if (runnerOwned(current)) {
+      // a runner-owned run (no agent yet, or REST) is ended by its runner, unless the runner is gone
+      if (!isProcessRunning(current.pid)) await finaliseStartingRun(r.dir, current.starting ? stoppedBeforeStartSummary(stoppedBy) : `stopped by ${stoppedBy}`);
+      continue;
+    }
     await updateRunInfo(path, (i) => {
       if (!isUnfinished(i)) return i;
       i.status = 'failed';

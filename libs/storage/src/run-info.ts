@@ -42,6 +42,17 @@ export interface RunInfo {
   session_id?: string;
   resume_at?: Date;
   usage?: RunUsage;
+  /**
+   * Added field: the runner's own record, written before its agent exists (pid/pgid are the
+   * runner's, whose group may be a server's or a shell's). Stop never signals it; it leaves
+   * STOPPED-BY and the runner does not start the agent. Upstream ignores the key.
+   */
+  starting?: boolean;
+  /**
+   * Added field: a REST run, executed inside its runner (pid/pgid are the runner's, only while
+   * running). Stop never signals it either; the runner ends the request on STOPPED-BY.
+   */
+  in_process?: boolean;
 }
 
 /** Token usage of a run as parsed from the agent's stream. */
@@ -51,6 +62,8 @@ export interface RunUsage {
   cache_read_tokens: number;
   cache_write_tokens: number;
   cost_usd?: number;
+  /** Added: the run was cut off mid-stream; these are the amounts received before (`partial: true`). */
+  partial?: boolean;
 }
 
 const USAGE_KEYS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens'] as const;
@@ -124,7 +137,10 @@ function serializeAddedFields(info: RunInfo): string {
     out += 'usage:\n';
     for (const k of USAGE_KEYS) out += `    ${k}: ${Math.trunc(Number(info.usage[k]) || 0)}\n`;
     if (typeof info.usage.cost_usd === 'number' && Number.isFinite(info.usage.cost_usd)) out += `    cost_usd: ${info.usage.cost_usd}\n`;
+    if (info.usage.partial) out += '    partial: true\n';
   }
+  if (info.starting && info.status === 'running') out += 'starting: true\n';
+  if (info.in_process && info.status === 'running') out += 'in_process: true\n';
   return out;
 }
 
@@ -135,6 +151,7 @@ function parseUsage(raw: unknown): RunUsage | undefined {
   for (const k of USAGE_KEYS) usage[k] = Math.max(0, toInt(r[k], 0));
   const cost = typeof r.cost_usd === 'number' ? r.cost_usd : typeof r.cost_usd === 'string' ? Number(r.cost_usd) : NaN;
   if (Number.isFinite(cost) && cost >= 0) usage.cost_usd = cost;
+  if (r.partial === true) usage.partial = true;
   return usage;
 }
 
@@ -172,7 +189,7 @@ export function idsFromRunInfoPath(path: string): { project_id: string; task_id:
 }
 
 const SIMPLE_LINE = /^([a-z_]+): ?(.*)$/;
-const USAGE_LINE = /^ {4}([a-z_]+): (\d{1,15}(?:\.\d+)?(?:e-?\d+)?)$/;
+const USAGE_LINE = /^ {4}([a-z_]+): (\d{1,15}(?:\.\d+)?(?:e-?\d+)?|true)$/;
 const PLAIN_SAFE = /^(?:""|[^\s"'|>&*!%@`{}[\]#,?:-][^#]*?)$/;
 
 /**
@@ -190,7 +207,7 @@ function parseSimple(text: string): Record<string, unknown> | undefined {
     if (usage && line.startsWith('    ')) {
       const n = USAGE_LINE.exec(line);
       if (!n) return undefined;
-      usage[n[1]] = Number(n[2]);
+      usage[n[1]] = n[2] === 'true' ? true : Number(n[2]);
       continue;
     }
     usage = undefined;
@@ -256,6 +273,8 @@ export function parseRunInfo(text: string, path?: string): RunInfo {
   if (!isZeroTime(resumeAt)) info.resume_at = resumeAt;
   const usage = parseUsage(raw.usage);
   if (usage) info.usage = usage;
+  if (raw.starting === true || raw.starting === 'true') info.starting = true;
+  if (raw.in_process === true || raw.in_process === 'true') info.in_process = true;
   const fromPath = path ? idsFromRunInfoPath(path) : undefined;
   if (fromPath) {
     if (!info.run_id) info.run_id = fromPath.run_id;

@@ -156,6 +156,44 @@ describe('run-info.yaml serialisation (yaml.v3 layout)', () => {
   });
 });
 
+describe('run-info.yaml `starting` (the runner\'s record before its agent exists)', () => {
+  const running: RunInfo = { ...full, status: 'running', end_time: ZERO_TIME, exit_code: -1, starting: true };
+
+  it('is written as an added key after the upstream fields and read back (fast path and full YAML)', () => {
+    const text = serializeRunInfo(running);
+    expect(text.endsWith('\nstarting: true\n')).toBe(true);
+    expect(text.indexOf('starting: true')).toBeGreaterThan(text.indexOf('agent_version:'));
+    expect(parseRunInfo(text).starting).toBe(true);
+    expect(parseRunInfo(`# full parser\n${text}`).starting).toBe(true);
+  });
+
+  it('`in_process` (a REST run inside its runner) follows the same rules', () => {
+    const rest: RunInfo = { ...running, starting: undefined, in_process: true };
+    const text = serializeRunInfo(rest);
+    expect(text.endsWith('\nin_process: true\n')).toBe(true);
+    expect(parseRunInfo(text).in_process).toBe(true);
+    expect(parseRunInfo(`# full parser\n${text}`).in_process).toBe(true);
+    expect(serializeRunInfo({ ...rest, status: 'completed' })).not.toContain('in_process');
+  });
+
+  it('is never written on a finished record, and absent means false', () => {
+    expect(serializeRunInfo({ ...running, status: 'failed' })).not.toContain('starting');
+    expect(parseRunInfo(serializeRunInfo({ ...running, starting: undefined })).starting).toBeUndefined();
+    expect(parseRunInfo('status: running\nstarting: false\n').starting).toBeUndefined();
+  });
+});
+
+describe('run-info.yaml `usage.partial` (a REST run cut off mid-stream)', () => {
+  it('is written under usage only when set and read back by the fast path and the full parser', () => {
+    const usage = { input_tokens: 120, output_tokens: 17, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0.0013, partial: true };
+    const text = serializeRunInfo({ ...full, usage });
+    expect(text).toContain('usage:\n    input_tokens: 120\n    output_tokens: 17\n    cache_read_tokens: 0\n    cache_write_tokens: 0\n    cost_usd: 0.0013\n    partial: true\n');
+    expect(parseRunInfo(text).usage).toEqual(usage);
+    expect(parseRunInfo(`# full parser\n${text}`).usage).toEqual(usage);
+    expect(serializeRunInfo({ ...full, usage: { ...usage, partial: undefined } })).not.toContain('partial');
+  });
+});
+
 describe('run-info.yaml parsing', () => {
   it('reads files written by upstream (nanoseconds, offsets, unknown keys)', () => {
     const info = parseRunInfo(

@@ -7,6 +7,8 @@ export interface TokenUsage {
   cache_read_tokens: number;
   cache_write_tokens: number;
   cost_usd?: number;
+  /** The run was cut off (connection dropped, stopped, timed out): this is what its stream had reported. */
+  partial?: boolean;
 }
 
 /** What a run's stream says besides its text: usage, the CLI's own session id, a rate limit. */

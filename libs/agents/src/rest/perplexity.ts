@@ -6,7 +6,7 @@ import { RunOutputFiles } from './output-files';
 import { DEFAULT_IDLE_STREAM_TIMEOUT_MS, RestBackendOptions } from './rest-options';
 import { canceledError, postWithRetry } from './retry';
 import { SseIdleTimeoutError, sseDataEvents } from './sse';
-import { restUsage } from './usage';
+import { restUsage, withPartialUsage } from './usage';
 
 export const PERPLEXITY_DEFAULT_ENDPOINT = 'https://api.perplexity.ai/chat/completions';
 export const PERPLEXITY_DEFAULT_MODEL = 'sonar-reasoning';
@@ -54,16 +54,20 @@ export async function runPerplexity(ctx: RestRunContext, config: RestAgentConfig
         handleChunk(payload, state, files);
       }
     } catch (err) {
-      if (err instanceof AgentError) throw err;
-      if (err instanceof SseIdleTimeoutError) throw new AgentError('STREAM', 'perplexity stream idle timeout');
-      if (ctx.signal?.aborted) throw canceledError('perplexity', ctx.signal, err);
-      throw new AgentError('STREAM', `perplexity read stream: ${(err as Error).message}`, { cause: err });
+      throw withPartialUsage(streamError(err, ctx.signal), state.usage);
     }
     files.stdout(formatSources(state));
     return state.usage ? { usage: state.usage } : {};
   } finally {
     files.close();
   }
+}
+
+function streamError(err: unknown, signal: AbortSignal | undefined): unknown {
+  if (err instanceof AgentError) return err;
+  if (err instanceof SseIdleTimeoutError) return new AgentError('STREAM', 'perplexity stream idle timeout');
+  if (signal?.aborted) return canceledError('perplexity', signal, err);
+  return new AgentError('STREAM', `perplexity read stream: ${(err as Error).message}`, { cause: err });
 }
 
 function handleChunk(payload: string, state: StreamState, files: RunOutputFiles): void {

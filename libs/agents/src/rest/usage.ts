@@ -29,3 +29,20 @@ export function restUsage(body: unknown): TokenUsage | undefined {
   else if (ticks !== undefined) out.cost_usd = ticks / XAI_TICKS_PER_USD;
   return out;
 }
+
+const PARTIAL_USAGE = Symbol('partialUsage');
+
+/**
+ * The error that cut a REST run off, carrying the usage its stream had reported by then (a
+ * budget counts what was spent even when the answer never completed). Returns `err` itself.
+ */
+export function withPartialUsage<E>(err: E, usage: TokenUsage | undefined): E {
+  if (usage && typeof err === 'object' && err !== null) Object.defineProperty(err, PARTIAL_USAGE, { value: usage, configurable: true });
+  return err;
+}
+
+/** The usage a cut-off REST run had received (marked `partial`), if its error carries any. */
+export function partialUsageOf(err: unknown): TokenUsage | undefined {
+  const usage = typeof err === 'object' && err !== null ? (err as { [PARTIAL_USAGE]?: TokenUsage })[PARTIAL_USAGE] : undefined;
+  return usage ? { ...usage, partial: true } : undefined;
+}

@@ -6,7 +6,7 @@ import { lookupEnv, RunOutputFiles } from './output-files';
 import { DEFAULT_IDLE_STREAM_TIMEOUT_MS, RestBackendOptions } from './rest-options';
 import { canceledError, postWithRetry } from './retry';
 import { SseIdleTimeoutError, sseDataEvents } from './sse';
-import { restUsage } from './usage';
+import { restUsage, withPartialUsage } from './usage';
 
 export const XAI_DEFAULT_BASE_URL = 'https://api.x.ai';
 export const XAI_DEFAULT_MODEL = 'grok-4';
@@ -78,15 +78,19 @@ export async function runXai(ctx: RestRunContext, config: RestAgentConfig = {}, 
         files.stdout(chunkContent(chunk));
       }
     } catch (err) {
-      if (err instanceof AgentError) throw err;
-      if (err instanceof SseIdleTimeoutError) throw new AgentError('STREAM', 'xai stream idle timeout');
-      if (ctx.signal?.aborted) throw canceledError('xai', ctx.signal, err);
-      throw new AgentError('STREAM', `xai read stream: ${(err as Error).message}`, { cause: err });
+      throw withPartialUsage(streamError(err, ctx.signal), usage);
     }
     return usage ? { usage } : {};
   } finally {
     files.close();
   }
+}
+
+function streamError(err: unknown, signal: AbortSignal | undefined): unknown {
+  if (err instanceof AgentError) return err;
+  if (err instanceof SseIdleTimeoutError) return new AgentError('STREAM', 'xai stream idle timeout');
+  if (signal?.aborted) return canceledError('xai', signal, err);
+  return new AgentError('STREAM', `xai read stream: ${(err as Error).message}`, { cause: err });
 }
 
 function parseChunk(payload: string): unknown {

@@ -76,7 +76,8 @@ export class StopCommand extends TaskScopeParsers {
       process.stderr.write(`run ${result.runId} is not running (status: ${result.status})\n`);
       return;
     }
-    process.stdout.write(`Stopped run ${result.runId} (PID ${result.pid})\n`);
+    if (result.beforeStart) process.stdout.write(`Stopped run ${result.runId} before its agent started\n`);
+    else process.stdout.write(`Stopped run ${result.runId} (PID ${result.pid})\n`);
   }
 
   @Option({ flags: '--run-dir <dir>', description: 'run folder to stop' })
