@@ -88,6 +88,8 @@ export class Cluster {
   }
 
   async dispose(): Promise<void> {
+    // SCALEOUT_DEBUG=1: every process's output, to read why a scale-out test failed
+    if (process.env.SCALEOUT_DEBUG) for (const pr of [this.server, ...this.workers].filter(Boolean)) console.log(`--- ${pr.host}\n${pr.out}`);
     const all = [this.server, ...this.workers].filter((p) => p && p.child.exitCode === null && p.child.signalCode === null);
     await Promise.all(
       all.map(
@@ -101,6 +103,15 @@ export class Cluster {
     await this.nats.dispose();
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** A cluster of `workers` workers for the file's tests: started before them, disposed after. */
+export function clusterForFile(workers: number): Cluster {
+  const c = new Cluster();
+  jest.setTimeout(120_000);
+  beforeAll(() => c.start(workers));
+  afterAll(() => c.dispose());
+  return c;
 }
 
 /** Every replicated file of a project under `root` (locks and temp files are host-local). */

@@ -3,27 +3,14 @@ import { join } from 'node:path';
 import { connectNats } from '@app/scaleout';
 import { readRunInfo } from '@app/storage';
 import { natsServerAvailable } from '../../utils/nats-server';
-import { Cluster, waitFor } from './cluster';
+import { processAlive } from '../../utils/processes';
+import { clusterForFile, waitFor } from './cluster';
 
 // Real nats-server, `conductor --nats` and one `run-agent worker` (lease 3 s).
 const describeNats = natsServerAvailable() ? describe : describe.skip;
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 describeNats('SSE and REST liveness of a run owned by a worker (real nats-server)', () => {
-  const c = new Cluster();
-  jest.setTimeout(120_000);
-  beforeAll(() => c.start(1));
-  afterAll(async () => {
-    await c.dispose();
-  });
+  const c = clusterForFile(1);
 
   it('reports the run failed once its worker stops heartbeating, although its pid is alive on this machine', async () => {
     const p = 'live';
@@ -64,7 +51,7 @@ describeNats('SSE and REST liveness of a run owned by a worker (real nats-server
       try {
         await waitFor('the SSE status failed after the lease', () => /event: status\ndata: .*"status":"failed"/.test(sse), 30_000);
         // a pid probe here would have said alive: the agent still runs
-        expect(alive(info.pid)).toBe(true);
+        expect(processAlive(info.pid)).toBe(true);
         // the REST views judge it the same way: run lists, flat runs, the run, the task
         const rest = await restViews();
         for (const [what, body] of Object.entries(rest)) {

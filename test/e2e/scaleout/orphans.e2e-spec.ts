@@ -2,28 +2,14 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRunInfo } from '@app/storage';
 import { natsServerAvailable } from '../../utils/nats-server';
-import { Cluster, waitFor } from './cluster';
+import { processAlive } from '../../utils/processes';
+import { clusterForFile, waitFor } from './cluster';
 
 // Real nats-server, `conductor --nats` and two `run-agent worker` processes (lease 3 s).
 const describeNats = natsServerAvailable() ? describe : describe.skip;
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 describeNats('a worker restarted on the same runs root (real nats-server)', () => {
-  const c = new Cluster();
-  jest.setTimeout(120_000);
-  beforeAll(() => c.start(2));
-  afterAll(async () => {
-    if (process.env.SCALEOUT_DEBUG) for (const pr of [c.server, ...c.workers]) console.log(`--- ${pr.host}\n${pr.out}`);
-    await c.dispose();
-  });
+  const c = clusterForFile(2);
 
   it('stops the agents its killed predecessor left running and finalises their runs, publishing nothing', async () => {
     const p = 'orphans';
@@ -39,11 +25,11 @@ describeNats('a worker restarted on the same runs root (real nats-server)', () =
       owner.child.kill('SIGKILL');
     });
     // its agent is a detached process group: it outlives the worker
-    expect(alive(agentPid)).toBe(true);
+    expect(processAlive(agentPid)).toBe(true);
 
     const again = c.startWorker(owner.host);
     await waitFor('the restarted worker to release the task', () => again.out.includes(`stopped the orphaned runs of ${p}/${t}`), 30_000);
-    await waitFor('the orphaned agent to end', () => !alive(agentPid), 15_000);
+    await waitFor('the orphaned agent to end', () => !processAlive(agentPid), 15_000);
     const local = readRunInfo(localInfo);
     expect(local.status).not.toBe('running');
     expect(existsSync(join(owner.root, p, t, 'runs', runId, 'STOPPED-BY'))).toBe(true);

@@ -23,7 +23,6 @@ describeNats('bounded streams: a late server resynchronises from a snapshot (rea
     await c.start(1, { server: false });
   });
   afterAll(async () => {
-    if (process.env.SCALEOUT_DEBUG) for (const pr of [c.server, ...c.workers].filter(Boolean)) console.log(`--- ${pr.host}\n${pr.out}`);
     await link.close();
     await c.dispose();
   });

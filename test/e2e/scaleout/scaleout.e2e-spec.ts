@@ -36,7 +36,6 @@ describeNats('scale-out over NATS JetStream (server + 3 workers)', () => {
     await c.start(3);
   });
   afterAll(async () => {
-    if (process.env.SCALEOUT_DEBUG) for (const pr of [c.server, ...c.workers]) console.log(`--- ${pr.host}\n${pr.out}`);
     await c.dispose();
   });
 

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRunInfo } from '@app/storage';
 import { natsServerAvailable } from '../../utils/nats-server';
-import { Cluster, replicaDiff, waitFor } from './cluster';
+import { clusterForFile, replicaDiff, waitFor } from './cluster';
 
 // Real nats-server, `conductor --nats` and `run-agent worker` processes: a task created through
 // the server's API is created by the worker that takes it; the server writes nothing into its
@@ -16,14 +16,8 @@ interface V1Task {
 }
 
 describeNats('a new task is created by its worker, not on the server (real nats-server)', () => {
-  const c = new Cluster();
-  jest.setTimeout(120_000);
   // no worker at first: the submission waits in the queue, so the replica can be looked at before any worker acts
-  beforeAll(() => c.start(0));
-  afterAll(async () => {
-    if (process.env.SCALEOUT_DEBUG) for (const pr of [c.server, ...c.workers]) console.log(`--- ${pr.host}\n${pr.out}`);
-    await c.dispose();
-  });
+  const c = clusterForFile(0);
 
   const post = (body: Record<string, unknown>) =>
     fetch(`${c.serverUrl}/api/v1/tasks`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ agent_type: 'codex', ...body }) });

@@ -4,7 +4,7 @@ import { parseBus, type BusMessage } from '@app/messagebus';
 import { WRITE_ID_META } from '@app/scaleout';
 import { readRunInfo } from '@app/storage';
 import { natsServerAvailable } from '../../utils/nats-server';
-import { Cluster, replicaDiff, waitFor } from './cluster';
+import { clusterForFile, replicaDiff, waitFor } from './cluster';
 
 // Real nats-server, `conductor --nats` and two `run-agent worker` processes (lease 3 s): a write
 // routed to a worker that is SIGKILLed before it applies it reaches the worker that takes the
@@ -17,13 +17,7 @@ function messages(root: string, p: string, t: string): BusMessage[] {
 }
 
 describeNats('a write to a task whose worker died (real nats-server)', () => {
-  const c = new Cluster();
-  jest.setTimeout(120_000);
-  beforeAll(() => c.start(2));
-  afterAll(async () => {
-    if (process.env.SCALEOUT_DEBUG) for (const pr of [c.server, ...c.workers]) console.log(`--- ${pr.host}\n${pr.out}`);
-    await c.dispose();
-  });
+  const c = clusterForFile(2);
 
   it('is re-sent to the worker that takes the task over and appended once there and on the replica', async () => {
     const p = 'takeover';

@@ -4,7 +4,7 @@ import { parseBus, type BusMessage } from '@app/messagebus';
 import { CHANGES_STREAM, connectNats, WRITE_ID_META } from '@app/scaleout';
 import { readRunInfo } from '@app/storage';
 import { natsServerAvailable } from '../../utils/nats-server';
-import { Cluster, replicaDiff, waitFor } from './cluster';
+import { clusterForFile, replicaDiff, waitFor } from './cluster';
 
 // Real nats-server, `conductor --nats` and a `run-agent worker` with its own runs root: the
 // server's writes to a task go to the worker that owns it and come back through replication.
@@ -28,13 +28,7 @@ function follow(url: string): { text: () => string; close: () => void } {
 }
 
 describeNats('task writes from the server go to the owning worker (real nats-server)', () => {
-  const c = new Cluster();
-  jest.setTimeout(120_000);
-  beforeAll(() => c.start(1));
-  afterAll(async () => {
-    if (process.env.SCALEOUT_DEBUG) for (const pr of [c.server, ...c.workers]) console.log(`--- ${pr.host}\n${pr.out}`);
-    await c.dispose();
-  });
+  const c = clusterForFile(1);
 
   it('a posted message and an answer are written by the worker, replicated back and streamed by the server', async () => {
     const p = 'writes';

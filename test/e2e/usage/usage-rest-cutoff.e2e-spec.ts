@@ -1,11 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runJob } from '@app/runner';
-import { RunsLayout } from '@app/storage';
-import { Handler, scriptedServer, ScriptedServer, sseEvent } from '../../utils/scripted-http';
-import { cliEnv, PROJECT, runInfos, taskId, tempRoot, waitFor } from '../runner/helpers';
+import { Handler, sseEvent } from '../../utils/scripted-http';
+import { cliEnv, PROJECT, runInfos, taskId, waitFor } from '../runner/helpers';
 import { runCli } from '../../utils/cli';
+import { restAgentSandbox } from './rest-sandbox';
 
 const chunk = (content: string, usage?: object) => sseEvent({ choices: [{ index: 0, delta: { content } }], ...(usage ? { usage } : {}) });
 
@@ -20,20 +19,7 @@ const streamThen =
 
 // A REST run cut off mid-stream still records the usage its chunks had reported, marked partial.
 describe('REST agents: usage of a run cut off mid-stream', () => {
-  const tmp = tempRoot();
-  const layout = new RunsLayout(tmp.root);
-  const home = mkdtempSync(join(tmpdir(), 'usage-cutoff-home-'));
-  const servers: ScriptedServer[] = [];
-  const serve = async (...handlers: Handler[]) => {
-    const s = await scriptedServer(handlers);
-    servers.push(s);
-    return s;
-  };
-  afterAll(async () => {
-    await Promise.all(servers.map((s) => s.close()));
-    tmp.cleanup();
-    rmSync(home, { recursive: true, force: true });
-  });
+  const { tmp, layout, home, serve } = restAgentSandbox('usage-cutoff-home-');
 
   it('perplexity: the connection drops after chunks carrying running usage → the last usage is recorded, partial, and counted', async () => {
     const s = await serve(

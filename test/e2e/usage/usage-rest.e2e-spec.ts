@@ -1,32 +1,19 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { queueDir, RATE_LIMITED_FILE, runJob, runTask } from '@app/runner';
 import { RunsLayout } from '@app/storage';
-import { Handler, scriptedServer, ScriptedServer, sseEvent, sseReply } from '../../utils/scripted-http';
-import { busMessages, cliEnv, PROJECT, runInfos, taskId, tempRoot, waitFor } from '../runner/helpers';
+import { Handler, ScriptedServer, sseEvent, sseReply } from '../../utils/scripted-http';
+import { busMessages, cliEnv, PROJECT, runInfos, taskId, waitFor } from '../runner/helpers';
 import { runCli } from '../../utils/cli';
+import { restAgentSandbox } from './rest-sandbox';
 
 const runsInOrder = (taskDir: string) => runInfos(taskDir).sort((a, b) => a.start_time.getTime() - b.start_time.getTime());
 const delta = (content: string) => sseEvent({ choices: [{ index: 0, delta: { content } }] });
 
 // REST agents (xai, perplexity) pointed at real local HTTP servers through their base_url setting.
 describe('REST agents: usage accounting and HTTP 429 rate limits (#18)', () => {
-  const tmp = tempRoot();
-  const layout = new RunsLayout(tmp.root);
-  const home = mkdtempSync(join(tmpdir(), 'usage-rest-home-'));
-  const servers: ScriptedServer[] = [];
-  const serve = async (...handlers: Handler[]) => {
-    const s = await scriptedServer(handlers);
-    servers.push(s);
-    return s;
-  };
-  afterAll(async () => {
-    await Promise.all(servers.map((s) => s.close()));
-    tmp.cleanup();
-    rmSync(home, { recursive: true, force: true });
-  });
+  const { tmp, layout, home, serve } = restAgentSandbox('usage-rest-home-');
 
   it('records the response usage in run-info and the usage report sums the tree (xai root, perplexity child)', async () => {
     const grok = await serve(sseReply(delta('grok says') + sseEvent({ choices: [], usage: { prompt_tokens: 500, completion_tokens: 40, prompt_tokens_details: { cached_tokens: 100 }, cost_in_usd_ticks: 25_000_000 } }) + 'data: [DONE]\n\n'));

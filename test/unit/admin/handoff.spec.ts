@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { handoffArgs, handoffBin, startNewServer } from '../../../apps/api/src/admin/handoff';
+import { processAlive } from '../../utils/processes';
 import { checkReplaceable, findInstallRoot, restore, siblingPath, stamp } from '../../../apps/api/src/admin/package-swap';
 
 /**
@@ -11,17 +12,9 @@ import { checkReplaceable, findInstallRoot, restore, siblingPath, stamp } from '
  * it answers 200 only while the child that wrote `readyFile` (its pid) is alive, 503 otherwise.
  */
 async function healthEndpoint(readyFile: string): Promise<{ url: string; close: () => Promise<void> }> {
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
   const server = http.createServer((_req, res) => {
     const pid = fs.existsSync(readyFile) ? Number(fs.readFileSync(readyFile, 'utf8')) : 0;
-    res.writeHead(pid > 0 && alive(pid) ? 200 : 503).end('{}');
+    res.writeHead(pid > 0 && processAlive(pid) ? 200 : 503).end('{}');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
