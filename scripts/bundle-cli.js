@@ -112,4 +112,4 @@ if (require.main === module) {
   );
 }
 
-module.exports = { bundle, config, BUNDLE };
+module.exports = { bundle, config, BUNDLE, assertAscii };
