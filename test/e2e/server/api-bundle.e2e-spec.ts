@@ -3,7 +3,7 @@
  * bundle (scripts/bundle-api.js; docs/decisions.md, "Server start-up: one bundle"), keeps the lazy
  * packages unloaded, and falls back to the tsc build when asked. Needs `npm run build:api`.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CONDUCTOR, getJson, REPO, RUN_AGENT, startServer } from './helpers';
@@ -72,5 +72,22 @@ describe('API server bundle', () => {
     expect(ours(files)).toContain(API_ENTRY);
     expect(ours(files)).not.toContain(API_BUNDLE);
     expect(lazyPackages(files)).toEqual([]);
+  });
+
+  it('serves a UI build through @fastify/static, which the bundle loads from node_modules on first use', async () => {
+    const ui = join(dir, 'ui-build');
+    mkdirSync(ui);
+    writeFileSync(join(ui, 'index.html'), '<!doctype html><title>bundle-ui-marker</title>');
+    const out = join(dir, 'ui.json');
+    const server = await startServer(CONDUCTOR, [], { ...env, CONDUCTOR_UI_DIR: ui, PROBE_OUT: out, NODE_OPTIONS: `--require ${probe}` }, dir);
+    try {
+      const res = await fetch(`${server.url}/ui/`);
+      expect([res.status, await res.text()]).toEqual([200, '<!doctype html><title>bundle-ui-marker</title>']);
+    } finally {
+      expect(await server.stop('SIGTERM')).toBe(0);
+    }
+    const files = JSON.parse(readFileSync(out, 'utf8')) as string[];
+    expect(ours(files)).toContain(API_BUNDLE);
+    expect(files.some((f) => /node_modules[\\/]@fastify[\\/]static[\\/]/.test(f))).toBe(true);
   });
 });
