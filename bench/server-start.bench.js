@@ -3,10 +3,11 @@
 // Server start (#15), measured from outside the process: spawn → first answer of
 // /api/v1/health (the whole process: node start, module loading, Nest init, listen), then VmRSS
 // from /proc after 2 s idle. The figure is the path users run: a bare `bin/conductor` (launcher,
-// CLI bundle, fast path, API server; settings from CONDUCTOR_*). Interleaved with `node -e 0`,
-// with startServer() required directly (what the server itself costs without the CLI), and with
-// the NestJS + Fastify floor (server-floor.js: one controller, nothing of ours; unbundled, like
-// the API build the launcher loads) so the notes carry same-run ratios.
+// CLI bundle, fast path, API server bundle with its V8 code cache; settings from CONDUCTOR_*).
+// Interleaved with `node -e 0`, the same with the API's tsc build (CONDUCTOR_API_UNBUNDLED=1),
+// startServer() of the tsc build required directly (the server without the CLI), and the NestJS +
+// Fastify floor (server-floor.js: one controller, nothing of ours, unbundled) so the notes carry
+// same-run ratios.
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -64,12 +65,14 @@ module.exports.run = async (ctx) => {
   const ours = [];
   const direct = [];
   const floor = [];
+  const unbundled = [];
   await measure([ctx.bin('conductor')], conductorEnv); // a first run writes the bundle's V8 code cache
   for (let i = 0; i < 5; i++) {
     const t0 = process.hrtime.bigint();
     spawnSync(process.execPath, ['-e', '0']);
     base.push(Number(process.hrtime.bigint() - t0) / 1e6);
     ours.push(await measure([ctx.bin('conductor')], conductorEnv));
+    unbundled.push(await measure([ctx.bin('conductor')], { ...conductorEnv, CONDUCTOR_API_UNBUNDLED: '1' }));
     direct.push(await measure(['-e', probe], env));
     floor.push(await measure(floorArgs, env));
   }
@@ -78,12 +81,14 @@ module.exports.run = async (ctx) => {
   const rss = median(ours.map((o) => o.rss));
   const directReady = median(direct.map((o) => o.ready));
   const directRss = median(direct.map((o) => o.rss));
+  const unbundledReady = median(unbundled.map((o) => o.ready));
+  const unbundledRss = median(unbundled.map((o) => o.rss));
   const floorReady = median(floor.map((o) => o.ready));
   const floorRss = median(floor.map((o) => o.rss));
   return [
     { name: 'server start until health answers, bin/conductor, whole process (median)', value: ready, unit: 'ms', target: 400, better: 'lower',
-      note: `${(ready / b).toFixed(1)}× node -e 0 (${b.toFixed(0)} ms); startServer() required directly ${directReady.toFixed(0)} ms; NestJS+Fastify floor ${floorReady.toFixed(0)} ms (${(ready / floorReady).toFixed(2)}× floor) in the same run` },
+      note: `${(ready / b).toFixed(1)}× node -e 0 (${b.toFixed(0)} ms); with the API's tsc build (CONDUCTOR_API_UNBUNDLED=1) ${unbundledReady.toFixed(0)} ms; startServer() required directly ${directReady.toFixed(0)} ms; NestJS+Fastify floor ${floorReady.toFixed(0)} ms (${(ready / floorReady).toFixed(2)}× floor) in the same run` },
     { name: 'server idle RSS after 2 s, bin/conductor, /proc VmRSS (median)', value: rss, unit: 'MB', target: 60, better: 'lower',
-      note: `startServer() required directly ${directRss.toFixed(1)} MB; NestJS+Fastify floor ${floorRss.toFixed(1)} MB (${(rss / floorRss).toFixed(2)}× floor)` },
+      note: `with the API's tsc build ${unbundledRss.toFixed(1)} MB; startServer() required directly ${directRss.toFixed(1)} MB; NestJS+Fastify floor ${floorRss.toFixed(1)} MB (${(rss / floorRss).toFixed(2)}× floor)` },
   ];
 };

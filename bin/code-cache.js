@@ -54,6 +54,16 @@ function writeCache(dirs, name, data) {
   return undefined;
 }
 
+const pendingSaves = new Map();
+
+/** Writes the code cache that requireWithCodeCache(file) would write at exit now instead (once); false when none is due. */
+function saveCodeCache(file) {
+  const save = pendingSaves.get(file);
+  pendingSaves.delete(file);
+  if (save) save();
+  return !!save;
+}
+
 /**
  * `require(file)` for an ASCII CommonJS file, compiled from V8's cached data when a valid one exists.
  * V8 caches only the functions a run compiled, so each `variant` (the launcher passes the command
@@ -69,7 +79,10 @@ function requireWithCodeCache(file, variant = 'default') {
   const usable = cached && !script.cachedDataRejected;
   const marker = (dir) => path.join(dir, `${name}.${variant}`);
   if (!usable || !fs.existsSync(marker(cached.dir))) {
-    process.once('exit', () => {
+    let saved = false;
+    const save = () => {
+      if (saved) return;
+      saved = true;
       // after the command ran, so the data covers the functions it compiled, not only the top level;
       // when many processes start at once after a build, the first to finish writes it
       if (!cached && dirs.some((dir) => fs.existsSync(path.join(dir, name)))) return;
@@ -79,7 +92,10 @@ function requireWithCodeCache(file, variant = 'default') {
       } catch {
         // unmarked: a later run of this variant writes again
       }
-    });
+    };
+    process.once('exit', save);
+    // a server, which may never exit cleanly, saves once it is ready (saveCodeCache)
+    pendingSaves.set(file, save);
   }
   const mod = new Module(file, module);
   mod.filename = file;
@@ -90,4 +106,4 @@ function requireWithCodeCache(file, variant = 'default') {
   return mod.exports;
 }
 
-module.exports = { requireWithCodeCache, cacheDirs, cacheName };
+module.exports = { requireWithCodeCache, saveCodeCache, cacheDirs, cacheName };

@@ -113,4 +113,4 @@ if (require.main === module) {
   );
 }
 
-module.exports = { bundle, config, BUNDLE };
+module.exports = { bundle, config, BUNDLE, assertAscii };

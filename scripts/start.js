@@ -10,7 +10,7 @@ const { staleBuilds } = require('./stale-build');
 const root = path.join(__dirname, '..');
 const run = (cmd) => execSync(cmd, { cwd: root, stdio: 'inherit' });
 if (!fs.existsSync(path.join(root, 'node_modules', '.package-lock.json'))) run('npm ci --no-audit --no-fund');
-const BUILD = { api: 'npx nest build api', cli: 'npm run build:cli', ui: 'npm run build:ui' };
+const BUILD = { api: 'npm run build:api', cli: 'npm run build:cli', ui: 'npm run build:ui' };
 for (const part of staleBuilds(root)) {
   console.error(`npm start: building ${part} (missing or older than its sources)`);
   run(BUILD[part]);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
@@ -9,6 +9,11 @@ import { dirname } from 'node:path';
 
 export function pathExists(path: string): boolean {
   return existsSync(path);
+}
+
+/** The file's modification time in ms, or undefined when it does not exist. */
+export function fileMtimeMs(path: string): number | undefined {
+  return statSync(path, { throwIfNoEntry: false })?.mtimeMs;
 }
 
 /** The UTF-8 text of a file; the fs error (ENOENT, EISDIR, …) propagates for the caller to word. */

@@ -5,14 +5,19 @@ import { join } from 'node:path';
 
 // What the server loads at start-up (apps/api/src/boot/lean-load.ts): rxjs from its bundle,
 // class-validator's string validators and phone metadata deferred until used — with validation
-// unchanged. Runs the built server in a fresh node, where the require cache is Node's own.
+// unchanged. Runs the built server in a fresh node, where the require cache is Node's own: the
+// tsc build and the bundle the executables load (scripts/bundle-api.js, its lean-load shim).
 const repoRoot = join(__dirname, '..', '..', '..');
-const serverJs = join(repoRoot, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'server.js');
+const tscBuild = join(repoRoot, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'server.js');
+const bundle = join(repoRoot, 'dist', 'apps', 'api', 'bundle', 'server.js');
 
-describe('server start-up: deferred modules', () => {
+describe.each([
+  ['tsc build', tscBuild],
+  ['bundle', bundle],
+])('server start-up: deferred modules (%s)', (_build, serverJs) => {
   let dir: string;
   beforeAll(() => {
-    if (!existsSync(serverJs)) throw new Error(`API not built: run \`npx nest build api\` (missing ${serverJs})`);
+    if (!existsSync(serverJs)) throw new Error(`API not built: run \`npm run build:api\` (missing ${serverJs})`);
   });
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'srv-start-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));

@@ -91,6 +91,24 @@ describe('bin/launch.js and bin/code-cache.js', () => {
     expect(cacheFiles(dir)).toEqual([name]);
   });
 
+  it('saveCodeCache writes the cached data before the process ends, so a server killed later keeps it', () => {
+    const dir = join(bundle, '..', '.v8-cache');
+    const cacheJs = JSON.stringify(join(pkg, 'bin', 'code-cache.js'));
+    // the process is SIGKILLed right after saving: no exit hook runs
+    const serve = () =>
+      spawnSync(process.execPath, ['-e', `const c = require(${cacheJs}); c.requireWithCodeCache(${JSON.stringify(bundle)}, 'serve').main().then(() => { process.stdout.write(String(c.saveCodeCache(${JSON.stringify(bundle)}))); process.kill(process.pid, 'SIGKILL'); })`], {
+        env: env(),
+        encoding: 'utf8',
+      });
+    const first = serve();
+    expect([first.signal, first.stdout]).toEqual(['SIGKILL', 'bundle \ntrue']);
+    const [name] = cacheFiles(dir);
+    expect(name).toMatch(/^run-agent\.js-.*\.bin$/);
+    expect(existsSync(join(dir, `${name}.serve`))).toBe(true);
+    // accepted and already marked for this variant: nothing left to save
+    expect(serve().stdout).toBe('bundle \nfalse');
+  });
+
   it('lets each command add the functions it compiled once', () => {
     const dir = join(bundle, '..', '.v8-cache');
     viaCache(bundle, 'status');

@@ -96,3 +96,15 @@ export function deferValidatorInternals(): void {
   for (const f of files) deferModule(path.join(lib, f), true);
   deferModule(path.join(path.dirname(validatorPkg), 'index.js'), true);
 }
+
+/**
+ * What the server defers before NestJS loads: class-validator's internals and prom-client's
+ * OpenTelemetry API (~50 modules, read only for exemplars, which the server does not enable).
+ * Also called by the API bundle's boot (scripts/api-bundle/lean-server.js), where these packages
+ * stay outside the bundle and load through Node's require.
+ */
+export function deferServerPackages(): void {
+  deferValidatorInternals();
+  const otel = resolveFrom('prom-client', '@opentelemetry/api');
+  if (otel) deferModule(otel, false);
+}

@@ -1,27 +1,7 @@
 // Imported for its effect, first in server.ts: before NestJS and class-validator load (lean-load.ts).
-import { setFlagsFromString } from 'node:v8';
-import { bundleRxjs, deferModule, deferValidatorInternals, resolveFrom } from './lean-load';
+// The API bundle replaces this file with scripts/api-bundle/lean-server.js (scripts/bundle-api.js).
+import { bundleRxjs, deferServerPackages } from './lean-load';
+export { leanBootDone } from './young-gen';
 
 bundleRxjs();
-deferValidatorInternals();
-// prom-client's process CPU metric reads the OpenTelemetry API (~50 modules) only for exemplars,
-// which the server does not enable.
-const otel = resolveFrom('prom-client', '@opentelemetry/api');
-if (otel) deferModule(otel, false);
-
-// Loading ~1,200 modules makes V8 grow the young generation to its maximum (16 MB physical) and
-// an idle server keeps it. Boot with the young generation at its initial size; leanBootDone()
-// restores V8's default growth (2) once the server is ready, so load still grows it
-// (docs/decisions.md, "Server start-up").
-const V8_DEFAULT_SEMI_SPACE_GROWTH = 2;
-let booting = false;
-if (process.versions.v8.startsWith('11.') || process.versions.v8.startsWith('12.')) {
-  setFlagsFromString('--semi-space-growth-factor=1');
-  booting = true;
-}
-
-export function leanBootDone(): void {
-  if (!booting) return;
-  booting = false;
-  setFlagsFromString(`--semi-space-growth-factor=${V8_DEFAULT_SEMI_SPACE_GROWTH}`);
-}
+deferServerPackages();

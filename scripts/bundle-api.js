@@ -1,0 +1,82 @@
+'use strict';
+// Bundles the built API server (dist/apps/api, from `nest build api`) into one file that
+// `conductor` and `run-agent serve` load through V8's code cache (apps/cli/.../api-loader.ts;
+// docs/decisions.md, "Server start-up: one bundle"). `npm run build` runs it after bundle-cli.js.
+const path = require('node:path');
+const webpack = require('webpack');
+const { config: cliConfig, assertAscii } = require('./bundle-cli');
+
+const root = path.join(__dirname, '..');
+const built = path.join(root, 'dist', 'apps', 'api');
+const src = path.join(built, 'apps', 'api', 'src');
+const shims = path.join(__dirname, 'api-bundle');
+const BUNDLE = path.join(built, 'bundle', 'server.js');
+
+// Kept out, loaded by Node's require: native addons; what loads on first use only (MCP SDK on the
+// first /mcp request, NATS for scale-out, @fastify/static when a UI build exists); the packages
+// whose internals boot/lean-load.ts defers in Node's require cache (class-validator's validator
+// and libphonenumber-js, prom-client's OpenTelemetry API); NestJS's optional packages.
+const EXTERNAL = new Set([
+  'fs-ext',
+  'file-type',
+  '@modelcontextprotocol/sdk',
+  '@nats-io/jetstream',
+  '@nats-io/transport-node',
+  '@fastify/static',
+  '@opentelemetry/api',
+  'class-validator',
+  'class-transformer',
+  '@nestjs/microservices',
+  '@nestjs/websockets',
+  '@nestjs/platform-express',
+  '@fastify/view',
+]);
+const LAZY_BARRELS = /([\\/]node_modules[\\/](@nestjs[\\/](common|core)|rxjs[\\/]dist[\\/]cjs)|[\\/]dist[\\/]apps[\\/]api[\\/]libs)([\\/].*)?[\\/]index\.js$/;
+const packageOf = (request) => request.split('/').slice(0, request.startsWith('@') ? 2 : 1).join('/');
+const [patchRule] = cliConfig.module.rules;
+
+const config = {
+  ...cliConfig,
+  entry: path.join(shims, 'entry.js'),
+  output: { ...cliConfig.output, path: path.dirname(BUNDLE), filename: path.basename(BUNDLE) },
+  externals: [({ request }, callback) => (EXTERNAL.has(packageOf(request)) ? callback(null, `commonjs ${request}`) : callback())],
+  module: {
+    ...cliConfig.module,
+    rules: [patchRule, { test: LAZY_BARRELS, loader: path.join(__dirname, 'cli-bundle', 'lazy-barrel-loader.js') }],
+  },
+  resolve: { alias: { API_SERVER$: path.join(src, 'server.js'), API_YOUNG_GEN$: path.join(src, 'boot', 'young-gen.js') } },
+  plugins: [
+    new webpack.NormalModuleReplacementPlugin(/[\\/]boot[\\/]lean-server(\.js)?$/, path.join(shims, 'lean-server.js')),
+    new webpack.optimize.LimitChunkCountPlugin({ maxChunks: 1 }),
+  ],
+};
+
+/** Runs webpack; resolves with its stats once the bundle is written and checked. */
+function bundle() {
+  return new Promise((resolve, reject) => {
+    webpack(config, (err, stats) => {
+      if (err) return reject(err);
+      if (stats.hasErrors()) return reject(new Error(stats.toString('errors-only')));
+      // a warning about our own code (e.g. `require(variable)`, which the bundle cannot serve) fails the build
+      if (stats.hasWarnings()) return reject(new Error(stats.toString('errors-warnings')));
+      try {
+        assertAscii(BUNDLE);
+      } catch (e) {
+        return reject(e);
+      }
+      resolve(stats);
+    });
+  });
+}
+
+if (require.main === module) {
+  bundle().then(
+    () => console.log(`bundled the API server into ${path.relative(root, BUNDLE)}`),
+    (err) => {
+      console.error(`bundle-api: ${err.message}`);
+      process.exit(1);
+    },
+  );
+}
+
+module.exports = { bundle, config, BUNDLE };

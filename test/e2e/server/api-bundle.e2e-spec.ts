@@ -1,0 +1,93 @@
+/**
+ * The server users start (a bare bin/conductor, `run-agent serve`) loads the API from its one-file
+ * bundle (scripts/bundle-api.js; docs/decisions.md, "Server start-up: one bundle"), keeps the lazy
+ * packages unloaded, and falls back to the tsc build when asked. Needs `npm run build:api`.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CONDUCTOR, getJson, REPO, RUN_AGENT, startServer } from './helpers';
+
+const API_BUNDLE = join(REPO, 'dist', 'apps', 'api', 'bundle', 'server.js');
+const API_ENTRY = join(REPO, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'server.js');
+const CLI_BUNDLE = join(REPO, 'dist', 'apps', 'cli', 'bundle', 'run-agent.js');
+
+/** Preloaded into the server: at exit, the files Node really loaded (require-cache stand-ins are not Module objects). */
+const PROBE = `
+const fs = require('node:fs');
+const Module = require('node:module');
+process.on('exit', () => fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify(Object.keys(require.cache).filter((f) => require.cache[f] instanceof Module))));
+`;
+
+describe('API server bundle', () => {
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  let probe: string;
+
+  beforeAll(() => {
+    // `npm run build` (and `npm run build:api`) bundle after `nest build api`
+    if ((statSync(API_BUNDLE, { throwIfNoEntry: false })?.mtimeMs ?? 0) < statSync(API_ENTRY).mtimeMs) throw new Error(`the API bundle is missing or older than ${API_ENTRY}: run \`npm run build:api\``);
+    dir = mkdtempSync(join(tmpdir(), 'api-bundle-'));
+    probe = join(dir, 'probe.js');
+    writeFileSync(probe, PROBE);
+    // no UI build in CONDUCTOR_UI_DIR: @fastify/static is not needed
+    env = { HOME: dir, CONDUCTOR_HOST: '127.0.0.1', CONDUCTOR_PORT: '0', CONDUCTOR_ROOT: join(dir, 'runs'), CONDUCTOR_CONFIG: '', CONDUCTOR_API_KEY: '', CONDUCTOR_URL: '', CONDUCTOR_UI_DIR: dir };
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Starts the server with the probe, checks it answers, stops it; returns the files it loaded. */
+  async function loadedFiles(bin: string, args: string[], extra: NodeJS.ProcessEnv, name: string): Promise<string[]> {
+    const out = join(dir, `${name}.json`);
+    const server = await startServer(bin, args, { ...env, ...extra, PROBE_OUT: out, NODE_OPTIONS: `--require ${probe}` }, dir);
+    try {
+      expect(await getJson(`${server.url}/api/v1/health`)).toEqual({ status: 200, body: { status: 'ok' } });
+      expect((await getJson(`${server.url}/api/v1/status`)).status).toBe(200);
+    } finally {
+      expect(await server.stop('SIGTERM')).toBe(0);
+    }
+    return JSON.parse(readFileSync(out, 'utf8')) as string[];
+  }
+
+  const ours = (files: string[]) => files.filter((f) => f.startsWith(join(REPO, 'dist')));
+  const lazyPackages = (files: string[]) => files.filter((f) => /node_modules[\\/](@modelcontextprotocol|@opentelemetry|@fastify[\\/]static|@nats-io|validator|libphonenumber-js)[\\/]/.test(f));
+  // the boot helper loaded by Node's require (scripts/api-bundle/lean-server.js): its stand-ins live in Node's require cache
+  const LEAN_LOAD = join(REPO, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'lean-load.js');
+
+  it('a bare conductor loads the CLI and API bundles and the boot helper of ours, and no NestJS, Fastify or rxjs file, nor the lazy packages', async () => {
+    const files = await loadedFiles(CONDUCTOR, [], {}, 'bare');
+    expect(ours(files).sort()).toEqual([CLI_BUNDLE, API_BUNDLE, LEAN_LOAD].sort());
+    expect(files.filter((f) => /node_modules[\\/](@nestjs|fastify|rxjs)[\\/]/.test(f))).toEqual([]);
+    expect(lazyPackages(files)).toEqual([]);
+  });
+
+  it('run-agent serve loads the same API bundle', async () => {
+    const files = await loadedFiles(RUN_AGENT, ['serve'], {}, 'serve');
+    expect(ours(files)).toContain(API_BUNDLE);
+    expect(ours(files)).not.toContain(API_ENTRY);
+    expect(lazyPackages(files)).toEqual([]);
+  });
+
+  it('CONDUCTOR_API_UNBUNDLED=1 serves from the tsc build instead', async () => {
+    const files = await loadedFiles(CONDUCTOR, [], { CONDUCTOR_API_UNBUNDLED: '1' }, 'unbundled');
+    expect(ours(files)).toContain(API_ENTRY);
+    expect(ours(files)).not.toContain(API_BUNDLE);
+    expect(lazyPackages(files)).toEqual([]);
+  });
+
+  it('serves a UI build through @fastify/static, which the bundle loads from node_modules on first use', async () => {
+    const ui = join(dir, 'ui-build');
+    mkdirSync(ui);
+    writeFileSync(join(ui, 'index.html'), '<!doctype html><title>bundle-ui-marker</title>');
+    const out = join(dir, 'ui.json');
+    const server = await startServer(CONDUCTOR, [], { ...env, CONDUCTOR_UI_DIR: ui, PROBE_OUT: out, NODE_OPTIONS: `--require ${probe}` }, dir);
+    try {
+      const res = await fetch(`${server.url}/ui/`);
+      expect([res.status, await res.text()]).toEqual([200, '<!doctype html><title>bundle-ui-marker</title>']);
+    } finally {
+      expect(await server.stop('SIGTERM')).toBe(0);
+    }
+    const files = JSON.parse(readFileSync(out, 'utf8')) as string[];
+    expect(ours(files)).toContain(API_BUNDLE);
+    expect(files.some((f) => /node_modules[\\/]@fastify[\\/]static[\\/]/.test(f))).toBe(true);
+  });
+});
