@@ -7,7 +7,7 @@ export { applyTaskWrite, LocalTaskWrites, WRITE_ID_META, type TaskWrite, type Ta
 export { replayTask, failOrphanRuns } from './replay';
 export { Worker, type WorkerOptions } from './worker';
 export { ScaleoutServer, type ReplicaEvent } from './replica';
-export { PendingTasks, type PendingTask } from './pending';
+export { heldTasksDir, PendingTasks, type PendingTask } from './pending';
 export { InflightWrites } from './inflight-writes';
 export { ReplicaLivenessProbe } from './replica-probe';
 export { createScaleoutServer, createReplicaLivenessProbe, createWorker } from './scaleout.providers';

@@ -1,5 +1,10 @@
-import { blockedBy } from '@app/storage';
-import type { QueuedTask } from './task-message';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { blockedBy, writeFileAtomic } from '@app/storage';
+import { decodeQueuedTask, type QueuedTask } from './task-message';
+
+/** Where the server keeps the tasks it holds for their dependencies (host-local, never replicated). */
+export const heldTasksDir = (root: string) => join(root, '.conductor', 'nats-held');
 
 export interface PendingTask {
   projectId: string;
@@ -15,13 +20,56 @@ export interface PendingTask {
  * Tasks the server accepted that no worker has reported yet (the server writes nothing into its
  * replica): the read model shows them as queued or blocked until the first replicated record of
  * the task arrives. A task with unfinished dependencies is held here and queued once they are
- * DONE on the replica, since its worker cannot see other workers' tasks. In memory: a server
- * restart forgets held tasks (docs/scale-out.md, Limits).
+ * DONE on the replica, since its worker cannot see other workers' tasks. A held task is in no
+ * queue yet, so it is also kept on disk (one file per task, written before the API answers) and
+ * held again when the server restarts; queued tasks are JetStream's to keep.
  */
 export class PendingTasks {
   private readonly tasks = new Map<string, { info: PendingTask; task: QueuedTask; held: boolean }>();
+  private readonly dir: string;
 
-  constructor(private readonly root: string) {}
+  constructor(
+    private readonly root: string,
+    private readonly log?: (line: string) => void,
+  ) {
+    this.dir = heldTasksDir(root);
+    this.reload();
+  }
+
+  private file(p: string, t: string): string {
+    return join(this.dir, `${p}__${t}.json`);
+  }
+
+  /** Tasks held when the server stopped: held again, unless a worker has reported them since (the publish went out). */
+  private reload(): void {
+    if (!existsSync(this.dir)) return;
+    for (const name of readdirSync(this.dir).filter((n) => n.endsWith('.json'))) {
+      const path = join(this.dir, name);
+      try {
+        const { task, createdAt } = JSON.parse(readFileSync(path, 'utf8')) as { task: unknown; createdAt: string };
+        const t = decodeQueuedTask(Buffer.from(JSON.stringify(task)));
+        if (existsSync(join(this.root, t.projectId, t.taskId))) {
+          rmSync(path, { force: true });
+          continue;
+        }
+        const deps = t.dependsOn ?? [];
+        const info: PendingTask = { projectId: t.projectId, taskId: t.taskId, runId: t.runId, dependsOn: deps, blockedBy: blockedBy(this.root, t.projectId, deps), createdAt: new Date(createdAt) };
+        this.tasks.set(this.key(t.projectId, t.taskId), { info, task: t, held: true });
+        this.log?.(`held task ${t.projectId}/${t.taskId} kept from before the restart (waits for ${info.blockedBy.join(', ') || 'its next release'})`);
+      } catch (err) {
+        this.log?.(`held task file ${path} is unreadable, left as is: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  private keep(task: QueuedTask, createdAt: Date): void {
+    mkdirSync(this.dir, { recursive: true });
+    writeFileAtomic(this.file(task.projectId, task.taskId), JSON.stringify({ task, createdAt: createdAt.toISOString() }));
+  }
+
+  private forget(p: string, t: string): void {
+    rmSync(this.file(p, t), { force: true });
+  }
 
   private key(p: string, t: string): string {
     return `${p}/${t}`;
@@ -32,6 +80,7 @@ export class PendingTasks {
     const deps = task.dependsOn ?? [];
     const blocked = deps.length ? blockedBy(this.root, task.projectId, deps) : [];
     const info: PendingTask = { projectId: task.projectId, taskId: task.taskId, runId: task.runId, dependsOn: deps, blockedBy: blocked, createdAt: new Date() };
+    if (blocked.length > 0) this.keep(task, info.createdAt);
     this.tasks.set(this.key(task.projectId, task.taskId), { info, task, held: blocked.length > 0 });
     return blocked.length === 0;
   }
@@ -48,6 +97,11 @@ export class PendingTasks {
       }
     }
     return out;
+  }
+
+  /** A released task is in the queue now: its file goes (a crash before this republishes it under the same message id). */
+  queued(p: string, t: string): void {
+    if (!this.isHeld(p, t)) this.forget(p, t);
   }
 
   /** Puts a task back on hold (its publish failed): the next release retries it. */
@@ -70,6 +124,7 @@ export class PendingTasks {
 
   /** The replica shows the task now (or it was cancelled before any worker took it). */
   delete(p: string, t: string): void {
+    if (this.tasks.get(this.key(p, t))?.held) this.forget(p, t);
     this.tasks.delete(this.key(p, t));
   }
 }

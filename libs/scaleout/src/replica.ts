@@ -53,7 +53,7 @@ export class ScaleoutServer implements TaskWrites {
   ) {
     this.heartbeats = new HeartbeatTable(opts.leaseMs ?? DEFAULT_LEASE_MS);
     this.liveness = new HeartbeatLivenessProbe(this.heartbeats);
-    this.pending = new PendingTasks(root);
+    this.pending = new PendingTasks(root, opts.log);
   }
 
   async start(): Promise<void> {
@@ -79,10 +79,13 @@ export class ScaleoutServer implements TaskWrites {
   /** Queues the held tasks whose dependencies are DONE on the replica now. */
   private releaseHeld(): void {
     for (const task of this.pending.release()) {
-      this.publish(task).catch((err) => {
-        this.pending.hold(task.projectId, task.taskId);
-        this.opts.log?.(`queue ${task.projectId}/${task.taskId}: ${(err as Error).message}; retrying`);
-      });
+      this.publish(task).then(
+        () => this.pending.queued(task.projectId, task.taskId),
+        (err) => {
+          this.pending.hold(task.projectId, task.taskId);
+          this.opts.log?.(`queue ${task.projectId}/${task.taskId}: ${(err as Error).message}; retrying`);
+        },
+      );
     }
   }
 

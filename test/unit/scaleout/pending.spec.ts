@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PendingTasks } from '@app/scaleout';
+import { heldTasksDir, PendingTasks } from '@app/scaleout';
 
 const P = 'proj';
 const A = 'task-20260101-000000-aaaaa';
@@ -37,5 +37,54 @@ describe('tasks the server accepted that no worker reported yet', () => {
     // a failed publish puts it back on hold: released again on the next pass
     pending.hold(P, B);
     expect(pending.release().map((t) => t.taskId)).toEqual([B]);
+  });
+
+  describe('held tasks survive a server restart (they are in no queue yet)', () => {
+    const done = (t: string) => {
+      mkdirSync(join(root, P, t), { recursive: true });
+      writeFileSync(join(root, P, t, 'DONE'), '');
+    };
+
+    it('holds a task again after a restart, releases it when its dependencies are DONE, and forgets it once queued', () => {
+      const before = new PendingTasks(root);
+      before.add({ ...task(B, [A]), env: { K: 'v' } });
+      const lines: string[] = [];
+      const after = new PendingTasks(root, (l) => lines.push(l));
+      expect(after.isHeld(P, B)).toBe(true);
+      expect(after.get(P, B)).toMatchObject({ runId: '20260101-0000000000-1-1', dependsOn: [A], blockedBy: [A] });
+      expect(lines.join('\n')).toContain(`held task ${P}/${B} kept from before the restart (waits for ${A})`);
+      expect(after.release()).toEqual([]);
+      done(A);
+      const released = after.release();
+      expect(released).toEqual([expect.objectContaining({ taskId: B, env: { K: 'v' }, dependsOn: [A] })]);
+      // released but not yet confirmed in the queue: a crash now republishes it under the same message id
+      expect(new PendingTasks(root).isHeld(P, B)).toBe(true);
+      after.queued(P, B);
+      expect(new PendingTasks(root).get(P, B)).toBeUndefined();
+    });
+
+    it('forgets a held task that was cancelled, and one a worker has reported since', () => {
+      const pending = new PendingTasks(root);
+      pending.add(task(B, [A]));
+      pending.delete(P, B);
+      expect(new PendingTasks(root).get(P, B)).toBeUndefined();
+
+      const C = 'task-20260101-000000-ccccc';
+      new PendingTasks(root).add(task(C, [A]));
+      mkdirSync(join(root, P, C), { recursive: true }); // the replica shows the task: its publish went out
+      expect(new PendingTasks(root).get(P, C)).toBeUndefined();
+      expect(readdirSync(heldTasksDir(root))).toEqual([]);
+    });
+
+    it('leaves a file that does not hold a valid task where it is, and says so', () => {
+      mkdirSync(heldTasksDir(root), { recursive: true });
+      const bad = join(heldTasksDir(root), 'x.json');
+      writeFileSync(bad, JSON.stringify({ task: { ...task(A), projectId: '../escape' }, createdAt: new Date().toISOString() }));
+      const lines: string[] = [];
+      const pending = new PendingTasks(root, (l) => lines.push(l));
+      expect(pending.list()).toEqual([]);
+      expect(existsSync(bad)).toBe(true);
+      expect(lines.join('\n')).toMatch(/held task file .*x\.json is unreadable, left as is/);
+    });
   });
 });
