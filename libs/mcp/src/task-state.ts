@@ -30,7 +30,7 @@ export interface TaskSummary {
 
 /** Project folders as the API lists them: dot- and underscore-folders (`_audit`) are not projects. */
 export function visibleProjects(index: StorageIndex): string[] {
-  return index.listProjects().filter((p) => !p.startsWith('.') && !p.startsWith('_'));
+  return index.listProjects();
 }
 
 const iso = (d: Date): string | undefined => (d.getTime() === ZERO_TIME.getTime() ? undefined : d.toISOString());

@@ -119,8 +119,9 @@ export class StorageIndex {
     return names;
   }
 
+  /** Project folders of the root; `.`/`_` folders are the tool's own (run slots, worktrees, host-local state), not projects. */
   listProjects(): string[] {
-    return this.subdirs(this.layout.root);
+    return this.subdirs(this.layout.root).filter((p) => !p.startsWith('.') && !p.startsWith('_'));
   }
 
   listTasks(projectId: string): string[] {

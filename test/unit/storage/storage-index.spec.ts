@@ -54,11 +54,13 @@ describe('StorageIndex', () => {
     return path;
   }
 
-  it('lists projects, tasks and runs sorted, ignoring plain files', () => {
+  it('lists projects, tasks and runs sorted, ignoring plain files and the folders of the tool itself', () => {
     addRun(T2, 'r-2');
     addRun(T1, 'r-10');
     addRun(T1, 'r-9');
     mkdirSync(join(tmp.dir, 'another'));
+    mkdirSync(join(tmp.dir, '.conductor', 'queue'), { recursive: true }); // run slots, held tasks, worktrees
+    mkdirSync(join(tmp.dir, '_server'));
     writeFileSync(join(tmp.dir, 'file.txt'), '');
     writeFileSync(join(tmp.dir, 'p', 'PROJECT-MESSAGE-BUS.md'), '');
     const index = new StorageIndex(layout);

@@ -64,7 +64,7 @@ export class ProjectDataService {
 
   /** Project folders under the root. */
   projectIds(): string[] {
-    const ids = this.ctx.index.listProjects().filter((p) => !p.startsWith('.') && !p.startsWith('_'));
+    const ids = this.ctx.index.listProjects();
     const pending = this.ctx.scaleout?.pending.list().map((t) => t.projectId).filter((p) => !ids.includes(p));
     return pending?.length ? [...ids, ...new Set(pending)].sort() : ids;
   }
