@@ -4,7 +4,7 @@
 // docs/decisions.md, "Server start-up: one bundle"). `npm run build` runs it after bundle-cli.js.
 const path = require('node:path');
 const webpack = require('webpack');
-const { config: cliConfig, assertAscii } = require('./bundle-cli');
+const { config: cliConfig, runWebpack } = require('./bundle-cli');
 
 const root = path.join(__dirname, '..');
 const built = path.join(root, 'dist', 'apps', 'api');
@@ -51,23 +51,7 @@ const config = {
   ],
 };
 
-/** Runs webpack; resolves with its stats once the bundle is written and checked. */
-function bundle() {
-  return new Promise((resolve, reject) => {
-    webpack(config, (err, stats) => {
-      if (err) return reject(err);
-      if (stats.hasErrors()) return reject(new Error(stats.toString('errors-only')));
-      // a warning about our own code (e.g. `require(variable)`, which the bundle cannot serve) fails the build
-      if (stats.hasWarnings()) return reject(new Error(stats.toString('errors-warnings')));
-      try {
-        assertAscii(BUNDLE);
-      } catch (e) {
-        return reject(e);
-      }
-      resolve(stats);
-    });
-  });
-}
+const bundle = () => runWebpack(config, BUNDLE);
 
 if (require.main === module) {
   bundle().then(

@@ -83,16 +83,16 @@ function assertAscii(file) {
   if (at >= 0) throw new Error(`${file}: byte ${at} is not ASCII; the launcher reads the bundle as Latin-1`);
 }
 
-/** Runs webpack; resolves with its stats once the bundle is written and checked. */
-function bundle() {
+/** Runs webpack with `cfg`; resolves with its stats once `file` is written and checked. */
+function runWebpack(cfg, file) {
   return new Promise((resolve, reject) => {
-    webpack(config, (err, stats) => {
+    webpack(cfg, (err, stats) => {
       if (err) return reject(err);
       if (stats.hasErrors()) return reject(new Error(stats.toString('errors-only')));
       // a warning about our own code (e.g. `require(variable)`, which the bundle cannot serve) fails the build
       if (stats.hasWarnings()) return reject(new Error(stats.toString('errors-warnings')));
       try {
-        assertAscii(BUNDLE);
+        assertAscii(file);
       } catch (e) {
         return reject(e);
       }
@@ -100,6 +100,8 @@ function bundle() {
     });
   });
 }
+
+const bundle = () => runWebpack(config, BUNDLE);
 
 if (require.main === module) {
   bundle().then(
@@ -113,4 +115,4 @@ if (require.main === module) {
   );
 }
 
-module.exports = { bundle, config, BUNDLE, assertAscii };
+module.exports = { bundle, config, BUNDLE, assertAscii, runWebpack };
