@@ -14,6 +14,16 @@ interface DirEntryCache {
   readAtMs: number;
 }
 
+interface RunPaths {
+  info: string;
+  dir: string;
+}
+
+interface TaskPlaces {
+  runsDir: string;
+  runs: Map<string, RunPaths>;
+}
+
 interface RunInfoCache {
   mtimeMs: number;
   size: number;
@@ -33,13 +43,15 @@ function settled(mtimeMs: number, readAtMs: number): boolean {
   return mtimeMs + RACY_WINDOW_MS < readAtMs;
 }
 
+const NO_THROW = { throwIfNoEntry: false } as const;
+
 /** Stat identity used to decide whether a cached value is still the file's content. */
 function statKey(path: string): { mtimeMs: number; size: number; ino: number; isDir: boolean } | undefined {
   try {
     // throwIfNoEntry: a missing file is common here, and an exception per miss is costly. Number
     // stats (mtime to the microsecond) cost ~30 % less than bigint ones; the racy window above
     // covers what sub-microsecond precision would add.
-    const st = statSync(path, { throwIfNoEntry: false });
+    const st = statSync(path, NO_THROW);
     if (!st) return undefined;
     return { mtimeMs: st.mtimeMs, size: st.size, ino: st.ino, isDir: st.isDirectory() };
   } catch (err) {
@@ -61,11 +73,13 @@ export class StorageIndex {
   private readonly infos = new Map<string, RunInfoCache>();
   private readonly entries = new Map<string, { mtimeMs: number; names: ReadonlySet<string>; readAtMs: number }>();
   private readonly runLocations = new Map<string, { project: string; task: string }>();
+  /** Listings (the cached name arrays of subdirs) whose runs are already in runLocations. */
+  private readonly located = new WeakSet<string[]>();
   /**
-   * run-info.yaml path and run folder per project/task/run: the layout's confinement check and the
-   * path joins run once per run, not per listing (one map per task: no key string per lookup).
+   * Per project/task: its runs folder, and the run-info.yaml path and folder of each run; the
+   * layout's confinement checks and the path joins run once per task and run, not per listing.
    */
-  private readonly runPaths = new Map<string, Map<string, { info: string; dir: string }>>();
+  private readonly taskPlaces = new Map<string, TaskPlaces>();
 
   constructor(
     readonly layout: RunsLayout,
@@ -129,9 +143,29 @@ export class StorageIndex {
   }
 
   listRuns(projectId: string, taskId: string): string[] {
-    const runs = this.subdirs(this.layout.runsDir(projectId, taskId));
-    for (const run of runs) this.runLocations.set(run, { project: projectId, task: taskId });
+    return this.runsOf(projectId, taskId, this.places(projectId, taskId));
+  }
+
+  private runsOf(projectId: string, taskId: string, places: TaskPlaces): string[] {
+    const runs = this.subdirs(places.runsDir);
+    if (!this.located.has(runs)) {
+      const location = { project: projectId, task: taskId };
+      for (const run of runs) this.runLocations.set(run, location);
+      this.located.add(runs);
+    }
     return runs;
+  }
+
+  /**
+   * The runs of a task in run-id order, each with its folder and reconciled run-info (undefined
+   * when the folder has no run-info.yaml): what listings need, with one path lookup per task.
+   */
+  taskRuns(projectId: string, taskId: string): { runId: string; dir: string; info: RunInfo | undefined }[] {
+    const places = this.places(projectId, taskId);
+    return this.runsOf(projectId, taskId, places).map((runId) => {
+      const p = this.pathIn(places, projectId, taskId, runId);
+      return { runId, dir: p.dir, info: this.readCached(p.info) };
+    });
   }
 
   /** The reconciled run-info of one run; undefined when the run folder has no run-info.yaml. */
@@ -148,18 +182,26 @@ export class StorageIndex {
     return this.runPath(projectId, taskId, runId).info;
   }
 
-  private runPath(projectId: string, taskId: string, runId: string): { info: string; dir: string } {
+  private runPath(projectId: string, taskId: string, runId: string): RunPaths {
+    return this.pathIn(this.places(projectId, taskId), projectId, taskId, runId);
+  }
+
+  private places(projectId: string, taskId: string): TaskPlaces {
     const taskKey = `${projectId}/${taskId}`;
-    let runs = this.runPaths.get(taskKey);
-    if (!runs) {
-      runs = new Map();
-      this.runPaths.set(taskKey, runs);
+    let places = this.taskPlaces.get(taskKey);
+    if (!places) {
+      places = { runsDir: this.layout.runsDir(projectId, taskId), runs: new Map() };
+      this.taskPlaces.set(taskKey, places);
     }
-    let paths = runs.get(runId);
+    return places;
+  }
+
+  private pathIn(places: TaskPlaces, projectId: string, taskId: string, runId: string): RunPaths {
+    let paths = places.runs.get(runId);
     if (!paths) {
       const dir = this.layout.runDir(projectId, taskId, runId);
       paths = { info: join(dir, RUN_INFO_FILE), dir };
-      runs.set(runId, paths);
+      places.runs.set(runId, paths);
     }
     return paths;
   }
@@ -189,8 +231,9 @@ export class StorageIndex {
     const tasks = taskId === undefined ? this.listTasks(projectId) : [taskId];
     const out: RunInfo[] = [];
     for (const task of tasks) {
-      for (const run of this.listRuns(projectId, task)) {
-        const path = this.infoPath(projectId, task, run);
+      const places = this.places(projectId, task);
+      for (const run of this.runsOf(projectId, task, places)) {
+        const path = this.pathIn(places, projectId, task, run).info;
         out.push(this.readCached(path) ?? readRunInfoReconciled(path, this.probe));
       }
     }

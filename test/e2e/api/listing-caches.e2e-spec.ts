@@ -1,6 +1,7 @@
 /**
  * Issue #15: the task list skips probing marker files its task folder's cached listing does not
- * hold, and runs/flat keeps each run's JSON while its run-info is unchanged. Both caches must show
+ * hold, and runs/flat keeps each run's JSON, the project's run order and its last body while the
+ * run-infos are unchanged. Both caches must show
  * a change to the very next request. Folders and run-infos are backdated before the first request,
  * so the caches are trusted (past the racy-timestamp window) when the change lands.
  */
@@ -79,6 +80,20 @@ describe('listing caches see every change at once (real server)', () => {
     seedRun(api.root, P, T, '20260101-1200000000-1-2', { start_time: new Date('2026-01-01T13:00:00Z') });
     expect((await get(`/api/projects/${P}/runs/flat`)).runs.map((r: { id: string }) => r.id)).toEqual([RUN, '20260101-1200000000-1-2']);
     expect(await listItem()).toMatchObject({ run_count: 2 });
+  });
+
+  it('runs/flat follows a changed start time, a removed run and other queries at once (kept order and body are not reused)', async () => {
+    const RUN2 = '20260101-1200000000-1-2';
+    seedRun(api.root, P, T, RUN2, { start_time: new Date('2026-01-01T13:00:00Z') });
+    const ids = async (query = '') => ((await get(`/api/projects/${P}/runs/flat${query}`)).runs as Array<{ id: string }>).map((r) => r.id);
+    expect(await ids()).toEqual([RUN, RUN2]);
+    expect(await ids()).toEqual([RUN, RUN2]);
+    seedRun(api.root, P, T, RUN, { start_time: new Date('2026-01-01T14:00:00Z') });
+    expect(await ids()).toEqual([RUN2, RUN]);
+    expect(await ids(`?selected_task_id=${T}&selected_task_limit=1`)).toEqual([RUN]);
+    expect(await ids()).toEqual([RUN2, RUN]);
+    fs.rmSync(path.join(taskDir(), 'runs', RUN2), { recursive: true });
+    expect(await ids()).toEqual([RUN]);
   });
 
   it('task lists in flight together share one pass over the runs; a request sent after a write never shares an older pass', async () => {

@@ -17,7 +17,21 @@ export function flatRunJson(r: RunRecord): string {
   return json;
 }
 
-/** The `{ "runs": [...] }` body of runs/flat, from the kept JSON of each run. */
-export function flatRunsBody(runs: RunRecord[]): string {
-  return `{"runs":[${runs.map(flatRunJson).join(',')}]}`;
+/** The last body sent per project: an unchanged list is answered with the same bytes, not joined and encoded again. */
+const lastBody = new Map<string, { pieces: string[]; body: Buffer }>();
+
+/** The `{ "runs": [...] }` body of runs/flat (UTF-8), from the kept JSON of each run. */
+export function flatRunsBody(projectId: string, runs: RunRecord[]): Buffer {
+  const pieces = runs.map(flatRunJson);
+  const last = lastBody.get(projectId);
+  if (last && samePieces(last.pieces, pieces)) return last.body;
+  const body = Buffer.from(`{"runs":[${pieces.join(',')}]}`);
+  lastBody.set(projectId, { pieces, body });
+  return body;
+}
+
+function samePieces(a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

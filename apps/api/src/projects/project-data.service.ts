@@ -9,6 +9,7 @@ import { formatTime } from '../common/go-format';
 import { confine } from '../security/path-confinement';
 import { PlannerBridge } from '../tasks/planner-bridge';
 import { readExtraRuns } from './extra-roots';
+import { SortedRunsMemo } from './run-order';
 import { byStartThenId, runActivity, RunRecord } from './shapes';
 
 export const PROJECT_ROOT_MARKER = 'PROJECT-ROOT.txt';
@@ -105,8 +106,11 @@ export class ProjectDataService {
   runs(p: string, t?: string): RunRecord[] {
     const out = this.rootRuns(p, t);
     for (const r of this.extraRuns()) if (r.projectId === p && (t === undefined || r.taskId === t)) out.push(r);
-    return out.sort(byStartThenId);
+    return t === undefined ? this.projectOrder.sorted(p, out) : out.sort(byStartThenId);
   }
+
+  /** A project's runs in start order, kept while the listing hands back the same run-info objects. */
+  private readonly projectOrder = new SortedRunsMemo();
 
   /**
    * runs(p), shared by every request waiting for it (issue #15): a request asks for the next pass
@@ -141,9 +145,8 @@ export class ProjectDataService {
     const out: RunRecord[] = [];
     const tasks = t === undefined ? index.listTasks(p) : [t];
     for (const task of tasks) {
-      for (const runId of index.listRuns(p, task)) {
-        const info = index.runInfo(p, task, runId);
-        if (info) out.push({ info: this.liveView(info, p, task), projectId: p, taskId: task, runId, dir: index.runDir(p, task, runId) });
+      for (const { runId, dir, info } of index.taskRuns(p, task)) {
+        if (info) out.push({ info: this.liveView(info, p, task), projectId: p, taskId: task, runId, dir });
       }
     }
     return out;
@@ -158,7 +161,7 @@ export class ProjectDataService {
     return scaleout && info.status === 'running' ? replicaRunView(info, this.ctx.layout.taskDir(p, t), scaleout.liveness) : info;
   }
 
-    allRuns(): RunRecord[] {
+  allRuns(): RunRecord[] {
     return [...this.projectIds().flatMap((p) => this.rootRuns(p)), ...this.extraRuns()].sort(byStartThenId);
   }
 

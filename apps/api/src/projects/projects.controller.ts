@@ -127,7 +127,7 @@ export class ProjectsController {
       limit = Math.min(200, Number(limitText.trim()));
     }
     const runs = this.data.runs(id);
-    return flatRunsBody(selectFlatRuns(runs, { activeOnly: isTruthyFlag(activeOnly), selectedTask, limit }));
+    return flatRunsBody(id, selectFlatRuns(runs, { activeOnly: isTruthyFlag(activeOnly), selectedTask, limit }));
   }
 
   /** #28 (browser-blocked) */
