@@ -3,7 +3,10 @@
 // `npm run bench:compare` (#15): ours against an upstream binary, side by side on this machine.
 // UPSTREAM_BIN=/path/to/upstream/run-agent; each measure alternates ours/upstream and reports
 // medians and the ratio ours ÷ upstream. Without UPSTREAM_BIN it says so and skips (exit 0).
+// Both get the same command lines: the runs root as --root (upstream reads CONDUCTOR_ROOT only in
+// `serve`), the project of `task` from $JRUN_PROJECT_ID (upstream's `task` has no --project).
 const { spawn, spawnSync } = require('node:child_process');
+const { followSse, median, sleep } = require('./timing');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -17,17 +20,104 @@ if (!upstream || !fs.existsSync(upstream)) {
 const ours = [process.execPath, path.join(root, 'bin', 'run-agent')];
 const theirs = [upstream];
 const rounds = Number(process.env.BENCH_COMPARE_ROUNDS || 7);
-const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-compare-'));
 const fakeAgents = path.join(root, 'test', 'fixtures', 'agents');
 const env = { ...process.env, HOME: dir, PATH: `${fakeAgents}${path.delimiter}${process.env.PATH}`, FAKE_AGENT_DONE: '1' };
 let seq = 0;
 
-function time([cmd, ...pre], args, runsRoot) {
+/** The command line and environment of one CLI call of either side (see the header). */
+function invocation(args, runsRoot) {
+  return { args: args[0] === '--version' ? args : [...args, '--root', runsRoot], env: { ...env, JRUN_PROJECT_ID: 'demo' } };
+}
+
+function time([cmd, ...pre], cliArgs, runsRoot) {
+  const { args, env: callEnv } = invocation(cliArgs, runsRoot);
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, [...pre, ...args], { env: { ...env, CONDUCTOR_ROOT: runsRoot, RUN_AGENT_ROOT: runsRoot }, stdio: 'ignore' });
+  const r = spawnSync(cmd, [...pre, ...args], { env: callEnv, stdio: 'ignore' });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}`);
   return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
+/** Starts `serve` on `runsRoot`, waits for /api/v1/health, runs `measure(url, pid)`, stops the server. */
+async function withServer([cmd, ...pre], runsRoot, port, measure) {
+  const child = spawn(cmd, [...pre, 'serve', '--port', String(port), '--root', runsRoot], { env, stdio: 'ignore', detached: true });
+  try {
+    const deadline = Date.now() + 60000;
+    for (;;) {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${cmd} serve did not answer /api/v1/health`);
+      const ok = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.ok, () => false);
+      if (ok) break;
+      await sleep(5);
+    }
+    return await measure(`http://127.0.0.1:${port}`, child.pid);
+  } finally {
+    if (child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
+  }
+}
+
+const rssMbOf = (pid) => Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+
+/** Requests per second with `inFlight` loops for `ms`. */
+async function throughput(url, inFlight, ms) {
+  let done = 0;
+  const end = Date.now() + ms;
+  await Promise.all(Array.from({ length: inFlight }, async () => {
+    while (Date.now() < end) {
+      const res = await fetch(url);
+      if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+      await res.arrayBuffer();
+      done++;
+    }
+  }));
+  return done / (ms / 1000);
+}
+
+async function medianLatency(url, n) {
+  const t = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = process.hrtime.bigint();
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+    await res.arrayBuffer();
+    t.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  return median(t);
+}
+
+/** What the issue's table measures on a server: the task list, runs/flat, RSS with 200 SSE clients. */
+async function apiFigures(url, pid) {
+  const tasks = `${url}/api/projects/bench/tasks?limit=50`;
+  const flat = `${url}/api/projects/bench/runs/flat`;
+  await throughput(tasks, 10, 300);
+  await medianLatency(flat, 5);
+  const rps = await throughput(tasks, 10, 3000);
+  const flatMs = await medianLatency(flat, 30);
+  const streams = [];
+  try {
+    for (let i = 0; i < 200; i++) streams.push(await followSse(`${url}/api/projects/bench/messages/stream`, () => undefined));
+    await sleep(1000);
+    return { rps, flatMs, sseRssMb: rssMbOf(pid) };
+  } finally {
+    for (const s of streams) s.close();
+  }
+}
+
+/** 200 tasks × 5 finished runs (run-info.yaml written by our storage lib, which upstream reads too). */
+function seedRuns(runsRoot) {
+  const storage = require(path.join(root, 'dist', 'apps', 'cli', 'libs', 'storage', 'src'));
+  for (let t = 0; t < 200; t++) {
+    const task = `task-20260101-120000-t${String(t).padStart(4, '0')}`;
+    for (let r = 0; r < 5; r++) {
+      const runId = `20260101-12${String(t).padStart(4, '0')}${r}000-1-${t * 5 + r + 1}`;
+      const runDir = path.join(runsRoot, 'bench', task, 'runs', runId);
+      fs.mkdirSync(runDir, { recursive: true });
+      storage.writeRunInfo(path.join(runDir, 'run-info.yaml'), {
+        version: 1, run_id: runId, project_id: 'bench', task_id: task, agent: 'claude', pid: 0, pgid: 0,
+        start_time: new Date(Date.UTC(2026, 0, 1, 12, 0, t)), end_time: new Date(Date.UTC(2026, 0, 1, 12, 1, t)),
+        exit_code: 0, status: 'completed', agent_version: '', stdout_path: path.join(runDir, 'agent-stdout.txt'),
+      });
+    }
+  }
 }
 
 async function untilHealthy([cmd, ...pre], runsRoot, port) {
@@ -56,10 +146,11 @@ async function untilHealthy([cmd, ...pre], runsRoot, port) {
 }
 
 /** Wall ms of `n` concurrent runs of `args()`; every one must succeed. */
-async function concurrently([cmd, ...pre], args, runsRoot, n) {
+async function concurrently([cmd, ...pre], cliArgs, runsRoot, n) {
   const t0 = process.hrtime.bigint();
   const codes = await Promise.all(Array.from({ length: n }, () => new Promise((resolve) => {
-    spawn(cmd, [...pre, ...args()], { env: { ...env, CONDUCTOR_ROOT: runsRoot, RUN_AGENT_ROOT: runsRoot }, stdio: 'ignore' }).on('exit', resolve);
+    const { args, env: callEnv } = invocation(cliArgs(), runsRoot);
+    spawn(cmd, [...pre, ...args], { env: callEnv, stdio: 'ignore' }).on('exit', resolve);
   })));
   const failed = codes.filter((c) => c !== 0).length;
   if (failed) throw new Error(`${cmd}: ${failed} of ${n} concurrent runs failed`);
@@ -89,7 +180,7 @@ async function main() {
     '--version': () => ['--version'],
     'bus post': () => ['bus', 'post', '--project', 'demo', '--body', 'hello'],
     'bus read --tail 10': () => ['bus', 'read', '--project', 'demo', '--tail', '10'],
-    'run-agent task (fake claude, DONE at once)': () => ['task', '--project', 'demo', '--task', `task-20260101-000000-cmp${++seq}`, '--agent', 'claude', '--prompt', 'x'],
+    'run-agent task (fake claude, DONE at once)': () => ['task', '--task', `task-20260101-000000-cmp${++seq}`, '--agent', 'claude', '--prompt', 'x'],
     'bus read --tail 10 (100k messages)': () => ['bus', 'read', '--project', 'big', '--tail', '10'],
   };
   for (const r of Object.values(roots)) seedBigBus(r, 'big', 100000);
@@ -103,7 +194,7 @@ async function main() {
     }
     console.log(`${name}: upstream ${median(b).toFixed(0)} ms, ours ${median(a).toFixed(0)} ms, ratio ${(median(a) / median(b)).toFixed(2)}`);
   }
-  const task = () => ['task', '--project', 'demo', '--task', `task-20260101-000000-cmc${++seq}`, '--agent', 'claude', '--prompt', 'x'];
+  const task = () => ['task', '--task', `task-20260101-000000-cmc${++seq}`, '--agent', 'claude', '--prompt', 'x'];
   const ca = [];
   const cb = [];
   for (let i = 0; i < 3; i++) {
@@ -121,6 +212,16 @@ async function main() {
   const rss = (v) => median(v.map((x) => x.rssMb));
   console.log(`server start until health answers: upstream ${ms(b).toFixed(0)} ms, ours ${ms(a).toFixed(0)} ms, ratio ${(ms(a) / ms(b)).toFixed(2)}`);
   console.log(`server RSS idle (2 s after health): upstream ${rss(b).toFixed(0)} MB, ours ${rss(a).toFixed(0)} MB, ratio ${(rss(a) / rss(b)).toFixed(2)}`);
+  for (const r of Object.values(roots)) {
+    seedRuns(r);
+    time(ours, ['bus', 'post', '--project', 'bench', '--body', 'the project bus the SSE clients follow'], r);
+  }
+  const apiOurs = await withServer(ours, roots.ours, 24200, apiFigures);
+  const apiTheirs = await withServer(theirs, roots.theirs, 24201, apiFigures);
+  const row = (name, unit, key, digits) => console.log(`${name}: upstream ${apiTheirs[key].toFixed(digits)} ${unit}, ours ${apiOurs[key].toFixed(digits)} ${unit}, ratio ${(apiOurs[key] / apiTheirs[key]).toFixed(2)}`);
+  row('project task list limit=50 (200 tasks), 10 in flight', 'rps', 'rps', 0);
+  row('runs/flat (1,000 runs), median', 'ms', 'flatMs', 1);
+  row('server RSS with 200 SSE clients', 'MB', 'sseRssMb', 0);
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
