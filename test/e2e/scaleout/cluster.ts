@@ -60,7 +60,7 @@ export class Cluster {
 
   private launchServer(): void {
     const root = join(this.dir, 'server');
-    this.server = startProc('conductor', ['--root', root, '--port', '0', '--nats', this.nats.url, '--watchdog-interval', '0', ...this.clientArgs], envWithFakeAgents({ NODE_ENV: 'test' }), root, 'server');
+    this.server = startProc('conductor', ['--root', root, '--port', '0', '--nats', this.nats.url, '--watchdog-interval', '0', ...this.clientArgs], this.env({}), root, 'server');
   }
 
   private async serverListening(): Promise<void> {
@@ -71,9 +71,14 @@ export class Cluster {
   startWorker(host: string): Proc {
     const root = join(this.dir, host);
     const args = ['worker', '--nats', this.nats.url, '--root', root, '--host', host, '--capacity', '4', '--lease', '3s', '--restart-delay', '100ms', ...this.clientArgs];
-    const w = startProc('run-agent', args, envWithFakeAgents({ NODE_ENV: 'test', FAKE_AGENT_DONE: '1' }), root, host);
+    const w = startProc('run-agent', args, this.env({ FAKE_AGENT_DONE: '1' }), root, host);
     this.workers.push(w);
     return w;
+  }
+
+  /** Fake agents on PATH and a home of the cluster's own: a config in the user's home (~/.run-agent) must not change what the tests see. */
+  private env(extra: Record<string, string>): Record<string, string> {
+    return envWithFakeAgents({ NODE_ENV: 'test', HOME: this.dir, ...extra });
   }
 
   async submit(projectId: string, taskId: string, env: Record<string, string> = {}): Promise<{ run_id: string }> {

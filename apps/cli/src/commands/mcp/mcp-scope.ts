@@ -1,8 +1,10 @@
-import { validateProjectId, validateRunId, validateTaskId } from '@app/storage';
+import { existsSync } from 'node:fs';
+import { configFileFor, loadConfig, validateProjectId, validateRunId, validateTaskId } from '@app/storage';
 import type { McpScope } from '@app/mcp';
 import { UsageError } from '../../common/cli-errors';
 import { resolveBusRoot, type BusEnv } from '../bus/bus-scope';
 import { resolvePostBus, resolvePostScope } from '../bus/bus-post';
+import { loadRunConfig, type LoadedConfig } from '../engine/job-common';
 
 export interface McpFlags {
   root?: string;
@@ -38,4 +40,18 @@ export function resolveMcpScope(flags: McpFlags, e: BusEnv): McpScope {
     taskId: scope.task ? validateTaskId(scope.task) : undefined,
     runId: scope.run ? validateRunId(scope.run) : undefined,
   };
+}
+
+/**
+ * The config of `run-agent mcp`: as `job` loads it, except that a config found by the default
+ * search (no --config, no $CONDUCTOR_CONFIG) that configures no agents counts as none. Upstream
+ * writes such a template to ~/.run-agent/conductor-loop.hcl on almost any command; failing on it
+ * would take the MCP tools away from an agent started with `--agent` and no config, although the
+ * bus tools need no agents and task_start names its agent.
+ */
+export function loadMcpConfig(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const path = configFileFor(flag, { env });
+  const discovered = !flag?.trim() && !env.CONDUCTOR_CONFIG?.trim();
+  if (path && discovered && existsSync(path) && Object.keys(loadConfig(path, { strict: false, env }).agents).length === 0) return {};
+  return loadRunConfig(flag, env);
 }

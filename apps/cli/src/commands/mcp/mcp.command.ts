@@ -4,10 +4,10 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 import { createConductorMcp, JobStarter } from '@app/mcp';
 import { RunnerService } from '@app/runner';
 import { CHANGE_FEED, type ChangeFeed } from '@app/storage';
-import { agentCallerEnv, asCliError, loadRunConfig } from '../engine/job-common';
+import { agentCallerEnv, asCliError } from '../engine/job-common';
 import { productVersion } from '../../version';
 import { resolveBodyLimit } from '../bus/body-limit';
-import { resolveMcpScope, type McpFlags } from './mcp-scope';
+import { loadMcpConfig, resolveMcpScope, type McpFlags } from './mcp-scope';
 
 /** Room for one bus_post of the largest allowed body, JSON-escaped (at worst 6 bytes a byte), plus the envelope. */
 const stdioBufferFor = (maxBodyBytes: number) => maxBodyBytes * 6 + 1024 * 1024;
@@ -49,7 +49,7 @@ export class McpCommand extends CommandRunner {
     let maxBodyBytes;
     try {
       scope = resolveMcpScope(flags, { env: process.env, cwd: process.cwd() });
-      loaded = loadRunConfig(flags.config);
+      loaded = loadMcpConfig(flags.config);
       maxBodyBytes = resolveBodyLimit(undefined, { env: process.env, cwd: process.cwd() }, flags.config);
     } catch (err) {
       throw asCliError(err);
