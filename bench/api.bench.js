@@ -1,21 +1,9 @@
 'use strict';
-/* global fetch */
 // API server figures: REST latency over a runs root with 1000 runs (warm index cache), and SSE
 // fan-out latency (one shared tail per file, many clients). Needs `nest build api`.
 const fs = require('node:fs');
 const path = require('node:path');
-const { followSse, median, msSince, waitFor } = require('./timing');
-
-async function timeRequests(url, n) {
-  const times = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = process.hrtime.bigint();
-    const res = await fetch(url);
-    await res.arrayBuffer();
-    times.push(msSince(t0));
-  }
-  return median(times);
-}
+const { followSse, median, medianLatency, msSince, throughput, waitFor } = require('./timing');
 
 /** Median time of one pass of stat over `paths` (what the storage index's freshness check costs at least). */
 function statFloor(paths) {
@@ -39,20 +27,6 @@ async function openClients(url, n, match) {
     clients.push(client);
   }
   return clients;
-}
-
-/** Requests per second with `inFlight` concurrent loops for `ms` milliseconds. */
-async function throughput(url, inFlight, ms) {
-  let done = 0;
-  const end = Date.now() + ms;
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (Date.now() < end) {
-      const res = await fetch(url);
-      await res.arrayBuffer();
-      done++;
-    }
-  }));
-  return done / (ms / 1000);
 }
 
 function waitAll(clients, count) {
@@ -88,16 +62,16 @@ module.exports.run = async (ctx) => {
   const { app, url } = await startServer({ root, host: '127.0.0.1', port: 0, portExplicit: true, sse: { heartbeatIntervalMs: 60000 } });
   const figures = [];
   try {
-    await timeRequests(`${url}/api/projects/${P}/tasks?limit=500`, 2); // warm the index cache
-    figures.push({ name: 'GET project tasks (200 tasks, 1000 runs), median', value: await timeRequests(`${url}/api/projects/${P}/tasks?limit=500`, 20), unit: 'ms', target: 100, better: 'lower' });
+    await medianLatency(`${url}/api/projects/${P}/tasks?limit=500`, 2); // warm the index cache
+    figures.push({ name: 'GET project tasks (200 tasks, 1000 runs), median', value: await medianLatency(`${url}/api/projects/${P}/tasks?limit=500`, 20), unit: 'ms', target: 100, better: 'lower' });
     const page = `${url}/api/projects/${P}/tasks?limit=50`;
     await throughput(page, 10, 300); // warm-up
     figures.push({ name: 'GET project tasks limit=50 (200 tasks), 10 in flight', value: await throughput(page, 10, 3000), unit: 'rps', target: 100, better: 'higher', note: 'summaries only for the page' });
-    await timeRequests(`${url}/api/projects/${P}/runs/flat`, 5);
-    figures.push({ name: 'GET project runs/flat (1000 runs), median', value: await timeRequests(`${url}/api/projects/${P}/runs/flat`, 30), unit: 'ms', target: 6, better: 'lower',
+    await medianLatency(`${url}/api/projects/${P}/runs/flat`, 5);
+    figures.push({ name: 'GET project runs/flat (1000 runs), median', value: await medianLatency(`${url}/api/projects/${P}/runs/flat`, 30), unit: 'ms', target: 6, better: 'lower',
       note: `floor: the stats a consistent read needs (every task's runs/ and every run-info, ${freshnessPaths.length} paths) take ${statFloor(freshnessPaths).toFixed(1)} ms bare in this run` });
-    figures.push({ name: 'GET /api/v1/runs (1000 runs), median', value: await timeRequests(`${url}/api/v1/runs`, 20), unit: 'ms', target: 100, better: 'lower' });
-    figures.push({ name: 'GET /api/v1/status, median', value: await timeRequests(`${url}/api/v1/status`, 20), unit: 'ms', target: 50, better: 'lower' });
+    figures.push({ name: 'GET /api/v1/runs (1000 runs), median', value: await medianLatency(`${url}/api/v1/runs`, 20), unit: 'ms', target: 100, better: 'lower' });
+    figures.push({ name: 'GET /api/v1/status, median', value: await medianLatency(`${url}/api/v1/status`, 20), unit: 'ms', target: 50, better: 'lower' });
 
     // bus fan-out: 100 clients, 20 appends; latency from append to the last client's arrival
     const busPath = path.join(root, P, 'PROJECT-MESSAGE-BUS.md');

@@ -6,7 +6,7 @@
 // Both get the same command lines: the runs root as --root (upstream reads CONDUCTOR_ROOT only in
 // `serve`), the project of `task` from $JRUN_PROJECT_ID (upstream's `task` has no --project).
 const { spawn, spawnSync } = require('node:child_process');
-const { followSse, median, sleep } = require('./timing');
+const { followSse, median, medianLatency, sleep, throughput } = require('./timing');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -56,33 +56,6 @@ async function withServer([cmd, ...pre], runsRoot, port, measure) {
 }
 
 const rssMbOf = (pid) => Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
-
-/** Requests per second with `inFlight` loops for `ms`. */
-async function throughput(url, inFlight, ms) {
-  let done = 0;
-  const end = Date.now() + ms;
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (Date.now() < end) {
-      const res = await fetch(url);
-      if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
-      await res.arrayBuffer();
-      done++;
-    }
-  }));
-  return done / (ms / 1000);
-}
-
-async function medianLatency(url, n) {
-  const t = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = process.hrtime.bigint();
-    const res = await fetch(url);
-    if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
-    await res.arrayBuffer();
-    t.push(Number(process.hrtime.bigint() - t0) / 1e6);
-  }
-  return median(t);
-}
 
 /** What the issue's table measures on a server: the task list, runs/flat, RSS with 200 SSE clients. */
 async function apiFigures(url, pid) {

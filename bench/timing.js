@@ -58,4 +58,35 @@ async function followSse(url, onEvent) {
   return { close: () => controller.abort() };
 }
 
-module.exports = { followSse, median, msSince, pct, sleep, waitFor };
+/** One GET, body read; a non-2xx answer is an error (a bench must not time error pages). */
+async function get(url) {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+  await res.arrayBuffer();
+}
+
+/** Median wall time of `n` sequential GETs of `url`. */
+async function medianLatency(url, n) {
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = process.hrtime.bigint();
+    await get(url);
+    times.push(msSince(t0));
+  }
+  return median(times);
+}
+
+/** Requests per second with `inFlight` concurrent GET loops for `ms` milliseconds. */
+async function throughput(url, inFlight, ms) {
+  let done = 0;
+  const end = Date.now() + ms;
+  await Promise.all(Array.from({ length: inFlight }, async () => {
+    while (Date.now() < end) {
+      await get(url);
+      done++;
+    }
+  }));
+  return done / (ms / 1000);
+}
+
+module.exports = { followSse, median, medianLatency, msSince, pct, sleep, throughput, waitFor };
