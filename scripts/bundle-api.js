@@ -1,7 +1,7 @@
 'use strict';
-// Bundles the built API server (dist/apps/api, from `nest build api`) into one file that
-// `conductor` and `run-agent serve` load through V8's code cache (apps/cli/.../api-loader.ts;
-// docs/decisions.md, "Server start-up: one bundle"). `npm run build` runs it after bundle-cli.js.
+// Bundles the built API server (dist/apps/api, from `nest build api`) into one file that a bare
+// `conductor` (bin/launch.js) and `run-agent serve` (apps/cli/.../api-loader.ts) load through V8's
+// code cache (docs/decisions.md, "Server start-up: one bundle"). `npm run build` runs it after bundle-cli.js.
 const path = require('node:path');
 const webpack = require('webpack');
 const { config: cliConfig, runWebpack } = require('./bundle-cli');
@@ -44,7 +44,7 @@ const config = {
     ...cliConfig.module,
     rules: [patchRule, { test: LAZY_BARRELS, loader: path.join(__dirname, 'cli-bundle', 'lazy-barrel-loader.js') }],
   },
-  resolve: { alias: { API_SERVER$: path.join(src, 'server.js'), API_YOUNG_GEN$: path.join(src, 'boot', 'young-gen.js') } },
+  resolve: { alias: { API_SERVE$: path.join(src, 'boot', 'serve.js'), API_YOUNG_GEN$: path.join(src, 'boot', 'young-gen.js') } },
   plugins: [
     new webpack.NormalModuleReplacementPlugin(/[\\/]boot[\\/]lean-server(\.js)?$/, path.join(shims, 'lean-server.js')),
     new webpack.optimize.LimitChunkCountPlugin({ maxChunks: 1 }),
