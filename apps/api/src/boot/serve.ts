@@ -8,6 +8,8 @@ import { displayHost, loopbackHost, resolveServeOptions, ServeFlags } from './se
 import { startWatchdog } from './watchdog';
 
 export type { ServeFlags } from './serve-options';
+// the bundle's entry is this file: startServer() stays reachable from it (tests start a server in-process)
+export { startServer };
 export type ProgramName = 'run-agent' | 'conductor';
 
 /** What the launcher adds: a callback once the server listens (it saves V8's code cache then). */
