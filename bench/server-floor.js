@@ -7,6 +7,7 @@
 // The bundle loads as bin/launch.js loads the API bundle: Node's compile cache where Node has it,
 // else bin/code-cache.js (variant `serve`), saved once listening.
 const nodeModule = require('node:module');
+const { setImmediate } = require('node:timers');
 
 function loadBundle(bundle, codeCacheJs) {
   if (typeof nodeModule.enableCompileCache === 'function') {
