@@ -1,25 +1,31 @@
 'use strict';
-// The floor under the server's start-up figures (#15): NestJS + Fastify with one controller and
-// the same start-up trimming (rxjs bundle), nothing of ours. Prints the port once listening.
-// Run by server-start.bench.js from the built tree: node bench/server-floor.js <dist lean-server.js>
-require(process.argv[2]);
-require('reflect-metadata');
-const { Controller, Get, Module } = require('@nestjs/common');
-const { NestFactory } = require('@nestjs/core');
-const { FastifyAdapter } = require('@nestjs/platform-fastify');
+// The floor under the server's start-up figures (#15): NestJS + Fastify with one controller
+// (server-floor-app.js) and the same start-up trimming (rxjs bundle), nothing of ours. Prints the
+// port once listening.
+//   unbundled: node bench/server-floor.js <dist lean-server.js>
+//   bundled:   node bench/server-floor.js --bundle <floor bundle> <bin/code-cache.js>
+// The bundle loads as bin/launch.js loads the API bundle: Node's compile cache where Node has it,
+// else bin/code-cache.js (variant `serve`), saved once listening.
+const nodeModule = require('node:module');
+const { setImmediate } = require('node:timers');
 
-class HealthController {
-  health() {
-    return { status: 'ok' };
+function loadBundle(bundle, codeCacheJs) {
+  if (typeof nodeModule.enableCompileCache === 'function') {
+    nodeModule.enableCompileCache();
+    return { listening: require(bundle), save: () => undefined };
   }
+  const cache = require(codeCacheJs);
+  return { listening: cache.requireWithCodeCache(bundle, 'serve'), save: () => cache.saveCodeCache(bundle) };
 }
-Get('api/v1/health')(HealthController.prototype, 'health', Object.getOwnPropertyDescriptor(HealthController.prototype, 'health'));
-Controller()(HealthController);
-class FloorModule {}
-Module({ controllers: [HealthController] })(FloorModule);
 
-NestFactory.create(FloorModule, new FastifyAdapter(), { logger: false })
-  .then(async (app) => {
-    await app.listen(0, '127.0.0.1');
-    process.stdout.write(`${app.getHttpServer().address().port}\n`);
-  });
+let loaded;
+if (process.argv[2] === '--bundle') {
+  loaded = loadBundle(process.argv[3], process.argv[4]);
+} else {
+  require(process.argv[2]);
+  loaded = { listening: require('./server-floor-app'), save: () => undefined };
+}
+loaded.listening.then((port) => {
+  process.stdout.write(`${port}\n`);
+  setImmediate(loaded.save);
+});

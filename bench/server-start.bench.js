@@ -6,8 +6,9 @@
 // CLI bundle, fast path, API server bundle with its V8 code cache; settings from CONDUCTOR_*).
 // Interleaved with `node -e 0`, the same with the API's tsc build (CONDUCTOR_API_UNBUNDLED=1),
 // startServer() of the tsc build required directly (the server without the CLI), and the NestJS +
-// Fastify floor (server-floor.js: one controller, nothing of ours, unbundled) so the notes carry
-// same-run ratios.
+// Fastify floor (server-floor.js: one controller, nothing of ours), unbundled and bundled with the
+// API bundle's webpack settings (built here into a temp folder, loaded with the same code-cache
+// handling), so the notes carry same-run ratios.
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -51,6 +52,27 @@ async function measure(args, env) {
   }
 }
 
+/**
+ * The floor app bundled as scripts/bundle-api.js bundles the server: the same webpack settings and
+ * boot shim (lean-load's deferred packages in Node's require cache, then the young-generation limit).
+ */
+async function buildBundledFloor(ctx, apiDist) {
+  const dir = ctx.tmpDir('bench-floor-bundle-');
+  const entry = path.join(dir, 'entry.js');
+  fs.writeFileSync(entry, [
+    "'use strict';",
+    `__non_webpack_require__(${JSON.stringify(path.join(apiDist, 'boot', 'lean-load.js'))}).deferServerPackages();`,
+    "require('API_YOUNG_GEN');",
+    `module.exports = require(${JSON.stringify(path.join(__dirname, 'server-floor-app.js'))});`,
+    '',
+  ].join('\n'));
+  const { config } = require(path.join(ctx.root, 'scripts', 'bundle-api.js'));
+  const { runWebpack } = require(path.join(ctx.root, 'scripts', 'bundle-cli.js'));
+  const file = path.join(dir, 'floor.js');
+  await runWebpack({ ...config, entry, output: { ...config.output, path: dir, filename: path.basename(file), clean: false } }, file);
+  return file;
+}
+
 module.exports.run = async (ctx) => {
   const apiDist = path.join(ctx.root, 'dist', 'apps', 'api', 'apps', 'api', 'src');
   const serverJs = path.join(apiDist, 'server.js');
@@ -61,12 +83,15 @@ module.exports.run = async (ctx) => {
   const probe = `require(${JSON.stringify(serverJs)}).startServer({ root: ${JSON.stringify(root)}, host: '127.0.0.1', port: 0, portExplicit: true })
     .then(({ port }) => process.stdout.write(port + '\\n'))`;
   const floorArgs = [path.join(__dirname, 'server-floor.js'), path.join(apiDist, 'boot', 'lean-server.js')];
+  const bundledFloorArgs = [path.join(__dirname, 'server-floor.js'), '--bundle', await buildBundledFloor(ctx, apiDist), path.join(ctx.root, 'bin', 'code-cache.js')];
   const base = [];
   const ours = [];
   const direct = [];
   const floor = [];
+  const bundledFloor = [];
   const unbundled = [];
   await measure([ctx.bin('conductor')], conductorEnv); // a first run writes the bundle's V8 code cache
+  await measure(bundledFloorArgs, env); // and the floor bundle's
   for (let i = 0; i < 5; i++) {
     const t0 = process.hrtime.bigint();
     spawnSync(process.execPath, ['-e', '0']);
@@ -75,6 +100,7 @@ module.exports.run = async (ctx) => {
     unbundled.push(await measure([ctx.bin('conductor')], { ...conductorEnv, CONDUCTOR_API_UNBUNDLED: '1' }));
     direct.push(await measure(['-e', probe], env));
     floor.push(await measure(floorArgs, env));
+    bundledFloor.push(await measure(bundledFloorArgs, env));
   }
   const b = median(base);
   const ready = median(ours.map((o) => o.ready));
@@ -85,10 +111,12 @@ module.exports.run = async (ctx) => {
   const unbundledRss = median(unbundled.map((o) => o.rss));
   const floorReady = median(floor.map((o) => o.ready));
   const floorRss = median(floor.map((o) => o.rss));
+  const bundledFloorReady = median(bundledFloor.map((o) => o.ready));
+  const bundledFloorRss = median(bundledFloor.map((o) => o.rss));
   return [
     { name: 'server start until health answers, bin/conductor, whole process (median)', value: ready, unit: 'ms', target: 400, better: 'lower',
-      note: `${(ready / b).toFixed(1)}× node -e 0 (${b.toFixed(0)} ms); with the API's tsc build (CONDUCTOR_API_UNBUNDLED=1) ${unbundledReady.toFixed(0)} ms; startServer() required directly ${directReady.toFixed(0)} ms; NestJS+Fastify floor ${floorReady.toFixed(0)} ms (${(ready / floorReady).toFixed(2)}× floor) in the same run` },
+      note: `${(ready / b).toFixed(1)}× node -e 0 (${b.toFixed(0)} ms); with the API's tsc build (CONDUCTOR_API_UNBUNDLED=1) ${unbundledReady.toFixed(0)} ms; startServer() required directly ${directReady.toFixed(0)} ms; NestJS+Fastify floor ${floorReady.toFixed(0)} ms unbundled (${(ready / floorReady).toFixed(2)}× floor), ${bundledFloorReady.toFixed(0)} ms bundled like the API (${(ready / bundledFloorReady).toFixed(2)}× bundled floor) in the same run` },
     { name: 'server idle RSS after 2 s, bin/conductor, /proc VmRSS (median)', value: rss, unit: 'MB', target: 60, better: 'lower',
-      note: `with the API's tsc build ${unbundledRss.toFixed(1)} MB; startServer() required directly ${directRss.toFixed(1)} MB; NestJS+Fastify floor ${floorRss.toFixed(1)} MB (${(rss / floorRss).toFixed(2)}× floor)` },
+      note: `with the API's tsc build ${unbundledRss.toFixed(1)} MB; startServer() required directly ${directRss.toFixed(1)} MB; NestJS+Fastify floor ${floorRss.toFixed(1)} MB unbundled (${(rss / floorRss).toFixed(2)}× floor), ${bundledFloorRss.toFixed(1)} MB bundled like the API (${(rss / bundledFloorRss).toFixed(2)}× bundled floor)` },
   ];
 };

@@ -53,7 +53,8 @@ export const DEFAULT_PORT = DEFAULT_API_PORT;
 export const BODY_LIMIT_BYTES = 1 << 20;
 const PORT_RANGE = 100;
 
-function serverVersion(): string {
+/** The package version (package.json), or `dev`. */
+export function serverVersion(): string {
   const root = packageRoot();
   try {
     return root ? (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version ?? 'dev') : 'dev';

@@ -102,12 +102,13 @@ export async function runFastPath(argv: string[], programName: ProgramName): Pro
     process.stdout.write(versionText(programName, argv.includes('--json')));
     return true;
   }
-  // a bare `conductor` (flags from CONDUCTOR_* and the config) starts the server without booting the CLI's NestJS app
+  // A bare `conductor` (settings from CONDUCTOR_* and the config) starts the server without booting the
+  // CLI's NestJS app. bin/launch.js sends it straight to the API bundle; this is the way when that is not current.
   if (programName === 'conductor' && argv.length === 0) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { runServe } = require('./commands/server/serve/serve-run') as typeof import('./commands/server/serve/serve-run');
+    const { loadApiServer } = require('./commands/server/serve/api-loader') as typeof import('./commands/server/serve/api-loader');
     try {
-      await runServe({}, programName);
+      await loadApiServer().serveMain(programName);
     } catch (err) {
       reportError(err);
     }

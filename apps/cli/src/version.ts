@@ -36,7 +36,3 @@ export function versionText(programName: string, json = false): string {
   return json ? `${JSON.stringify({ name: programName, version: productVersion() })}\n` : `${programName} ${productVersion()}\n`;
 }
 
-/** The server's start-up banner. */
-export function versionBanner(programName: string): string {
-  return `${programName} ${productVersion()}\nBy @jonnyzzz · https://linkedin.com/in/jonnyzzz\n`;
-}

@@ -1,7 +1,8 @@
 /**
  * The server users start (a bare bin/conductor, `run-agent serve`) loads the API from its one-file
- * bundle (scripts/bundle-api.js; docs/decisions.md, "Server start-up: one bundle"), keeps the lazy
- * packages unloaded, and falls back to the tsc build when asked. Needs `npm run build:api`.
+ * bundle (scripts/bundle-api.js; docs/decisions.md, "Server start-up: one bundle"); a bare
+ * conductor loads nothing of the CLI. The lazy packages stay unloaded, and the tsc build serves
+ * when asked. Needs `npm run build`.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +10,7 @@ import { join } from 'node:path';
 import { CONDUCTOR, getJson, REPO, RUN_AGENT, startServer } from './helpers';
 
 const API_BUNDLE = join(REPO, 'dist', 'apps', 'api', 'bundle', 'server.js');
-const API_ENTRY = join(REPO, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'server.js');
+const API_ENTRY = join(REPO, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'serve.js');
 const CLI_BUNDLE = join(REPO, 'dist', 'apps', 'cli', 'bundle', 'run-agent.js');
 
 /** Preloaded into the server: at exit, the files Node really loaded (require-cache stand-ins are not Module objects). */
@@ -35,8 +36,8 @@ describe('API server bundle', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** Starts the server with the probe, checks it answers, stops it; returns the files it loaded. */
-  async function loadedFiles(bin: string, args: string[], extra: NodeJS.ProcessEnv, name: string): Promise<string[]> {
+  /** Starts the server with the probe, checks it answers, stops it; returns the files it loaded and what it printed. */
+  async function startAndStop(bin: string, args: string[], extra: NodeJS.ProcessEnv, name: string): Promise<{ files: string[]; stdout: string; port: number }> {
     const out = join(dir, `${name}.json`);
     const server = await startServer(bin, args, { ...env, ...extra, PROBE_OUT: out, NODE_OPTIONS: `--require ${probe}` }, dir);
     try {
@@ -45,26 +46,39 @@ describe('API server bundle', () => {
     } finally {
       expect(await server.stop('SIGTERM')).toBe(0);
     }
-    return JSON.parse(readFileSync(out, 'utf8')) as string[];
+    expect(server.stderr()).toContain('received SIGTERM: shutting down');
+    return { files: JSON.parse(readFileSync(out, 'utf8')) as string[], stdout: server.stdout(), port: server.port };
   }
+  const loadedFiles = async (bin: string, args: string[], extra: NodeJS.ProcessEnv, name: string) => (await startAndStop(bin, args, extra, name)).files;
 
   const ours = (files: string[]) => files.filter((f) => f.startsWith(join(REPO, 'dist')));
   const lazyPackages = (files: string[]) => files.filter((f) => /node_modules[\\/](@modelcontextprotocol|@opentelemetry|@fastify[\\/]static|@nats-io|validator|libphonenumber-js)[\\/]/.test(f));
   // the boot helper loaded by Node's require (scripts/api-bundle/lean-server.js): its stand-ins live in Node's require cache
   const LEAN_LOAD = join(REPO, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'lean-load.js');
 
-  it('a bare conductor loads the CLI and API bundles and the boot helper of ours, and no NestJS, Fastify or rxjs file, nor the lazy packages', async () => {
+  it('a bare conductor loads the API bundle and its boot helper only: no file of the CLI (bundle or tsc build), no NestJS, Fastify or rxjs file, nor the lazy packages', async () => {
     const files = await loadedFiles(CONDUCTOR, [], {}, 'bare');
-    expect(ours(files).sort()).toEqual([CLI_BUNDLE, API_BUNDLE, LEAN_LOAD].sort());
+    expect(ours(files).sort()).toEqual([API_BUNDLE, LEAN_LOAD].sort());
+    expect(files.filter((f) => f.startsWith(join(REPO, 'dist', 'apps', 'cli')))).toEqual([]);
     expect(files.filter((f) => /node_modules[\\/](@nestjs|fastify|rxjs)[\\/]/.test(f))).toEqual([]);
     expect(lazyPackages(files)).toEqual([]);
   });
 
-  it('run-agent serve loads the same API bundle', async () => {
-    const files = await loadedFiles(RUN_AGENT, ['serve'], {}, 'serve');
-    expect(ours(files)).toContain(API_BUNDLE);
-    expect(ours(files)).not.toContain(API_ENTRY);
-    expect(lazyPackages(files)).toEqual([]);
+  it('conductor serve and run-agent serve run the same serve entry of the API bundle through the CLI, with the same settings and start-up lines', async () => {
+    const settings = { CONDUCTOR_DISABLE_TASK_START: '1', CONDUCTOR_ROOT: join(dir, 'same-root') };
+    // the start-up lines with the port and the program name taken out
+    const lines = (r: { stdout: string; port: number }) => r.stdout.replaceAll(`:${r.port}/`, ':PORT/').replace(/^(conductor|run-agent) /, 'PROGRAM ');
+    const bare = await startAndStop(CONDUCTOR, [], settings, 'same-bare');
+    expect(bare.stdout).toMatch(/^conductor \S+\n/);
+    expect(lines(bare)).toContain(`Task start is disabled (monitoring mode)\nRuns root: ${settings.CONDUCTOR_ROOT}\n`);
+    for (const [bin, args, program, name] of [[CONDUCTOR, ['serve'], 'conductor', 'same-serve'], [RUN_AGENT, ['serve'], 'run-agent', 'same-run-agent']] as const) {
+      const r = await startAndStop(bin, [...args], settings, name);
+      expect(r.stdout.startsWith(`${program} `)).toBe(true);
+      expect(lines(r)).toBe(lines(bare));
+      expect(ours(r.files)).toEqual(expect.arrayContaining([CLI_BUNDLE, API_BUNDLE]));
+      expect(ours(r.files)).not.toContain(API_ENTRY);
+      expect(lazyPackages(r.files)).toEqual([]);
+    }
   });
 
   it('CONDUCTOR_API_UNBUNDLED=1 serves from the tsc build instead', async () => {

@@ -1,4 +1,4 @@
-/** How the CLI finds the separately built API (dist/apps/api/…/server.js). Needs `npx nest build api`. */
+/** How the CLI finds the separately built API (dist/apps/api/…/boot/serve.js). Needs `npx nest build api`. */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,15 +10,16 @@ describe('API loader of serve', () => {
   it('finds the package root and the built API server module', () => {
     expect(packageRoot(join(REPO, 'apps', 'cli', 'src'))).toBe(REPO);
     const entry = apiServerEntry(REPO);
-    expect(entry).toBe(join(REPO, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'server.js'));
+    expect(entry).toBe(join(REPO, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'serve.js'));
     expect(existsSync(entry)).toBe(true);
-    expect(typeof loadApiServer(entry).startServer).toBe('function');
+    const api = loadApiServer(entry);
+    expect([typeof api.runServe, typeof api.serveMain]).toEqual(['function', 'function']);
   });
 
   it('explains how to build the API when its build is missing', () => {
     const dir = mkdtempSync(join(tmpdir(), 'no-api-'));
     try {
-      const missing = join(dir, 'server.js');
+      const missing = join(dir, 'serve.js');
       expect(() => loadApiServer(missing)).toThrow(`the API server is not built (missing ${missing}); run \`npx nest build api\` (or \`npm run build\`)`);
     } finally {
       rmSync(dir, { recursive: true, force: true });

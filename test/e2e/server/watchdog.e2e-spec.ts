@@ -1,7 +1,7 @@
 /** The serve watchdog against a real health endpoint on 127.0.0.1. */
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { startWatchdog } from '../../../apps/cli/src/commands/server/serve/watchdog';
+import { startWatchdog } from '../../../apps/api/src/boot/watchdog';
 
 describe(startWatchdog.name, () => {
   let server: Server;

@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import * as nodeModule from 'node:module';
 import { join } from 'node:path';
 
 const REPO = join(__dirname, '..', '..', '..');
@@ -29,7 +30,7 @@ describe('bin/launch.js and bin/code-cache.js', () => {
     pkg = mkdtempSync(join(tmpdir(), 'launcher-'));
     cacheHome = join(pkg, 'cache-home');
     mkdirSync(join(pkg, 'bin'));
-    for (const f of ['run-agent', 'launch.js', 'code-cache.js']) copyFileSync(join(REPO, 'bin', f), join(pkg, 'bin', f));
+    for (const f of ['run-agent', 'conductor', 'launch.js', 'code-cache.js']) copyFileSync(join(REPO, 'bin', f), join(pkg, 'bin', f));
     main = join(pkg, 'dist', 'apps', 'cli', 'apps', 'cli', 'src', 'main.js');
     bundle = join(pkg, 'dist', 'apps', 'cli', 'bundle', 'run-agent.js');
     mkdirSync(join(main, '..'), { recursive: true });
@@ -49,6 +50,72 @@ describe('bin/launch.js and bin/code-cache.js', () => {
     expect(launch({ CONDUCTOR_CLI_UNBUNDLED: '1' }).stdout).toBe('unbundled a,b\n');
     rmSync(bundle);
     expect(launch().stdout).toBe('unbundled a,b\n');
+  });
+
+  describe('a bare conductor', () => {
+    let apiEntry: string;
+    let apiBundle: string;
+    const conductor = (args: string[] = [], extra: Record<string, string> = {}) => spawnSync(process.execPath, [join(pkg, 'bin', 'conductor'), ...args], { env: env(extra), encoding: 'utf8' });
+    // a stand-in of the API bundle's serve entry (apps/api/src/boot/serve.ts): says what ran, calls the launcher's
+    // hook as the server does once it listens, and dies as a server may (no exit hook runs)
+    const serveEntry = (word: string) =>
+      `'use strict';\nexports.serveMain = async (program, hooks) => { process.stdout.write(${JSON.stringify(word)} + ' ' + program + ' ' + typeof (hooks && hooks.onListening) + '\\n');` +
+      ` if (hooks && hooks.onListening) hooks.onListening(); setImmediate(() => process.kill(process.pid, 'SIGKILL')); };\n`;
+    // Node >= 22.1 caches compiled code itself (module.enableCompileCache): then the launcher has no hook to pass
+    const hook = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === 'function' ? 'undefined' : 'function';
+
+    beforeEach(() => {
+      apiEntry = join(pkg, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'serve.js');
+      apiBundle = join(pkg, 'dist', 'apps', 'api', 'bundle', 'server.js');
+      mkdirSync(join(apiEntry, '..'), { recursive: true });
+      mkdirSync(join(apiBundle, '..'), { recursive: true });
+      writeFileSync(apiEntry, serveEntry('api-unbundled'));
+      writeFileSync(apiBundle, serveEntry('api-bundle'));
+      setTime(apiEntry, 1_000_000);
+      setTime(apiBundle, 1_000_100);
+    });
+
+    it('runs the serve entry of the current API bundle without loading the CLI; anything else goes to the CLI', () => {
+      expect(conductor().stdout).toBe(`api-bundle conductor ${hook}\n`);
+      expect(conductor(['serve']).stdout).toBe('bundle serve\n');
+      expect(conductor(['--port', '0']).stdout).toBe('bundle --port,0\n');
+      expect(spawnSync(process.execPath, [join(pkg, 'bin', 'run-agent')], { env: env(), encoding: 'utf8' }).stdout).toBe('bundle \n');
+    });
+
+    it('goes through the CLI (its fast path) when the API bundle is older than the tsc build, missing, or declined', () => {
+      setTime(apiEntry, 1_000_200); // a bare `nest build api` after the last bundle
+      expect(conductor().stdout).toBe('bundle \n');
+      setTime(apiEntry, 1_000_000);
+      expect(conductor([], { CONDUCTOR_API_UNBUNDLED: '1' }).stdout).toBe('bundle \n');
+      rmSync(apiBundle);
+      expect(conductor().stdout).toBe('bundle \n');
+      rmSync(apiEntry);
+      writeFileSync(apiBundle, serveEntry('api-bundle'));
+      expect(conductor().stdout).toBe('bundle \n'); // no tsc build of the API: not current either
+    });
+
+    it('loads the API bundle through the code cache (on Node without enableCompileCache) and saves it once the server listens', () => {
+      const first = conductor();
+      const dir = join(apiBundle, '..', '.v8-cache');
+      expect([first.signal, first.stdout]).toEqual(['SIGKILL', `api-bundle conductor ${hook}\n`]);
+      if (hook === 'undefined') {
+        // Node's own compile cache serves instead: no file of ours
+        expect(existsSync(dir)).toBe(false);
+        return;
+      }
+      const [name] = cacheFiles(dir);
+      expect(name).toMatch(/^server\.js-\d+-\d+-v\d+\.\d+\.\d+-\w+\.bin$/);
+      expect(existsSync(join(dir, `${name}.serve`))).toBe(true);
+      expect(conductor().stdout).toBe('api-bundle conductor function\n');
+      expect(cacheFiles(dir)).toEqual([name]);
+    });
+
+    it('reports a serve entry that fails to load as one line, exit 1', () => {
+      writeFileSync(apiBundle, `throw new Error('broken bundle');\n`);
+      setTime(apiBundle, 1_000_100);
+      const r = conductor([], { NODE_DISABLE_COMPILE_CACHE: '1' });
+      expect([r.status, r.stderr]).toEqual([1, 'Error: broken bundle\n']);
+    });
   });
 
   // the 'exit' listeners see how the process ends: through process.exit() (V8's heap is not torn down) or Node's own exit

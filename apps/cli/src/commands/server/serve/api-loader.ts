@@ -1,43 +1,32 @@
 import * as nodeModule from 'node:module';
 import { join } from 'node:path';
-import type { NatsAuth } from '@app/scaleout';
 import { packageRoot } from '../../../version';
 import { fileMtimeMs, pathExists } from '@app/storage';
 
-/** What the CLI needs from apps/api/src/server.ts (loaded at run time from the API build). */
-export interface ApiServerOptions {
-  root: string;
-  config?: unknown;
-  configPath?: string;
-  host?: string;
-  port?: number;
-  portExplicit?: boolean;
-  apiKey?: string;
-  disableTaskStart?: boolean;
-  insecureNoAuth?: boolean;
-  uiDir?: string;
-  logger?: unknown;
-  nats?: string;
-  natsAuth?: NatsAuth;
+export type ProgramName = 'run-agent' | 'conductor';
+
+interface ServeHooks {
+  onListening?: () => void;
 }
 
-export interface StartedApiServer {
-  app: { close(): Promise<void> };
-  url: string;
-  port: number;
+/**
+ * What the CLI needs from apps/api/src/boot/serve.ts (loaded at run time from the API build): the
+ * server process's one entry, with its settings, banner, exit codes and signal handling. The flags
+ * are ServeCommand's options as commander parsed them (apps/api/src/boot/serve-options.ts ServeFlags).
+ */
+export interface ApiServeModule {
+  runServe(flags: object, programName: ProgramName, hooks?: ServeHooks): Promise<void>;
+  serveMain(programName: ProgramName, hooks?: ServeHooks): Promise<void>;
 }
 
-export interface ApiServerModule {
-  startServer(opts: ApiServerOptions): Promise<StartedApiServer>;
-}
-
+/** The tsc build of the API's serve entry (bin/launch.js knows the same path). */
 export function apiServerEntry(root = packageRoot()): string {
-  return join(root, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'server.js');
+  return join(root, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'serve.js');
 }
 
 /** The API server's one-file bundle (scripts/bundle-api.js), beside the tsc build of `entry`. */
 export function apiServerBundle(entry = apiServerEntry()): string {
-  return join(entry, '..', '..', '..', '..', 'bundle', 'server.js');
+  return join(entry, '..', '..', '..', '..', '..', 'bundle', 'server.js');
 }
 
 /**
@@ -60,25 +49,22 @@ interface CodeCache {
 /**
  * Node's own require (also inside the CLI bundle, which cannot hold a file named at run time); the
  * bundle through V8's code cache on Node without `module.enableCompileCache` (bin/code-cache.js),
- * saved once the server is ready, since a server may never exit cleanly.
+ * saved once the server listens, since a server may never exit cleanly.
  */
-function requireApi(file: string, bundled: boolean): Partial<ApiServerModule> {
+function requireApi(file: string, bundled: boolean): Partial<ApiServeModule> {
   const nodeRequire = nodeModule.createRequire(__filename);
   const cacheJs = join(packageRoot(), 'bin', 'code-cache.js');
   if (!bundled || typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === 'function' || process.env.NODE_DISABLE_COMPILE_CACHE || !pathExists(cacheJs)) {
-    return nodeRequire(file) as Partial<ApiServerModule>;
+    return nodeRequire(file) as Partial<ApiServeModule>;
   }
   const cache = nodeRequire(cacheJs) as CodeCache;
-  const mod = cache.requireWithCodeCache(file, 'serve') as Partial<ApiServerModule>;
-  const start = mod.startServer;
-  if (typeof start !== 'function') return mod;
+  const mod = cache.requireWithCodeCache(file, 'serve') as Partial<ApiServeModule>;
+  const { runServe, serveMain } = mod;
+  if (typeof runServe !== 'function' || typeof serveMain !== 'function') return mod;
+  const onListening = () => setImmediate(() => cache.saveCodeCache(file));
   return {
-    ...mod,
-    startServer: async (opts) => {
-      const server = await start(opts);
-      setImmediate(() => cache.saveCodeCache(file));
-      return server;
-    },
+    runServe: (flags, programName) => runServe(flags, programName, { onListening }),
+    serveMain: (programName) => serveMain(programName, { onListening }),
   };
 }
 
@@ -86,12 +72,12 @@ function requireApi(file: string, bundled: boolean): Partial<ApiServerModule> {
  * The CLI and the API compile to different dist folders, and the CLI must not pay for loading
  * the server unless it serves: the API is required lazily from its own build (its bundle when current).
  */
-export function loadApiServer(entry = apiServerEntry()): ApiServerModule {
+export function loadApiServer(entry = apiServerEntry()): ApiServeModule {
   if (!pathExists(entry)) {
     throw new Error(`the API server is not built (missing ${entry}); run \`npx nest build api\` (or \`npm run build\`)`);
   }
   const file = apiServerFile(entry);
   const mod = requireApi(file, file !== entry);
-  if (typeof mod.startServer !== 'function') throw new Error(`${file} does not export startServer()`);
-  return mod as ApiServerModule;
+  if (typeof mod.runServe !== 'function' || typeof mod.serveMain !== 'function') throw new Error(`${file} does not export runServe() and serveMain()`);
+  return mod as ApiServeModule;
 }

@@ -1,16 +1,16 @@
 import { Command, Option } from 'nest-commander';
 import { NatsAuthOptionParsers } from '../../scaleout/nats-options';
-import type { ServeFlags } from './serve-options';
-import { runServe } from './serve-run';
+import { loadApiServer } from './api-loader';
 
 /**
- * `run-agent serve` and `conductor` without a subcommand: starts the API server and keeps
- * running until SIGINT/SIGTERM (nest-commander closes the CLI app as soon as run() resolves).
+ * `run-agent serve` and `conductor serve` (or `conductor --flag …`): starts the API server and keeps
+ * running until SIGINT/SIGTERM (nest-commander closes the CLI app as soon as run() resolves). The
+ * server process's logic lives in the API build (apps/api/src/boot/serve.ts), as for a bare `conductor`.
  */
 @Command({ name: 'serve', description: 'Start the conductor API server and web dashboard' })
 export class ServeCommand extends NatsAuthOptionParsers {
-  async run(_args: string[], flags: ServeFlags): Promise<void> {
-    await runServe(flags, process.argv[1] === 'conductor' ? 'conductor' : 'run-agent');
+  async run(_args: string[], flags: Record<string, unknown>): Promise<void> {
+    await loadApiServer().runServe(flags, process.argv[1] === 'conductor' ? 'conductor' : 'run-agent');
   }
 
   @Option({ flags: '--host <host>', description: 'address to bind (default $CONDUCTOR_HOST, api.host, 127.0.0.1; other than loopback needs an API key or --insecure-no-auth)' })

@@ -1,9 +1,17 @@
 import { AppConfig, configFileFor, DEFAULT_API_HOST, DEFAULT_API_PORT, loadConfig, resolveApiKeySetting, resolveHostSetting, resolvePortSetting, resolveRunsRoot } from '@app/storage';
+import { parseDurationFlag } from '@app/runner';
 import { resolveNatsAuth, validateNatsUrl, type NatsAuth, type NatsAuthFlags } from '@app/scaleout';
-import { UsageError } from '../../../common/cli-errors';
-import { parseDuration } from '../client/format';
 
-/** Flags of `run-agent serve` / `conductor` (cli-storage.md §1.24). */
+/**
+ * A wrong flag or setting: one `Error: …` line and exit 2. The code is the lib's input-error code,
+ * which the CLI's exitCodeFor (apps/cli/src/common/cli-errors.ts) and serveMain map to exit 2.
+ */
+export class UsageError extends Error {
+  readonly code = 'INVALID_INPUT';
+  override readonly name = 'UsageError';
+}
+
+/** Flags of `run-agent serve` / `conductor` (cli-storage.md §1.24; declared by the CLI's ServeCommand). */
 export interface ServeFlags extends NatsAuthFlags {
   host?: string;
   port?: string;
@@ -62,7 +70,7 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
   const flagPort = flags.port !== undefined ? parsePort(flags.port, '--port') : undefined;
   const envPortText = env.CONDUCTOR_PORT?.trim();
   const envPort = flagPort === undefined && envPortText ? parsePort(envPortText, 'CONDUCTOR_PORT') : undefined;
-  const watchdogIntervalMs = parseDuration(flags.watchdogInterval ?? '30s', '--watchdog-interval');
+  const watchdogIntervalMs = parseDurationFlag(flags.watchdogInterval ?? '30s', '--watchdog-interval');
   const watchdogMaxFailures = parseCount(flags.watchdogMaxFailures ?? '3', '--watchdog-max-failures');
   const nats = flags.nats?.trim() || undefined;
   let natsAuth: NatsAuth | undefined;

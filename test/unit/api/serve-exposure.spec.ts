@@ -1,4 +1,4 @@
-import { checkExposure, isLoopbackHost, resolveServeOptions } from '../../../apps/cli/src/commands/server/serve/serve-options';
+import { checkExposure, isLoopbackHost, resolveServeOptions } from '../../../apps/api/src/boot/serve-options';
 
 describe('serve host policy (issue #13 item 4)', () => {
   it('knows loopback hosts', () => {

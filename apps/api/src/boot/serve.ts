@@ -1,9 +1,23 @@
-// Plain module (no NestJS): ServeCommand runs it, and so does the fast path of a bare `conductor`
-// (fast-path.ts), so the server starts without booting the CLI's NestJS application first.
-import { versionBanner } from '../../../version';
-import { loadApiServer, StartedApiServer } from './api-loader';
+// The one place a server process is run from (docs/decisions.md, "Server start-up: the API bundle
+// boots a bare conductor"): a bare `conductor` through bin/launch.js (serveMain, the API bundle
+// alone), `run-agent serve` / `conductor serve` through the CLI's ServeCommand (runServe, via
+// apps/cli/.../api-loader.ts), both with the same settings, banner, exit codes and signals.
+// '../server' first: it trims what NestJS and class-validator load before anything else loads.
+import { serverVersion, startServer } from '../server';
 import { displayHost, loopbackHost, resolveServeOptions, ServeFlags } from './serve-options';
 import { startWatchdog } from './watchdog';
+
+export type { ServeFlags } from './serve-options';
+// the bundle's entry is this file: startServer() stays reachable from it (tests start a server in-process)
+export { startServer };
+export type ProgramName = 'run-agent' | 'conductor';
+
+/** What the launcher adds: a callback once the server listens (it saves V8's code cache then). */
+export interface ServeHooks {
+  onListening?: () => void;
+}
+
+type StartedApiServer = Awaited<ReturnType<typeof startServer>>;
 
 const SHUTDOWN_DEADLINE_MS = 5000;
 
@@ -34,10 +48,9 @@ async function closeWithin(server: StartedApiServer, ms: number): Promise<boolea
  * `run-agent serve` and `conductor` without a subcommand: starts the API server and keeps
  * running until SIGINT/SIGTERM.
  */
-export async function runServe(flags: ServeFlags, programName: 'run-agent' | 'conductor'): Promise<void> {
+export async function runServe(flags: ServeFlags, programName: ProgramName, hooks: ServeHooks = {}): Promise<void> {
   const opts = resolveServeOptions(flags);
-  const api = loadApiServer();
-  process.stdout.write(versionBanner(programName));
+  process.stdout.write(`${programName} ${serverVersion()}\nBy @jonnyzzz · https://linkedin.com/in/jonnyzzz\n`);
   if (opts.configError) log(`warning: config not loaded, using defaults: ${opts.configError}`);
   if (opts.authWarning) log(`warning: ${opts.authWarning}`);
   if (opts.exposureWarning) log(`warning: ${opts.exposureWarning}`);
@@ -50,7 +63,7 @@ export async function runServe(flags: ServeFlags, programName: 'run-agent' | 'co
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
-  const server = await api.startServer({
+  const server = await startServer({
     root: opts.root,
     config: opts.config,
     configPath: opts.configPath,
@@ -68,6 +81,7 @@ export async function runServe(flags: ServeFlags, programName: 'run-agent' | 'co
   if (opts.disableTaskStart) process.stdout.write('Task start is disabled (monitoring mode)\n');
   if (opts.nats) process.stdout.write(`Tasks go to worker hosts via ${opts.nats}\n`);
   process.stdout.write(`Runs root: ${opts.root}\n`);
+  hooks.onListening?.();
 
   const stopWatchdog = startWatchdog({
     healthUrl: `http://${loopbackHost(opts.host)}:${server.port}/healthz`,
@@ -93,4 +107,19 @@ export async function runServe(flags: ServeFlags, programName: 'run-agent' | 'co
 
 function displayHostForApi(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+/** `Error: <message>` on stderr; exit 2 for bad input (UsageError, a lib's INVALID_INPUT), else 1. */
+function reportServeError(err: unknown): void {
+  process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exitCode = (err as { code?: unknown } | null)?.code === 'INVALID_INPUT' ? 2 : 1;
+}
+
+/** A bare `conductor`: every setting from CONDUCTOR_* and the config file; errors as one line. */
+export async function serveMain(programName: ProgramName = 'conductor', hooks: ServeHooks = {}): Promise<void> {
+  try {
+    await runServe({}, programName, hooks);
+  } catch (err) {
+    reportServeError(err);
+  }
 }
