@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { configFileFor, loadConfig, validateProjectId, validateRunId, validateTaskId } from '@app/storage';
 import type { McpScope } from '@app/mcp';
 import { UsageError } from '../../common/cli-errors';
@@ -52,6 +51,6 @@ export function resolveMcpScope(flags: McpFlags, e: BusEnv): McpScope {
 export function loadMcpConfig(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const path = configFileFor(flag, { env });
   const discovered = !flag?.trim() && !env.CONDUCTOR_CONFIG?.trim();
-  if (path && discovered && existsSync(path) && Object.keys(loadConfig(path, { strict: false, env }).agents).length === 0) return {};
+  if (path && discovered && Object.keys(loadConfig(path, { strict: false, env }).agents).length === 0) return {};
   return loadRunConfig(flag, env);
 }
