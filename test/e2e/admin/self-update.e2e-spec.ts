@@ -95,8 +95,15 @@ describe('self-update of the installed package (e2e)', () => {
   }
 
   const agentRunning = (taskId: string) => waitFor(`a running agent of ${taskId}`, () => (taskRunStatuses(taskId).includes('running') ? true : undefined));
+  /** The planner still lists a task until its loop has returned (its root slot is held until then). */
+  const plannerHolds = (taskId: string) => {
+    const file = path.join(root, '.conductor', 'root-task-planner.yaml');
+    return fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes(taskId);
+  };
   const taskDone = (taskId: string) =>
-    waitFor(`${taskId} to finish`, () => (fs.existsSync(path.join(root, PROJECT, taskId, 'DONE')) && taskRunStatuses(taskId).every((s) => s === 'completed') ? true : undefined));
+    waitFor(`${taskId} to finish and free its root slot`, () =>
+      fs.existsSync(path.join(root, PROJECT, taskId, 'DONE')) && taskRunStatuses(taskId).every((s) => s === 'completed') && !plannerHolds(taskId) ? true : undefined,
+    );
   const updateState = async () => (await request(base, 'GET', '/api/v1/admin/self-update')).body;
   const settled = (state: string) => waitFor(`self-update state ${state}`, async () => ((await updateState()).state === state ? updateState() : undefined));
 
