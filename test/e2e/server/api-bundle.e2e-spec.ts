@@ -13,7 +13,11 @@ const API_BUNDLE = join(REPO, 'dist', 'apps', 'api', 'bundle', 'server.js');
 const API_ENTRY = join(REPO, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'serve.js');
 const CLI_BUNDLE = join(REPO, 'dist', 'apps', 'cli', 'bundle', 'run-agent.js');
 // the serve flags the launcher parses (apps/api/src/boot/serve-flags.ts, plain modules of the tsc build)
-const API_FLAGS = [join(REPO, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'serve-flags.js'), join(REPO, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'flag-args.js')];
+const API_FLAGS = [
+  join(REPO, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'serve-flags.js'),
+  join(REPO, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'flag-args.js'),
+  join(REPO, 'dist', 'apps', 'api', 'libs', 'storage', 'src', 'config', 'config.types.js'),
+];
 
 /** Preloaded into the server: at exit, the files Node really loaded (require-cache stand-ins are not Module objects). */
 const PROBE = `

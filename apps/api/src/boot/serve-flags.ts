@@ -2,8 +2,9 @@
  * The flags of `run-agent serve` / `conductor [serve]`, defined once: the CLI's ServeCommand
  * declares them with `@Option(SERVE_FLAGS.x)`, and bin/launch.js parses them with
  * serveFlagsFromArgv() (this file's tsc build) to start the API bundle without loading the CLI.
- * Plain module (node:util only): nothing of NestJS or the server loads with it.
+ * Plain module (node:util and a constants file only): nothing of NestJS or the server loads with it.
  */
+import { API_DEFAULTS } from '@app/storage/config/config.types';
 import { parseFlagArgs, type FlagSpec } from './flag-args';
 import type { ServeFlags } from './serve-options';
 
@@ -21,7 +22,7 @@ export const NATS_AUTH_FLAGS = {
 /** ServeCommand's own flags (help lists them in this order, then the NATS auth flags it inherits). */
 export const SERVE_OWN_FLAGS = {
   host: { flags: '--host <host>', type: 'string', description: 'address to bind (default $CONDUCTOR_HOST, api.host, 127.0.0.1; other than loopback needs an API key or --insecure-no-auth)' },
-  port: { flags: '--port <port>', type: 'string', description: 'port to bind (default $CONDUCTOR_PORT, api.port, 14355; 0 = any free port)' },
+  port: { flags: '--port <port>', type: 'string', description: `port to bind (default $CONDUCTOR_PORT, api.port, ${API_DEFAULTS.port}; 0 = any free port)` },
   root: { flags: '--root <dir>', type: 'string', description: 'runs root (default $CONDUCTOR_ROOT, storage.runs_dir, ~/.run-agent/runs)' },
   config: { flags: '--config <path>', type: 'string', description: 'config file (default $CONDUCTOR_CONFIG, ./config.yaml, ./config.yml)' },
   disableTaskStart: { flags: '--disable-task-start', type: 'boolean', description: 'monitoring mode: never start tasks' },
