@@ -64,7 +64,7 @@ describe('API server bundle', () => {
 
   it('a bare conductor loads the API bundle and its boot helper only: no file of the CLI (bundle or tsc build), no NestJS, Fastify or rxjs file, nor the lazy packages', async () => {
     const files = await loadedFiles(CONDUCTOR, [], {}, 'bare');
-    expect(ours(files).sort()).toEqual([API_BUNDLE, LEAN_LOAD, ...API_FLAGS].sort());
+    expect(ours(files).sort()).toEqual([API_BUNDLE, LEAN_LOAD].sort());
     expect(files.filter((f) => f.startsWith(join(REPO, 'dist', 'apps', 'cli')))).toEqual([]);
     expect(files.filter((f) => /node_modules[\\/](@nestjs|fastify|rxjs)[\\/]/.test(f))).toEqual([]);
     expect(lazyPackages(files)).toEqual([]);

@@ -88,6 +88,7 @@ describe('bin/launch.js and bin/code-cache.js', () => {
     it('runs the serve entry of the current API bundle, with the parsed flags, without loading the CLI; anything else goes to the CLI', () => {
       const runAgent = (args: string[]) => spawnSync(process.execPath, [join(pkg, 'bin', 'run-agent'), ...args], { env: env(), encoding: 'utf8' }).stdout;
       expect(conductor().stdout).toBe(`api-bundle conductor ${hook}\n`);
+      expect(flagsLoads()).toBe(0); // a bare conductor has nothing to parse
       expect(conductor(['serve']).stdout).toBe(`api-bundle conductor ${hook}\n`);
       expect(conductor(['--port', '0']).stdout).toBe(`api-bundle conductor ${hook} port=0\n`);
       expect(conductor(['serve', '--port', '7']).stdout).toBe(`api-bundle conductor ${hook} port=7\n`);
