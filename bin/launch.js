@@ -1,8 +1,8 @@
 'use strict';
 // Shared launcher of bin/run-agent and bin/conductor: runs the built CLI, from its one-file bundle
-// when that is current (docs/decisions.md, "CLI start-up: one bundle"); a bare `conductor` runs
-// the API bundle's serve entry alone (docs/decisions.md, "Server start-up: the API bundle boots a
-// bare conductor").
+// when that is current (docs/decisions.md, "CLI start-up: one bundle"); `conductor`, `conductor
+// [serve] --flags` and `run-agent serve --flags` run the API bundle's serve entry alone
+// (docs/decisions.md, "Server start-up: the API bundle boots a bare conductor").
 const path = require('node:path');
 const fs = require('node:fs');
 const nodeModule = require('node:module');
@@ -15,6 +15,8 @@ const BUNDLE = path.join(DIST, 'bundle', 'run-agent.js');
 const API_DIST = path.join(__dirname, '..', 'dist', 'apps', 'api');
 const API_ENTRY = path.join(API_DIST, 'apps', 'api', 'src', 'boot', 'serve.js');
 const API_BUNDLE = path.join(API_DIST, 'bundle', 'server.js');
+// the serve flags, defined once (apps/api/src/boot/serve-flags.ts; a plain module, node:util only)
+const API_FLAGS = path.join(API_DIST, 'apps', 'api', 'src', 'boot', 'serve-flags.js');
 
 const mtime = (file) => fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs;
 
@@ -36,8 +38,21 @@ function apiBundleForServe() {
   return entryTime !== undefined && bundleTime !== undefined && bundleTime >= entryTime ? API_BUNDLE : undefined;
 }
 
-/** A bare `conductor`: the server from the API bundle, without loading the CLI (the same serveMain the CLI calls). */
-function serve(programName, bundle) {
+/**
+ * The serve flags when `args` start the server and the API bundle may run it (else undefined: the
+ * CLI runs the command, and commander reports usage errors and `--help` in its words).
+ */
+function serveFlags(programName, args) {
+  if (args[0] !== 'serve' && programName !== 'conductor') return undefined;
+  if (!apiBundleForServe()) return undefined;
+  // nothing to parse: a bare `conductor` loads only the bundle (the flags module costs ~2 ms)
+  if (programName === 'conductor' && args.length === 0) return {};
+  if (mtime(API_FLAGS) === undefined) return undefined;
+  return require(API_FLAGS).serveFlagsFromArgv(programName, args);
+}
+
+/** The server from the API bundle, without loading the CLI (the same serveMain the CLI calls). */
+function serve(programName, bundle, flags) {
   let onListening;
   let api;
   if (typeof nodeModule.enableCompileCache === 'function' || process.env.NODE_DISABLE_COMPILE_CACHE) {
@@ -48,7 +63,7 @@ function serve(programName, bundle) {
     // a server may never exit cleanly: save V8's cached data once it listens
     onListening = () => setImmediate(() => cache.saveCodeCache(bundle));
   }
-  return api.serveMain(programName, { onListening });
+  return api.serveMain(programName, { onListening }, flags);
 }
 
 function load(file) {
@@ -84,10 +99,10 @@ module.exports = function launch(programName) {
       // an optimisation only: an unwritable cache directory must not stop the CLI
     }
   }
-  const apiBundle = programName === 'conductor' && process.argv.length === 2 ? apiBundleForServe() : undefined;
-  if (apiBundle) {
+  const flags = serveFlags(programName, process.argv.slice(2));
+  if (flags) {
     // a failure to load the bundle too is one `Error:` line
-    Promise.resolve().then(() => serve(programName, apiBundle)).catch(reportFailure);
+    Promise.resolve().then(() => serve(programName, API_BUNDLE, flags)).catch(reportFailure);
     return;
   }
   const entryTime = mtime(ENTRY);

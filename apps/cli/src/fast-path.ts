@@ -7,64 +7,19 @@
  * `conductor` (no arguments) starts the server through the same function `serve` runs.
  * Only plain (Nest-free) files may be imported here, directly or lazily.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { attachFlagValues, parseFlagArgs } from '../../api/src/boot/flag-args';
 import { reportError } from './common/cli-errors';
-import { BUS_POST_FLAGS, BUS_READ_FLAGS, longName, optionKey, type BusPostOptions, type BusReadOptions, type FlagSpec } from './commands/bus/bus-flags';
+import { BUS_POST_FLAGS, BUS_READ_FLAGS, type BusPostOptions, type BusReadOptions, type FlagSpec } from './commands/bus/bus-flags';
 import { versionText } from './version';
 
 type ProgramName = 'run-agent' | 'conductor';
 
-function parseArgsOptions(specs: Record<string, FlagSpec>): NonNullable<ParseArgsConfig['options']> {
-  const options: NonNullable<ParseArgsConfig['options']> = {};
-  for (const spec of Object.values(specs)) {
-    options[longName(spec)] = spec.multiple ? { type: spec.type, multiple: true } : { type: spec.type };
-  }
-  return options;
-}
-
-function defaults(specs: Record<string, FlagSpec>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const spec of Object.values(specs)) if (spec.defaultValue !== undefined) out[optionKey(spec)] = spec.defaultValue;
-  return out;
-}
-
-/**
- * `--body -x` → `--body=-x`: a value-taking flag takes the next argument as given, even when it
- * starts with a dash (parseArgs would call it ambiguous; commander takes it, so both paths agree).
- */
-export function attachFlagValues(args: string[], specs: Record<string, FlagSpec>): string[] {
-  const takesValue = new Set(Object.values(specs).filter((s) => s.type === 'string').map((s) => `--${longName(s)}`));
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--') {
-      out.push(...args.slice(i));
-      break;
-    }
-    if (takesValue.has(args[i]) && i + 1 < args.length) out.push(`${args[i]}=${args[++i]}`);
-    else out.push(args[i]);
-  }
-  return out;
-}
-
-/** The options (keyed like commander's), or undefined for a usage error: commander (Nest path) then reports it in its words. */
-function parseFlags(specs: Record<string, FlagSpec>, rawArgs: string[]): Record<string, unknown> | undefined {
-  let values: Record<string, unknown>;
-  try {
-    ({ values } = parseArgs({ args: attachFlagValues(rawArgs, specs), options: parseArgsOptions(specs), strict: true, allowPositionals: false }));
-  } catch {
-    return undefined;
-  }
-  const options = defaults(specs);
-  for (const spec of Object.values(specs)) if (values[longName(spec)] !== undefined) options[optionKey(spec)] = values[longName(spec)];
-  return options;
-}
-
 export function parseBusPostArgs(args: string[]): BusPostOptions | undefined {
-  return parseFlags(BUS_POST_FLAGS, args) as BusPostOptions | undefined;
+  return parseFlagArgs(BUS_POST_FLAGS, args) as BusPostOptions | undefined;
 }
 
 export function parseBusReadArgs(args: string[]): BusReadOptions | undefined {
-  return parseFlags(BUS_READ_FLAGS, args) as BusReadOptions | undefined;
+  return parseFlagArgs(BUS_READ_FLAGS, args) as BusReadOptions | undefined;
 }
 
 /** `bus post` (without --resume, which starts a Ralph loop). False: let NestJS run it. */

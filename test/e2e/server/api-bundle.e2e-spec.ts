@@ -1,17 +1,23 @@
 /**
  * The server users start (a bare bin/conductor, `run-agent serve`) loads the API from its one-file
- * bundle (scripts/bundle-api.js; docs/decisions.md, "Server start-up: one bundle"); a bare
- * conductor loads nothing of the CLI. The lazy packages stay unloaded, and the tsc build serves
+ * bundle (scripts/bundle-api.js; docs/decisions.md, "Server start-up: one bundle"); `conductor`,
+ * `conductor [serve] --flags` and `run-agent serve --flags` load nothing of the CLI. The lazy packages stay unloaded, and the tsc build serves
  * when asked. Needs `npm run build`.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CONDUCTOR, getJson, REPO, RUN_AGENT, startServer } from './helpers';
+import { CONDUCTOR, getJson, REPO, RUN_AGENT, runCli, startServer } from './helpers';
 
 const API_BUNDLE = join(REPO, 'dist', 'apps', 'api', 'bundle', 'server.js');
 const API_ENTRY = join(REPO, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'serve.js');
 const CLI_BUNDLE = join(REPO, 'dist', 'apps', 'cli', 'bundle', 'run-agent.js');
+// the serve flags the launcher parses (apps/api/src/boot/serve-flags.ts, plain modules of the tsc build)
+const API_FLAGS = [
+  join(REPO, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'serve-flags.js'),
+  join(REPO, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'flag-args.js'),
+  join(REPO, 'dist', 'apps', 'api', 'libs', 'storage', 'src', 'config', 'config.types.js'),
+];
 
 /** Preloaded into the server: at exit, the files Node really loaded (require-cache stand-ins are not Module objects). */
 const PROBE = `
@@ -64,20 +70,60 @@ describe('API server bundle', () => {
     expect(lazyPackages(files)).toEqual([]);
   });
 
-  it('conductor serve and run-agent serve run the same serve entry of the API bundle through the CLI, with the same settings and start-up lines', async () => {
+  // the start-up lines with the port and the program name taken out
+  const lines = (r: { stdout: string; port: number }) => r.stdout.replaceAll(`:${r.port}/`, ':PORT/').replace(/^(conductor|run-agent) /, 'PROGRAM ');
+
+  it('conductor serve, conductor --flags and run-agent serve --flags start like a bare conductor: the API bundle alone, no CLI file, the same start-up lines', async () => {
     const settings = { CONDUCTOR_DISABLE_TASK_START: '1', CONDUCTOR_ROOT: join(dir, 'same-root') };
-    // the start-up lines with the port and the program name taken out
-    const lines = (r: { stdout: string; port: number }) => r.stdout.replaceAll(`:${r.port}/`, ':PORT/').replace(/^(conductor|run-agent) /, 'PROGRAM ');
     const bare = await startAndStop(CONDUCTOR, [], settings, 'same-bare');
     expect(bare.stdout).toMatch(/^conductor \S+\n/);
     expect(lines(bare)).toContain(`Task start is disabled (monitoring mode)\nRuns root: ${settings.CONDUCTOR_ROOT}\n`);
-    for (const [bin, args, program, name] of [[CONDUCTOR, ['serve'], 'conductor', 'same-serve'], [RUN_AGENT, ['serve'], 'run-agent', 'same-run-agent']] as const) {
-      const r = await startAndStop(bin, [...args], settings, name);
+    const flagRoot = join(dir, 'flag-root');
+    const flags = ['--port', '0', `--root=${flagRoot}`, '--disable-task-start'];
+    const runs = [
+      [CONDUCTOR, ['serve'], 'conductor', 'same-serve', settings],
+      [RUN_AGENT, ['serve'], 'run-agent', 'same-run-agent', settings],
+      [CONDUCTOR, flags, 'conductor', 'flags-conductor', { CONDUCTOR_PORT: '1' }],
+      [CONDUCTOR, ['serve', ...flags], 'conductor', 'flags-conductor-serve', { CONDUCTOR_PORT: '1' }],
+      [RUN_AGENT, ['serve', ...flags], 'run-agent', 'flags-run-agent', { CONDUCTOR_PORT: '1' }],
+    ] as const;
+    for (const [bin, args, program, name, extra] of runs) {
+      const r = await startAndStop(bin, [...args], extra, name);
       expect(r.stdout.startsWith(`${program} `)).toBe(true);
-      expect(lines(r)).toBe(lines(bare));
-      expect(ours(r.files)).toEqual(expect.arrayContaining([CLI_BUNDLE, API_BUNDLE]));
-      expect(ours(r.files)).not.toContain(API_ENTRY);
+      // the flags win over CONDUCTOR_PORT / CONDUCTOR_ROOT, as on the CLI path
+      expect(lines(r)).toBe(extra === settings ? lines(bare) : lines(bare).replace(settings.CONDUCTOR_ROOT, flagRoot));
+      expect(ours(r.files).sort()).toEqual([API_BUNDLE, LEAN_LOAD, ...API_FLAGS].sort());
       expect(lazyPackages(r.files)).toEqual([]);
+    }
+  });
+
+  it('the same flags through the CLI (the API bundle not current) give the same start-up lines', async () => {
+    const flagRoot = join(dir, 'flag-root');
+    const viaBundle = await startAndStop(RUN_AGENT, ['serve', '--port', '0', '--root', flagRoot, '--disable-task-start'], {}, 'cli-lean');
+    const viaCli = await startAndStop(RUN_AGENT, ['serve', '--port', '0', '--root', flagRoot, '--disable-task-start'], { CONDUCTOR_API_UNBUNDLED: '1' }, 'cli-nest');
+    expect(ours(viaCli.files)).toEqual(expect.arrayContaining([CLI_BUNDLE, API_ENTRY]));
+    expect(lines(viaCli)).toBe(lines(viaBundle));
+  });
+
+  it('bad serve flags and --help get the CLI\'s words and exit codes', async () => {
+    const noServer = { CONDUCTOR_PORT: '' };
+    const cases = [
+      [RUN_AGENT, ['serve', '--port', 'abc'], 2, 'Error: invalid --port "abc": must be a port number between 0 and 65535\n'],
+      [CONDUCTOR, ['--port', 'abc'], 2, 'Error: invalid --port "abc": must be a port number between 0 and 65535\n'],
+      [RUN_AGENT, ['serve', '--bogus'], 2, "Error: unknown option '--bogus'\n"],
+      [CONDUCTOR, ['--bogus'], 2, "Error: unknown option '--bogus'\n"],
+      [RUN_AGENT, ['serve', '--port'], 2, "Error: option '--port <port>' argument missing\n"],
+      [CONDUCTOR, ['serve', '--disable-task-start=yes'], 2, "Error: unknown option '--disable-task-start=yes'\n"],
+    ] as const;
+    for (const [bin, args, code, stderr] of cases) {
+      const r = await runCli(bin, [...args], { ...env, ...noServer });
+      expect([args, r.code, r.stderr, r.stdout]).toEqual([args, code, stderr, '']);
+    }
+    for (const [bin, args, usage] of [[RUN_AGENT, ['serve', '--help'], 'Usage: run-agent serve [options]'], [CONDUCTOR, ['serve', '-h'], 'Usage: conductor serve [options]']] as const) {
+      const r = await runCli(bin, [...args], env);
+      expect(r.code).toBe(0);
+      expect(r.stdout.startsWith(`${usage}\n\nStart the conductor API server and web dashboard\n`)).toBe(true);
+      expect(r.stdout).toContain('--nats-tls-key <file>');
     }
   });
 

@@ -59,27 +59,52 @@ describe('bin/launch.js and bin/code-cache.js', () => {
     // a stand-in of the API bundle's serve entry (apps/api/src/boot/serve.ts): says what ran, calls the launcher's
     // hook as the server does once it listens, and dies as a server may (no exit hook runs)
     const serveEntry = (word: string) =>
-      `'use strict';\nexports.serveMain = async (program, hooks) => { process.stdout.write(${JSON.stringify(word)} + ' ' + program + ' ' + typeof (hooks && hooks.onListening) + '\\n');` +
+      `'use strict';\nexports.serveMain = async (program, hooks, flags) => { process.stdout.write(${JSON.stringify(word)} + ' ' + program + ' ' + typeof (hooks && hooks.onListening) + (flags && flags.port ? ' port=' + flags.port : '') + '\\n');` +
       ` if (hooks && hooks.onListening) hooks.onListening(); setImmediate(() => process.kill(process.pid, 'SIGKILL')); };\n`;
     // Node >= 22.1 caches compiled code itself (module.enableCompileCache): then the launcher has no hook to pass
     const hook = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === 'function' ? 'undefined' : 'function';
 
+    // a stand-in of the serve flags' parse (apps/api/src/boot/serve-flags.ts): `--port N` only; notes each load in flags-loaded
+    let apiFlags: string;
+    const flagsLoads = () => (existsSync(join(pkg, 'flags-loaded')) ? readFileSync(join(pkg, 'flags-loaded'), 'utf8').length : 0);
+    const flagsModule =
+      `'use strict';\nrequire('node:fs').appendFileSync(require('node:path').join(__dirname, '${'../'.repeat(7)}flags-loaded'), 'x');\n` +
+      `exports.serveFlagsFromArgv = (program, argv) => { const a = argv[0] === 'serve' ? argv.slice(1) : program === 'conductor' ? argv : undefined;\n` +
+      `  if (!a) return undefined; if (a.length === 0) return {}; return a.length === 2 && a[0] === '--port' ? { port: a[1] } : undefined; };\n`;
+
     beforeEach(() => {
+      apiFlags = join(pkg, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'serve-flags.js');
       apiEntry = join(pkg, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'serve.js');
       apiBundle = join(pkg, 'dist', 'apps', 'api', 'bundle', 'server.js');
       mkdirSync(join(apiEntry, '..'), { recursive: true });
       mkdirSync(join(apiBundle, '..'), { recursive: true });
       writeFileSync(apiEntry, serveEntry('api-unbundled'));
       writeFileSync(apiBundle, serveEntry('api-bundle'));
+      writeFileSync(apiFlags, flagsModule);
       setTime(apiEntry, 1_000_000);
       setTime(apiBundle, 1_000_100);
     });
 
-    it('runs the serve entry of the current API bundle without loading the CLI; anything else goes to the CLI', () => {
+    it('runs the serve entry of the current API bundle, with the parsed flags, without loading the CLI; anything else goes to the CLI', () => {
+      const runAgent = (args: string[]) => spawnSync(process.execPath, [join(pkg, 'bin', 'run-agent'), ...args], { env: env(), encoding: 'utf8' }).stdout;
       expect(conductor().stdout).toBe(`api-bundle conductor ${hook}\n`);
-      expect(conductor(['serve']).stdout).toBe('bundle serve\n');
-      expect(conductor(['--port', '0']).stdout).toBe('bundle --port,0\n');
-      expect(spawnSync(process.execPath, [join(pkg, 'bin', 'run-agent')], { env: env(), encoding: 'utf8' }).stdout).toBe('bundle \n');
+      expect(flagsLoads()).toBe(0); // a bare conductor has nothing to parse
+      expect(conductor(['serve']).stdout).toBe(`api-bundle conductor ${hook}\n`);
+      expect(conductor(['--port', '0']).stdout).toBe(`api-bundle conductor ${hook} port=0\n`);
+      expect(conductor(['serve', '--port', '7']).stdout).toBe(`api-bundle conductor ${hook} port=7\n`);
+      expect(runAgent(['serve', '--port', '7'])).toBe(`api-bundle run-agent ${hook} port=7\n`);
+      // what the parse leaves (a usage error, --help, another command) goes to the CLI, which reports it
+      expect(conductor(['--port']).stdout).toBe('bundle --port\n');
+      expect(runAgent(['serve', '--help'])).toBe('bundle serve,--help\n');
+      expect(conductor(['status']).stdout).toBe('bundle status\n');
+      const loads = flagsLoads();
+      expect(loads).toBeGreaterThan(0);
+      expect(runAgent([])).toBe('bundle \n');
+      expect(runAgent(['status'])).toBe('bundle status\n');
+      // run-agent's other commands do not even load the flags module
+      expect(flagsLoads()).toBe(loads);
+      rmSync(apiFlags);
+      expect(conductor(['--port', '0']).stdout).toBe('bundle --port,0\n'); // an API build without it: the CLI serves
     });
 
     it('goes through the CLI (its fast path) when the API bundle is older than the tsc build, missing, or declined', () => {

@@ -1,7 +1,8 @@
 // The one place a server process is run from (docs/decisions.md, "Server start-up: the API bundle
-// boots a bare conductor"): a bare `conductor` through bin/launch.js (serveMain, the API bundle
-// alone), `run-agent serve` / `conductor serve` through the CLI's ServeCommand (runServe, via
-// apps/cli/.../api-loader.ts), both with the same settings, banner, exit codes and signals.
+// boots a bare conductor"): `conductor`, `conductor [serve] --flags` and `run-agent serve --flags`
+// through bin/launch.js (serveMain, the API bundle alone), or, when that bundle is not current or the
+// flags need commander's words, through the CLI's ServeCommand (runServe, via apps/cli/.../api-loader.ts),
+// both with the same settings, banner, exit codes and signals.
 // '../server' first: it trims what NestJS and class-validator load before anything else loads.
 import { serverVersion, startServer } from '../server';
 import { displayHost, loopbackHost, resolveServeOptions, ServeFlags } from './serve-options';
@@ -115,10 +116,13 @@ function reportServeError(err: unknown): void {
   process.exitCode = (err as { code?: unknown } | null)?.code === 'INVALID_INPUT' ? 2 : 1;
 }
 
-/** A bare `conductor`: every setting from CONDUCTOR_* and the config file; errors as one line. */
-export async function serveMain(programName: ProgramName = 'conductor', hooks: ServeHooks = {}): Promise<void> {
+/**
+ * The launcher's entry (bin/launch.js): a bare `conductor`, or `run-agent serve` / `conductor [serve]`
+ * with flags it parsed with serve-flags.ts; the rest from CONDUCTOR_* and the config file; errors as one line.
+ */
+export async function serveMain(programName: ProgramName = 'conductor', hooks: ServeHooks = {}, flags: ServeFlags = {}): Promise<void> {
   try {
-    await runServe({}, programName, hooks);
+    await runServe(flags, programName, hooks);
   } catch (err) {
     reportServeError(err);
   }

@@ -3,14 +3,9 @@
  * NestJS-free fast path (apps/cli/src/fast-path.ts), so there is one definition of each flag.
  * Keep this file free of NestJS imports.
  */
-export interface FlagSpec {
-  /** commander syntax, e.g. `--type <type>`; the long name is the parseArgs key. */
-  flags: string;
-  description: string;
-  type: 'string' | 'boolean';
-  multiple?: boolean;
-  defaultValue?: string | boolean;
-}
+import type { FlagSpec } from '../../../../api/src/boot/flag-args';
+
+export { longName, optionKey, type FlagSpec } from '../../../../api/src/boot/flag-args';
 
 export const BUS_POST_FLAGS = {
   root: { flags: '--root <dir>', type: 'string', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' },
@@ -87,14 +82,4 @@ export interface BusDiscoverOptions {
 /** `--config` names the config file for everything that reads one (as $CONDUCTOR_CONFIG does). */
 export function withConfigFlag<T extends { env: NodeJS.ProcessEnv }>(io: T, config: string | undefined): T {
   return config?.trim() ? { ...io, env: { ...io.env, CONDUCTOR_CONFIG: config.trim() } } : io;
-}
-
-/** The option key of a flag spec as commander names it (`--max-body-bytes <n>` → `maxBodyBytes`). */
-export function optionKey(spec: FlagSpec): string {
-  return longName(spec).replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
-}
-
-/** The long name of a flag spec (`--tail <n>` → `tail`). */
-export function longName(spec: FlagSpec): string {
-  return /^--([a-z][a-z0-9-]*)/.exec(spec.flags)![1];
 }
