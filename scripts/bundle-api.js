@@ -5,7 +5,7 @@
 const path = require('node:path');
 const TerserPlugin = require('terser-webpack-plugin');
 const webpack = require('webpack');
-const { config: cliConfig, runWebpack } = require('./bundle-cli');
+const { config: cliConfig, externalsOf, lazyBarrels, runWebpack } = require('./bundle-cli');
 
 const root = path.join(__dirname, '..');
 const built = path.join(root, 'dist', 'apps', 'api');
@@ -32,8 +32,6 @@ const EXTERNAL = new Set([
   '@nestjs/platform-express',
   '@fastify/view',
 ]);
-const LAZY_BARRELS = /([\\/]node_modules[\\/](@nestjs[\\/](common|core)|rxjs[\\/]dist[\\/]cjs)|[\\/]dist[\\/]apps[\\/]api[\\/]libs)([\\/].*)?[\\/]index\.js$/;
-const packageOf = (request) => request.split('/').slice(0, request.startsWith('@') ? 2 : 1).join('/');
 const [patchRule] = cliConfig.module.rules;
 
 const config = {
@@ -58,10 +56,10 @@ const config = {
       }),
     ],
   },
-  externals: [({ request }, callback) => (EXTERNAL.has(packageOf(request)) ? callback(null, `commonjs ${request}`) : callback())],
+  externals: externalsOf(EXTERNAL),
   module: {
     ...cliConfig.module,
-    rules: [patchRule, { test: LAZY_BARRELS, loader: path.join(__dirname, 'cli-bundle', 'lazy-barrel-loader.js') }],
+    rules: [patchRule, { test: lazyBarrels('api'), loader: path.join(__dirname, 'cli-bundle', 'lazy-barrel-loader.js') }],
   },
   resolve: { alias: { API_SERVE$: path.join(src, 'boot', 'serve.js'), API_YOUNG_GEN$: path.join(src, 'boot', 'young-gen.js') } },
   plugins: [

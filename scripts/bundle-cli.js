@@ -27,8 +27,11 @@ const EXTERNAL = new Set([
   'class-validator',
   'class-transformer',
 ]);
-const LAZY_BARRELS = /([\\/]node_modules[\\/](@nestjs[\\/](common|core)|rxjs[\\/]dist[\\/]cjs)|[\\/]dist[\\/]apps[\\/]cli[\\/]libs)([\\/].*)?[\\/]index\.js$/;
+/** The barrels (index.js) whose re-exports the lazy-barrel loader defers: NestJS's, rxjs's and the app's own libs. */
+const lazyBarrels = (app) => new RegExp(`([\\\\/]node_modules[\\\\/](@nestjs[\\\\/](common|core)|rxjs[\\\\/]dist[\\\\/]cjs)|[\\\\/]dist[\\\\/]apps[\\\\/]${app}[\\\\/]libs)([\\\\/].*)?[\\\\/]index\\.js$`);
 const packageOf = (request) => request.split('/').slice(0, request.startsWith('@') ? 2 : 1).join('/');
+/** webpack externals: the packages of `names` stay out of the bundle and load through Node's require. */
+const externalsOf = (names) => [({ request }, callback) => (names.has(packageOf(request)) ? callback(null, `commonjs ${request}`) : callback())];
 
 const config = {
   mode: 'production',
@@ -49,12 +52,12 @@ const config = {
     minimize: true,
     minimizer: [new TerserPlugin({ extractComments: false, terserOptions: { compress: false, mangle: false, format: { comments: false, ascii_only: true } } })],
   },
-  externals: [({ request }, callback) => (EXTERNAL.has(packageOf(request)) ? callback(null, `commonjs ${request}`) : callback())],
+  externals: externalsOf(EXTERNAL),
   module: {
     rules: [
       { test: (file) => PATCHES.some((p) => p.file.test(file)), loader: path.join(shims, 'patch-loader.js') },
       // re-exporting index files of NestJS, rxjs and our libs load what they name on first use
-      { test: LAZY_BARRELS, loader: path.join(shims, 'lazy-barrel-loader.js') },
+      { test: lazyBarrels('cli'), loader: path.join(shims, 'lazy-barrel-loader.js') },
     ],
     parser: {
       // `require(variable)` in NestJS and cosmiconfig loads optional packages: at run time it finds
@@ -115,4 +118,4 @@ if (require.main === module) {
   );
 }
 
-module.exports = { bundle, config, BUNDLE, assertAscii, runWebpack };
+module.exports = { bundle, config, BUNDLE, assertAscii, runWebpack, externalsOf, lazyBarrels };
