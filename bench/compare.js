@@ -6,7 +6,7 @@
 // Both get the same command lines: the runs root as --root (upstream reads CONDUCTOR_ROOT only in
 // `serve`), the project of `task` from $JRUN_PROJECT_ID (upstream's `task` has no --project).
 const { spawn, spawnSync } = require('node:child_process');
-const { followSse, median, medianLatency, sleep, throughput } = require('./timing');
+const { followSse, median, medianLatency, procStatusMb, sleep, throughput } = require('./timing');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -38,24 +38,27 @@ function time([cmd, ...pre], cliArgs, runsRoot) {
   return Number(process.hrtime.bigint() - t0) / 1e6;
 }
 
-/** Starts `serve` on `runsRoot`, waits for /api/v1/health, runs `measure(url, pid)`, stops the server. */
+/**
+ * Starts `serve` on `runsRoot`, waits for /api/v1/health, runs `measure(url, pid, readyMs)` (readyMs:
+ * spawn → first healthy answer), then stops the server.
+ */
 async function withServer([cmd, ...pre], runsRoot, port, measure) {
+  const t0 = process.hrtime.bigint();
   const child = spawn(cmd, [...pre, 'serve', '--port', String(port), '--root', runsRoot], { env, stdio: 'ignore', detached: true });
   try {
     const deadline = Date.now() + 60000;
     for (;;) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${cmd} serve did not answer /api/v1/health`);
+      if (child.exitCode !== null) throw new Error(`${cmd} serve exited ${child.exitCode} (ours needs \`npm run build\`)`);
+      if (Date.now() > deadline) throw new Error(`${cmd} serve did not answer /api/v1/health within 60 s`);
       const ok = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.ok, () => false);
       if (ok) break;
       await sleep(5);
     }
-    return await measure(`http://127.0.0.1:${port}`, child.pid);
+    return await measure(`http://127.0.0.1:${port}`, child.pid, Number(process.hrtime.bigint() - t0) / 1e6);
   } finally {
     if (child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
   }
 }
-
-const rssMbOf = (pid) => Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 
 /** What the issue's table measures on a server: the task list, runs/flat, RSS with 200 SSE clients. */
 async function apiFigures(url, pid) {
@@ -69,7 +72,7 @@ async function apiFigures(url, pid) {
   try {
     for (let i = 0; i < 200; i++) streams.push(await followSse(`${url}/api/projects/bench/messages/stream`, () => undefined));
     await sleep(1000);
-    return { rps, flatMs, sseRssMb: rssMbOf(pid) };
+    return { rps, flatMs, sseRssMb: procStatusMb(pid, 'VmRSS') };
   } finally {
     for (const s of streams) s.close();
   }
@@ -93,30 +96,11 @@ function seedRuns(runsRoot) {
   }
 }
 
-async function untilHealthy([cmd, ...pre], runsRoot, port) {
-  const t0 = process.hrtime.bigint();
-  const child = spawn(cmd, [...pre, 'serve', '--port', String(port), '--root', runsRoot], { env, stdio: 'ignore', detached: true });
-  let exited = false;
-  child.on('exit', () => (exited = true));
-  const deadline = Date.now() + 60000;
-  try {
-    for (;;) {
-      if (exited || Date.now() > deadline) throw new Error(`${cmd} serve ${exited ? 'exited' : 'did not answer /api/v1/health within 60 s'} (ours needs \`npm run build\`)`);
-      try {
-        const res = await fetch(`http://127.0.0.1:${port}/api/v1/health`);
-        if (res.ok) {
-          const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-          await new Promise((r) => setTimeout(r, 2000));
-          const rss = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-          return { ms, rssMb: rss ? Number(rss[1]) / 1024 : NaN };
-        }
-      } catch { /* not up yet */ }
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  } finally {
-    if (!exited) process.kill(-child.pid, 'SIGTERM');
-  }
-}
+/** Start-up time, then RSS after 2 s idle. */
+const startAndIdle = async (url, pid, ms) => {
+  await sleep(2000);
+  return { ms, rssMb: procStatusMb(pid, 'VmRSS') };
+};
 
 /** Wall ms of `n` concurrent runs of `args()`; every one must succeed. */
 async function concurrently([cmd, ...pre], cliArgs, runsRoot, n) {
@@ -178,8 +162,8 @@ async function main() {
   const a = [];
   const b = [];
   for (let i = 0; i < 3; i++) {
-    a.push(await untilHealthy(ours, roots.ours, 24000 + i));
-    b.push(await untilHealthy(theirs, roots.theirs, 24100 + i));
+    a.push(await withServer(ours, roots.ours, 24000 + i, startAndIdle));
+    b.push(await withServer(theirs, roots.theirs, 24100 + i, startAndIdle));
   }
   const ms = (v) => median(v.map((x) => x.ms));
   const rss = (v) => median(v.map((x) => x.rssMb));

@@ -13,13 +13,7 @@ const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
-const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function rssMb(pid) {
-  const m = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/);
-  return Number(m[1]) / 1024;
-}
+const { median, procStatusMb, sleep } = require('./timing');
 
 /** Spawns `args`, waits for the port line, polls health until it answers; then idles 2 s and reads RSS. */
 async function measure(args, env) {
@@ -46,7 +40,7 @@ async function measure(args, env) {
     }
     const ready = Number(process.hrtime.bigint() - t0) / 1e6;
     await sleep(2000);
-    return { ready, rss: rssMb(child.pid) };
+    return { ready, rss: procStatusMb(child.pid, 'VmRSS') };
   } finally {
     child.kill('SIGKILL');
   }

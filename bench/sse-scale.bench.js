@@ -13,12 +13,7 @@ const RATE = 100;
 const SECONDS = 5;
 const P = 'ssescale';
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function procStatus(pid, field) {
-  const m = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`${field}:\\s+(\\d+) kB`));
-  return Number(m[1]) / 1024;
-}
+const { procStatusMb, sleep } = require('./timing');
 
 function percentile(values, p) {
   const s = Float64Array.from(values).sort();
@@ -75,7 +70,7 @@ async function scenario(args, env, writer) {
     const postedAt = new Float64Array(total);
     const lags = [];
     for (let i = 0; i < CLIENTS; i++) clients.push(await openClient(port, postedAt, lags));
-    const rssOpen = procStatus(server.pid, 'VmRSS');
+    const rssOpen = procStatusMb(server.pid, 'VmRSS');
     const t0 = nowMs();
     for (let i = 0; i < total; i++) {
       const due = t0 + (i * 1000) / RATE;
@@ -91,7 +86,7 @@ async function scenario(args, env, writer) {
       delivered: clients.reduce((n, c) => n + c.seen, 0) / (total * CLIENTS),
       p99: percentile(lags, 99),
       p50: percentile(lags, 50),
-      peak: procStatus(server.pid, 'VmHWM'),
+      peak: procStatusMb(server.pid, 'VmHWM'),
       rssOpen,
       postSeconds,
     };

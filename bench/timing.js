@@ -89,4 +89,10 @@ async function throughput(url, inFlight, ms) {
   return done / (ms / 1000);
 }
 
-module.exports = { followSse, median, medianLatency, msSince, pct, sleep, throughput, waitFor };
+/** A `/proc/<pid>/status` memory field (VmRSS, VmHWM …) in MB. */
+function procStatusMb(pid, field) {
+  const m = require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
+  return Number(m[1]) / 1024;
+}
+
+module.exports = { followSse, median, medianLatency, msSince, pct, procStatusMb, sleep, throughput, waitFor };
