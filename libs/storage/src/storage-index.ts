@@ -231,11 +231,7 @@ export class StorageIndex {
     const tasks = taskId === undefined ? this.listTasks(projectId) : [taskId];
     const out: RunInfo[] = [];
     for (const task of tasks) {
-      const places = this.places(projectId, task);
-      for (const run of this.runsOf(projectId, task, places)) {
-        const path = this.pathIn(places, projectId, task, run).info;
-        out.push(this.readCached(path) ?? readRunInfoReconciled(path, this.probe));
-      }
+      for (const run of this.taskRuns(projectId, task)) out.push(run.info ?? readRunInfoReconciled(join(run.dir, RUN_INFO_FILE), this.probe));
     }
     return out;
   }
