@@ -49,8 +49,13 @@ export function resolveMcpScope(flags: McpFlags, e: BusEnv): McpScope {
  * bus tools need no agents and task_start names its agent.
  */
 export function loadMcpConfig(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
-  const path = configFileFor(flag, { env });
-  const discovered = !flag?.trim() && !env.CONDUCTOR_CONFIG?.trim();
-  if (path && discovered && Object.keys(loadConfig(path, { strict: false, env }).agents).length === 0) return {};
-  return loadRunConfig(flag, env);
+  try {
+    return loadRunConfig(flag, env);
+  } catch (err) {
+    // only when the strict load failed: read the discovered file again, leniently, to tell "no agents" apart
+    const path = configFileFor(flag, { env });
+    const discovered = !flag?.trim() && !env.CONDUCTOR_CONFIG?.trim();
+    if (path && discovered && Object.keys(loadConfig(path, { strict: false, env }).agents).length === 0) return {};
+    throw err;
+  }
 }
