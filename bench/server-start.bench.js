@@ -47,17 +47,16 @@ async function measure(args, env) {
 }
 
 /**
- * The floor app bundled as scripts/bundle-api.js bundles the server: the same webpack settings and
- * boot shim (lean-load's deferred packages in Node's require cache, then the young-generation limit).
+ * The floor app bundled as scripts/bundle-api.js bundles the server: the same webpack settings (lazy
+ * requires included) and V8 boot flags, first, restored once ready as the server restores them.
  */
-async function buildBundledFloor(ctx, apiDist) {
+async function buildBundledFloor(ctx) {
   const dir = ctx.tmpDir('bench-floor-bundle-');
   const entry = path.join(dir, 'entry.js');
   fs.writeFileSync(entry, [
     "'use strict';",
-    `__non_webpack_require__(${JSON.stringify(path.join(apiDist, 'boot', 'lean-load.js'))}).deferServerPackages();`,
-    "require('API_YOUNG_GEN');",
-    `module.exports = require(${JSON.stringify(path.join(__dirname, 'server-floor-app.js'))});`,
+    "const { leanBootDone } = require('API_BOOT_FLAGS');",
+    `module.exports = require(${JSON.stringify(path.join(__dirname, 'server-floor-app.js'))}).then((port) => { leanBootDone(); return port; });`,
     '',
   ].join('\n'));
   const { config } = require(path.join(ctx.root, 'scripts', 'bundle-api.js'));
@@ -77,7 +76,7 @@ module.exports.run = async (ctx) => {
   const probe = `require(${JSON.stringify(serverJs)}).startServer({ root: ${JSON.stringify(root)}, host: '127.0.0.1', port: 0, portExplicit: true })
     .then(({ port }) => process.stdout.write(port + '\\n'))`;
   const floorArgs = [path.join(__dirname, 'server-floor.js'), path.join(apiDist, 'boot', 'lean-server.js')];
-  const bundledFloorArgs = [path.join(__dirname, 'server-floor.js'), '--bundle', await buildBundledFloor(ctx, apiDist), path.join(ctx.root, 'bin', 'code-cache.js')];
+  const bundledFloorArgs = [path.join(__dirname, 'server-floor.js'), '--bundle', await buildBundledFloor(ctx), path.join(ctx.root, 'bin', 'code-cache.js')];
   const base = [];
   const ours = [];
   const direct = [];

@@ -65,6 +65,38 @@ function saveCodeCache(file) {
 }
 
 /**
+ * The file inside Node's module wrapper, as one string decoded from one buffer (the file is ASCII:
+ * scripts/bundle-cli.js checks; a one-byte string decodes in half the time of UTF-8). V8 compiles
+ * and keeps this string as it is, outside its heap; `Module.wrap(text)` made a second, flattened
+ * copy on the heap and left the first as garbage.
+ */
+function readWrapped(file) {
+  const [head, tail] = Module.wrapper;
+  const fd = fs.openSync(file, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    const text = Buffer.allocUnsafeSlow(head.length + size + tail.length);
+    text.write(head, 0, 'latin1');
+    if (fs.readSync(fd, text, head.length, size, 0) !== size) throw new Error(`${file} changed while it was read`);
+    text.write(tail, head.length + size, 'latin1');
+    return text.toString('latin1');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Compiles `file`, from the cached data in `dirs` when there is one: where that data was found and
+ * whether V8 took it. The data's bytes go no further than this frame, so they are freed while the
+ * file runs, not kept until a full GC (2 MB of an idle server's memory).
+ */
+function compile(file, dirs, name) {
+  const cached = readCache(dirs, name);
+  const script = new vm.Script(readWrapped(file), { filename: file, cachedData: cached?.data });
+  return { script, cacheDir: cached?.dir, usable: !!cached && !script.cachedDataRejected };
+}
+
+/**
  * `require(file)` for an ASCII CommonJS file, compiled from V8's cached data when a valid one exists.
  * V8 caches only the functions a run compiled, so each `variant` (the launcher passes the command
  * word) adds its own once: a run of a variant not yet marked rewrites the cache with everything
@@ -73,20 +105,17 @@ function saveCodeCache(file) {
 function requireWithCodeCache(file, variant = 'default') {
   const dirs = cacheDirs(file);
   const name = cacheName(file, fs.statSync(file));
-  const cached = readCache(dirs, name);
-  // the bundle is ASCII (scripts/bundle-cli.js checks): a one-byte string reads in half the time of UTF-8
-  const script = new vm.Script(Module.wrap(fs.readFileSync(file, 'latin1')), { filename: file, cachedData: cached?.data });
-  const usable = cached && !script.cachedDataRejected;
+  const { script, cacheDir, usable } = compile(file, dirs, name);
   const marker = (dir) => path.join(dir, `${name}.${variant}`);
-  if (!usable || !fs.existsSync(marker(cached.dir))) {
+  if (!usable || !fs.existsSync(marker(cacheDir))) {
     let saved = false;
     const save = () => {
       if (saved) return;
       saved = true;
       // after the command ran, so the data covers the functions it compiled, not only the top level;
       // when many processes start at once after a build, the first to finish writes it
-      if (!cached && dirs.some((dir) => fs.existsSync(path.join(dir, name)))) return;
-      const dir = writeCache(cached ? [cached.dir] : dirs, name, () => script.createCachedData());
+      if (!cacheDir && dirs.some((dir) => fs.existsSync(path.join(dir, name)))) return;
+      const dir = writeCache(cacheDir ? [cacheDir] : dirs, name, () => script.createCachedData());
       try {
         if (dir) fs.writeFileSync(marker(dir), '', { mode: 0o600 });
       } catch {

@@ -5,7 +5,7 @@
 const path = require('node:path');
 const TerserPlugin = require('terser-webpack-plugin');
 const webpack = require('webpack');
-const { config: cliConfig, externalsOf, lazyBarrels, runWebpack } = require('./bundle-cli');
+const { config: cliConfig, assertSameCopy, externalsOf, lazyBarrels, patchRule, runWebpack } = require('./bundle-cli');
 
 const root = path.join(__dirname, '..');
 const built = path.join(root, 'dist', 'apps', 'api');
@@ -13,26 +13,42 @@ const src = path.join(built, 'apps', 'api', 'src');
 const shims = path.join(__dirname, 'api-bundle');
 const BUNDLE = path.join(built, 'bundle', 'server.js');
 
-// Kept out, loaded by Node's require: native addons; what loads on first use only (MCP SDK on the
-// first /mcp request, NATS for scale-out, @fastify/static when a UI build exists); the packages
-// whose internals boot/lean-load.ts defers in Node's require cache (class-validator's validator
-// and libphonenumber-js, prom-client's OpenTelemetry API); NestJS's optional packages.
+// Kept out, loaded by Node's require: native addons; what loads on first use only, so an idle
+// server does not keep its source (MCP SDK and zod on the first /mcp request, NATS for scale-out,
+// Fastify's schema compilers for a route with a schema (see cli-bundle/patch-loader.js), its logger
+// and inject(), glob for @fastify/static without wildcards); NestJS's optional packages.
 const EXTERNAL = new Set([
   'fs-ext',
   'file-type',
   '@modelcontextprotocol/sdk',
+  'zod',
   '@nats-io/jetstream',
   '@nats-io/transport-node',
-  '@fastify/static',
-  '@opentelemetry/api',
-  'class-validator',
-  'class-transformer',
+  '@fastify/ajv-compiler',
+  '@fastify/fast-json-stringify-compiler',
+  'pino',
+  'light-my-request',
+  'glob',
   '@nestjs/microservices',
   '@nestjs/websockets',
   '@nestjs/platform-express',
   '@fastify/view',
 ]);
-const [patchRule] = cliConfig.module.rules;
+// Kept out too, but required by bundled code at load time: each such require gets a stand-in that
+// loads the module on first use (api-bundle/lazy-require.js). Built-ins an idle server never uses
+// (not child_process: net's listen() loads it through cluster); class-validator's string
+// validators (compiled ES modules) and phone-number metadata; prom-client's OpenTelemetry API,
+// read only for exemplars, which the server does not enable.
+const LAZY = /^(?:node:)?(http2|https|dns)$|^(validator(?:\/.*)?)$|^(libphonenumber-js\/max|@opentelemetry\/api)$/;
+// Bundled, but run on first use (api-bundle/defer-loader.js): packages that code run at start-up
+// requires at load time and an idle server never calls (YAML for config and task files, mime
+// types for a served file).
+const DEFERRED = /^(yaml|mime)$/;
+function lazyQuery(request) {
+  const [, builtin, esModule, other] = LAZY.exec(request);
+  if (builtin) return `node:${builtin}`;
+  return esModule ? `esm:${esModule}` : other;
+}
 
 const config = {
   ...cliConfig,
@@ -56,14 +72,25 @@ const config = {
       }),
     ],
   },
-  externals: externalsOf(EXTERNAL),
+  externals: externalsOf(EXTERNAL, path.dirname(BUNDLE)),
   module: {
     ...cliConfig.module,
-    rules: [patchRule, { test: lazyBarrels('api'), loader: path.join(__dirname, 'cli-bundle', 'lazy-barrel-loader.js') }],
+    rules: [patchRule('api'), { test: lazyBarrels('api'), loader: path.join(__dirname, 'cli-bundle', 'lazy-barrel-loader.js') }],
   },
-  resolve: { alias: { API_SERVE$: path.join(src, 'boot', 'serve.js'), API_YOUNG_GEN$: path.join(src, 'boot', 'young-gen.js') } },
+  resolve: { alias: { API_SERVE$: path.join(src, 'boot', 'serve.js'), API_BOOT_FLAGS$: path.join(src, 'boot', 'boot-flags.js') } },
   plugins: [
     new webpack.NormalModuleReplacementPlugin(/[\\/]boot[\\/]lean-server(\.js)?$/, path.join(shims, 'lean-server.js')),
+    // rewritten where webpack's externals read the request too (the dependency)
+    new webpack.NormalModuleReplacementPlugin(LAZY, (data) => {
+      const query = lazyQuery(data.request);
+      if (!query.startsWith('node:')) assertSameCopy(query.replace(/^esm:/, ''), data.context, path.dirname(BUNDLE));
+      const request = `${path.join(shims, 'lazy-require.js')}?${query}`;
+      data.request = request;
+      for (const dependency of data.dependencies) dependency.request = request;
+    }),
+    new webpack.NormalModuleReplacementPlugin(DEFERRED, (data) => {
+      data.request = `${path.join(shims, 'defer-loader.js')}!${require.resolve(data.request, { paths: [data.context] })}`;
+    }),
     new webpack.optimize.LimitChunkCountPlugin({ maxChunks: 1 }),
   ],
 };

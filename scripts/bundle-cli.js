@@ -5,7 +5,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const TerserPlugin = require('terser-webpack-plugin');
 const webpack = require('webpack');
-const { PATCHES } = require('./cli-bundle/patch-loader');
+const { patchesOf } = require('./cli-bundle/patch-loader');
 
 const root = path.join(__dirname, '..');
 const built = path.join(root, 'dist', 'apps', 'cli');
@@ -29,9 +29,36 @@ const EXTERNAL = new Set([
 ]);
 /** The barrels (index.js) whose re-exports the lazy-barrel loader defers: NestJS's, rxjs's and the app's own libs. */
 const lazyBarrels = (app) => new RegExp(`([\\\\/]node_modules[\\\\/](@nestjs[\\\\/](common|core)|rxjs[\\\\/]dist[\\\\/]cjs)|[\\\\/]dist[\\\\/]apps[\\\\/]${app}[\\\\/]libs)([\\\\/].*)?[\\\\/]index\\.js$`);
+/** The rule applying `app`'s patches of NestJS, nest-commander and Fastify (cli-bundle/patch-loader.js). */
+const patchRule = (app) => ({ test: (file) => patchesOf(app).some((p) => p.file.test(file)), loader: path.join(shims, 'patch-loader.js'), options: { app } });
 const packageOf = (request) => request.split('/').slice(0, request.startsWith('@') ? 2 : 1).join('/');
-/** webpack externals: the packages of `names` stay out of the bundle and load through Node's require. */
-const externalsOf = (names) => [({ request }, callback) => (names.has(packageOf(request)) ? callback(null, `commonjs ${request}`) : callback())];
+const resolvedFrom = (request, dir) => {
+  try {
+    return require.resolve(request, { paths: [dir] });
+  } catch {
+    return undefined; // an optional package that is not installed
+  }
+};
+/**
+ * Throws when Node's require in `bundleDir` would find another copy of `request` than the file in
+ * `context` that requires it (a nested node_modules): a module left out of a bundle is loaded from there.
+ */
+function assertSameCopy(request, context, bundleDir) {
+  const own = resolvedFrom(request, context);
+  if (own && own !== resolvedFrom(request, bundleDir)) throw new Error(`${request}, required from ${context}, resolves to another copy from ${bundleDir}; bundle it instead`);
+}
+/** webpack externals: the packages of `names` stay out of the bundle and load through Node's require in `bundleDir`. */
+const externalsOf = (names, bundleDir) => [
+  ({ context, request }, callback) => {
+    if (!names.has(packageOf(request))) return callback();
+    try {
+      assertSameCopy(request, context, bundleDir);
+    } catch (err) {
+      return callback(err);
+    }
+    return callback(null, `commonjs ${request}`);
+  },
+];
 
 const config = {
   mode: 'production',
@@ -52,10 +79,10 @@ const config = {
     minimize: true,
     minimizer: [new TerserPlugin({ extractComments: false, terserOptions: { compress: false, mangle: false, format: { comments: false, ascii_only: true } } })],
   },
-  externals: externalsOf(EXTERNAL),
+  externals: externalsOf(EXTERNAL, path.dirname(BUNDLE)),
   module: {
     rules: [
-      { test: (file) => PATCHES.some((p) => p.file.test(file)), loader: path.join(shims, 'patch-loader.js') },
+      patchRule('cli'),
       // re-exporting index files of NestJS, rxjs and our libs load what they name on first use
       { test: lazyBarrels('cli'), loader: path.join(shims, 'lazy-barrel-loader.js') },
     ],
@@ -118,4 +145,4 @@ if (require.main === module) {
   );
 }
 
-module.exports = { bundle, config, BUNDLE, assertAscii, runWebpack, externalsOf, lazyBarrels };
+module.exports = { bundle, config, BUNDLE, assertAscii, assertSameCopy, runWebpack, externalsOf, lazyBarrels, patchRule };

@@ -19,12 +19,19 @@ const API_FLAGS = [
   join(REPO, 'dist', 'apps', 'api', 'libs', 'storage', 'src', 'config', 'config.types.js'),
 ];
 
-/** Preloaded into the server: at exit, the files Node really loaded (require-cache stand-ins are not Module objects). */
+/** Preloaded into the server: at exit, the files and the Node built-ins it really loaded (require-cache stand-ins are not Module objects). */
 const PROBE = `
 const fs = require('node:fs');
 const Module = require('node:module');
-process.on('exit', () => fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify(Object.keys(require.cache).filter((f) => require.cache[f] instanceof Module))));
+process.on('exit', () => fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify({
+  files: Object.keys(require.cache).filter((f) => require.cache[f] instanceof Module),
+  builtins: process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)),
+})));
 `;
+interface Loaded {
+  files: string[];
+  builtins: string[];
+}
 
 describe('API server bundle', () => {
   let dir: string;
@@ -42,8 +49,8 @@ describe('API server bundle', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** Starts the server with the probe, checks it answers, stops it; returns the files it loaded and what it printed. */
-  async function startAndStop(bin: string, args: string[], extra: NodeJS.ProcessEnv, name: string): Promise<{ files: string[]; stdout: string; port: number }> {
+  /** Starts the server with the probe, checks it answers, stops it; returns the files and built-ins it loaded and what it printed. */
+  async function startAndStop(bin: string, args: string[], extra: NodeJS.ProcessEnv, name: string): Promise<Loaded & { stdout: string; port: number }> {
     const out = join(dir, `${name}.json`);
     const server = await startServer(bin, args, { ...env, ...extra, PROBE_OUT: out, NODE_OPTIONS: `--require ${probe}` }, dir);
     try {
@@ -53,21 +60,25 @@ describe('API server bundle', () => {
       expect(await server.stop('SIGTERM')).toBe(0);
     }
     expect(server.stderr()).toContain('received SIGTERM: shutting down');
-    return { files: JSON.parse(readFileSync(out, 'utf8')) as string[], stdout: server.stdout(), port: server.port };
+    return { ...(JSON.parse(readFileSync(out, 'utf8')) as Loaded), stdout: server.stdout(), port: server.port };
   }
   const loadedFiles = async (bin: string, args: string[], extra: NodeJS.ProcessEnv, name: string) => (await startAndStop(bin, args, extra, name)).files;
 
   const ours = (files: string[]) => files.filter((f) => f.startsWith(join(REPO, 'dist')));
-  const lazyPackages = (files: string[]) => files.filter((f) => /node_modules[\\/](@modelcontextprotocol|@opentelemetry|@fastify[\\/]static|@nats-io|validator|libphonenumber-js)[\\/]/.test(f));
-  // the boot helper loaded by Node's require (scripts/api-bundle/lean-server.js): its stand-ins live in Node's require cache
-  const LEAN_LOAD = join(REPO, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'lean-load.js');
+  // what an idle server never loads, bundled or not (boot/lean-load.ts; scripts/bundle-api.js: EXTERNAL, LAZY)
+  const lazyPackages = (files: string[]) => files.filter((f) => /node_modules[\\/](@modelcontextprotocol|@opentelemetry|@nats-io|validator|libphonenumber-js)[\\/]/.test(f));
+  // Node's require loads nothing from node_modules but the native flock addon
+  const fromNodeModules = (files: string[]) => files.filter((f) => /node_modules[\\/]/.test(f) && !/node_modules[\\/]fs-ext[\\/]/.test(f));
+  const lazyBuiltins = (builtins: string[]) => builtins.filter((m) => /^(http2|https|tls|internal\/deps\/undici\/undici)$/.test(m));
 
-  it('a bare conductor loads the API bundle and its boot helper only: no file of the CLI (bundle or tsc build), no NestJS, Fastify or rxjs file, nor the lazy packages', async () => {
-    const files = await loadedFiles(CONDUCTOR, [], {}, 'bare');
-    expect(ours(files).sort()).toEqual([API_BUNDLE, LEAN_LOAD].sort());
+  it('a bare conductor loads the API bundle only: no file of the CLI (bundle or tsc build), no NestJS, Fastify or rxjs file, nor the lazy packages and built-ins', async () => {
+    const { files, builtins } = await startAndStop(CONDUCTOR, [], {}, 'bare');
+    expect(ours(files)).toEqual([API_BUNDLE]);
     expect(files.filter((f) => f.startsWith(join(REPO, 'dist', 'apps', 'cli')))).toEqual([]);
-    expect(files.filter((f) => /node_modules[\\/](@nestjs|fastify|rxjs)[\\/]/.test(f))).toEqual([]);
-    expect(lazyPackages(files)).toEqual([]);
+    expect(fromNodeModules(files)).toEqual([]);
+    expect(lazyBuiltins(builtins)).toEqual([]);
+    // what was left out is still there when used: the server above answered /api/v1/status
+    expect(builtins).toEqual(expect.arrayContaining(['http', 'crypto']));
   });
 
   // the start-up lines with the port and the program name taken out
@@ -92,8 +103,9 @@ describe('API server bundle', () => {
       expect(r.stdout.startsWith(`${program} `)).toBe(true);
       // the flags win over CONDUCTOR_PORT / CONDUCTOR_ROOT, as on the CLI path
       expect(lines(r)).toBe(extra === settings ? lines(bare) : lines(bare).replace(settings.CONDUCTOR_ROOT, flagRoot));
-      expect(ours(r.files).sort()).toEqual([API_BUNDLE, LEAN_LOAD, ...API_FLAGS].sort());
+      expect(ours(r.files).sort()).toEqual([API_BUNDLE, ...API_FLAGS].sort());
       expect(lazyPackages(r.files)).toEqual([]);
+      expect(lazyBuiltins(r.builtins)).toEqual([]);
     }
   });
 
@@ -134,7 +146,7 @@ describe('API server bundle', () => {
     expect(lazyPackages(files)).toEqual([]);
   });
 
-  it('serves a UI build through @fastify/static, which the bundle loads from node_modules on first use', async () => {
+  it('serves a UI build through the bundled @fastify/static (its mime types and glob run on first use)', async () => {
     const ui = join(dir, 'ui-build');
     mkdirSync(ui);
     writeFileSync(join(ui, 'index.html'), '<!doctype html><title>bundle-ui-marker</title>');
@@ -146,8 +158,8 @@ describe('API server bundle', () => {
     } finally {
       expect(await server.stop('SIGTERM')).toBe(0);
     }
-    const files = JSON.parse(readFileSync(out, 'utf8')) as string[];
-    expect(ours(files)).toContain(API_BUNDLE);
-    expect(files.some((f) => /node_modules[\\/]@fastify[\\/]static[\\/]/.test(f))).toBe(true);
+    const { files } = JSON.parse(readFileSync(out, 'utf8')) as Loaded;
+    expect(ours(files)).toEqual([API_BUNDLE]);
+    expect(fromNodeModules(files)).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 /** The serve watchdog against a real health endpoint on 127.0.0.1. */
+import { spawnSync } from 'node:child_process';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { startWatchdog } from '../../../apps/api/src/boot/watchdog';
@@ -35,5 +36,37 @@ describe(startWatchdog.name, () => {
     });
     expect(reason).toMatch(/^2 consecutive health check failures \(last: .+\)$/);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+
+  it('counts a health endpoint that does not answer in time as a failure', async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    server = createServer(() => undefined); // accepts, never answers
+    await new Promise<void>((resolve) => server.listen(Number(new URL(url).port), '127.0.0.1', resolve));
+    const reason = await new Promise<string>((resolve) => {
+      startWatchdog({ healthUrl: url, intervalMs: 20, maxFailures: 1, probeTimeoutMs: 100, onGiveUp: resolve });
+    });
+    expect(reason).toBe('1 consecutive health check failures (last: no answer within 100 ms)');
+    server.closeAllConnections();
+  });
+
+  it("probes without Node's fetch: an idle server never loads undici for it", () => {
+    // in a process of its own: jest's own process may have loaded undici already
+    const watchdog = require.resolve('../../../dist/apps/api/apps/api/src/boot/watchdog.js');
+    const script = `
+      const { createServer } = require('node:http');
+      const { startWatchdog } = require(${JSON.stringify(watchdog)});
+      const server = createServer((_req, res) => res.end('{}')).listen(0, '127.0.0.1', () => {
+        let probes = 0;
+        const url = 'http://127.0.0.1:' + server.address().port + '/healthz';
+        server.on('request', () => { if (++probes === 3) setImmediate(() => {
+          stop();
+          server.close();
+          process.stdout.write(JSON.stringify({ probes, undici: process.moduleLoadList.some((m) => m.includes('undici')) }));
+        }); });
+        const stop = startWatchdog({ healthUrl: url, intervalMs: 10, maxFailures: 1, onGiveUp: (r) => { throw new Error(r); } });
+      });`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ probes: 3, undici: false });
   });
 });

@@ -100,8 +100,8 @@ export function deferValidatorInternals(): void {
 /**
  * What the server defers before NestJS loads: class-validator's internals and prom-client's
  * OpenTelemetry API (~50 modules, read only for exemplars, which the server does not enable).
- * Also called by the API bundle's boot (scripts/api-bundle/lean-server.js), where these packages
- * stay outside the bundle and load through Node's require.
+ * The tsc build's server; the API bundle makes the same modules lazy when it is built
+ * (scripts/bundle-api.js, LAZY).
  */
 export function deferServerPackages(): void {
   deferValidatorInternals();

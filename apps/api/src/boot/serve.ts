@@ -5,6 +5,7 @@
 // both with the same settings, banner, exit codes and signals.
 // '../server' first: it trims what NestJS and class-validator load before anything else loads.
 import { serverVersion, startServer } from '../server';
+import { releaseBootMemory } from './boot-flags';
 import { displayHost, loopbackHost, resolveServeOptions, ServeFlags } from './serve-options';
 import { startWatchdog } from './watchdog';
 
@@ -83,6 +84,8 @@ export async function runServe(flags: ServeFlags, programName: ProgramName, hook
   if (opts.nats) process.stdout.write(`Tasks go to worker hosts via ${opts.nats}\n`);
   process.stdout.write(`Runs root: ${opts.root}\n`);
   hooks.onListening?.();
+  // after the launcher's code-cache save (a setImmediate of onListening), which needs the boot's bytecode
+  setTimeout(releaseBootMemory, 100).unref();
 
   const stopWatchdog = startWatchdog({
     healthUrl: `http://${loopbackHost(opts.host)}:${server.port}/healthz`,

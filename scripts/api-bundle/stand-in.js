@@ -1,0 +1,24 @@
+'use strict';
+// Part of the API bundle (scripts/bundle-api.js): the stand-in of a module that runs on first use.
+// `load()` returns the real module's exports; every read, write and key listing goes to them.
+// `esModule`: the answer to `__esModule` before the module is loaded, which interop helpers ask at
+// require time (true for a compiled ES module, else undefined).
+module.exports = function standIn(load, esModule) {
+  let real;
+  const target = () => (real ??= load());
+  return new Proxy(
+    {},
+    {
+      get: (_t, key) => (key === '__esModule' && !real ? esModule || undefined : target()[key]),
+      set: (_t, key, value) => Reflect.set(target(), key, value),
+      has: (_t, key) => key in target(),
+      ownKeys: () => Reflect.ownKeys(target()),
+      getOwnPropertyDescriptor: (_t, key) => {
+        const d = Object.getOwnPropertyDescriptor(target(), key);
+        return d ? { ...d, configurable: true } : undefined;
+      },
+      defineProperty: (_t, key, d) => Reflect.defineProperty(target(), key, d),
+      deleteProperty: (_t, key) => Reflect.deleteProperty(target(), key),
+    },
+  );
+};
