@@ -2,7 +2,7 @@
 /* global fetch */
 // Server start (#15), measured from outside the process: spawn → first answer of
 // /api/v1/health (the whole process: node start, module loading, Nest init, listen), then VmRSS
-// from /proc after 2 s idle. The figure is the path users run: a bare `bin/conductor` (launcher,
+// from /proc after 2 s idle, and once 35 s after start (the watchdog's first probe is at 30 s). The figure is the path users run: a bare `bin/conductor` (launcher,
 // CLI bundle, fast path, API server bundle with its V8 code cache; settings from CONDUCTOR_*).
 // Interleaved with `node -e 0`, the same with the API's tsc build (CONDUCTOR_API_UNBUNDLED=1),
 // startServer() of the tsc build required directly (the server without the CLI), and the NestJS +
@@ -15,8 +15,8 @@ const path = require('node:path');
 
 const { median, procStatusMb, sleep } = require('./timing');
 
-/** Spawns `args`, waits for the port line, polls health until it answers; then idles 2 s and reads RSS. */
-async function measure(args, env) {
+/** Spawns `args`, waits for the port line, polls health until it answers; then idles `idleMs` and reads RSS. */
+async function measure(args, env, idleMs = 2000) {
   const t0 = process.hrtime.bigint();
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
   try {
@@ -39,7 +39,7 @@ async function measure(args, env) {
       await sleep(2);
     }
     const ready = Number(process.hrtime.bigint() - t0) / 1e6;
-    await sleep(2000);
+    await sleep(idleMs);
     return { ready, rss: procStatusMb(child.pid, 'VmRSS') };
   } finally {
     child.kill('SIGKILL');
@@ -95,6 +95,9 @@ module.exports.run = async (ctx) => {
     floor.push(await measure(floorArgs, env));
     bundledFloor.push(await measure(bundledFloorArgs, env));
   }
+  // the steady state: after the watchdog's first probe (30 s after listening) and V8's own idle GC;
+  // three servers at once, as idle servers do not compete
+  const steady = await Promise.all([0, 1, 2].map(() => measure([ctx.bin('conductor')], conductorEnv, 35000)));
   const b = median(base);
   const ready = median(ours.map((o) => o.ready));
   const rss = median(ours.map((o) => o.rss));
@@ -111,5 +114,6 @@ module.exports.run = async (ctx) => {
       note: `${(ready / b).toFixed(1)}× node -e 0 (${b.toFixed(0)} ms); with the API's tsc build (CONDUCTOR_API_UNBUNDLED=1) ${unbundledReady.toFixed(0)} ms; startServer() required directly ${directReady.toFixed(0)} ms; NestJS+Fastify floor ${floorReady.toFixed(0)} ms unbundled (${(ready / floorReady).toFixed(2)}× floor), ${bundledFloorReady.toFixed(0)} ms bundled like the API (${(ready / bundledFloorReady).toFixed(2)}× bundled floor) in the same run` },
     { name: 'server idle RSS after 2 s, bin/conductor, /proc VmRSS (median)', value: rss, unit: 'MB', target: 60, better: 'lower',
       note: `with the API's tsc build ${unbundledRss.toFixed(1)} MB; startServer() required directly ${directRss.toFixed(1)} MB; NestJS+Fastify floor ${floorRss.toFixed(1)} MB unbundled (${(rss / floorRss).toFixed(2)}× floor), ${bundledFloorRss.toFixed(1)} MB bundled like the API (${(rss / bundledFloorRss).toFixed(2)}× bundled floor)` },
+    { name: 'server idle RSS 35 s after start (the watchdog has probed once), bin/conductor, /proc VmRSS (median of 3)', value: median(steady.map((o) => o.rss)), unit: 'MB', target: 60, better: 'lower' },
   ];
 };
