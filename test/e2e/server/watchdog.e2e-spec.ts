@@ -49,6 +49,20 @@ describe(startWatchdog.name, () => {
     server.closeAllConnections();
   });
 
+  it('counts an answer cut off before its end as a failure', async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('{');
+      setImmediate(() => res.socket?.destroy());
+    });
+    await new Promise<void>((resolve) => server.listen(Number(new URL(url).port), '127.0.0.1', resolve));
+    const reason = await new Promise<string>((resolve) => {
+      startWatchdog({ healthUrl: url, intervalMs: 20, maxFailures: 1, onGiveUp: resolve });
+    });
+    expect(reason).toMatch(/^1 consecutive health check failures \(last: (the connection closed before the answer was complete|aborted)\)$/);
+  });
+
   it("probes without Node's fetch: an idle server never loads undici for it", () => {
     // in a process of its own: jest's own process may have loaded undici already
     const watchdog = require.resolve('../../../dist/apps/api/apps/api/src/boot/watchdog.js');

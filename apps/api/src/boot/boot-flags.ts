@@ -52,11 +52,15 @@ export function leanBootDone(): void {
  */
 export function releaseBootMemory(): void {
   if (!/^1[12]\./.test(process.versions.v8)) return;
-  (nodeModule as { flushCompileCache?: () => void }).flushCompileCache?.();
+  try {
+    (nodeModule as { flushCompileCache?: () => void }).flushCompileCache?.();
+  } catch {
+    // an optimisation only: an unwritable cache folder must not stop the server
+  }
   const flags = ['expose-gc', 'compact-on-every-full-gc', 'stress-flush-code'].filter((flag) => !chosenByUser.has(flag));
   setFlagsFromString(flags.map((flag) => `--${flag}`).join(' '));
   try {
-    (runInNewContext('gc') as () => void)();
+    (runInNewContext('typeof gc === "function" ? gc : undefined') as (() => void) | undefined)?.();
   } finally {
     setFlagsFromString(flags.map((flag) => `--no-${flag}`).join(' '));
   }

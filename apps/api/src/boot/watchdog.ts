@@ -58,7 +58,7 @@ function statusOf(url: string, timeoutMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = get(url, { timeout: timeoutMs }, (res) => {
       res.once('error', reject);
-      res.once('end', () => resolve(res.statusCode ?? 0));
+      res.once('close', () => (res.complete ? resolve(res.statusCode ?? 0) : reject(new Error('the connection closed before the answer was complete'))));
       res.resume();
     });
     req.once('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
