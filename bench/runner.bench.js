@@ -1,6 +1,7 @@
 'use strict';
-// Runner benchmarks: many concurrent tasks in one process (runner-concurrency.js), restart overhead of the Ralph loop,
-// and the CPU an idle `run-agent task` uses while it waits on a dependency.
+// Runner benchmarks: many concurrent tasks in one process (runner-concurrency.js), restart
+// overhead of the Ralph loop, and the CPU an idle `run-agent task` uses while it waits on a
+// dependency.
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
