@@ -1,8 +1,6 @@
 'use strict';
 // API server figures: REST latency over a runs root with 1000 runs (warm index cache), and SSE
-// fan-out latency (one shared tail per file, many clients), against a server in a process of its
-// own (api-server.js). Needs `nest build api`.
-const { spawn } = require('node:child_process');
+// fan-out latency (one shared tail per file, many clients). Needs `nest build api`.
 const fs = require('node:fs');
 const path = require('node:path');
 const { followSse, median, medianLatency, msSince, throughput, waitFor } = require('./timing');
@@ -16,24 +14,6 @@ function statFloor(paths) {
     times.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
   return median(times);
-}
-
-/** Starts bench/api-server.js over `root`: its URL and a function that stops it. */
-async function startServerProcess(serverJs, root) {
-  const child = spawn(process.execPath, [path.join(__dirname, 'api-server.js'), serverJs, root], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes('\n')) resolve(out.trim());
-    });
-    child.once('exit', (code) => reject(new Error(`api-server.js exited ${code} before listening`)));
-  });
-  const stop = () => new Promise((resolve) => {
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-  });
-  return { url, stop };
 }
 
 /** Opens `n` SSE clients, each counting the events `match` accepts. */
@@ -56,6 +36,7 @@ function waitAll(clients, count) {
 module.exports.run = async (ctx) => {
   const serverJs = path.join(ctx.root, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'server.js');
   if (!fs.existsSync(serverJs)) return [{ name: 'api bench skipped (run `npx nest build api`)', value: 0, unit: '', better: 'higher' }];
+  const { startServer } = require(serverJs);
   const storage = ctx.lib('storage');
   const { BusWriter } = ctx.lib('messagebus');
   const root = ctx.tmpDir('bench-api-');
@@ -78,7 +59,7 @@ module.exports.run = async (ctx) => {
     freshnessPaths.push(path.join(root, P, task, 'runs'));
     for (const run of fs.readdirSync(path.join(root, P, task, 'runs'))) freshnessPaths.push(path.join(root, P, task, 'runs', run, 'run-info.yaml'));
   }
-  const { url, stop } = await startServerProcess(serverJs, root);
+  const { app, url } = await startServer({ root, host: '127.0.0.1', port: 0, portExplicit: true, sse: { heartbeatIntervalMs: 60000 } });
   const figures = [];
   try {
     await medianLatency(`${url}/api/projects/${P}/tasks?limit=500`, 2); // warm the index cache
@@ -119,7 +100,7 @@ module.exports.run = async (ctx) => {
     figures.push({ name: 'log SSE: 200 lines to 10 clients, append→all delivered', value: msSince(t0), unit: 'ms', target: 1000, better: 'lower' });
     logClients.forEach((c) => c.stream.close());
   } finally {
-    await stop();
+    await app.close();
   }
   return figures;
 };
