@@ -182,13 +182,16 @@ async function run() {
     });
     const filter = page.getByLabel('Filter tasks');
     await filter.click();
-    for (const ch of 'bench-00') {
-      await page.keyboard.type(ch);
-      await page.waitForTimeout(120);
-    }
-    for (let i = 0; i < 8; i++) {
-      await page.keyboard.press('Backspace');
-      await page.waitForTimeout(120);
+    // 4 rounds of 16 keystrokes: a p95 of 16 samples would be their maximum, which is printed apart
+    for (let round = 0; round < 4; round++) {
+      for (const ch of 'bench-00') {
+        await page.keyboard.type(ch);
+        await page.waitForTimeout(120);
+      }
+      for (let i = 0; i < 8; i++) {
+        await page.keyboard.press('Backspace');
+        await page.waitForTimeout(120);
+      }
     }
     await page.waitForTimeout(300);
     if (process.env.UI_BENCH_SCREENSHOT) await page.screenshot({ path: process.env.UI_BENCH_SCREENSHOT });
