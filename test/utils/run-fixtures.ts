@@ -71,6 +71,8 @@ export class Sandbox {
 
 /** A finished (completed, exit 0) run of `claude` that started a minute ago; `over` wins. */
 export function runInfo(project: string, task: string, runId: string, over: Partial<RunInfo> = {}): RunInfo {
+  // one clock reading: two could straddle a millisecond and make the run last 30.001 s
+  const now = Date.now();
   return {
     version: 1,
     run_id: runId,
@@ -79,8 +81,8 @@ export function runInfo(project: string, task: string, runId: string, over: Part
     agent: 'claude',
     pid: 0,
     pgid: 0,
-    start_time: new Date(Date.now() - 60_000),
-    end_time: new Date(Date.now() - 30_000),
+    start_time: new Date(now - 60_000),
+    end_time: new Date(now - 30_000),
     exit_code: 0,
     status: 'completed',
     agent_version: '',
