@@ -5,7 +5,7 @@
 // and Node's require loads it the first time one of its exports is read. The request is this
 // module's query: `lazy-require.js?node:http2`; `?esm:validator/lib/isEmail` names a compiled ES
 // module.
-const standIn = require('./stand-in');
+const standIn = require('../cli-bundle/stand-in');
 
 // eslint-disable-next-line no-undef -- webpack's name for this module's query
 const query = __resourceQuery.slice(1);

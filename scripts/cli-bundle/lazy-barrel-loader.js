@@ -16,17 +16,7 @@ function __lazyStar(exports, load, names) {
   for (const n of names) Object.defineProperty(exports, n, { enumerable: true, configurable: true, get: () => (m ??= load())[n] });
 }
 function __lazyModule(load) {
-  let m;
-  const real = () => (m ??= load());
-  return new Proxy({}, {
-    get: (_t, k) => real()[k],
-    has: (_t, k) => k in real(),
-    ownKeys: () => Reflect.ownKeys(real()),
-    getOwnPropertyDescriptor: (_t, k) => {
-      const d = Object.getOwnPropertyDescriptor(real(), k);
-      return d && { ...d, configurable: true };
-    },
-  });
+  return require(${JSON.stringify(require.resolve('./stand-in'))})(load);
 }
 `;
 

@@ -32,8 +32,9 @@ function set(values: Record<Flag, number | boolean>, flags: Flag[]): void {
   if (flags.length > 0) setFlagsFromString(flags.map((flag) => asArg(flag, values[flag])).join(' '));
 }
 
-// the flags' names and defaults as of V8 11 and 12 (Node 20 and 22)
-const managed: Flag[] = /^1[12]\./.test(process.versions.v8) ? (Object.keys(BOOT) as Flag[]).filter((flag) => !chosenByUser.has(flag)) : [];
+/** The V8 versions whose flag names and defaults these are (Node 20 and 22). */
+const KNOWN_V8 = /^1[12]\./.test(process.versions.v8);
+const managed: Flag[] = KNOWN_V8 ? (Object.keys(BOOT) as Flag[]).filter((flag) => !chosenByUser.has(flag)) : [];
 let booting = managed.length > 0;
 set(BOOT, managed);
 
@@ -51,7 +52,7 @@ export function leanBootDone(): void {
  * gc() is exposed for this one call, the way jest's leak detector exposes it.
  */
 export function releaseBootMemory(): void {
-  if (!/^1[12]\./.test(process.versions.v8)) return;
+  if (!KNOWN_V8) return;
   try {
     (nodeModule as { flushCompileCache?: () => void }).flushCompileCache?.();
   } catch {

@@ -1,15 +1,16 @@
 'use strict';
-// Part of the API bundle (scripts/bundle-api.js): the stand-in of a module that runs on first use.
+// Part of the CLI and API bundles: the stand-in of a module that runs on first use (the lazy-barrel
+// loader's re-exported files; the API bundle's LAZY and DEFERRED modules, scripts/bundle-api.js).
 // `load()` returns the real module's exports; every read, write and key listing goes to them.
-// `esModule`: the answer to `__esModule` before the module is loaded, which interop helpers ask at
-// require time (true for a compiled ES module, else undefined).
+// `esModule`, when given, answers `__esModule` before the module is loaded, which interop helpers
+// ask at require time (true for a compiled ES module; false answers undefined).
 module.exports = function standIn(load, esModule) {
   let real;
   const target = () => (real ??= load());
   return new Proxy(
     {},
     {
-      get: (_t, key) => (key === '__esModule' && !real ? esModule || undefined : target()[key]),
+      get: (_t, key) => (key === '__esModule' && !real && esModule !== undefined ? esModule || undefined : target()[key]),
       set: (_t, key, value) => Reflect.set(target(), key, value),
       has: (_t, key) => key in target(),
       ownKeys: () => Reflect.ownKeys(target()),
