@@ -7,6 +7,7 @@
 // `serve`), the project of `task` from $JRUN_PROJECT_ID (upstream's `task` has no --project).
 const { spawn, spawnSync } = require('node:child_process');
 const { followSse, median, medianLatency, procStatusMb, sleep, throughput } = require('./timing');
+const { seedFinishedRuns } = require('./run-fixtures');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -78,22 +79,8 @@ async function apiFigures(url, pid) {
   }
 }
 
-/** 200 tasks × 5 finished runs (run-info.yaml written by our storage lib, which upstream reads too). */
 function seedRuns(runsRoot) {
-  const storage = require(path.join(root, 'dist', 'apps', 'cli', 'libs', 'storage', 'src'));
-  for (let t = 0; t < 200; t++) {
-    const task = `task-20260101-120000-t${String(t).padStart(4, '0')}`;
-    for (let r = 0; r < 5; r++) {
-      const runId = `20260101-12${String(t).padStart(4, '0')}${r}000-1-${t * 5 + r + 1}`;
-      const runDir = path.join(runsRoot, 'bench', task, 'runs', runId);
-      fs.mkdirSync(runDir, { recursive: true });
-      storage.writeRunInfo(path.join(runDir, 'run-info.yaml'), {
-        version: 1, run_id: runId, project_id: 'bench', task_id: task, agent: 'claude', pid: 0, pgid: 0,
-        start_time: new Date(Date.UTC(2026, 0, 1, 12, 0, t)), end_time: new Date(Date.UTC(2026, 0, 1, 12, 1, t)),
-        exit_code: 0, status: 'completed', agent_version: '', stdout_path: path.join(runDir, 'agent-stdout.txt'),
-      });
-    }
-  }
+  seedFinishedRuns(require(path.join(root, 'dist', 'apps', 'cli', 'libs', 'storage', 'src')), runsRoot, 'bench');
 }
 
 /** Start-up time, then RSS after 2 s idle. */

@@ -82,13 +82,31 @@ export function reconcileRunInfo(info: RunInfo, taskDone: boolean, probe: Livene
  * A missing file yields the synthesised `unknown` record.
  */
 export function readRunInfoReconciled(path: string, probe: LivenessProbe = createLivenessProbe()): RunInfo {
+  return readRunInfoHealed(path, probe).info;
+}
+
+/**
+ * readRunInfoReconciled, also saying whether the file holds exactly the record returned (nothing
+ * to heal, or the heal was written) rather than a healed view or a synthesised one.
+ */
+export function readRunInfoHealed(path: string, probe: LivenessProbe = createLivenessProbe()): { info: RunInfo; stored: boolean } {
   const info = readRunInfoIfExists(path);
-  if (!info) return synthesizeRunInfo(path);
+  if (!info) return { info: synthesizeRunInfo(path), stored: false };
   const taskDir = taskDirOfRunInfo(path);
   const done = () => (taskDir ? hasDoneFile(taskDir) : false);
   const candidate = { ...info };
-  if (!reconcileRunInfo(candidate, done(), probe)) return info;
-  return rewriteUnderLock(path, probe, done) ?? candidate;
+  if (!reconcileRunInfo(candidate, done(), probe)) return { info, stored: true };
+  const written = rewriteUnderLock(path, probe, done);
+  return written ? { info: written, stored: true } : { info: candidate, stored: false };
+}
+
+/**
+ * A stored record nothing rewrites any more: every writer (the runner's finish, stop, adoption,
+ * healing) only changes a `running` record, and healing only a failed −1 one (completed once the
+ * task has DONE). Readers may keep such a record for as long as its run folder exists.
+ */
+export function isFinalRunInfo(info: RunInfo): boolean {
+  return info.status === 'completed' || (info.status === 'failed' && info.exit_code !== STALE_EXIT_CODE);
 }
 
 function rewriteUnderLock(path: string, probe: LivenessProbe, done: () => boolean): RunInfo | undefined {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { RUN_INFO_FILE, RunsLayout } from './layout';
 import type { LivenessProbe } from './liveness';
 import { createLivenessProbe } from './seams.providers';
-import { readRunInfoReconciled } from './reconcile';
+import { isFinalRunInfo, readRunInfoHealed, readRunInfoReconciled } from './reconcile';
 import type { RunInfo } from './run-info';
 import { ioError } from './storage.errors';
 import { validateRunId } from './ids';
@@ -30,6 +30,10 @@ interface RunInfoCache {
   ino: number;
   info: RunInfo;
   readAtMs: number;
+  /** The file holds exactly `info` (not a healed view of it). */
+  stored: boolean;
+  /** The runs-folder listing under which this record was found final (see FINAL_AFTER_MS). */
+  finalIn?: readonly string[];
 }
 
 /**
@@ -42,6 +46,14 @@ const RACY_WINDOW_MS = 1000;
 function settled(mtimeMs: number, readAtMs: number): boolean {
   return mtimeMs + RACY_WINDOW_MS < readAtMs;
 }
+
+/**
+ * A finished record (isFinalRunInfo) left unchanged this long is final: the index stops stat-ing
+ * it while its task's runs folder is unchanged. A finished record is rewritten only within
+ * seconds of its first finished write (`stop` records a run 300 ms after its processes are gone;
+ * a late runner then records the real exit), and by nothing later.
+ */
+const FINAL_AFTER_MS = 60_000;
 
 const NO_THROW = { throwIfNoEntry: false } as const;
 
@@ -162,9 +174,10 @@ export class StorageIndex {
    */
   taskRuns(projectId: string, taskId: string): { runId: string; dir: string; info: RunInfo | undefined }[] {
     const places = this.places(projectId, taskId);
-    return this.runsOf(projectId, taskId, places).map((runId) => {
+    const runs = this.runsOf(projectId, taskId, places);
+    return runs.map((runId) => {
       const p = this.pathIn(places, projectId, taskId, runId);
-      return { runId, dir: p.dir, info: this.readCached(p.info) };
+      return { runId, dir: p.dir, info: this.readCached(p.info, runs) };
     });
   }
 
@@ -206,20 +219,29 @@ export class StorageIndex {
     return paths;
   }
 
-  private readCached(path: string): RunInfo | undefined {
+  /**
+   * The run-info at `path` from the cache while its stat is unchanged; `listing` (the task's runs
+   * folder listing) lets a final record skip even the stat while that listing is unchanged.
+   */
+  private readCached(path: string, listing?: readonly string[]): RunInfo | undefined {
+    const cached = this.infos.get(path);
+    if (listing && cached?.finalIn === listing) return cached.info;
     const st = statKey(path);
     if (!st) {
       this.infos.delete(path);
       return undefined;
     }
-    const cached = this.infos.get(path);
     const fresh =
       cached && cached.mtimeMs === st.mtimeMs && cached.size === st.size && cached.ino === st.ino && settled(cached.mtimeMs, cached.readAtMs);
-    if (fresh && (cached.info.status !== 'running' || this.probe.isRunAlive(cached.info))) return cached.info;
+    if (fresh && cached.info.status !== 'running') {
+      if (listing && cached.stored && isFinalRunInfo(cached.info) && cached.mtimeMs + FINAL_AFTER_MS < Date.now()) cached.finalIn = listing;
+      return cached.info;
+    }
+    if (fresh && this.probe.isRunAlive(cached.info)) return cached.info;
     const readAtMs = Date.now();
-    const info = readRunInfoReconciled(path, this.probe);
-    const after = statKey(path) ?? st;
-    this.infos.set(path, { mtimeMs: after.mtimeMs, size: after.size, ino: after.ino, info, readAtMs });
+    const { info, stored } = readRunInfoHealed(path, this.probe);
+    // the stat taken before the read: a change after it makes the next check read again
+    this.infos.set(path, { mtimeMs: st.mtimeMs, size: st.size, ino: st.ino, info, readAtMs, stored });
     return info;
   }
 

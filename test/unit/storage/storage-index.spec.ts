@@ -1,6 +1,6 @@
 import { mkdirSync, openSync, closeSync, rmSync, statSync, utimesSync, writeFileSync, writeSync, ftruncateSync } from 'node:fs';
 import { join } from 'node:path';
-import { LivenessProbe, RunInfo, RunsLayout, serializeRunInfo, StorageIndex, writeRunInfo, ZERO_TIME } from '@app/storage';
+import { LivenessProbe, RunInfo, RunsLayout, readRunInfo, serializeRunInfo, StorageIndex, tryFlock, unflock, writeRunInfo, ZERO_TIME } from '@app/storage';
 import { makeTempDir } from './helpers/temp';
 
 const T1 = 'task-20260101-000000-aaa';
@@ -24,6 +24,9 @@ class FakeWorld extends LivenessProbe {
     return this.alive.has(pgid);
   }
 }
+
+/** The fs module object itself (what the lib's named imports read from), for spying on its calls. */
+const nodeFs: typeof import('node:fs') = require('node:fs');
 
 const FIXED_MTIME = new Date('2026-01-01T00:00:00Z');
 
@@ -152,6 +155,101 @@ describe('StorageIndex', () => {
     expect(healed.error_summary).toBe('reconciled stale running status: process is not alive');
     expect(new StorageIndex(layout).runInfo('p', T1, 'r1')?.status).toBe('failed');
     expect(statSync(path).size).toBeGreaterThan(0);
+  });
+
+  describe('finished run-infos unchanged for a minute are final', () => {
+    const OLD = new Date(Date.now() - 120_000);
+    /** Paths the index stats during `fn`. */
+    function statted(fn: () => void): string[] {
+      const spy = jest.spyOn(nodeFs, 'statSync');
+      try {
+        fn();
+        return spy.mock.calls.map((c) => String(c[0]));
+      } finally {
+        spy.mockRestore();
+      }
+    }
+    function addOldRun(task: string, runId: string, overrides: Partial<RunInfo> = {}): string {
+      const path = addRun(task, runId, overrides);
+      utimesSync(path, OLD, OLD);
+      return path;
+    }
+    function settleListings(): void {
+      for (const dir of [layout.root, join(layout.root, 'p'), layout.taskDir('p', T1), layout.runsDir('p', T1)]) utimesSync(dir, OLD, OLD);
+    }
+
+    it('stats only the folders once a task has been listed twice', () => {
+      const done = addOldRun(T1, 'r1');
+      const failed = addOldRun(T1, 'r2', { status: 'failed', exit_code: 143 });
+      settleListings();
+      const index = new StorageIndex(layout);
+      index.runInfos('p', T1);
+      index.runInfos('p', T1);
+      const paths = statted(() => expect(index.runInfos('p', T1).map((i) => i.status)).toEqual(['completed', 'failed']));
+      expect(paths).toEqual([layout.runsDir('p', T1)]);
+      expect(paths).not.toContain(done);
+      expect(paths).not.toContain(failed);
+    });
+
+    it('keeps checking records that may still change: running, failed −1 (healed once DONE), or recent', () => {
+      const world = new FakeWorld();
+      world.alive.add(4242);
+      const running = addOldRun(T1, 'r1', { status: 'running', pid: 4242, pgid: 4242, end_time: ZERO_TIME, exit_code: -1 });
+      const stale = addOldRun(T1, 'r2', { status: 'failed', exit_code: -1 });
+      const recent = addRun(T1, 'r3');
+      const fewSecondsAgo = new Date(Date.now() - 5000);
+      utimesSync(recent, fewSecondsAgo, fewSecondsAgo);
+      settleListings();
+      const index = new StorageIndex(layout, world);
+      index.runInfos('p', T1);
+      index.runInfos('p', T1);
+      const paths = statted(() => expect(index.runInfos('p', T1).map((i) => i.status)).toEqual(['running', 'failed', 'completed']));
+      expect(paths).toEqual(expect.arrayContaining([running, stale, recent]));
+    });
+
+    it('keeps checking a record healed only in memory (another process held its lock)', () => {
+      const path = addOldRun(T1, 'r1', { status: 'running', pid: 999_999, pgid: 999_999, end_time: ZERO_TIME, exit_code: -1 });
+      writeFileSync(join(layout.taskDir('p', T1), 'DONE'), '');
+      settleListings();
+      const lock = openSync(`${path}.lock`, 'a+');
+      expect(tryFlock(lock, 'ex')).toBe(true);
+      try {
+        const index = new StorageIndex(layout, new FakeWorld());
+        index.runInfos('p', T1);
+        index.runInfos('p', T1);
+        const paths = statted(() => expect(index.runInfos('p', T1)[0].status).toBe('completed'));
+        expect(paths).toContain(path);
+        expect(readRunInfo(path).status).toBe('running');
+      } finally {
+        unflock(lock);
+        closeSync(lock);
+      }
+    });
+
+    it('sees a recent finished record rewritten (a runner recording the real exit after `stop` did)', () => {
+      const path = addRun(T1, 'r1', { status: 'failed', exit_code: 143, error_summary: 'stopped by run-agent stop (SIGTERM)' });
+      const early = new Date(Date.now() - 3000);
+      utimesSync(path, early, early);
+      settleListings();
+      const index = new StorageIndex(layout);
+      index.runInfos('p', T1);
+      index.runInfos('p', T1);
+      writeRunInfo(path, info('r1', T1, { status: 'completed', exit_code: 0 }));
+      expect(index.runInfos('p', T1)[0].status).toBe('completed');
+    });
+
+    it('drops a final record whose run folder is removed, and re-checks the others once the listing changes', () => {
+      const gone = addOldRun(T1, 'r1');
+      const kept = addOldRun(T1, 'r2');
+      settleListings();
+      const index = new StorageIndex(layout);
+      index.runInfos('p', T1);
+      index.runInfos('p', T1);
+      rmSync(layout.runDir('p', T1, 'r1'), { recursive: true });
+      const paths = statted(() => expect(index.runInfos('p', T1).map((i) => i.run_id)).toEqual(['r2']));
+      expect(paths).toContain(kept);
+      expect(paths).not.toContain(gone);
+    });
   });
 
   it('reports run folders without run-info.yaml as unknown in runInfos and undefined in runInfo', () => {
