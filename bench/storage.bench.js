@@ -85,6 +85,6 @@ module.exports.run = async function run(ctx) {
       note: `best of 5 batches of 200; median ${Math.round(median(batches))} runs/s; target min(2000, fsync ceiling ÷ 2)` },
     { name: 'disk ceiling: bare open+write+fsync+close', value: Math.max(...raw), unit: 'files/s', better: 'higher', note: 'best of 5 batches of 100; bounds run creation' },
     { name: 'list 1,000 runs of a project, cold (fresh StorageIndex)', value: median(cold), unit: 'ms', better: 'lower' },
-    { name: 'list 1,000 runs of a project, cached (unchanged files)', value: median(cached), unit: 'ms', better: 'lower', note: 'one stat per run-info' },
+    { name: 'list 1,000 runs of a project, cached (unchanged files)', value: median(cached), unit: 'ms', better: 'lower', note: 'written a second ago, so not yet final (storage-index.ts): one stat per run-info' },
   ];
 };
