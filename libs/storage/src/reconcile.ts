@@ -101,9 +101,10 @@ export function readRunInfoHealed(path: string, probe: LivenessProbe = createLiv
 }
 
 /**
- * A stored record nothing rewrites any more: every writer (the runner's finish, stop, adoption,
- * healing) only changes a `running` record, and healing only a failed −1 one (completed once the
- * task has DONE). Readers may keep such a record for as long as its run folder exists.
+ * A finished record that nothing rewrites once it has settled. The writers (the runner's finish,
+ * `stop`, adoption, healing) change `running` records, with two exceptions: a runner recording
+ * the real exit just after `stop` recorded the run, and healing, which turns a failed −1 record
+ * into completed once the task has DONE (so that one is not final).
  */
 export function isFinalRunInfo(info: RunInfo): boolean {
   return info.status === 'completed' || (info.status === 'failed' && info.exit_code !== STALE_EXIT_CODE);
