@@ -75,10 +75,11 @@ function statKey(path: string): { mtimeMs: number; size: number; ino: number; is
 
 /**
  * Listing of the runs root with caches, so repeated listings (list/status, the API server with
- * thousands of runs) cost one stat per directory and per run-info:
+ * thousands of runs) cost one stat per directory and per run-info not yet final:
  * - directory listings are cached per directory and reused while its mtime is unchanged;
  * - run-info files are parsed again only when their mtime, size or inode changed. Cached
- *   `running` records are still re-checked for liveness on every read (processes die silently).
+ *   `running` records are still re-checked for liveness on every read (processes die silently);
+ * - a final record (FINAL_AFTER_MS) is not even stat-ed while its task's runs listing is the same.
  */
 export class StorageIndex {
   private readonly dirs = new Map<string, DirEntryCache>();
