@@ -5,7 +5,7 @@
 const path = require('node:path');
 const TerserPlugin = require('terser-webpack-plugin');
 const webpack = require('webpack');
-const { config: cliConfig, assertSameCopy, externalsOf, lazyBarrels, patchRule, runWebpack } = require('./bundle-cli');
+const { config: cliConfig, assertSameCopy, externalsOf, lazyBarrels, lazyRequire, patchRule, runWebpack } = require('./bundle-cli');
 
 const root = path.join(__dirname, '..');
 const built = path.join(root, 'dist', 'apps', 'api');
@@ -35,7 +35,7 @@ const EXTERNAL = new Set([
   '@fastify/view',
 ]);
 // Kept out too, but required by bundled code at load time: each such require gets a stand-in that
-// loads the module on first use (api-bundle/lazy-require.js). Built-ins an idle server never uses
+// loads the module on first use (cli-bundle/lazy-require.js). Built-ins an idle server never uses
 // (not child_process: net's listen() loads it through cluster); class-validator's string
 // validators (compiled ES modules) and phone-number metadata; prom-client's OpenTelemetry API,
 // read only for exemplars, which the server does not enable.
@@ -80,13 +80,10 @@ const config = {
   resolve: { alias: { API_SERVE$: path.join(src, 'boot', 'serve.js'), API_BOOT_FLAGS$: path.join(src, 'boot', 'boot-flags.js') } },
   plugins: [
     new webpack.NormalModuleReplacementPlugin(/[\\/]boot[\\/]lean-server(\.js)?$/, path.join(shims, 'lean-server.js')),
-    // rewritten where webpack's externals read the request too (the dependency)
-    new webpack.NormalModuleReplacementPlugin(LAZY, (data) => {
-      const query = lazyQuery(data.request);
-      if (!query.startsWith('node:')) assertSameCopy(query.replace(/^esm:/, ''), data.context, path.dirname(BUNDLE));
-      const request = `${path.join(shims, 'lazy-require.js')}?${query}`;
-      data.request = request;
-      for (const dependency of data.dependencies) dependency.request = request;
+    lazyRequire(LAZY, (request, context) => {
+      const query = lazyQuery(request);
+      if (!query.startsWith('node:')) assertSameCopy(query.replace(/^esm:/, ''), context, path.dirname(BUNDLE));
+      return query;
     }),
     new webpack.NormalModuleReplacementPlugin(DEFERRED, (data) => {
       data.request = `${path.join(shims, 'defer-loader.js')}!${require.resolve(data.request, { paths: [data.context] })}`;

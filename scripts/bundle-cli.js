@@ -27,6 +27,23 @@ const EXTERNAL = new Set([
   'class-validator',
   'class-transformer',
 ]);
+// Built-ins that bundled code requires at load time and `run-agent task` does not use before its
+// agent runs: each gets a stand-in that Node's require replaces on first use (lazyRequire below).
+// node:crypto (webhook signatures, completion hashes) alone costs ~3 ms to load; NestJS's
+// exception filter requires node:http, its injector perf_hooks (patched out of its use:
+// cli-bundle/patch-loader.js); node:fs/promises brings readline with it.
+const LAZY = /^(?:node:)?(crypto|http|perf_hooks|fs\/promises)$/;
+/**
+ * Replaces the requests `pattern` matches by a stand-in (cli-bundle/lazy-require.js) that loads,
+ * on first use, what `queryOf(request, context)` names: `node:<builtin>`, `esm:<file>` (a compiled
+ * ES module) or a package. Rewritten where webpack's externals read the request too (the dependency).
+ */
+const lazyRequire = (pattern, queryOf) =>
+  new webpack.NormalModuleReplacementPlugin(pattern, (data) => {
+    const request = `${path.join(shims, 'lazy-require.js')}?${queryOf(data.request, data.context)}`;
+    data.request = request;
+    for (const dependency of data.dependencies) dependency.request = request;
+  });
 /** The barrels (index.js) whose re-exports the lazy-barrel loader defers: NestJS's, rxjs's and the app's own libs. */
 const lazyBarrels = (app) => new RegExp(`([\\\\/]node_modules[\\\\/](@nestjs[\\\\/](common|core)|rxjs[\\\\/]dist[\\\\/]cjs)|[\\\\/]dist[\\\\/]apps[\\\\/]${app}[\\\\/]libs)([\\\\/].*)?[\\\\/]index\\.js$`);
 /** The rule applying `app`'s patches of NestJS, nest-commander and Fastify (cli-bundle/patch-loader.js). */
@@ -97,6 +114,7 @@ const config = {
   resolve: { alias: { CLI_MAIN$: path.join(built, 'apps', 'cli', 'src', 'main.js'), inquirer$: path.join(shims, 'inquirer.js'), cosmiconfig$: path.join(shims, 'cosmiconfig.js') } },
   plugins: [
     new webpack.NormalModuleReplacementPlugin(/[\\/]boot[\\/]lean-nest(\.js)?$/, path.join(shims, 'no-boot.js')),
+    lazyRequire(LAZY, (request) => `node:${LAZY.exec(request)[1]}`),
     // NestJS's optional microservices/websockets packages: absent, without a node_modules search at run time
     new webpack.NormalModuleReplacementPlugin(/^@nestjs\/(microservices|websockets)(\/.*)?$/, path.join(shims, 'absent.js')),
     // cli.module.ts requires the engine's command files by name: only those, not their .map files
@@ -145,4 +163,4 @@ if (require.main === module) {
   );
 }
 
-module.exports = { bundle, config, BUNDLE, assertAscii, assertSameCopy, runWebpack, externalsOf, lazyBarrels, patchRule };
+module.exports = { bundle, config, BUNDLE, assertAscii, assertSameCopy, runWebpack, externalsOf, lazyBarrels, lazyRequire, patchRule };

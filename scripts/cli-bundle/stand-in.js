@@ -1,6 +1,6 @@
 'use strict';
 // Part of the CLI and API bundles: the stand-in of a module that runs on first use (the lazy-barrel
-// loader's re-exported files; the API bundle's LAZY and DEFERRED modules, scripts/bundle-api.js).
+// loader's re-exported files; both bundles' LAZY modules and the API bundle's DEFERRED ones).
 // `load()` returns the real module's exports; every read, write and key listing goes to them.
 // `esModule`, when given, answers `__esModule` before the module is loaded, which interop helpers
 // ask at require time (true for a compiled ES module; false answers undefined).

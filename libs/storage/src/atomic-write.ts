@@ -1,12 +1,11 @@
 import { chmodSync, closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { randomSlug } from './ids';
 import { ioError } from './storage.errors';
 
 /**
- * Writes `path` atomically: a temp file in the same folder (`tempPattern`'s `*` replaced by random
- * digits, default `<name>.*.tmp`), fsync, chmod 0644, rename over the target. The temp file is
+ * Writes `path` atomically: a temp file in the same folder (`tempPattern`'s `*` replaced by a
+ * unique part, default `<name>.*.tmp`), fsync, chmod 0644, rename over the target. The temp file is
  * removed on failure, so readers only ever see the old or the new complete file. `fsync: false`
  * keeps the atomicity but skips the disk flush, for records that a later durable write replaces.
  */
@@ -58,7 +57,15 @@ export async function writeFileAtomicAsync(path: string, data: string | Buffer, 
   }
 }
 
+let tempFiles = 0;
+
+/**
+ * The temp file's name: the pid, a count of this process's temp files and Math.random digits.
+ * It is created exclusively ('wx'), so it only has to differ from the names of other writers: no
+ * node:crypto for it, which costs a CLI command ~3 ms to load (docs/decisions.md).
+ */
 function tempPathFor(path: string, tempPattern?: string): string {
   const pattern = tempPattern ?? `${basename(path)}.*.tmp`;
-  return join(dirname(path), pattern.replace('*', randomSlug(10, '0123456789')));
+  const unique = `${process.pid}-${++tempFiles}-${Math.random().toFixed(8).slice(2)}`;
+  return join(dirname(path), pattern.replace('*', unique));
 }

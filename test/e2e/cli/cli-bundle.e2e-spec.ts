@@ -25,6 +25,20 @@ Module._resolveFilename = function (request, ...rest) { asked.push(request); ret
 process.on('exit', () => fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify({ files: Object.keys(require.cache), formats, stdinRead, asked })));
 `;
 
+/** Preloaded into the CLI: the Node built-ins loaded at each process it spawns, and at exit. */
+const SPAWN_PROBE = `
+const fs = require('node:fs');
+const cp = require('node:child_process');
+const builtins = () => process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13));
+const spawns = [];
+const spawn = cp.ChildProcess.prototype.spawn;
+cp.ChildProcess.prototype.spawn = function (opts) {
+  spawns.push({ file: opts.file, args: opts.args, builtins: builtins() });
+  return spawn.call(this, opts);
+};
+process.on('exit', () => fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify({ spawns, atExit: builtins() })));
+`;
+
 describe('CLI bundle', () => {
   let dir: string;
   let cleanup: () => void;
@@ -54,6 +68,25 @@ describe('CLI bundle', () => {
     expect(seen.stdinRead).toBe(false);
     // NestJS's optional @nestjs/microservices and @nestjs/websockets are absent inside the bundle (absent.js): no node_modules search
     expect(seen.asked.filter((r) => r.startsWith('@nestjs/'))).toEqual([]);
+  });
+
+  it('`run-agent task` starts its agent before loading node:crypto, http, perf_hooks or fs/promises (LAZY in scripts/bundle-cli.js), which still load when used', () => {
+    const root = join(dir, 'runs');
+    const agent = join(dir, 'agent.sh');
+    writeFileSync(agent, '#!/bin/sh\ncat >/dev/null\n: > "$JRUN_TASK_FOLDER/DONE"\necho done\n', { mode: 0o755 });
+    const config = join(dir, 'config.yaml');
+    writeFileSync(config, `agents:\n  fast:\n    type: command\n    command: ${agent}\ndefaults:\n  agent: fast\n`);
+    const probe = join(dir, 'spawn-probe.js');
+    writeFileSync(probe, SPAWN_PROBE);
+    const out = join(dir, 'spawns.json');
+    const r = spawnSync(process.execPath, ['-r', probe, runAgentBin, 'task', '--root', root, '--project', 'p', '--task', 'task-20260101-000000-lazy', '--config', config, '--prompt', 'x', '--restart-delay', '0s'], { env: cleanEnv(dir, { PROBE_OUT: out }), cwd: dir, encoding: 'utf8' });
+    expect([r.status, r.stderr]).toEqual([0, expect.stringContaining('DONE')]);
+    const seen = JSON.parse(readFileSync(out, 'utf8')) as { spawns: { file: string; args: string[]; builtins: string[] }[]; atExit: string[] };
+    const atAgent = seen.spawns.find((s) => s.args.includes(agent) || s.file === agent);
+    expect(atAgent).toBeDefined();
+    expect(atAgent!.builtins.filter((m) => /^(crypto|http|perf_hooks|fs\/promises)$/.test(m))).toEqual([]);
+    // loaded once used: the task's completion record hashes its facts with node:crypto after the run
+    expect(seen.atExit).toContain('crypto');
   });
 
   it('prints the same help and usage errors as the unbundled build', () => {

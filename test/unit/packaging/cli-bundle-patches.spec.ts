@@ -32,6 +32,7 @@ const installed = [
   join(dirname(require.resolve('nest-commander')), 'command-runner.module.js'),
 ];
 const scanner = require.resolve('@nestjs/core/scanner.js');
+const injector = require.resolve('@nestjs/core/injector/injector.js');
 const schemaController = require.resolve('fastify/lib/schema-controller.js');
 const fastifyStatic = require.resolve('@fastify/static');
 
@@ -58,6 +59,20 @@ describe('bundle patches', () => {
   it("keeps the scanner's search for enhancers in the API bundle: a controller's guards, pipes and interceptors apply", () => {
     const source = readFileSync(scanner, 'utf8');
     expect(patch(scanner, source, 'api')).toBe(source);
+  });
+
+  it("times the injector's instantiations with process.hrtime in the CLI bundle (perf_hooks stays a lazy stand-in there)", async () => {
+    const source = readFileSync(injector, 'utf8');
+    const out = patch(injector, source);
+    expect(out).not.toMatch(/performance\.now\(\)/);
+    const { Injector } = runAs<{ Injector: new () => { getNowTimestamp: () => number } }>(injector, out);
+    const clock = new Injector();
+    const t0 = clock.getNowTimestamp();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // milliseconds, as performance.now() measured them
+    expect(clock.getNowTimestamp() - t0).toBeGreaterThanOrEqual(19);
+    expect(clock.getNowTimestamp() - t0).toBeLessThan(10_000);
+    expect(patch(injector, source, 'api')).toBe(source);
   });
 
   it("builds Fastify's schema compilers on first use, and they still validate and serialize", () => {
@@ -92,7 +107,7 @@ describe('bundle patches', () => {
   });
 
   it('every patch has an installed file to apply to', () => {
-    for (const p of loader.patchesOf('cli').concat(loader.patchesOf('api'))) expect([...installed, scanner, schemaController, fastifyStatic].some((f) => p.file.test(f))).toBe(true);
+    for (const p of loader.patchesOf('cli').concat(loader.patchesOf('api'))) expect([...installed, scanner, injector, schemaController, fastifyStatic].some((f) => p.file.test(f))).toBe(true);
   });
 
   it('leaves other files alone and fails loudly when a patched file changed shape', () => {
