@@ -79,10 +79,6 @@ async function apiFigures(url, pid) {
   }
 }
 
-function seedRuns(runsRoot) {
-  seedFinishedRuns(require(path.join(root, 'dist', 'apps', 'cli', 'libs', 'storage', 'src')), runsRoot, 'bench');
-}
-
 /** Start-up time, then RSS after 2 s idle. */
 const startAndIdle = async (url, pid, ms) => {
   await sleep(2000);
@@ -156,8 +152,9 @@ async function main() {
   const rss = (v) => median(v.map((x) => x.rssMb));
   console.log(`server start until health answers: upstream ${ms(b).toFixed(0)} ms, ours ${ms(a).toFixed(0)} ms, ratio ${(ms(a) / ms(b)).toFixed(2)}`);
   console.log(`server RSS idle (2 s after health): upstream ${rss(b).toFixed(0)} MB, ours ${rss(a).toFixed(0)} MB, ratio ${(rss(a) / rss(b)).toFixed(2)}`);
+  const storage = require(path.join(root, 'dist', 'apps', 'cli', 'libs', 'storage', 'src'));
   for (const r of Object.values(roots)) {
-    seedRuns(r);
+    seedFinishedRuns(storage, r, 'bench');
     time(ours, ['bus', 'post', '--project', 'bench', '--body', 'the project bus the SSE clients follow'], r);
   }
   const apiOurs = await withServer(ours, roots.ours, 24200, apiFigures);

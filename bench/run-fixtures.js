@@ -1,4 +1,5 @@
 'use strict';
+// Fixtures the benches share: finished runs on disk, shell agents and the config that runs them.
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -29,4 +30,16 @@ function seedFinishedRuns(storage, runsRoot, project) {
   return runsDirs;
 }
 
-module.exports = { seedFinishedRuns };
+/** An executable `#!/bin/sh` agent named `name` in `dir` running `body`; returns its path. */
+function writeAgent(dir, name, body) {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+  return file;
+}
+
+/** A runner config whose only (and default) agent `fast` runs `command`. */
+function commandConfig(command) {
+  return { agents: { fast: { name: 'fast', type: 'command', command } }, defaults: { agent: 'fast' } };
+}
+
+module.exports = { commandConfig, seedFinishedRuns, writeAgent };

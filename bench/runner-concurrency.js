@@ -10,19 +10,13 @@ const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { median } = require('./timing');
+const { commandConfig, writeAgent } = require('./run-fixtures');
 
 const [libs, dir] = process.argv.slice(2);
 const runner = require(path.join(libs, 'runner', 'src'));
 
-function writeAgent(name, body) {
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
-  return file;
-}
-
-const taskAgent = writeAgent('fast-agent', 'cat >/dev/null\nsleep 0.01\n: > "$JRUN_TASK_FOLDER/DONE"\necho done');
-const bareAgent = writeAgent('bare-agent', 'cat >/dev/null\nsleep 0.01\necho done');
-const config = { agents: { fast: { name: 'fast', type: 'command', command: taskAgent } }, defaults: { agent: 'fast' } };
+const config = commandConfig(writeAgent(dir, 'fast-agent', 'cat >/dev/null\nsleep 0.01\n: > "$JRUN_TASK_FOLDER/DONE"\necho done'));
+const bareAgent = writeAgent(dir, 'bare-agent', 'cat >/dev/null\nsleep 0.01\necho done');
 let round = 0;
 
 async function concurrentTasks() {

@@ -6,20 +6,11 @@ const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { median } = require('./timing');
+const { commandConfig, writeAgent } = require('./run-fixtures');
 
 const PROJECT = 'bench';
 let seq = 0;
 const taskId = (slug) => `task-20260101-000000-${slug}-${process.pid}-${++seq}`;
-
-function writeAgent(dir, name, body) {
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
-  return file;
-}
-
-function commandConfig(command) {
-  return { agents: { fast: { name: 'fast', type: 'command', command } }, defaults: { agent: 'fast' } };
-}
 
 /** 50 concurrent tasks and their floor, in a Node process of their own (runner-concurrency.js). */
 function concurrency(ctx) {
