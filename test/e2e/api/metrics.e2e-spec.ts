@@ -45,10 +45,12 @@ describe('/metrics', () => {
     const { types } = parseProm(await res.text());
     expect(Object.fromEntries([...types].filter(([n]) => n.startsWith('conductor_')))).toEqual({
       conductor_uptime_seconds: 'gauge',
+      conductor_active_runs: 'gauge',
       conductor_active_runs_total: 'gauge',
       conductor_completed_runs_total: 'counter',
       conductor_failed_runs_total: 'counter',
       conductor_messagebus_appends_total: 'counter',
+      conductor_queued_runs: 'gauge',
       conductor_queued_runs_total: 'gauge',
       conductor_api_requests_total: 'counter',
       conductor_agent_runs_total: 'counter',
@@ -96,12 +98,14 @@ describe('/metrics', () => {
 
     const after = await scrape();
     killGroup(sleeper);
-    expect(get(after, 'conductor_queued_runs_total')).toBe(1);
+    expect(get(after, 'conductor_queued_runs')).toBe(1);
+    expect(get(after, 'conductor_queued_runs_total')).toBe(1); // deprecated alias, same value
     expect(get(after, 'conductor_api_requests_total{method="GET",status="200"}')).toBeGreaterThan(get(before, 'conductor_api_requests_total{method="GET",status="200"}'));
     expect(get(after, 'conductor_api_requests_total{method="GET",status="404"}')).toBeGreaterThan(get(before, 'conductor_api_requests_total{method="GET",status="404"}'));
     expect(get(after, 'conductor_api_requests_total{method="POST",status="201"}') - get(before, 'conductor_api_requests_total{method="POST",status="201"}')).toBe(2);
     expect(get(after, 'conductor_messagebus_appends_total') - get(before, 'conductor_messagebus_appends_total')).toBeGreaterThanOrEqual(2);
-    expect(get(after, 'conductor_active_runs_total')).toBe(1);
+    expect(get(after, 'conductor_active_runs')).toBe(1);
+    expect(get(after, 'conductor_active_runs_total')).toBe(1); // deprecated alias, same value
     expect(get(after, 'conductor_failed_runs_total') - get(before, 'conductor_failed_runs_total')).toBe(2);
     expect(get(after, 'conductor_completed_runs_total') - get(before, 'conductor_completed_runs_total')).toBe(2);
     expect(get(after, 'conductor_agent_runs_total{agent_type="command"}') - get(before, 'conductor_agent_runs_total{agent_type="command"}')).toBe(2);
@@ -125,11 +129,11 @@ describe('/metrics', () => {
     const second = await (await mk('task-20260101-120000-queue2')).json();
     expect(first.status).toBe('started');
     expect(second).toMatchObject({ status: 'queued', queue_position: 1 });
-    expect(get(await scrape(), 'conductor_queued_runs_total')).toBe(1);
+    expect(get(await scrape(), 'conductor_queued_runs')).toBe(1);
     const detail = (await (await fetch(`${api.base}/api/projects/q/tasks/task-20260101-120000-queue2`)).json()) as { status: string; queue_position: number };
     expect(detail).toMatchObject({ status: 'queued', state: 'queued', queue_position: 1 });
     await fetch(`${api.base}/api/v1/tasks/task-20260101-120000-queue2?project_id=q`, { method: 'DELETE' });
-    expect(get(await scrape(), 'conductor_queued_runs_total')).toBe(0);
+    expect(get(await scrape(), 'conductor_queued_runs')).toBe(0);
     await fetch(`${api.base}/api/v1/tasks/task-20260101-120000-queue1?project_id=q`, { method: 'DELETE' });
     await waitUntil(async () => {
       const d = (await (await fetch(`${api.base}/api/projects/q/tasks/task-20260101-120000-queue1`)).json()) as { runs: { status: string }[] };

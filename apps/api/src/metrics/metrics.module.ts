@@ -1,10 +1,18 @@
 import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
 import { makeCounterProvider, makeGaugeProvider, PrometheusModule } from '@willsoto/nestjs-prometheus';
+import { register } from 'prom-client';
 import { MetricsController } from './metrics.controller';
-import { M } from './metric-names';
+import { DEPRECATED_ALIASES, M } from './metric-names';
 import { MetricsService } from './metrics.service';
 
 let defaultMetricsRegistered = false;
+
+/**
+ * prom-client's sums of its labelled `nodejs_active_{handles,requests,resources}` gauges: gauges
+ * named like counters, which `promtool check metrics` flags. `sum(nodejs_active_handles)` etc. give
+ * the same numbers, so /metrics leaves them out.
+ */
+const MISNAMED_PROCESS_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
 
 const metricProviders: Provider[] = [
   makeGaugeProvider({ name: M.uptime, help: 'Seconds since the server started.' }),
@@ -19,6 +27,8 @@ const metricProviders: Provider[] = [
   makeCounterProvider({ name: M.agentTokens, help: 'Tokens used by finished agent runs (run-info usage), by agent type, project and kind (input, output, cache_read, cache_write).', labelNames: ['agent_type', 'project_id', 'kind'] }),
   makeCounterProvider({ name: M.agentCost, help: 'Cost in US dollars reported by finished agent runs, by agent type and project.', labelNames: ['agent_type', 'project_id'] }),
   makeCounterProvider({ name: M.agentFallbacks, help: 'Agent fallbacks after a failed run, by agent types.', labelNames: ['from_type', 'to_type'] }),
+  makeGaugeProvider({ name: DEPRECATED_ALIASES.activeRunsTotal, help: `Deprecated: use ${M.activeRuns} (same value; this name goes in the next release).` }),
+  makeGaugeProvider({ name: DEPRECATED_ALIASES.queuedRunsTotal, help: `Deprecated: use ${M.queuedRuns} (same value; this name goes in the next release).` }),
 ];
 
 /**
@@ -32,9 +42,11 @@ export class MetricsModule {
   static forRoot(opts: { defaultMetrics?: boolean } = {}): DynamicModule {
     const defaults = !defaultMetricsRegistered && (opts.defaultMetrics ?? process.env.NODE_ENV !== 'test');
     if (defaults) defaultMetricsRegistered = true;
+    const prometheus = PrometheusModule.register({ controller: MetricsController, path: '/metrics', defaultMetrics: { enabled: defaults } });
+    if (defaults) for (const name of MISNAMED_PROCESS_GAUGES) register.removeSingleMetric(name);
     return {
       module: MetricsModule,
-      imports: [PrometheusModule.register({ controller: MetricsController, path: '/metrics', defaultMetrics: { enabled: defaults } })],
+      imports: [prometheus],
       providers: [...metricProviders, MetricsService],
       exports: [MetricsService, ...metricProviders],
     };

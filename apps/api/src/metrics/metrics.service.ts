@@ -7,7 +7,7 @@ import { queueDir, scanOpenQuestions } from '@app/runner';
 import { onBusAppend } from '@app/messagebus';
 import { LIVENESS_PROBE, LivenessProbe, RunInfo } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
-import { M } from './metric-names';
+import { DEPRECATED_ALIASES, M } from './metric-names';
 
 const DEDUPE_LIMIT = 20000;
 
@@ -43,6 +43,8 @@ export class MetricsService implements OnModuleDestroy {
     @InjectMetric(M.tasksNeedingInput) private readonly tasksNeedingInput: Gauge<string>,
     @InjectMetric(M.agentTokens) private readonly agentTokens: Counter<string>,
     @InjectMetric(M.agentCost) private readonly agentCost: Counter<string>,
+    @InjectMetric(DEPRECATED_ALIASES.activeRunsTotal) private readonly activeRunsAlias: Gauge<string>,
+    @InjectMetric(DEPRECATED_ALIASES.queuedRunsTotal) private readonly queuedRunsAlias: Gauge<string>,
     @Inject(LIVENESS_PROBE) private readonly probe: LivenessProbe,
   ) {
     this.scanRuns();
@@ -82,7 +84,9 @@ export class MetricsService implements OnModuleDestroy {
 
   refresh(): void {
     this.uptime.set((Date.now() - this.ctx.startedAt) / 1000);
-    this.queuedRuns.set((this.queuedSource?.() ?? 0) + this.runsWaitingForSlot());
+    const queued = (this.queuedSource?.() ?? 0) + this.runsWaitingForSlot();
+    this.queuedRuns.set(queued);
+    this.queuedRunsAlias.set(queued);
     this.tasksNeedingInput.set(scanOpenQuestions(this.ctx.root).length);
     this.scanRuns();
   }
@@ -141,6 +145,7 @@ export class MetricsService implements OnModuleDestroy {
     }
     this.statuses = next;
     this.activeRuns.set(active);
+    this.activeRunsAlias.set(active);
   }
 
   /** #18: a finished run's usage, once (runs finish once; usage is written with the final status). */
