@@ -8,6 +8,10 @@ const path = require('node:path');
 
 const PORT = '14355';
 const RUNS_ROOT = '/data/runs';
+/** The runtime base: the official Node 24 LTS image on Debian bookworm, slim variant (tag, optionally + digest). */
+const RUNTIME_BASE = /^node:24(\.\d+){0,2}-bookworm-slim(@sha256:[0-9a-f]{64})?$/;
+/** Packages the runtime stage must install: git (worktree tasks) and tini (the init process). */
+const RUNTIME_PACKAGES = ['git', 'tini'];
 
 /** Logical instructions: comments dropped, `\` continuations joined; line = where each starts. */
 function parseInstructions(text) {
@@ -52,6 +56,18 @@ function fromImage(args) {
   return { image: parts[0] ?? '', alias: /^as$/i.test(parts[1] ?? '') ? parts[2] : undefined };
 }
 
+/** Package names of the `apt-get install` commands in RUN instructions (options and other commands dropped). */
+function aptPackages(runs) {
+  const names = new Set();
+  for (const ins of runs) {
+    for (const command of ins.args.split(/&&|;|\|\|/)) {
+      const m = /\bapt-get\s+(?:\S+\s+)*?install\b(.*)$/.exec(command);
+      if (m) for (const w of m[1].trim().split(/\s+/)) if (w && !w.startsWith('-')) names.add(w.replace(/=.*$/, ''));
+    }
+  }
+  return names;
+}
+
 /** Problems found in a Dockerfile's text: [{ line, rule, message }]. */
 function lintDockerfile(text) {
   const problems = [];
@@ -90,6 +106,18 @@ function lintDockerfile(text) {
 
   const final = stages[stages.length - 1];
   const last = (keyword) => final.body.filter((i) => i.keyword === keyword).pop();
+  const runtimeImage = fromImage(final.from.args).image;
+  if (!RUNTIME_BASE.test(runtimeImage)) add(final.from.line, 'base', `FROM ${runtimeImage}: the runtime stage should be node:24-bookworm-slim (Node 24 LTS, Debian slim)`);
+  const installed = aptPackages(final.body.filter((i) => i.keyword === 'RUN'));
+  for (const pkg of RUNTIME_PACKAGES) {
+    if (!installed.has(pkg)) add(final.from.line, pkg === 'git' ? 'git' : 'init', `the runtime stage does not apt-get install ${pkg}`);
+  }
+  const entrypoint = last('ENTRYPOINT');
+  const init = entrypoint ? words(entrypoint.args) : [];
+  if (!entrypoint) add(final.from.line, 'init', 'the runtime stage has no ENTRYPOINT: run the server under tini (ENTRYPOINT ["/usr/bin/tini", "--"])');
+  else if (!entrypoint.args.trim().startsWith('[') || !/(^|\/)tini$/.test(init[0] ?? '') || init[1] !== '--') {
+    add(entrypoint.line, 'init', 'ENTRYPOINT should be the exec form ["/usr/bin/tini", "--"]: an init that forwards signals and reaps process trees');
+  }
   const user = last('USER');
   if (!user) add(final.from.line, 'user', 'the runtime stage has no USER: run as a non-root user');
   else if (/^(root|0)(:|$)/.test(user.args.trim())) add(user.line, 'user', `USER ${user.args.trim()}: run as a non-root user`);

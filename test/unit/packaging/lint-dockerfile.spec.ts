@@ -16,20 +16,44 @@ describe('scripts/lint-dockerfile.js', () => {
   });
 
   it('requires pinned base images and no latest tags', () => {
-    expect(rules(dockerfile.replace('FROM node:24-bookworm-slim AS runtime', 'FROM node AS runtime'))).toEqual(['from-pinned']);
+    expect(rules(dockerfile.replace('FROM node:24-bookworm-slim AS build', 'FROM node AS build'))).toEqual(['from-pinned']);
     expect(rules(dockerfile.replace('FROM node:24-bookworm-slim AS build', 'FROM node:latest AS build'))).toEqual(['no-latest']);
     expect(rules(dockerfile.replace('npm install -g', 'npm install -g @openai/codex@latest'))).toEqual(['no-latest']);
     // a digest pins as well as a tag
-    expect(rules(dockerfile.replace('FROM node:24-bookworm-slim AS runtime', `FROM node@sha256:${'a'.repeat(64)} AS runtime`))).toEqual([]);
+    expect(rules(dockerfile.replace('FROM node:24-bookworm-slim AS runtime', `FROM node:24-bookworm-slim@sha256:${'a'.repeat(64)} AS runtime`))).toEqual([]);
+    expect(rules(dockerfile.replace('FROM node:24-bookworm-slim AS build', `FROM node@sha256:${'a'.repeat(64)} AS build`))).toEqual([]);
+  });
+
+  it('requires the Node 24 bookworm-slim base for the runtime stage', () => {
+    expect(rules(dockerfile.replace('FROM node:24-bookworm-slim AS runtime', 'FROM node:22-bookworm-slim AS runtime'))).toEqual(['base']);
+    expect(rules(dockerfile.replace('FROM node:24-bookworm-slim AS runtime', 'FROM node:24-bookworm AS runtime'))).toEqual(['base']);
+    expect(rules(dockerfile.replace('FROM node:24-bookworm-slim AS runtime', 'FROM node:24.11.1-bookworm-slim AS runtime'))).toEqual([]);
+    // the build stages may use another base
+    expect(rules(dockerfile.replace('FROM node:24-bookworm-slim AS build', 'FROM node:24-bookworm AS build'))).toEqual([]);
+  });
+
+  it('requires git and tini in the runtime stage and tini as the exec-form ENTRYPOINT', () => {
+    const runtime = dockerfile.indexOf('AS runtime');
+    const inRuntime = (from: string, to: string) => dockerfile.slice(0, runtime) + dockerfile.slice(runtime).replace(from, to);
+    expect(rules(inRuntime('--no-install-recommends git tini', '--no-install-recommends tini'))).toEqual(['git']);
+    expect(rules(inRuntime('--no-install-recommends git tini', '--no-install-recommends git'))).toEqual(['init']);
+    // git installed in a build stage only does not count
+    expect(rules(inRuntime('--no-install-recommends git tini', '--no-install-recommends tini').replace('python3 make g++', 'python3 make g++ git'))).toEqual(['git']);
+    expect(rules(dockerfile.replace('ENTRYPOINT ["/usr/bin/tini", "--"]\n', ''))).toEqual(['init']);
+    expect(rules(dockerfile.replace('ENTRYPOINT ["/usr/bin/tini", "--"]', 'ENTRYPOINT /usr/bin/tini --'))).toEqual(['init']);
+    expect(rules(dockerfile.replace('ENTRYPOINT ["/usr/bin/tini", "--"]', 'ENTRYPOINT ["conductor"]'))).toEqual(['init']);
+    expect(rules(dockerfile.replace('ENTRYPOINT ["/usr/bin/tini", "--"]', 'ENTRYPOINT ["tini", "--"]'))).toEqual([]);
   });
 
   it('requires a non-root USER in the runtime stage', () => {
     expect(rules(dockerfile.replace('USER node', 'USER root'))).toEqual(['user']);
     expect(rules(dockerfile.replace('USER node', ''))).toEqual(['user']);
+    expect(rules(dockerfile.replace('USER node', 'USER 0:0'))).toEqual(['user']);
+    expect(rules(dockerfile.replace('USER node', 'USER 1000:1000'))).toEqual([]);
   });
 
   it('requires HEALTHCHECK on /api/v1/health, EXPOSE 14355, the runs-root VOLUME and its ENV', () => {
-    const healthStart = dockerfile.indexOf('HEALTHCHECK');
+    const healthStart = dockerfile.indexOf('\nHEALTHCHECK ') + 1;
     const healthEnd = dockerfile.indexOf('\n', dockerfile.indexOf('CMD ["node"', healthStart));
     expect(rules(dockerfile.slice(0, healthStart) + dockerfile.slice(healthEnd + 1))).toEqual(['healthcheck']);
     expect(rules(dockerfile.replace('EXPOSE 14355', 'EXPOSE 8080'))).toEqual(['expose']);
@@ -38,7 +62,7 @@ describe('scripts/lint-dockerfile.js', () => {
   });
 
   it('requires a multi-stage build and --no-install-recommends', () => {
-    const single = 'FROM node:20-bookworm-slim\nRUN apt-get install -y g++\nENV CONDUCTOR_ROOT=/data/runs\nUSER node\nVOLUME /data/runs\nEXPOSE 14355\nHEALTHCHECK CMD node -e "fetch(\'http://127.0.0.1:14355/api/v1/health\')"\nCMD ["conductor"]\n';
+    const single = 'FROM node:24-bookworm-slim\nRUN apt-get install -y git tini\nENV CONDUCTOR_ROOT=/data/runs\nUSER node\nVOLUME /data/runs\nEXPOSE 14355\nHEALTHCHECK CMD node -e "fetch(\'http://127.0.0.1:14355/api/v1/health\')"\nENTRYPOINT ["tini", "--"]\nCMD ["conductor"]\n';
     expect(rules(single)).toEqual(['multi-stage', 'apt-recommends']);
   });
 

@@ -1,5 +1,5 @@
-import { IsolationRequest, normalizePaths, repoRoot } from '@app/runner';
-import { badRequest } from '../common/api-error';
+import { IsolationRequest, isGitMissing, normalizePaths, repoRoot } from '@app/runner';
+import { badRequest, unprocessable } from '../common/api-error';
 import type { CreateTaskDto } from './dto/create-task.dto';
 
 const REF = /^[A-Za-z0-9._/@^~{}-]{1,200}$/;
@@ -20,7 +20,9 @@ export async function checkIsolation(body: CreateTaskDto, projectRoot: string | 
   const paths = normalizePaths(body.paths);
   try {
     await repoRoot(projectRoot ?? process.cwd());
-  } catch {
+  } catch (err) {
+    // the server's host lacks git: not the request's fault, and not "no repository" either
+    if (isGitMissing(err)) throw unprocessable('isolation "worktree" needs git on the server: git is not installed (not found on PATH)');
     throw badRequest(`isolation "worktree" needs project_root inside a git repository: ${projectRoot ?? process.cwd()}`);
   }
   return { worktree: true, repo: projectRoot, base, paths };

@@ -1,5 +1,14 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { RunnerError } from '../runner.errors';
+
+/** The message of the error every git call fails with when no `git` executable is on PATH. */
+export const GIT_NOT_FOUND = 'git is not installed (not found on PATH)';
+
+/** True for the error of a git call made where no `git` executable is on PATH. */
+export function isGitMissing(err: unknown): boolean {
+  return err instanceof RunnerError && err.message === GIT_NOT_FOUND;
+}
 
 export interface GitResult {
   code: number;
@@ -19,7 +28,9 @@ export function gitRaw(cwd: string, args: string[], env?: Record<string, string>
       (err, stdout, stderr) => {
         if (err && typeof (err as NodeJS.ErrnoException).code === 'string') {
           const code = (err as NodeJS.ErrnoException).code;
-          reject(new RunnerError('WORKTREE', code === 'ENOENT' ? 'git not found on PATH' : `git ${args[0]}: ${err.message}`));
+          // spawn reports a missing working directory as ENOENT too
+          const missing = code === 'ENOENT' ? (existsSync(cwd) ? GIT_NOT_FOUND : `directory does not exist: ${cwd}`) : undefined;
+          reject(new RunnerError('WORKTREE', missing ?? `git ${args[0]}: ${err.message}`));
           return;
         }
         const exit = err ? Number((err as { code?: number }).code ?? 1) : 0;
