@@ -17,9 +17,10 @@ export interface WebhookReceiver {
 
 /**
  * A real HTTP webhook receiver on 127.0.0.1 (port 0) recording every request. The n-th request
- * is answered with `statuses[n]` (200 once the list runs out), to script retries.
+ * is answered with `statuses[n]` (200 once the list runs out), to script retries; `headers` go on
+ * every answer (e.g. a `Location` for a 3xx).
  */
-export function webhookReceiver(statuses: number[] = []): Promise<WebhookReceiver> {
+export function webhookReceiver(statuses: number[] = [], headers: Record<string, string> = {}): Promise<WebhookReceiver> {
   const received: Received[] = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -27,7 +28,7 @@ export function webhookReceiver(statuses: number[] = []): Promise<WebhookReceive
     req.on('end', () => {
       const answered = statuses[received.length] ?? 200;
       received.push({ headers: req.headers, body, answered });
-      res.writeHead(answered).end();
+      res.writeHead(answered, headers).end();
     });
   });
   const close = () =>

@@ -29,7 +29,7 @@ export {
   type StopOptions,
   type StopRunResult,
 } from './stop';
-export { deliverWebhook, signBody, webhookWanted, webhookTimeoutMs, WEBHOOK_BACKOFF_MS, type RunStopPayload, type NeedsInputPayload, type WebhookSettings, type WarnSink, type DeliveryOptions, type WebhookSender } from './webhook';
+export { deliverWebhook, observeWebhookFailures, signBody, standardWebhooksSignature, webhookWanted, webhookTimeoutMs, WEBHOOK_BACKOFF_MS, type WebhookFailure, type RunStopPayload, type NeedsInputPayload, type WebhookSettings, type WarnSink, type DeliveryOptions, type WebhookSender } from './webhook';
 export { LocalTaskDispatcher, type TaskDispatcher, type DispatchedTask, type TaskRunner } from './task-dispatcher';
 export { acquireRunSlot, queueDir, slotsDir, takeTurn, type RunSlot, type TurnState } from './run-slots';
 export { propagateCompletion, completionKey, PROPAGATION_KIND } from './completion';

@@ -3,15 +3,17 @@
  * runner, which signs and delivers the payload, retrying failed attempts.
  * Needs `npx nest build api && npx nest build cli`.
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
 import { webhookReceiver, type WebhookReceiver } from '../../utils/webhook-receiver';
 import { postJson, RunningServer, startConductor, waitFor, writeConfig, writeFakeAgent } from './helpers';
 
 describe('webhook delivery of API-launched runs (e2e)', () => {
   const secret = 'hook-secret';
+  const standardSecret = `whsec_${randomBytes(32).toString('base64')}`;
   let dir: string;
   let receiver: WebhookReceiver;
   let server: RunningServer;
@@ -19,7 +21,7 @@ describe('webhook delivery of API-launched runs (e2e)', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'webhook-e2e-'));
     receiver = await webhookReceiver([500, 500]); // fails the first two attempts, accepts the third
-    const config = writeConfig(dir, writeFakeAgent(dir), `webhook:\n  url: ${receiver.url}\n  secret: ${secret}\n  timeout: 5s\n`);
+    const config = writeConfig(dir, writeFakeAgent(dir), `webhook:\n  url: ${receiver.url}\n  secret: ${secret}\n  standard_webhooks_secret: ${standardSecret}\n  timeout: 5s\n`);
     server = await startConductor(dir, join(dir, 'runs'), config);
   });
   afterAll(async () => {
@@ -41,6 +43,9 @@ describe('webhook delivery of API-launched runs (e2e)', () => {
     expect(first.headers['user-agent']).toBe('conductor-loop/1.0');
     const expected = 'sha256=' + createHmac('sha256', secret).update(first.body).digest('hex');
     expect(first.headers['x-conductor-signature']).toBe(expected);
+    // Standard Webhooks: one webhook-id for the three attempts, each signed over its own timestamp
+    expect(new Set(receiver.received.map((d) => d.headers['webhook-id'])).size).toBe(1);
+    for (const d of receiver.received) expect(new Webhook(standardSecret).verify(d.body, d.headers as Record<string, string>)).toEqual(JSON.parse(first.body));
 
     const payload = JSON.parse(first.body);
     expect(payload).toMatchObject({

@@ -85,6 +85,8 @@ export interface ApiConfig {
   sse: SseConfig;
   /** Largest HTTP request body the server accepts, in bytes (0 = the server's default, 1 MiB). */
   max_request_body_bytes: number;
+  /** The server log's level: error, warn, info or debug ('' = the default, info). */
+  log_level: string;
 }
 
 export interface StorageConfig {
@@ -99,6 +101,8 @@ export interface WebhookConfig {
   url: string;
   events: string[];
   secret: string;
+  /** Standard Webhooks signing secret (`whsec_<base64>`): deliveries also carry `webhook-signature`. */
+  standard_webhooks_secret: string;
   /** Go duration text, default `10s`. */
   timeout: string;
   /** `timeout` in milliseconds. */
@@ -117,6 +121,13 @@ export interface AppConfig {
 }
 
 export const API_DEFAULTS = { host: '127.0.0.1', port: 14355 } as const;
+/** The server log's levels, most severe first (`--log-level`, `CONDUCTOR_LOG_LEVEL`, `api.log_level`). */
+export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
+export function isLogLevel(value: string): value is LogLevel {
+  return (LOG_LEVELS as readonly string[]).includes(value);
+}
 export const SSE_DEFAULTS: SseConfig = {
   poll_interval_ms: 500,
   discovery_interval_ms: 1000,

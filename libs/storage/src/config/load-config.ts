@@ -99,6 +99,7 @@ function buildWebhook(r: RawReader): WebhookConfig | undefined {
     url: r.str(['webhook', 'url']),
     events: r.strList(['webhook', 'events']),
     secret: r.str(['webhook', 'secret']),
+    standard_webhooks_secret: r.str(['webhook', 'standard_webhooks_secret']),
     timeout,
     timeoutMs,
   };
@@ -133,6 +134,7 @@ function build(r: RawReader): AppConfig {
       metrics_public: r.bool(['api', 'metrics_public']),
       sse,
       max_request_body_bytes: r.int(['api', 'max_request_body_bytes']),
+      log_level: r.str(['api', 'log_level']).trim().toLowerCase(),
     },
     storage: {
       runs_dir: r.str(['storage', 'runs_dir']),

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
-import { AGENT_TYPES, AppConfig } from './config.types';
+import { AGENT_TYPES, AppConfig, isLogLevel, LOG_LEVELS } from './config.types';
 import { parseGoDuration } from './duration';
+import { standardWebhooksKey } from './webhook-secret';
 
 class ValidationProblem extends Error {}
 
@@ -40,6 +41,7 @@ export function validateConfig(cfg: AppConfig): void {
   if (cfg.defaults.timeout < 0) fail('defaults.timeout must be positive');
   if (cfg.storage.max_message_body_bytes < 0) fail('storage.max_message_body_bytes must not be negative');
   if (cfg.api.max_request_body_bytes < 0) fail('api.max_request_body_bytes must not be negative');
+  if (cfg.api.log_level && !isLogLevel(cfg.api.log_level)) fail(`api.log_level ${q(cfg.api.log_level)} is invalid; valid values: ${LOG_LEVELS.join(', ')}`);
   if (cfg.defaults.max_concurrent_root_tasks < 0) fail('defaults.max_concurrent_root_tasks must be non-negative');
   for (const key of ['poll_interval_ms', 'discovery_interval_ms', 'heartbeat_interval_s', 'max_clients_per_run'] as const) {
     if (cfg.api.sse[key] < 0) fail(`api.sse.${key} must be non-negative`);
@@ -60,6 +62,9 @@ export function validateConfig(cfg: AppConfig): void {
     if (cfg.webhook.url) {
       const problem = checkRequestUri(cfg.webhook.url);
       if (problem) fail(`webhook.url is invalid: ${problem}`);
+    }
+    if (cfg.webhook.standard_webhooks_secret && !standardWebhooksKey(cfg.webhook.standard_webhooks_secret)) {
+      fail('webhook.standard_webhooks_secret is invalid: expected whsec_ followed by the base64 of 24 to 64 bytes');
     }
     if (cfg.webhook.timeout) {
       try {
