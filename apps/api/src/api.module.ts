@@ -9,6 +9,7 @@ import { StorageModule } from '@app/storage';
 import { WebhookModule } from '@app/webhook';
 import { ApiSettings } from './common/api-context';
 import { CoreModule } from './common/core.module';
+import { WebhookFailureLog } from './common/webhook-failure-log';
 import { HealthController } from './health/health.controller';
 import { MessagesController } from './messages/messages.controller';
 import { MessagesService } from './messages/messages.service';
@@ -74,6 +75,7 @@ export class ApiModule {
         BusHub,
         FileStreamService,
         McpSessions,
+        WebhookFailureLog,
       ],
     };
   }

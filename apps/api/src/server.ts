@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { AppConfig, DEFAULT_API_HOST, DEFAULT_API_PORT, loadConfig, RunsLayout } from '@app/storage';
+import { AppConfig, DEFAULT_API_HOST, DEFAULT_API_PORT, loadConfig, type LogLevel, RunsLayout } from '@app/storage';
 import { createScaleoutServer, type NatsAuth } from '@app/scaleout';
 import { ApiModule } from './api.module';
 import { API_CONTEXT, ApiContext, ApiSettings, SseSettings, sseSettings } from './common/api-context';
@@ -16,8 +16,9 @@ import { ErrorEnvelopeFilter } from './common/error.filter';
 import { ApiValidationPipe } from './common/validation.pipe';
 import { rememberRouteTable, RouteTable } from './common/route-table';
 import { installJsonBodyParser } from './common/json-body';
+import { JsonLogger } from './common/json-logger';
 import { MetricsService } from './metrics/metrics.service';
-import { installRequestHooks, isPublicRoute } from './security/request-hooks';
+import { installRequestHooks, isPublicRoute, type RequestLogEntry } from './security/request-hooks';
 import { findUiDir, packageRoot, registerStaticUi } from './static/static-ui';
 
 export interface ServerOptions {
@@ -32,7 +33,10 @@ export interface ServerOptions {
   /** Allow a non-loopback host without an API key (the CLI's --insecure-no-auth). */
   insecureNoAuth?: boolean;
   uiDir?: string;
+  /** Nest's console logger (apps/api/src/main.ts); `logLevel` takes precedence. */
   logger?: boolean;
+  /** The structured server log (JSON lines on stderr, docs/operations.md) at this level; none when unset. */
+  logLevel?: LogLevel;
   /** SSE tuning overrides (tests use short intervals); defaults come from api.sse.* of the config. */
   sse?: Partial<SseSettings>;
   /** Process metrics in /metrics (default: on, except under NODE_ENV=test). */
@@ -91,6 +95,17 @@ function buildContext(opts: ServerOptions, config: AppConfig | undefined): ApiSe
   };
 }
 
+/** Probes and scrapes that answer every few seconds: their successful requests are logged at debug. */
+const PROBE_ROUTES = new Set(['/healthz', '/api/v1/health', '/metrics']);
+
+/** `request_completed`: error for 5xx, debug for a successful probe, info for the rest. */
+function logRequest(logger: Logger, entry: RequestLogEntry): void {
+  const line = { msg: 'request_completed', ...entry };
+  if (entry.status >= 500) logger.error(line);
+  else if (entry.status < 400 && entry.route !== undefined && PROBE_ROUTES.has(entry.route)) logger.debug(line);
+  else logger.log(line);
+}
+
 /** Shared by the server and tests: pipes, filter, request hooks (id, CORS, auth, counting), error handler. */
 export function configureApp(app: NestFastifyApplication, ctx: ApiSettings, uiDir: string | undefined, logRequests = false): string {
   const fastify = app.getHttpAdapter().getInstance() as FastifyInstance;
@@ -108,7 +123,7 @@ export function configureApp(app: NestFastifyApplication, ctx: ApiSettings, uiDi
     metricsPublic: !!ctx.config?.api?.metrics_public,
     isApiPath: (p) => routes.matchesAnyIgnoringCase(p, isPublicRoute),
     onResponse: (m, s) => metrics.countRequest(m, s),
-    log: logRequests ? (line) => requestLogger.log(line) : undefined,
+    log: logRequests ? (entry) => logRequest(requestLogger, entry) : undefined,
   });
   return registerStaticUi(app, uiDir);
 }
@@ -120,6 +135,9 @@ export function buildApiContext(opts: ServerOptions): ApiSettings {
 
 /** Builds and configures the server without listening (tests use app.inject or listen(0)). */
 export async function createApiApp(opts: ServerOptions): Promise<NestFastifyApplication> {
+  // before anything logs: the config warning below goes through it too
+  const jsonLogger = opts.logLevel ? new JsonLogger(opts.logLevel) : undefined;
+  if (jsonLogger) Logger.overrideLogger(jsonLogger);
   const config = loadServerConfig(opts);
   const ctx = buildContext(opts, config);
   if (opts.nats) {
@@ -131,12 +149,12 @@ export async function createApiApp(opts: ServerOptions): Promise<NestFastifyAppl
   const bodyLimit = opts.maxRequestBodyBytes || config?.api?.max_request_body_bytes || BODY_LIMIT_BYTES;
   const adapter = new FastifyAdapter({ bodyLimit, forceCloseConnections: true });
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(ctx, { defaultMetrics: opts.defaultMetrics }), adapter, {
-    logger: opts.logger ? ['log', 'error', 'warn'] : false,
+    logger: jsonLogger ?? (opts.logger ? ['log', 'error', 'warn'] : false),
     // Fastify's own parsers only (JSON with a depth limit, see configureApp): Nest's would add
     // application/x-www-form-urlencoded, a body a cross-site form can send.
     bodyParser: false,
   });
-  const ui = configureApp(app, ctx, findUiDir(opts.uiDir), !!opts.logger);
+  const ui = configureApp(app, ctx, findUiDir(opts.uiDir), !!opts.logger || !!jsonLogger);
   const scaleout = ctx.scaleout;
   if (scaleout) (app.getHttpAdapter().getInstance() as FastifyInstance).addHook('onClose', async () => scaleout.close());
   if (opts.logger) new Logger('server').log(`serving web UI from ${ui}`);
@@ -197,6 +215,7 @@ export async function startServer(opts: ServerOptions): Promise<{ app: NestFasti
   const actual = typeof address === 'object' && address ? address.port : port;
   const loopback = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
   ctx.conductorUrl = `http://${loopback}:${actual}`;
+  if (opts.logLevel) new Logger('server').log({ msg: 'server_listening', host, port: actual, root: ctx.root, log_level: opts.logLevel });
   if (opts.logger) {
     const logger = new Logger('server');
     logger.log(`API listening on http://${host}:${actual}/`);

@@ -142,14 +142,23 @@ export class PlannerService implements OnApplicationBootstrap, BeforeApplication
     this.launchAll(launches);
     const entry = state.entries.find((e) => e.runId === runId);
     if (!entry || entry.state === 'running') return { status: 'started' };
-    return { status: 'queued', queuePosition: this.positions(state).get(runId) };
+    const queuePosition = this.positions(state).get(runId);
+    this.decision('queue', entry, { queue_position: queuePosition, running: state.entries.filter((e) => e.state === 'running').length, limit: this.limit });
+    return { status: 'queued', queuePosition };
+  }
+
+  /** One server-log line per decision: a root task queued for a slot, started in a free one, or dropped from the queue. */
+  private decision(decision: 'queue' | 'start' | 'drop', entry: Pick<PlannerEntry, 'projectId' | 'taskId' | 'runId'>, fields: Record<string, unknown>): void {
+    this.logger.log({ msg: 'planner_decision', decision, project_id: entry.projectId, task_id: entry.taskId, run_id: entry.runId, ...fields });
   }
 
   /** Drops the queued entries of a task (task cancel / delete), then fills free slots. */
   async dropTask(projectId: string, taskId: string): Promise<void> {
     if (!this.enabled) return;
     const state = this.load();
-    state.entries = state.entries.filter((e) => !(e.state === 'queued' && e.projectId === projectId && e.taskId === taskId));
+    const dropped = (e: PlannerEntry) => e.state === 'queued' && e.projectId === projectId && e.taskId === taskId;
+    for (const entry of state.entries.filter(dropped)) this.decision('drop', entry, { reason: 'task cancelled' });
+    state.entries = state.entries.filter((e) => !dropped(e));
     const launches = this.taskStartEnabled ? this.schedule(state) : [];
     this.save(state);
     this.launchAll(launches);
@@ -275,7 +284,10 @@ export class PlannerService implements OnApplicationBootstrap, BeforeApplication
         entry.startedAt = undefined;
       }
       const done = this.taskDone(entry.projectId, entry.taskId);
-      if (done && entry.state === 'queued') continue;
+      if (done && entry.state === 'queued') {
+        this.decision('drop', entry, { reason: 'task done' });
+        continue;
+      }
       if (this.activeLoops.has(entry.runId)) {
         // Our own loop is still going (maybe between Ralph attempts): it keeps its slot until
         // it returns, instead of the slot looking free while the next attempt is pending.
@@ -332,6 +344,7 @@ export class PlannerService implements OnApplicationBootstrap, BeforeApplication
       entry.startedAt ??= now;
       launches.push(entry);
       available--;
+      this.decision('start', entry, { free_slots: available + 1, limit: this.limit });
     }
     return launches;
   }

@@ -29,6 +29,7 @@ export const SERVE_OWN_FLAGS = {
   apiKey: { flags: '--api-key <key>', type: 'string', description: 'require this API key (default $CONDUCTOR_API_KEY)' },
   insecureNoAuth: { flags: '--insecure-no-auth', type: 'boolean', description: 'allow a non-loopback --host without an API key (prints a warning; $CONDUCTOR_INSECURE_NO_AUTH=1)' },
   nats: { flags: '--nats <url>', type: 'string', description: 'dispatch tasks to `run-agent worker` hosts over NATS JetStream; the runs root becomes their replica (docs/scale-out.md)' },
+  logLevel: { flags: '--log-level <level>', type: 'string', description: 'server log level: error, warn, info (default; one line per request) or debug (default $CONDUCTOR_LOG_LEVEL, api.log_level)' },
   watchdogInterval: { flags: '--watchdog-interval <duration>', type: 'string', description: 'health probe interval (default 30s; 0 disables)' },
   watchdogMaxFailures: { flags: '--watchdog-max-failures <n>', type: 'string', description: 'exit after this many consecutive failed probes (default 3)' },
 } as const satisfies Record<string, FlagSpec>;

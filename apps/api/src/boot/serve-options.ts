@@ -1,4 +1,4 @@
-import { AppConfig, configFileFor, DEFAULT_API_HOST, DEFAULT_API_PORT, loadConfig, resolveApiKeySetting, resolveHostSetting, resolvePortSetting, resolveRunsRoot } from '@app/storage';
+import { AppConfig, configFileFor, DEFAULT_API_HOST, DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS, type LogLevel, DEFAULT_API_PORT, loadConfig, resolveApiKeySetting, resolveHostSetting, resolvePortSetting, resolveRunsRoot } from '@app/storage';
 import { parseDurationFlag } from '@app/runner';
 import { resolveNatsAuth, validateNatsUrl, type NatsAuth, type NatsAuthFlags } from '@app/scaleout';
 
@@ -23,6 +23,7 @@ export interface ServeFlags extends NatsAuthFlags {
   watchdogMaxFailures?: string;
   insecureNoAuth?: boolean;
   nats?: string;
+  logLevel?: string;
 }
 
 export interface ResolvedServeOptions {
@@ -44,6 +45,8 @@ export interface ResolvedServeOptions {
   watchdogMaxFailures: number;
   nats?: string;
   natsAuth?: NatsAuth;
+  /** The server log's level (flag → CONDUCTOR_LOG_LEVEL → api.log_level → info). */
+  logLevel: LogLevel;
 }
 
 export const DEFAULT_HOST = DEFAULT_API_HOST;
@@ -54,6 +57,12 @@ export function parsePort(value: string, source: string): number {
   const text = value.trim();
   if (!/^\d+$/.test(text) || Number(text) > 65535) throw new UsageError(`invalid ${source} "${value}": must be a port number between 0 and 65535`);
   return Number(text);
+}
+
+function parseLogLevel(value: string, source: string): LogLevel {
+  const level = value.trim().toLowerCase();
+  if (!isLogLevel(level)) throw new UsageError(`invalid ${source} "${value}": must be one of ${LOG_LEVELS.join(', ')}`);
+  return level;
 }
 
 function parseCount(value: string, flag: string): number {
@@ -72,6 +81,8 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
   const envPort = flagPort === undefined && envPortText ? parsePort(envPortText, 'CONDUCTOR_PORT') : undefined;
   const watchdogIntervalMs = parseDurationFlag(flags.watchdogInterval ?? '30s', '--watchdog-interval');
   const watchdogMaxFailures = parseCount(flags.watchdogMaxFailures ?? '3', '--watchdog-max-failures');
+  const flagLogLevel = flags.logLevel !== undefined ? parseLogLevel(flags.logLevel, '--log-level') : undefined;
+  const envLogLevel = flagLogLevel === undefined && env.CONDUCTOR_LOG_LEVEL?.trim() ? parseLogLevel(env.CONDUCTOR_LOG_LEVEL, 'CONDUCTOR_LOG_LEVEL') : undefined;
   const nats = flags.nats?.trim() || undefined;
   let natsAuth: NatsAuth | undefined;
   if (nats !== undefined) {
@@ -95,6 +106,7 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
   }
 
   const root = resolveRunsRoot({ flag: flags.root, env, config });
+  const configLogLevel = config?.api?.log_level ? parseLogLevel(config.api.log_level, 'api.log_level') : undefined;
   const host = resolveHostSetting(flags.host, env, config);
   const port = resolvePortSetting(flagPort, envPort, config);
 
@@ -123,6 +135,7 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
     watchdogMaxFailures,
     nats,
     natsAuth,
+    logLevel: flagLogLevel ?? envLogLevel ?? configLogLevel ?? DEFAULT_LOG_LEVEL,
   };
 }
 

@@ -77,6 +77,7 @@ export async function runServe(flags: ServeFlags, programName: ProgramName, hook
     insecureNoAuth: !!opts.exposureWarning,
     nats: opts.nats,
     natsAuth: opts.natsAuth,
+    logLevel: opts.logLevel,
   });
   process.stdout.write(`API listening on http://${displayHostForApi(opts.host)}:${server.port}/\n`);
   process.stdout.write(`Web UI available at http://${displayHost(opts.host)}:${server.port}/ui/\n`);

@@ -11,8 +11,19 @@ export interface HookOptions {
   /** True when a (decoded) path spells an API route: the static catch-all is then not public for it. */
   isApiPath?: (decodedPath: string) => boolean;
   onResponse?: (method: string, status: number) => void;
-  /** One `request_completed` line per request (server mode with logging on). */
-  log?: (line: string) => void;
+  /** Called once per answered request (the server log's `request_completed` line). */
+  log?: (entry: RequestLogEntry) => void;
+}
+
+/** What the server log records of a request: never its query (an SSE `api_key` may be in it) or headers. */
+export interface RequestLogEntry {
+  request_id: string;
+  method: string;
+  path: string;
+  /** The route pattern Fastify matched; absent when none did (404). */
+  route?: string;
+  status: number;
+  duration_ms: number;
 }
 
 /**
@@ -134,9 +145,8 @@ export function installRequestHooks(fastify: FastifyInstance, opts: HookOptions)
     reply.raw.once('close', () => {
       const status = reply.raw.statusCode || 200;
       opts.onResponse?.(req.method, status);
-      opts.log?.(
-        JSON.stringify({ msg: 'request_completed', request_id: requestId, method: req.method, path: pathOf(req), status, duration_ms: Number(process.hrtime.bigint() - started) / 1e6 }),
-      );
+      const duration = Number(process.hrtime.bigint() - started) / 1e6;
+      opts.log?.({ request_id: requestId, method: req.method, path: pathOf(req), route: matchedRoute(req), status, duration_ms: Math.round(duration * 1000) / 1000 });
     });
     applyCors(req, reply, opts.corsOrigins);
     if (req.method === 'OPTIONS') {

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { Logger } from '@nestjs/common';
 import { newMessageId, type BusMessage, type NewMessage } from '@app/messagebus';
 import { threadParentMessage, type RunnerService, type TaskSettings, type ThreadParentRef } from '@app/runner';
 import { newRunId, type RunsLayout } from '@app/storage';
@@ -89,17 +90,22 @@ interface RunRef {
   dir: string;
 }
 
+/** Every stop the API asks for is one server-log line (the loop's end is logged by the launcher). */
+const stopLog = new Logger('tasks');
+
 /** The injected RunnerService stops what runs on this host. */
 type LocalStopper = Pick<RunnerService, 'stopRun' | 'stopTask'>;
 
 /** Stops a run here (through the injected runner; its folder may be under an extra root), or on the worker that owns its task. */
 export function stopRunRouted(scaleout: ScaleoutServer | undefined, local: LocalStopper, run: RunRef, opts: { graceMs?: number; stoppedBy: string }): Promise<unknown> {
+  stopLog.log({ msg: 'run_stop', project_id: run.projectId, task_id: run.taskId, run_id: run.runId, stopped_by: opts.stoppedBy, on: scaleout ? 'worker' : 'local' });
   if (scaleout) return scaleout.apply({ op: 'stop-run', projectId: run.projectId, taskId: run.taskId, runId: run.runId, ...opts });
   return local.stopRun(run.dir, opts);
 }
 
 /** Stops a task's loop and runs here (through the injected runner), or on the worker that owns it. */
 export function stopTaskRouted(scaleout: ScaleoutServer | undefined, local: LocalStopper, task: { projectId: string; taskId: string; dir: string }, opts: { graceMs?: number; stoppedBy: string }): Promise<unknown> {
+  stopLog.log({ msg: 'task_stop', project_id: task.projectId, task_id: task.taskId, stopped_by: opts.stoppedBy, on: scaleout ? 'worker' : 'local' });
   if (scaleout) return scaleout.apply({ op: 'stop-task', projectId: task.projectId, taskId: task.taskId, ...opts });
   return local.stopTask(task.dir, opts);
 }

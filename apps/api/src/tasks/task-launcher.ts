@@ -36,6 +36,8 @@ export class LocalTaskLauncher implements TaskLauncher, OnApplicationShutdown {
     const set = this.loops.get(key) ?? new Set();
     set.add(abort);
     this.loops.set(key, set);
+    const ids = { project_id: req.projectId, task_id: req.taskId, run_id: req.runId };
+    this.logger.log({ msg: 'task_started', ...ids, agent: req.agentType, ...(req.adopt ? { adopted: true } : {}) });
     try {
       const result = await this.runner.runTask({
         root: this.ctx.root,
@@ -59,6 +61,7 @@ export class LocalTaskLauncher implements TaskLauncher, OnApplicationShutdown {
         lockWaitMs: LOOP_LOCK_GRACE_MS,
       });
       if (result.status === 'failed') this.failed(req, result.error ?? 'unknown error');
+      else this.logger.log({ msg: 'task_finished', ...ids, status: result.status, ...(abort.signal.aborted ? { aborted: true } : {}) });
     } catch (err) {
       this.failed(req, (err as Error).message);
     } finally {
@@ -70,7 +73,7 @@ export class LocalTaskLauncher implements TaskLauncher, OnApplicationShutdown {
 
   private failed(req: LaunchRequest, reason: string): void {
     const started = !recordStartFailure(req, reason);
-    this.logger.error(`task ${req.projectId}/${req.taskId} failed${started ? '' : ' to start'}: ${reason}`);
+    this.logger.error({ msg: started ? 'task_failed' : 'task_start_failed', project_id: req.projectId, task_id: req.taskId, run_id: req.runId, error: reason });
   }
 
   /** Ends this process's loops of a task (the runs themselves are stopped by stopTask). */

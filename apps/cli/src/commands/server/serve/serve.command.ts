@@ -24,6 +24,7 @@ export class ServeCommand extends NatsAuthOptionParsers {
   @Option(F.apiKey) parseApiKey(v: string) { return v; }
   @Option(F.insecureNoAuth) parseInsecureNoAuth() { return true; }
   @Option(F.nats) parseNats(v: string) { return v; }
+  @Option(F.logLevel) parseLogLevel(v: string) { return v; }
   @Option(F.watchdogInterval) parseWatchdogInterval(v: string) { return v; }
   @Option(F.watchdogMaxFailures) parseWatchdogMaxFailures(v: string) { return v; }
 }
