@@ -2,6 +2,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { DEFAULT_API_HOST, DEFAULT_API_PORT } from '@app/storage';
 import { createApiApp } from '../src/server';
 import { SelfUpdateDto } from '../src/admin/dto/self-update.dto';
 import { PostMessageDto, PostTaskMessageDto, PostV1MessageDto } from '../src/messages/dto/post-message.dto';
@@ -28,7 +29,7 @@ export async function buildOpenApiDocument(): Promise<Record<string, any>> {
       .setDescription('REST API of the `conductor` server (docs/api-reference.md). SSE streams are described as text/event-stream answers; their events are in docs/api-reference.md.')
       .setVersion(JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')).version)
       .setLicense('MIT', 'https://opensource.org/licenses/MIT')
-      .addServer('http://127.0.0.1:14355', 'default local server')
+      .addServer(`http://${DEFAULT_API_HOST}:${DEFAULT_API_PORT}`, 'default local server')
       .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'the API key' }, 'bearer')
       .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key' }, 'apiKey')
       .addSecurityRequirements('bearer')

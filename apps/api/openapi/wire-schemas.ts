@@ -1,4 +1,4 @@
-import type { BusMessage, CreateTaskResponse, FileContent, FlatRun, OpenQuestion, Project, ProjectRun, ProjectStats, RunFile, RunV1, TaskListItem, UsageReport, UsageTotals } from '@app/contracts';
+import type { BusMessage, CreateTaskResponse, FileContent, FlatRun, OpenQuestion, Project, ProjectRun, ProjectStats, RunFile, RunV1, ServerStatus, TaskListItem, UsageReport, UsageTotals } from '@app/contracts';
 import type { Schema } from './dto-schemas';
 
 /**
@@ -113,12 +113,12 @@ export const WIRE_SCHEMAS: Record<string, Schema> = {
   ),
   Diff: obj({ task_id: str, branch: str, base_commit: str, files: { type: 'array', items: { type: 'object', additionalProperties: true } }, patch: str, worktree: ref('WorktreeView') }, ['task_id', 'branch', 'base_commit', 'files', 'patch']),
   MergeResult: obj({ task_id: str, branch: str, base_branch: str, commit: str, already_merged: bool, worktree: ref('WorktreeView') }, ['task_id', 'branch', 'commit', 'already_merged']),
-  ServerStatus: obj(
+  ServerStatus: shape<ServerStatus>(
     {
       active_runs_count: int, uptime_seconds: num, configured_agents: strings, default_agent: { ...str, description: 'config `defaults.agent` (omitted when unset)' }, version: str,
       running_tasks: { type: 'array', items: obj({ project_id: str, task_id: str, run_id: str, agent: str, started: time }, ['project_id', 'task_id', 'run_id', 'agent', 'started']) },
     },
-    ['active_runs_count', 'uptime_seconds', 'configured_agents', 'version', 'running_tasks'],
+    ['default_agent'],
   ),
   SelfUpdateStatus: obj(
     {
