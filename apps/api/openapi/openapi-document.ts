@@ -57,6 +57,7 @@ function finish(doc: Record<string, any>): Record<string, any> {
   const schemas: Record<string, Schema> = { ...WIRE_SCHEMAS };
   const nested = new Map<string, Schema>();
   const seen = new Set<string>();
+  const tags = new Set<string>();
   for (const [p, ops] of Object.entries<Record<string, any>>(doc.paths)) {
     for (const [method, op] of Object.entries<Record<string, any>>(ops)) {
       const key = `${method.toUpperCase()} ${p}`;
@@ -80,7 +81,8 @@ function finish(doc: Record<string, any>): Record<string, any> {
       for (const [status, description] of Object.entries(ERROR_ANSWERS)) op.responses[status] = { description, content: { 'application/json': { schema: ref('Error') } } };
       if (info.open) op.security = [];
       else op.responses['401'] = { description: 'API key missing or wrong', content: { 'application/json': { schema: ref('Unauthorized') } } };
-      if (info.browserBlocked) op.description = 'Refused with 403 when the request looks like it comes from a browser; use the CLI.';
+      op.description = `${info.summary}: see docs/api-reference.md.${info.browserBlocked ? ' Refused with 403 when the request looks like it comes from a browser; use the CLI.' : ''}`;
+      for (const tag of op.tags ?? []) tags.add(tag);
     }
   }
   const stale = Object.keys(OPERATIONS).filter((k) => !seen.has(k));
@@ -88,6 +90,7 @@ function finish(doc: Record<string, any>): Record<string, any> {
   for (const name of Object.keys(doc.components?.schemas ?? {})) schemas[name] = dtoSchemaByName(name, nested);
   for (const [name, schema] of nested) schemas[name] = schema;
   doc.components = { ...doc.components, schemas: sortKeys(schemas) };
+  doc.tags = [...tags].sort().map((name) => ({ name, description: `the routes of ${name}Controller` }));
   return doc;
 }
 

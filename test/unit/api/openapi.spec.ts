@@ -58,6 +58,15 @@ describe('OpenAPI document (docs/openapi.json)', () => {
     expect(out).toEqual({ code: 0, text: 'docs/openapi.json is valid OpenAPI\n' });
   });
 
+  it('lints clean with Spectral (spectral:oas, .spectral.yaml; no finding of any severity)', async () => {
+    const out = await new Promise<{ code: number; text: string }>((resolve) => {
+      execFile(join(ROOT, 'node_modules', '.bin', 'spectral'), ['lint', 'docs/openapi.json', '--fail-severity', 'hint'], { cwd: ROOT }, (err, stdout, stderr) =>
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, text: (stdout + stderr).trim() }),
+      );
+    });
+    expect(out).toEqual({ code: 0, text: "No results with a severity of 'hint' or higher found!" });
+  });
+
   it('covers every route docs/api-reference.md lists', () => {
     const listed = referenceRoutes(readFileSync(join(ROOT, 'docs', 'api-reference.md'), 'utf8'));
     expect(listed.length).toBeGreaterThan(50);
