@@ -11,4 +11,12 @@ describe('new-task dialog agent choices (issue #12)', () => {
     expect(agentChoices([], undefined)).toEqual({ options: KNOWN_AGENT_TYPES, initial: 'claude', configured: false });
     expect(agentChoices(undefined, 'codex').initial).toBe('codex');
   });
+
+  it("preselects the server's default agent (config defaults.agent) over the alphabetically first (#30.11)", () => {
+    expect(agentChoices(['alpha', 'uiagent'], undefined, 'uiagent').initial).toBe('uiagent');
+    // the latest run's agent stays the first preference; a default that is not offered is ignored
+    expect(agentChoices(['alpha', 'uiagent'], 'alpha', 'uiagent').initial).toBe('alpha');
+    expect(agentChoices(['alpha', 'uiagent'], undefined, 'gone').initial).toBe('alpha');
+    expect(agentChoices(undefined, undefined, 'codex').initial).toBe('codex');
+  });
 });

@@ -11,6 +11,7 @@ import { ApiSettings } from './common/api-context';
 import { CoreModule } from './common/core.module';
 import { WebhookFailureLog } from './common/webhook-failure-log';
 import { HealthController } from './health/health.controller';
+import { OpenApiController } from './health/openapi.controller';
 import { MessagesController } from './messages/messages.controller';
 import { MessagesService } from './messages/messages.service';
 import { ProjectMessagesController } from './messages/project-messages.controller';
@@ -62,7 +63,7 @@ export class ApiModule {
         PlannerModule.forRoot(plannerOptionsFrom(ctx), [LauncherModule]),
         AdminModule,
       ],
-      controllers: [HealthController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController, NeedsInputController, McpController, WorktreeController, UsageController],
+      controllers: [HealthController, OpenApiController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController, NeedsInputController, McpController, WorktreeController, UsageController],
       providers: [
         PlannerBridge,
         ProjectDataService,

@@ -9,6 +9,7 @@ import type {
   Project,
   ProjectRun,
   ProjectStats,
+  ServerStatus,
   TaskListItem,
   UsageReport,
 } from './types';
@@ -105,8 +106,8 @@ export class ApiClient {
     return body as T;
   }
 
-  /** GET /api/v1/status: the configured agent names among others. */
-  serverStatus(): Promise<{ configured_agents?: string[] }> {
+  /** GET /api/v1/status: the configured agent names and the default agent among others. */
+  serverStatus(): Promise<Partial<ServerStatus>> {
     return this.request('/api/v1/status');
   }
 

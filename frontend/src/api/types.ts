@@ -16,6 +16,7 @@ export type {
   ProjectStats,
   RunFile,
   RunStatus,
+  ServerStatus,
   TaskListItem,
   UsageReport,
   UsageTotals,

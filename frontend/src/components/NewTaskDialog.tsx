@@ -1,5 +1,6 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import Button from '@jetbrains/ring-ui-built/components/button/button';
+import Checkbox from '@jetbrains/ring-ui-built/components/checkbox/checkbox';
 import Dialog from '@jetbrains/ring-ui-built/components/dialog/dialog';
 import { Header as IslandHeader, Content as IslandContent } from '@jetbrains/ring-ui-built/components/island/island';
 import Input from '@jetbrains/ring-ui-built/components/input/input';
@@ -7,6 +8,7 @@ import Panel from '@jetbrains/ring-ui-built/components/panel/panel';
 import { api, describeError } from '../api/client';
 import { agentChoices } from '../data/agents';
 import { generateTaskId, parseDependencies } from '../data/taskid';
+import { EMPTY_TASK_OPTIONS, taskOptionFields, type TaskOptionsForm } from '../data/taskoptions';
 import { RingSelect } from '../ui/RingSelect';
 import { useModalDialog } from '../ui/useModalDialog';
 
@@ -17,21 +19,33 @@ interface NewTaskDialogProps {
   onCreated: (project: string, taskId: string, runId: string) => void;
 }
 
-/** Form for POST /api/v1/tasks; the task id is proposed from the prompt and may be edited. */
+/**
+ * Form for POST /api/v1/tasks; the task id is proposed from the prompt and may be edited. The agent
+ * starts as the latest run's, else the server's default agent (#30.11). "Repository, worktree and
+ * budget" holds the optional fields (docs/worktrees.md, docs/usage-and-budgets.md); completion
+ * criteria will join them there.
+ */
 export function NewTaskDialog({ defaultProject, defaultAgent, onClose, onCreated }: NewTaskDialogProps) {
   const [project, setProject] = useState(defaultProject ?? '');
   useModalDialog('New task');
   const [configured, setConfigured] = useState<string[] | undefined>();
-  const choices = agentChoices(configured, defaultAgent);
+  const [serverDefault, setServerDefault] = useState<string | undefined>();
+  const choices = agentChoices(configured, defaultAgent, serverDefault);
   const [agent, setAgent] = useState(defaultAgent ?? choices.initial);
+  const touched = useRef(false); // the user picked an agent: the server's answer does not replace it
+  const pickAgent = (value: string) => {
+    touched.current = true;
+    setAgent(value);
+  };
   useEffect(() => {
     let live = true;
     api.serverStatus().then(
       (s) => {
         if (!live) return;
-        const next = agentChoices(s.configured_agents, defaultAgent);
+        const next = agentChoices(s.configured_agents, defaultAgent, s.default_agent);
         setConfigured(s.configured_agents);
-        if (next.configured) setAgent((current) => (next.options.includes(current) ? current : next.initial));
+        setServerDefault(s.default_agent);
+        setAgent((current) => (touched.current && (!next.configured || next.options.includes(current)) ? current : next.initial));
       },
       () => undefined, // no status: the known types stay on offer
     );
@@ -42,6 +56,8 @@ export function NewTaskDialog({ defaultProject, defaultAgent, onClose, onCreated
   const [prompt, setPrompt] = useState('');
   const [taskId, setTaskId] = useState('');
   const [deps, setDeps] = useState('');
+  const [options, setOptions] = useState<TaskOptionsForm>(EMPTY_TASK_OPTIONS);
+  const option = (key: keyof TaskOptionsForm) => (e: { target: { value: string } }) => setOptions((o) => ({ ...o, [key]: e.target.value }));
   const [error, setError] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
 
@@ -49,6 +65,11 @@ export function NewTaskDialog({ defaultProject, defaultAgent, onClose, onCreated
     e.preventDefault();
     if (!project.trim() || !agent.trim() || !prompt.trim()) {
       setError('Project, agent and prompt are required.');
+      return;
+    }
+    const extra = taskOptionFields(options);
+    if ('error' in extra) {
+      setError(extra.error);
       return;
     }
     const id = taskId.trim() || generateTaskId(prompt);
@@ -61,6 +82,7 @@ export function NewTaskDialog({ defaultProject, defaultAgent, onClose, onCreated
         agent_type: agent.trim(),
         prompt,
         ...(dependsOn.length ? { depends_on: dependsOn } : {}),
+        ...extra.fields,
       });
       onCreated(res.project_id ?? project.trim(), res.task_id ?? id, res.run_id);
     } catch (err) {
@@ -88,10 +110,10 @@ export function NewTaskDialog({ defaultProject, defaultAgent, onClose, onCreated
           <div className="dialog-fields">
             <Input label="Project" value={project} onChange={(e) => setProject(e.target.value)} placeholder="my-project" autoFocus={!defaultProject} />
             {choices.configured ? (
-              <RingSelect label="Agent" visibleLabel="Agent" value={agent} options={choices.options.map((value) => ({ value }))} onChange={setAgent} className="agent-select" />
+              <RingSelect label="Agent" visibleLabel="Agent" value={agent} options={choices.options.map((value) => ({ value }))} onChange={pickAgent} className="agent-select" />
             ) : (
               <>
-                <Input label="Agent" value={agent} onChange={(e) => setAgent(e.target.value)} list="known-agents" />
+                <Input label="Agent" value={agent} onChange={(e) => pickAgent(e.target.value)} list="known-agents" />
                 <datalist id="known-agents">
                   {choices.options.map((a) => (
                     <option key={a} value={a} />
@@ -110,6 +132,27 @@ export function NewTaskDialog({ defaultProject, defaultAgent, onClose, onCreated
             />
             <Input label="Task id" value={taskId} onChange={(e) => setTaskId(e.target.value)} placeholder={generateTaskId(prompt || 'new task')} />
             <Input label="Depends on" value={deps} onChange={(e) => setDeps(e.target.value)} placeholder="task ids, comma-separated (optional)" />
+            <details className="dialog-more">
+              <summary>Repository, worktree and budget</summary>
+              <div className="dialog-fields">
+                <Input label="Working repository" value={options.projectRoot} onChange={option('projectRoot')} placeholder="folder the agent works in, e.g. ~/src/app (optional)" />
+                <Checkbox
+                  label="Run in a git worktree of the repository"
+                  checked={options.worktree}
+                  onChange={(e) => setOptions((o) => ({ ...o, worktree: e.target.checked }))}
+                />
+                {options.worktree && (
+                  <>
+                    <Input label="Base branch or commit" value={options.base} onChange={option('base')} placeholder="default: the repository's HEAD" />
+                    <Input label="Paths" value={options.paths} onChange={option('paths')} placeholder="repository paths the task changes, comma-separated (optional)" />
+                    <p className="dialog-hint">The task works on branch conductor/{taskId.trim() || '<task id>'}; merge it from the diff tab.</p>
+                  </>
+                )}
+                <Input label="Max tokens" value={options.maxTokens} onChange={option('maxTokens')} inputMode="numeric" placeholder="budget of the task tree (optional)" />
+                <Input label="Max cost (USD)" value={options.maxCostUsd} onChange={option('maxCostUsd')} inputMode="decimal" placeholder="e.g. 5 (optional)" />
+                <Input label="Max wall time" value={options.maxWallTime} onChange={option('maxWallTime')} placeholder="e.g. 30m or 2h (optional)" />
+              </div>
+            </details>
             {error && (
               <p className="form-error" role="alert">
                 {error}

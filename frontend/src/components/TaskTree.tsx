@@ -119,6 +119,11 @@ export function TaskTree({ runs, tasks, selectedTaskId, selectedRunId, lastOutpu
   );
 }
 
+/** Accessible name of a row's expand control: `Expand <run id>` / `Collapse <task id>`. */
+export function expandLabel(row: TreeRow): string {
+  return `${row.expanded ? 'Collapse' : 'Expand'} ${row.run ? row.run.run.id : row.task.id}`;
+}
+
 interface TreeRowViewProps {
   row: TreeRow;
   status: DisplayStatus;
@@ -150,9 +155,9 @@ const TreeRowView = memo(
         data-key={row.key}
       >
         {row.hasChildren ? (
-          <button className="twisty" tabIndex={-1} aria-label={`${row.expanded ? 'Collapse' : 'Expand'} ${run ? run.run.id : row.task.id}`} onClick={() => onToggle(row)}>
-            {row.expanded ? '▾' : '▸'}
-          </button>
+          // #30.11: the name is the aria-label (and the tooltip); the ▸/▾ glyph is drawn by CSS with
+          // empty alt text, so no visible text competes with the name (axe label-content-name-mismatch)
+          <button className={`twisty ${row.expanded ? 'expanded' : 'collapsed'}`} tabIndex={-1} aria-label={expandLabel(row)} title={expandLabel(row)} onClick={() => onToggle(row)} />
         ) : (
           <span className="twisty" />
         )}

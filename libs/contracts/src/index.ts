@@ -8,3 +8,4 @@ export type * from './projects';
 export type * from './messages';
 export type * from './tasks';
 export type * from './usage';
+export type * from './server';

@@ -6,6 +6,20 @@ export interface CreateTaskRequest {
   prompt: string;
   depends_on?: string[];
   attach_mode?: 'create' | 'attach' | 'resume';
+  /** Working directory of the agent (an existing folder; `~/` expanded). */
+  project_root?: string;
+  /** `worktree`: run in a git worktree of project_root's repository (docs/worktrees.md). */
+  isolation?: 'worktree' | 'none';
+  /** With isolation worktree: branch or commit to start from and merge into. */
+  base?: string;
+  /** With isolation worktree: repository paths the task expects to change. */
+  paths?: string[];
+  /** Budget of the task tree (docs/usage-and-budgets.md). */
+  max_tokens?: number;
+  max_cost_usd?: number;
+  /** A duration like `30m` or `2h`. */
+  max_wall_time?: string;
+  resume_mode?: 'continue' | 'fresh';
 }
 
 /** The answer of `POST /api/v1/tasks`. */

@@ -42,6 +42,7 @@ describe('REST routes', () => {
     const s = (await inject('GET', '/api/v1/status')).json();
     expect(s.active_runs_count).toBe(1);
     expect(s.configured_agents).toEqual(['fake']);
+    expect(s.default_agent).toBe('fake'); // config defaults.agent: the dashboard's New task dialog preselects it (#30.11)
     expect(s.running_tasks).toEqual([{ project_id: P, task_id: T2, run_id: R3, agent: 'fake', started: expect.any(String) }]);
   });
 

@@ -53,6 +53,8 @@ describe('npm package (npm pack + install of the tarball)', () => {
     expect(modules).toContain('fs-ext');
     expect(modules).not.toContain('jest');
     expect(modules).not.toContain('typescript');
+    // the OpenAPI generator's packages are dev-only: the server serves the checked-in document
+    expect(readdirSync(join(prefix, 'node_modules', '@nestjs'))).not.toContain('swagger');
   });
 
   it('run-agent --version, bus post and bus read work against a temp root', () => {
@@ -63,7 +65,7 @@ describe('npm package (npm pack + install of the tarball)', () => {
     expect(read).toContain('(FACT) hello from the package');
   });
 
-  it('conductor serves /api/v1/health and the UI index.html, and the Dockerfile HEALTHCHECK passes against it', async () => {
+  it('conductor serves /api/v1/health, /api/openapi.json and the UI index.html, and the Dockerfile HEALTHCHECK passes against it', async () => {
     const server = spawnCaptured(bin('conductor'), ['--host', '127.0.0.1', '--port', '0', '--root', runs], { cwd: dir, env });
     try {
       const port = await waitFor('conductor to announce its port', () => {
@@ -74,6 +76,8 @@ describe('npm package (npm pack + install of the tarball)', () => {
       expect(await health.json()).toEqual({ status: 'ok' });
       const index = await (await waitForOk(`http://127.0.0.1:${port}/`, server.child)).text();
       expect(index).toBe(readFileSync(join(installed(), 'frontend', 'dist', 'index.html'), 'utf8'));
+      const openapi = await (await waitForOk(`http://127.0.0.1:${port}/api/openapi.json`, server.child)).text();
+      expect(openapi).toBe(readFileSync(join(installed(), 'docs', 'openapi.json'), 'utf8'));
 
       // The image's health probe, run as written in the Dockerfile, with the port it reads from the env.
       const dockerfile = readFileSync(join(REPO, 'Dockerfile'), 'utf8');

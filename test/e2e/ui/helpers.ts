@@ -75,6 +75,8 @@ export interface ConductorOptions {
   agents?: Record<string, string>;
   /** Writes runs into the fresh runs root before the server starts. */
   seed?: (root: string) => void;
+  /** YAML appended to the config after `agents:` (e.g. a `defaults:` section). */
+  extraConfig?: string;
 }
 
 /** Starts conductor on a fresh temp runs root (or `reuse`d one) with an empty HOME and no key from the environment. */
@@ -87,7 +89,7 @@ export async function startConductor(opts: ConductorOptions = {}): Promise<Condu
     mkdirSync(root);
     mkdirSync(home);
     const agents = Object.entries(opts.agents ?? { uiagent: AGENT }).map(([name, command]) => `  ${name}:\n    type: command\n    command: ${command}\n`);
-    writeFileSync(config, `agents:\n${agents.join('')}`);
+    writeFileSync(config, `agents:\n${agents.join('')}${opts.extraConfig ?? ''}`);
     opts.seed?.(root);
   }
   const env = { ...process.env, HOME: home, CONDUCTOR_API_KEY: '' };

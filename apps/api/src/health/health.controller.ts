@@ -34,10 +34,13 @@ export class HealthController {
   status() {
     const running = this.data.allRuns().filter((r) => r.info.status === 'running');
     running.sort((a, b) => a.info.start_time.getTime() - b.info.start_time.getTime());
+    const defaultAgent = this.ctx.config?.defaults?.agent?.trim();
     return {
       active_runs_count: running.length,
       uptime_seconds: this.uptimeSeconds(),
       configured_agents: Object.keys(this.ctx.config?.agents ?? {}).sort(),
+      // config defaults.agent: the agent a task gets when none is named (the dashboard preselects it)
+      ...(defaultAgent ? { default_agent: defaultAgent } : {}),
       version: this.ctx.version,
       // extra-root runs are counted above but, as upstream, not listed
       running_tasks: running.filter((r) => this.ctx.layout.contains(r.dir)).map((r) => ({ project_id: r.projectId, task_id: r.taskId, run_id: r.runId, agent: r.info.agent, started: formatTime(r.info.start_time) })),

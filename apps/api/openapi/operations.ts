@@ -1,0 +1,105 @@
+import type { Schema } from './dto-schemas';
+import { ref } from './wire-schemas';
+
+/**
+ * What the controllers do not say about each operation (docs/api-reference.md "Routes"): its
+ * summary, success answer, queries read from the raw request, which queries are required, and
+ * whether it is open without the API key. Keyed by `METHOD path` as the generated document spells
+ * it; the generator fails on an operation missing here, or on an entry no route has.
+ */
+export interface OperationInfo {
+  summary: string;
+  /** Success status and body; a string is a non-JSON media type (SSE, Prometheus text, YAML). */
+  ok: { status: number; schema?: Schema; media?: string };
+  /** Queries the handler reads itself (not through `@Query`). */
+  extraQueries?: Record<string, Schema>;
+  requiredQueries?: string[];
+  /** Open without the API key (docs/api-reference.md "Authentication"). */
+  open?: boolean;
+  /** Refused from a browser (docs/api-reference.md "Browser protection"). */
+  browserBlocked?: boolean;
+}
+
+const json = (status: number, schema: Schema) => ({ status, schema });
+const sse = { status: 200, media: 'text/event-stream' };
+const obj = (properties: Record<string, Schema>, required: string[] = Object.keys(properties)): Schema => ({ type: 'object', properties, required });
+const str: Schema = { type: 'string' };
+const int: Schema = { type: 'integer' };
+const bool: Schema = { type: 'boolean' };
+const messages = json(200, ref('Messages'));
+const posted = json(201, ref('PostedMessage'));
+const pause = json(200, ref('PauseState'));
+
+export const OPERATIONS: Record<string, OperationInfo> = {
+  'GET /healthz': { summary: 'Liveness with uptime (Go duration)', ok: json(200, obj({ status: str, uptime: str })), open: true },
+  'GET /api/v1/health': { summary: 'Health', ok: json(200, obj({ status: str })), open: true },
+  'GET /api/v1/version': { summary: 'Server version', ok: json(200, obj({ version: str })), open: true },
+  'GET /api/v1/status': { summary: 'Server status, configured agents and running tasks', ok: json(200, ref('ServerStatus')) },
+  'GET /metrics': { summary: 'Prometheus metrics (open only with api.metrics_public)', ok: { status: 200, media: 'text/plain' } },
+  'GET /api/openapi.json': { summary: 'This OpenAPI document', ok: json(200, { type: 'object', additionalProperties: true }) },
+  'GET /api/v1/admin/self-update': { summary: 'Self-update status', ok: json(200, ref('SelfUpdateStatus')) },
+  'POST /api/v1/admin/self-update': { summary: 'Request a self-update', ok: json(202, ref('SelfUpdateStatus')) },
+
+  'GET /api/v1/tasks': { summary: 'Tasks with a TASK.md', ok: json(200, obj({ tasks: { type: 'array', items: ref('TaskV1') } })) },
+  'POST /api/v1/tasks': { summary: 'Create and start (or queue) a task', ok: json(201, ref('CreateTaskResponse')) },
+  'GET /api/v1/tasks/{id}': { summary: 'One task with its runs', ok: json(200, ref('TaskV1Detail')) },
+  'DELETE /api/v1/tasks/{id}': { summary: "Cancel a task (writes DONE, stops its runs)", ok: json(202, obj({ stopped_runs: int })), extraQueries: { project_id: str } },
+  'GET /api/v1/tasks/{id}/diff': { summary: "A worktree task's diff", ok: json(200, ref('Diff')) },
+  'POST /api/v1/tasks/{id}/merge': { summary: "Merge a worktree task's branch", ok: json(200, ref('MergeResult')) },
+  'GET /api/v1/runs': { summary: 'All runs', ok: json(200, obj({ runs: { type: 'array', items: ref('RunV1') } })) },
+  'GET /api/v1/runs/{r}': { summary: 'One run', ok: json(200, ref('RunV1')) },
+  'GET /api/v1/runs/{r}/info': { summary: 'Raw run-info.yaml', ok: { status: 200, media: 'application/x-yaml' } },
+  'POST /api/v1/runs/{r}/stop': { summary: 'Stop a run', ok: json(202, obj({ status: str })) },
+  'GET /api/v1/runs/{r}/stream': { summary: 'SSE: the run log', ok: sse },
+  'GET /api/v1/runs/stream/all': { summary: "SSE: every run's log and status", ok: sse },
+  'GET /api/v1/messages': { summary: 'Messages of a project or task bus', ok: messages, requiredQueries: ['project_id'] },
+  'POST /api/v1/messages': { summary: 'Post a message', ok: json(201, obj({ msg_id: str, timestamp: str })) },
+  'GET /api/v1/messages/stream': { summary: 'SSE: messages', ok: sse, requiredQueries: ['project_id'] },
+  'GET /api/v1/usage': { summary: 'Usage report', ok: json(200, ref('UsageReport')) },
+  'GET /api/v1/questions': { summary: 'Open questions across projects', ok: json(200, obj({ questions: { type: 'array', items: ref('OpenQuestion') } })) },
+
+  'GET /api/projects': { summary: 'Projects, newest activity first', ok: json(200, obj({ projects: { type: 'array', items: ref('Project') } })) },
+  'POST /api/projects': { summary: 'Register a project root', ok: json(201, ref('Project')) },
+  'GET /api/projects/home-dirs': { summary: 'Directories under the home folder', ok: json(200, obj({ dirs: { type: 'array', items: str } })) },
+  'GET /api/projects/{p}': { summary: 'One project', ok: json(200, ref('Project')) },
+  'DELETE /api/projects/{p}': { summary: 'Delete a project', ok: json(200, obj({ project_id: str, deleted_tasks: int, freed_bytes: int })), extraQueries: { force: bool }, browserBlocked: true },
+  'GET /api/projects/{p}/stats': { summary: 'Project statistics', ok: json(200, ref('ProjectStats')) },
+  'GET /api/projects/{p}/runs/flat': { summary: "The dashboard's run tree", ok: json(200, obj({ runs: { type: 'array', items: ref('FlatRun') } })) },
+  'POST /api/projects/{p}/gc': {
+    summary: 'Delete old runs',
+    ok: json(200, obj({ deleted_runs: int, freed_bytes: int, dry_run: bool })),
+    extraQueries: { older_than: { type: 'string', default: '168h' }, dry_run: bool, keep_failed: bool },
+    browserBlocked: true,
+  },
+  'GET /api/projects/{p}/messages': { summary: 'Project bus messages, oldest first', ok: messages },
+  'POST /api/projects/{p}/messages': { summary: 'Post to the project bus', ok: posted },
+  'GET /api/projects/{p}/messages/stream': { summary: 'SSE: project bus', ok: sse },
+  'GET /api/projects/{p}/usage': { summary: "The project's usage", ok: json(200, ref('UsageReport')) },
+  'POST /api/projects/{p}/pause': { summary: 'Hold every loop of the project', ok: pause },
+  'POST /api/projects/{p}/unpause': { summary: 'Release the project', ok: pause },
+  'GET /api/projects/{p}/tasks': { summary: 'Tasks, newest first', ok: json(200, ref('PaginatedTasks')) },
+  'GET /api/projects/{p}/tasks/{t}': { summary: 'Task detail', ok: json(200, ref('TaskDetail')) },
+  'DELETE /api/projects/{p}/tasks/{t}': { summary: 'Delete a task', ok: { status: 204 }, browserBlocked: true },
+  'POST /api/projects/{p}/tasks/{t}/resume': { summary: 'Remove DONE', ok: json(200, obj({ project_id: str, task_id: str, resumed: bool })) },
+  'GET /api/projects/{p}/tasks/{t}/diff': { summary: "A worktree task's diff", ok: json(200, ref('Diff')) },
+  'POST /api/projects/{p}/tasks/{t}/merge': { summary: "Merge a worktree task's branch", ok: json(200, ref('MergeResult')) },
+  'GET /api/projects/{p}/tasks/{t}/file': { summary: 'A task file (TASK.md)', ok: json(200, ref('FileContent')) },
+  'GET /api/projects/{p}/tasks/{t}/messages': { summary: 'Task bus messages', ok: messages },
+  'POST /api/projects/{p}/tasks/{t}/messages': { summary: 'Post to the task bus (resume: true wakes the task)', ok: posted },
+  'GET /api/projects/{p}/tasks/{t}/messages/stream': { summary: 'SSE: task bus', ok: sse },
+  'POST /api/projects/{p}/tasks/{t}/answer': { summary: 'Answer the open questions', ok: json(201, obj({ msg_id: str, timestamp: str, answers: { type: 'array', items: str } })) },
+  'GET /api/projects/{p}/tasks/{t}/usage': { summary: "The task's usage and its tree", ok: json(200, ref('UsageReport')) },
+  'POST /api/projects/{p}/tasks/{t}/pause': { summary: 'Hold the task', ok: pause },
+  'POST /api/projects/{p}/tasks/{t}/unpause': { summary: 'Release the task', ok: pause },
+  'GET /api/projects/{p}/tasks/{t}/runs': { summary: "The task's runs, newest first", ok: json(200, ref('PaginatedRuns')) },
+  'GET /api/projects/{p}/tasks/{t}/runs/stream': { summary: "SSE: the task's runs (+ run_start/run_end)", ok: sse },
+  'GET /api/projects/{p}/tasks/{t}/runs/{r}': { summary: 'One run with its files', ok: json(200, ref('ProjectRun')) },
+  'DELETE /api/projects/{p}/tasks/{t}/runs/{r}': { summary: 'Delete a run', ok: { status: 204 }, browserBlocked: true },
+  'POST /api/projects/{p}/tasks/{t}/runs/{r}/stop': { summary: 'Stop a run', ok: json(202, obj({ run_id: str, message: str })) },
+  'GET /api/projects/{p}/tasks/{t}/runs/{r}/file': { summary: 'A run file (stdout, stderr, prompt, output.md)', ok: json(200, ref('FileContent')) },
+  'GET /api/projects/{p}/tasks/{t}/runs/{r}/stream': { summary: 'SSE: raw tail of a run file', ok: sse },
+
+  'POST /mcp': { summary: 'MCP Streamable HTTP (JSON-RPC; docs/mcp.md)', ok: { status: 200, media: 'application/json' } },
+  'GET /mcp': { summary: 'MCP server-to-client stream', ok: sse },
+  'DELETE /mcp': { summary: 'End an MCP session', ok: { status: 200 } },
+};

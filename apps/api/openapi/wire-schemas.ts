@@ -1,0 +1,135 @@
+import type { BusMessage, CreateTaskResponse, FileContent, FlatRun, OpenQuestion, Project, ProjectRun, ProjectStats, RunFile, RunV1, ServerStatus, TaskListItem, UsageReport, UsageTotals } from '@app/contracts';
+import type { Schema } from './dto-schemas';
+
+/**
+ * JSON Schemas of the response shapes (docs/api-reference.md "Shapes"), used only by the OpenAPI
+ * generator. `shape<T>` takes one schema per field of the libs/contracts type T, so a field added
+ * to (or removed from) a contract fails the typecheck here until the schema follows.
+ */
+function shape<T>(props: { [K in keyof Required<T>]-?: Schema }, optional: readonly (keyof T)[], extra: Schema = {}): Schema {
+  const required = Object.keys(props).filter((k) => !optional.includes(k as keyof T));
+  return { type: 'object', properties: props, ...(required.length ? { required } : {}), ...extra };
+}
+
+const str: Schema = { type: 'string' };
+const int: Schema = { type: 'integer' };
+const num: Schema = { type: 'number' };
+const bool: Schema = { type: 'boolean' };
+const time: Schema = { type: 'string', format: 'date-time', description: 'RFC 3339 UTC; an unset time is 0001-01-01T00:00:00Z' };
+const strings: Schema = { type: 'array', items: str };
+const stringMap: Schema = { type: 'object', additionalProperties: str };
+export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const listOf = (key: string, item: string): Schema => ({ type: 'object', properties: { [key]: { type: 'array', items: ref(item) } }, required: [key] });
+const obj = (properties: Record<string, Schema>, required: string[] = []): Schema => ({ type: 'object', properties, ...(required.length ? { required } : {}) });
+
+const usageTotals = shape<UsageTotals>(
+  { input_tokens: int, output_tokens: int, cache_read_tokens: int, cache_write_tokens: int, cost_usd: num, partial: bool },
+  ['cost_usd', 'partial'],
+);
+const runFile = shape<RunFile>({ name: { type: 'string', enum: ['output.md', 'stdout', 'stderr', 'prompt'] }, label: str, size: int }, ['size']);
+const addedRun = { display_status: { ...str, description: '`status`, except `stopped`/`cancelled` for a run ended by a stop' }, agent_name: { ...str, description: 'the configured agent (`agents:` key)' } };
+
+export const WIRE_SCHEMAS: Record<string, Schema> = {
+  Error: obj({ error: obj({ code: { type: 'string', enum: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'CONFLICT', 'UNPROCESSABLE', 'TOO_MANY_REQUESTS', 'INTERNAL', 'NOT_IMPLEMENTED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] }, message: str, details: { type: 'object', additionalProperties: true } }, ['code', 'message']) }, ['error']),
+  Unauthorized: obj({ error: { type: 'string', enum: ['unauthorized'] }, message: str }, ['error', 'message']),
+  UsageTotals: usageTotals,
+  Project: shape<Project>({ id: str, last_activity: time, task_count: int, project_root: str }, ['project_root']),
+  ProjectStats: shape<ProjectStats>(
+    { project_id: str, total_tasks: int, total_runs: int, running_runs: int, completed_runs: int, failed_runs: int, crashed_runs: int, message_bus_files: int, message_bus_total_bytes: int },
+    [],
+  ),
+  TaskListItem: shape<TaskListItem>(
+    {
+      id: str, project_id: str, status: str, last_activity: time, run_count: int, done: bool,
+      depends_on: { ...strings, nullable: true }, blocked_by: { ...strings, nullable: true }, last_run_status: str,
+      open_questions: int, stalled: bool, queue_position: int,
+      usage: { allOf: [ref('UsageTotals'), obj({ total_tokens: int }, ['total_tokens'])] },
+      resume_at: time, paused: { type: 'string', enum: ['task', 'project'] }, budget_exceeded: str,
+    },
+    ['depends_on', 'blocked_by', 'last_run_status', 'open_questions', 'stalled', 'queue_position', 'usage', 'resume_at', 'paused', 'budget_exceeded'],
+    { additionalProperties: true, description: 'also run_counts, thread_parent and last_run_* fields (docs/api-reference.md)' },
+  ),
+  PaginatedTasks: paginated('TaskListItem'),
+  PaginatedRuns: paginated('ProjectRun'),
+  RunFile: runFile,
+  ProjectRun: shape<ProjectRun>(
+    {
+      id: str, run_id: str, project_id: str, task_id: str, agent: str, agent_version: str, status: str, process_ownership: str,
+      exit_code: { ...int, description: '-1 while running' }, start_time: time, end_time: time, parent_run_id: str, previous_run_id: str,
+      error_summary: str, version: int, cwd: str, pid: int, pgid: int, commandline: str, session_id: str, resume_at: time,
+      usage: ref('UsageTotals'), files: { type: 'array', items: ref('RunFile') }, ...addedRun,
+    },
+    ['run_id', 'project_id', 'task_id', 'agent_version', 'process_ownership', 'end_time', 'parent_run_id', 'previous_run_id', 'error_summary', 'version', 'cwd', 'pid', 'pgid', 'commandline', 'session_id', 'resume_at', 'usage', 'files', 'display_status', 'agent_name'],
+  ),
+  RunV1: shape<RunV1>(
+    { run_id: str, project_id: str, task_id: str, status: str, process_ownership: str, start_time: time, end_time: time, exit_code: { ...int, description: 'omitted when 0' }, agent_version: str, error_summary: str, ...addedRun },
+    ['process_ownership', 'exit_code', 'agent_version', 'error_summary', 'display_status', 'agent_name'],
+  ),
+  FlatRun: shape<FlatRun>(
+    { id: str, task_id: str, agent: str, status: str, exit_code: int, start_time: time, end_time: time, parent_run_id: str, previous_run_id: str, error_summary: str, ...addedRun },
+    ['end_time', 'parent_run_id', 'previous_run_id', 'error_summary', 'display_status', 'agent_name'],
+  ),
+  TaskV1: obj(
+    { project_id: str, task_id: str, status: { type: 'string', enum: ['idle', 'running', 'partial_failure', 'all_finished', 'blocked', 'queued'] }, queue_position: int, last_activity: time, depends_on: strings, blocked_by: strings },
+    ['project_id', 'task_id', 'status', 'last_activity'],
+  ),
+  TaskV1Detail: { allOf: [ref('TaskV1'), obj({ worktree: ref('WorktreeView'), runs: { type: 'array', items: ref('RunV1') } })] },
+  WorktreeView: obj(
+    { path: str, branch: str, base_commit: str, base_branch: str, port: int, paths: strings, merge_status: str, merge_detail: str, merge_files: strings, merged_commit: str },
+    ['path', 'branch', 'base_commit'],
+  ),
+  TaskDetail: obj(
+    {
+      id: str, project_id: str, status: str, state: { type: 'string', enum: ['idle', 'running', 'done', 'blocked', 'queued', 'needs_input'] }, queue_position: int,
+      last_activity: time, created_at: time, done: bool, depends_on: strings, blocked_by: strings, thread_parent: { type: 'object', additionalProperties: true },
+      open_questions: { type: 'array', items: ref('OpenQuestion') }, stalled: bool, runs: { type: 'array', items: ref('ProjectRun') },
+    },
+    ['id', 'project_id', 'status', 'state', 'last_activity', 'created_at', 'done', 'runs'],
+  ),
+  FileContent: shape<FileContent>({ name: str, content: str, modified: time, size_bytes: int }, []),
+  Message: shape<BusMessage>(
+    {
+      msg_id: str, timestamp: time, type: str, project_id: str, task_id: str, run_id: str, issue_id: str,
+      parents: { type: 'array', nullable: true, items: { oneOf: [str, obj({ msg_id: str, kind: str, meta: stringMap })] } },
+      links: { type: 'array', items: obj({ url: str, label: str, kind: str }, ['url']) }, meta: stringMap, body: str,
+    },
+    ['type', 'project_id', 'task_id', 'run_id', 'issue_id', 'parents', 'links', 'meta'],
+  ),
+  Messages: listOf('messages', 'Message'),
+  PostedMessage: obj({ msg_id: str, timestamp: time, resumed: bool, reopened: bool, loop: { type: 'string', enum: ['running', 'started', 'not_started'] } }, ['msg_id', 'timestamp']),
+  OpenQuestion: shape<OpenQuestion>({ msg_id: str, type: str, timestamp: time, project_id: str, task_id: str, run_id: str, body: str }, ['task_id', 'run_id']),
+  CreateTaskResponse: shape<CreateTaskResponse>(
+    { project_id: str, task_id: str, run_id: str, status: { type: 'string', enum: ['started', 'queued'] }, queue_position: int, depends_on: strings },
+    ['queue_position', 'depends_on'],
+  ),
+  UsageReport: shape<UsageReport>(
+    {
+      project_id: str, task_id: str, runs: int, usage: ref('UsageTotals'), total_tokens: int,
+      tree: obj({ runs: int, usage: ref('UsageTotals'), total_tokens: int }, ['runs', 'usage', 'total_tokens']),
+      by_agent: { type: 'array', items: obj({ key: str, runs: int, usage: ref('UsageTotals'), total_tokens: int }, ['key', 'runs', 'usage', 'total_tokens']) },
+    },
+    ['project_id', 'task_id', 'tree'],
+    { additionalProperties: true },
+  ),
+  Diff: obj({ task_id: str, branch: str, base_commit: str, files: { type: 'array', items: { type: 'object', additionalProperties: true } }, patch: str, worktree: ref('WorktreeView') }, ['task_id', 'branch', 'base_commit', 'files', 'patch']),
+  MergeResult: obj({ task_id: str, branch: str, base_branch: str, commit: str, already_merged: bool, worktree: ref('WorktreeView') }, ['task_id', 'branch', 'commit', 'already_merged']),
+  ServerStatus: shape<ServerStatus>(
+    {
+      active_runs_count: int, uptime_seconds: num, configured_agents: strings, default_agent: { ...str, description: 'config `defaults.agent` (omitted when unset)' }, version: str,
+      running_tasks: { type: 'array', items: obj({ project_id: str, task_id: str, run_id: str, agent: str, started: time }, ['project_id', 'task_id', 'run_id', 'agent', 'started']) },
+    },
+    ['default_agent'],
+  ),
+  SelfUpdateStatus: obj(
+    {
+      state: { type: 'string', enum: ['idle', 'deferred', 'applying', 'failed'] }, package: str, binary_path: str, requested_at: time, started_at: time, finished_at: time,
+      active_runs_at_request: int, active_runs_now: int, active_runs_error: str, last_error: str, last_note: str,
+    },
+    ['state', 'requested_at', 'started_at', 'finished_at'],
+  ),
+  PauseState: obj({ project_id: str, task_id: str, paused: bool, changed: bool }, ['project_id', 'paused', 'changed']),
+};
+
+function paginated(item: string): Schema {
+  return obj({ items: { type: 'array', items: ref(item) }, total: int, limit: int, offset: int, has_more: bool }, ['items', 'total', 'limit', 'offset', 'has_more']);
+}
