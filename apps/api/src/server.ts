@@ -18,6 +18,8 @@ import { rememberRouteTable, RouteTable } from './common/route-table';
 import { installJsonBodyParser } from './common/json-body';
 import { MetricsService } from './metrics/metrics.service';
 import { installRequestHooks, isPublicRoute } from './security/request-hooks';
+import { buildHostPolicy, exposureRefusal, isLoopbackHost } from './security/host-check';
+import { registerProtectedResourceMetadata } from './security/protected-resource';
 import { findUiDir, packageRoot, registerStaticUi } from './static/static-ui';
 
 export interface ServerOptions {
@@ -31,6 +33,10 @@ export interface ServerOptions {
   disableTaskStart?: boolean;
   /** Allow a non-loopback host without an API key (the CLI's --insecure-no-auth). */
   insecureNoAuth?: boolean;
+  /** Host names answered besides loopback (`--allowed-host`, added to config api.allowed_hosts). */
+  allowedHosts?: string[];
+  /** No Host check at all (`--allow-any-host`). */
+  allowAnyHost?: boolean;
   uiDir?: string;
   logger?: boolean;
   /** SSE tuning overrides (tests use short intervals); defaults come from api.sse.* of the config. */
@@ -74,6 +80,14 @@ function loadServerConfig(opts: ServerOptions): AppConfig | undefined {
   }
 }
 
+function bindHostOf(opts: ServerOptions, config: AppConfig | undefined): string {
+  return opts.host ?? config?.api?.host ?? DEFAULT_HOST;
+}
+
+function configuredHosts(opts: ServerOptions, config: AppConfig | undefined): string[] {
+  return [...(config?.api?.allowed_hosts ?? []), ...(opts.allowedHosts ?? [])];
+}
+
 function buildContext(opts: ServerOptions, config: AppConfig | undefined): ApiSettings {
   const layout = new RunsLayout(path.resolve(opts.root));
   const configKey = config?.api?.auth_enabled && config.api.api_key ? config.api.api_key : undefined;
@@ -84,6 +98,7 @@ function buildContext(opts: ServerOptions, config: AppConfig | undefined): ApiSe
     apiKey: opts.apiKey || configKey || undefined,
     disableTaskStart: !!opts.disableTaskStart,
     corsOrigins: config?.api?.cors_origins ?? [],
+    hostPolicy: buildHostPolicy(bindHostOf(opts, config), configuredHosts(opts, config), !!opts.allowAnyHost),
     sse: sseSettings(config, opts.sse),
     startedAt: Date.now(),
     version: serverVersion(),
@@ -105,11 +120,13 @@ export function configureApp(app: NestFastifyApplication, ctx: ApiSettings, uiDi
   installRequestHooks(fastify, {
     apiKey: ctx.apiKey,
     corsOrigins: ctx.corsOrigins,
+    hostPolicy: ctx.hostPolicy,
     metricsPublic: !!ctx.config?.api?.metrics_public,
     isApiPath: (p) => routes.matchesAnyIgnoringCase(p, isPublicRoute),
     onResponse: (m, s) => metrics.countRequest(m, s),
     log: logRequests ? (line) => requestLogger.log(line) : undefined,
   });
+  registerProtectedResourceMetadata(fastify);
   return registerStaticUi(app, uiDir);
 }
 
@@ -146,11 +163,6 @@ export async function createApiApp(opts: ServerOptions): Promise<NestFastifyAppl
   return app;
 }
 
-function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
-}
-
 function portFree(port: number, host: string): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
@@ -166,10 +178,15 @@ function portFree(port: number, host: string): Promise<boolean> {
 export async function startServer(opts: ServerOptions): Promise<{ app: NestFastifyApplication; url: string; port: number }> {
   const app = await createApiApp(opts);
   const ctx = app.get<ApiContext>(API_CONTEXT);
-  const host = opts.host ?? ctx.config?.api?.host ?? DEFAULT_HOST;
-  if (!ctx.apiKey && !opts.insecureNoAuth && !isLoopback(host)) {
+  const host = bindHostOf(opts, ctx.config);
+  if (!ctx.apiKey && !opts.insecureNoAuth && !isLoopbackHost(host)) {
     await app.close();
     throw new Error(`refusing to listen on ${host} without an API key (set one, or allow it explicitly with --insecure-no-auth)`);
+  }
+  const exposure = exposureRefusal(host, configuredHosts(opts, ctx.config), !!opts.allowAnyHost);
+  if (exposure) {
+    await app.close();
+    throw new Error(exposure);
   }
   const base = opts.port ?? ctx.config?.api?.port ?? DEFAULT_PORT;
   let port = base;

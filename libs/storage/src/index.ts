@@ -29,3 +29,4 @@ export * from './config/load-config';
 export * from './config/validate-config';
 export * from './config/runs-root';
 export * from './config/settings';
+export * from './config/api-key-file';

@@ -90,7 +90,8 @@ export async function startConductor(opts: ConductorOptions = {}): Promise<Condu
     writeFileSync(config, `agents:\n${agents.join('')}`);
     opts.seed?.(root);
   }
-  const env = { ...process.env, HOME: home, CONDUCTOR_API_KEY: '' };
+  // no generated key unless the test gives one (test/e2e/security covers the printed link)
+  const env = { ...process.env, HOME: home, CONDUCTOR_API_KEY: '', CONDUCTOR_NO_AUTH: opts.apiKey ? '' : '1' };
   return launchConductor({ root, config, dir, env, port: opts.reuse?.port, apiKey: opts.apiKey });
 }
 
