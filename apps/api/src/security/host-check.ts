@@ -51,7 +51,7 @@ export function parseHost(value: string): HostName | undefined {
 export function parseAllowedHosts(entries: string[], source: string): HostName[] {
   return entries.map((entry) => {
     const parsed = parseHost(entry);
-    if (!parsed) throw new Error(`invalid ${source} entry ${JSON.stringify(entry)}: expected a host name or address, optionally with :port (e.g. conductor.example.com or 192.168.1.5:14355)`);
+    if (!parsed) throw new Error(`invalid ${source} entry ${JSON.stringify(entry)}: expected a host name or address, optionally with :port (e.g. conductor.example.com or 192.168.1.5:8443)`);
     return parsed;
   });
 }
