@@ -75,6 +75,8 @@ export interface ConductorOptions {
   agents?: Record<string, string>;
   /** Writes runs into the fresh runs root before the server starts. */
   seed?: (root: string) => void;
+  /** More environment of the server (e.g. CONDUCTOR_ALLOWED_HOSTS behind a proxy). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Starts conductor on a fresh temp runs root (or `reuse`d one) with an empty HOME and no key from the environment. */
@@ -91,7 +93,7 @@ export async function startConductor(opts: ConductorOptions = {}): Promise<Condu
     opts.seed?.(root);
   }
   // no generated key unless the test gives one (test/e2e/security covers the printed link)
-  const env = { ...process.env, HOME: home, CONDUCTOR_API_KEY: '', CONDUCTOR_NO_AUTH: opts.apiKey ? '' : '1' };
+  const env = { ...process.env, HOME: home, CONDUCTOR_API_KEY: '', CONDUCTOR_NO_AUTH: opts.apiKey ? '' : '1', ...opts.env };
   return launchConductor({ root, config, dir, env, port: opts.reuse?.port, apiKey: opts.apiKey });
 }
 
