@@ -41,10 +41,12 @@ RUN if [ -n "$AGENT_CLIS" ]; then \
       npm install -g --no-audit --no-fund $AGENT_CLIS && npm cache clean --force; \
     fi
 # The container must listen on all its interfaces to be reachable through a published port; the
-# server refuses that without an API key: run with -e CONDUCTOR_API_KEY=… (or, only when the port
-# is published on loopback, -e CONDUCTOR_INSECURE_NO_AUTH=1). See docs/deployment.md.
+# server then needs the host names clients use (CONDUCTOR_ALLOWED_HOSTS: localhost and 127.0.0.1 on
+# any published port; add yours with -e CONDUCTOR_ALLOWED_HOSTS=…) and a key: -e CONDUCTOR_API_KEY=…,
+# else it generates one and prints the dashboard link with it. See docs/deployment.md.
 ENV NODE_ENV=production \
     CONDUCTOR_HOST=0.0.0.0 \
+    CONDUCTOR_ALLOWED_HOSTS=localhost,127.0.0.1 \
     CONDUCTOR_ROOT=/data/runs \
     CONDUCTOR_PORT=14355 \
     PATH=/app/bin:$PATH

@@ -19,6 +19,8 @@ import { installJsonBodyParser } from './common/json-body';
 import { JsonLogger } from './common/json-logger';
 import { MetricsService } from './metrics/metrics.service';
 import { installRequestHooks, isPublicRoute, type RequestLogEntry } from './security/request-hooks';
+import { buildHostPolicy, exposureRefusal, isLoopbackHost } from './security/host-check';
+import { registerProtectedResourceMetadata } from './security/protected-resource';
 import { findUiDir, packageRoot, registerStaticUi } from './static/static-ui';
 
 export interface ServerOptions {
@@ -32,6 +34,10 @@ export interface ServerOptions {
   disableTaskStart?: boolean;
   /** Allow a non-loopback host without an API key (the CLI's --insecure-no-auth). */
   insecureNoAuth?: boolean;
+  /** Host names answered besides loopback (`--allowed-host`, added to config api.allowed_hosts). */
+  allowedHosts?: string[];
+  /** No Host check at all (`--allow-any-host`). */
+  allowAnyHost?: boolean;
   uiDir?: string;
   /** Nest's console logger (apps/api/src/main.ts); `logLevel` takes precedence. */
   logger?: boolean;
@@ -78,6 +84,14 @@ function loadServerConfig(opts: ServerOptions): AppConfig | undefined {
   }
 }
 
+function bindHostOf(opts: ServerOptions, config: AppConfig | undefined): string {
+  return opts.host ?? config?.api?.host ?? DEFAULT_HOST;
+}
+
+function configuredHosts(opts: ServerOptions, config: AppConfig | undefined): string[] {
+  return [...(config?.api?.allowed_hosts ?? []), ...(opts.allowedHosts ?? [])];
+}
+
 function buildContext(opts: ServerOptions, config: AppConfig | undefined): ApiSettings {
   const layout = new RunsLayout(path.resolve(opts.root));
   const configKey = config?.api?.auth_enabled && config.api.api_key ? config.api.api_key : undefined;
@@ -88,6 +102,7 @@ function buildContext(opts: ServerOptions, config: AppConfig | undefined): ApiSe
     apiKey: opts.apiKey || configKey || undefined,
     disableTaskStart: !!opts.disableTaskStart,
     corsOrigins: config?.api?.cors_origins ?? [],
+    hostPolicy: buildHostPolicy(bindHostOf(opts, config), configuredHosts(opts, config), !!opts.allowAnyHost),
     sse: sseSettings(config, opts.sse),
     startedAt: Date.now(),
     version: serverVersion(),
@@ -120,11 +135,13 @@ export function configureApp(app: NestFastifyApplication, ctx: ApiSettings, uiDi
   installRequestHooks(fastify, {
     apiKey: ctx.apiKey,
     corsOrigins: ctx.corsOrigins,
+    hostPolicy: ctx.hostPolicy,
     metricsPublic: !!ctx.config?.api?.metrics_public,
     isApiPath: (p) => routes.matchesAnyIgnoringCase(p, isPublicRoute),
     onResponse: (m, s) => metrics.countRequest(m, s),
     log: logRequests ? (entry) => logRequest(requestLogger, entry) : undefined,
   });
+  registerProtectedResourceMetadata(fastify);
   return registerStaticUi(app, uiDir);
 }
 
@@ -164,11 +181,6 @@ export async function createApiApp(opts: ServerOptions): Promise<NestFastifyAppl
   return app;
 }
 
-function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
-}
-
 function portFree(port: number, host: string): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
@@ -184,10 +196,15 @@ function portFree(port: number, host: string): Promise<boolean> {
 export async function startServer(opts: ServerOptions): Promise<{ app: NestFastifyApplication; url: string; port: number }> {
   const app = await createApiApp(opts);
   const ctx = app.get<ApiContext>(API_CONTEXT);
-  const host = opts.host ?? ctx.config?.api?.host ?? DEFAULT_HOST;
-  if (!ctx.apiKey && !opts.insecureNoAuth && !isLoopback(host)) {
+  const host = bindHostOf(opts, ctx.config);
+  if (!ctx.apiKey && !opts.insecureNoAuth && !isLoopbackHost(host)) {
     await app.close();
     throw new Error(`refusing to listen on ${host} without an API key (set one, or allow it explicitly with --insecure-no-auth)`);
+  }
+  const exposure = exposureRefusal(host, configuredHosts(opts, ctx.config), !!opts.allowAnyHost);
+  if (exposure) {
+    await app.close();
+    throw new Error(exposure);
   }
   const base = opts.port ?? ctx.config?.api?.port ?? DEFAULT_PORT;
   let port = base;

@@ -46,6 +46,7 @@ export type KeyStorage = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
  */
 export class ApiClient {
   private authListeners = new Set<Listener>();
+  private keyListeners = new Set<Listener>();
 
   constructor(
     private readonly base = '',
@@ -63,6 +64,13 @@ export class ApiClient {
   setApiKey(key: string | null): void {
     if (key) this.storage?.setItem(KEY_STORAGE, key);
     else this.storage?.removeItem(KEY_STORAGE);
+    this.keyListeners.forEach((l) => l());
+  }
+
+  /** Called whenever the key changes (views that showed "needs an API key" load again). */
+  onKeyChange(listener: Listener): () => void {
+    this.keyListeners.add(listener);
+    return () => this.keyListeners.delete(listener);
   }
 
   onAuthRequired(listener: Listener): () => void {
@@ -220,6 +228,23 @@ export function describeError(err: unknown): string {
   if (err instanceof AuthRequiredError) return 'The server needs an API key.';
   if (err instanceof ApiError) return `Server error ${err.status}: ${err.message}`;
   return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * The dashboard link the server prints carries its generated key in the URL fragment
+ * (`/ui/#token=…`), which the browser never sends to a server: store it like a key the user
+ * entered and drop it from the address bar (and history), keeping any other fragment.
+ */
+export function adoptKeyFromFragment(client: ApiClient, loc: Pick<Location, 'hash' | 'pathname' | 'search'> = location, hist: Pick<History, 'replaceState' | 'state'> = history): boolean {
+  if (!loc.hash.startsWith('#')) return false;
+  const params = new URLSearchParams(loc.hash.slice(1));
+  const token = params.get('token');
+  if (token === null) return false;
+  params.delete('token');
+  if (token.trim() !== '') client.setApiKey(token.trim());
+  const rest = params.toString();
+  hist.replaceState(hist.state, '', `${loc.pathname}${loc.search}${rest ? `#${rest}` : ''}`);
+  return true;
 }
 
 export const api = new ApiClient();

@@ -20,10 +20,13 @@ export function KeyPrompt({ onSubmit, rejected }: { onSubmit: (key: string) => v
         <IslandHeader>API key required</IslandHeader>
         <IslandContent>
           <div className="dialog-fields">
-            <p>This conductor server needs an API key. It is kept for this browser session only.</p>
+            <p>
+              This conductor server needs an API key. It is kept for this browser session only. The dashboard link the server printed at
+              start enters it for you; the key is also in ~/.run-agent/api-key on the server&apos;s machine.
+            </p>
             {rejected && (
               <p className="form-error" role="alert">
-                The server rejected that key. Check CONDUCTOR_API_KEY or --api-key of the server.
+                The server rejected that key. Check --api-key / CONDUCTOR_API_KEY of the server, or ~/.run-agent/api-key when it generated one.
               </p>
             )}
             <Input label="API key" type="password" value={key} onChange={(e) => setKey(e.target.value)} autoFocus autoComplete="off" />

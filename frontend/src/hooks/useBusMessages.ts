@@ -24,6 +24,9 @@ export function useBusMessages(client: ApiClient, project: string, task: string 
   // messages streamed since the last resync started: kept when its list replaces the shown ones
   const sinceResync = useRef<BusMessage[] | null>(null);
   const generation = useRef(0);
+  // a key entered after a 401 loads the list again (no stale "needs an API key" notice)
+  const [keyEpoch, setKeyEpoch] = useState(0);
+  useEffect(() => client.onKeyChange(() => setKeyEpoch((e) => e + 1)), [client]);
 
   useEffect(() => {
     let cancelled = false;
@@ -38,7 +41,7 @@ export function useBusMessages(client: ApiClient, project: string, task: string 
     return () => {
       cancelled = true;
     };
-  }, [client, project, task]);
+  }, [client, project, task, keyEpoch]);
 
   // A new EventSource (after the browser gave up on one) resumes from nothing: the server sends the
   // last messages only, so it is re-listed like a resync; the first one runs beside the GET above.

@@ -30,3 +30,4 @@ export * from './config/validate-config';
 export * from './config/runs-root';
 export * from './config/settings';
 export * from './config/webhook-secret';
+export * from './config/api-key-file';

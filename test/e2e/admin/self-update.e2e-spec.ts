@@ -41,7 +41,7 @@ describe('self-update of the installed package (e2e)', () => {
     const config = path.join(tmp, 'config.yaml');
     // the root-task planner runs one root task at a time, so a second task waits in its queue
     fs.writeFileSync(config, `agents:\n  waiter:\n    type: command\n    command: ${writeWaiterAgent(tmp)}\ndefaults:\n  max_concurrent_root_tasks: 1\n`);
-    const env: NodeJS.ProcessEnv = { ...process.env, HOME: tmp, CONDUCTOR_SELF_UPDATE_HANDOFF_TIMEOUT_MS: '10000' };
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: tmp, CONDUCTOR_SELF_UPDATE_HANDOFF_TIMEOUT_MS: '10000', CONDUCTOR_NO_AUTH: '1' };
     delete env.CONDUCTOR_PORT;
     server = startServer(install, ['--root', root, '--config', config, '--host', '127.0.0.1', '--port', '0', '--watchdog-interval', '0'], env);
     port = await waitFor('the server to announce its port', () => announcedPort(server.output()));

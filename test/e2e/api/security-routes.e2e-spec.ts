@@ -11,7 +11,7 @@ const T = 'task-20260101-120000-secr';
 const R = '20260101-1200000000-400-1';
 const IDS = { p: P, t: T, r: R, id: T };
 /** Exactly these route patterns answer without the key (D11 + issue #10). */
-const PUBLIC = new Set(['/healthz', '/api/v1/health', '/api/v1/version', '/favicon.ico', '/', '/ui', '/ui/', '/*', '/ui/*']);
+const PUBLIC = new Set(['/healthz', '/api/v1/health', '/api/v1/version', '/favicon.ico', '/', '/ui', '/ui/', '/*', '/ui/*', '/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']);
 
 /** A body that would do something real if a request got through (starts an agent, posts, creates). */
 function bodyFor(method: string, url: string): string | undefined {

@@ -9,7 +9,7 @@ const T = 'task-20260101-120000-sec';
 const R = '20260101-1200000000-300-1';
 
 /** Patterns that answer without a key (the rest of the table needs one). */
-const PUBLIC = new Set(['/healthz', '/api/v1/health', '/api/v1/version', '/favicon.ico', '/', '/ui', '/ui/', '/*', '/ui/*', '/metrics']);
+const PUBLIC = new Set(['/healthz', '/api/v1/health', '/api/v1/version', '/favicon.ico', '/', '/ui', '/ui/', '/*', '/ui/*', '/metrics', '/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']);
 /** The key checks use ids that name nothing, so a request that gets through (DELETE, gc, resume) changes nothing. */
 const NOTHING = { p: 'nothing', t: 'task-20990101-000000-none', r: '20990101-0000000000-1-1', id: 'task-20990101-000000-none' };
 
@@ -39,7 +39,8 @@ describe('security', () => {
       for (const [method, url] of routes) {
         const res = await rawRequest(api.base, method, url);
         expect([method, url, res.status]).toEqual([method, url, 401]);
-        expect(res.headers['www-authenticate']).toBe('Bearer realm="conductor"');
+        const metadata = url === '/mcp' ? `, resource_metadata="${api.base}/.well-known/oauth-protected-resource/mcp"` : '';
+        expect(res.headers['www-authenticate']).toBe(`Bearer realm="conductor"${metadata}`);
         expect(JSON.parse(res.body)).toEqual({ error: 'unauthorized', message: 'valid API key required' });
         const wrong = await rawRequest(api.base, method, url, { Authorization: 'Bearer sekret-kez' });
         expect(wrong.status).toBe(401);

@@ -21,7 +21,7 @@ function stalledClient(port: number, url: string): Promise<{ socket: net.Socket;
     let stopped = false;
     socket.setEncoding('utf8');
     socket.on('error', () => undefined); // the server may reset it: that is the point
-    socket.once('connect', () => socket.write(`GET ${url} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n`));
+    socket.once('connect', () => socket.write(`GET ${url} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\n\r\n`));
     const onData = (chunk: string) => {
       text += chunk;
       if (!stopped && /^HTTP\/1\.1 200/.test(text) && text.includes('event: message')) {

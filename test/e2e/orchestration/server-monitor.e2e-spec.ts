@@ -30,7 +30,7 @@ describe('conductor monitor (API client, real server)', () => {
       output_path: join(sb.root, PROJECT, FINAL, 'runs', '20260101-0000000000-1-1', 'output.md'),
     });
     writeFileSync(join(finalRun, 'output.md'), 'finished\n');
-    server = spawn(process.execPath, [RUN_AGENT, 'serve', '--host', '127.0.0.1', '--port', '0', '--root', sb.root, '--watchdog-interval', '0'], {
+    server = spawn(process.execPath, [RUN_AGENT, 'serve', '--host', '127.0.0.1', '--port', '0', '--root', sb.root, '--watchdog-interval', '0', '--no-auth'], {
       cwd: sb.dir,
       env: sb.env({ FAKE_AGENT_DONE: '1' }),
       stdio: ['ignore', 'pipe', 'ignore'],

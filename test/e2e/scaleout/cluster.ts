@@ -60,7 +60,7 @@ export class Cluster {
 
   private launchServer(): void {
     const root = join(this.dir, 'server');
-    this.server = startProc('conductor', ['--root', root, '--port', '0', '--nats', this.nats.url, '--watchdog-interval', '0', ...this.clientArgs], this.env({}), root, 'server');
+    this.server = startProc('conductor', ['--root', root, '--port', '0', '--nats', this.nats.url, '--watchdog-interval', '0', '--no-auth', ...this.clientArgs], this.env({}), root, 'server');
   }
 
   private async serverListening(): Promise<void> {

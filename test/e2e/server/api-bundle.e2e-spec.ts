@@ -45,7 +45,7 @@ describe('API server bundle', () => {
     probe = join(dir, 'probe.js');
     writeFileSync(probe, PROBE);
     // no UI build in CONDUCTOR_UI_DIR: @fastify/static is not needed
-    env = { HOME: dir, CONDUCTOR_HOST: '127.0.0.1', CONDUCTOR_PORT: '0', CONDUCTOR_ROOT: join(dir, 'runs'), CONDUCTOR_CONFIG: '', CONDUCTOR_API_KEY: '', CONDUCTOR_URL: '', CONDUCTOR_UI_DIR: dir };
+    env = { HOME: dir, CONDUCTOR_HOST: '127.0.0.1', CONDUCTOR_PORT: '0', CONDUCTOR_ROOT: join(dir, 'runs'), CONDUCTOR_CONFIG: '', CONDUCTOR_API_KEY: '', CONDUCTOR_URL: '', CONDUCTOR_UI_DIR: dir, CONDUCTOR_NO_AUTH: '1' };
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

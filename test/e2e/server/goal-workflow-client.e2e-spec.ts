@@ -26,7 +26,7 @@ describe('conductor goal / workflow clients (e2e)', () => {
     dir = mkdtempSync(join(tmpdir(), 'goal-workflow-client-'));
     root = join(dir, 'runs');
     const config = writeConfig(dir, writeFakeAgent(dir));
-    env = { HOME: dir, CONDUCTOR_URL: '', CONDUCTOR_SERVER: '', CONDUCTOR_API_KEY: '', CONDUCTOR_ROOT: '', CONDUCTOR_CONFIG: '', CONDUCTOR_PORT: '', CONDUCTOR_HOST: '', JRUN_PROJECT_ID: '' };
+    env = { HOME: dir, CONDUCTOR_URL: '', CONDUCTOR_SERVER: '', CONDUCTOR_API_KEY: '', CONDUCTOR_ROOT: '', CONDUCTOR_CONFIG: '', CONDUCTOR_PORT: '', CONDUCTOR_HOST: '', JRUN_PROJECT_ID: '', CONDUCTOR_NO_AUTH: '1' };
     server = await startServer(CONDUCTOR, ['--host', '127.0.0.1', '--port', '0', '--root', root, '--config', config], { ...env, CONDUCTOR_DISABLE_TASK_START: 'yes' }, dir);
     env.CONDUCTOR_URL = server.url;
   });

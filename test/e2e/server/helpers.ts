@@ -127,9 +127,26 @@ export function startServer(bin: string, args: string[], env: NodeJS.ProcessEnv 
   });
 }
 
-/** A server's environment: HOME in `dir` and none of the caller's CONDUCTOR_* settings, plus `extra`. */
+/**
+ * A server's environment: HOME in `dir`, none of the caller's CONDUCTOR_* settings, and no generated
+ * key (`CONDUCTOR_NO_AUTH=1`: these tests are not about auth; test/e2e/security covers the default), plus `extra`.
+ */
 export function serverEnv(dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return { HOME: dir, CONDUCTOR_ROOT: '', CONDUCTOR_CONFIG: '', CONDUCTOR_PORT: '', CONDUCTOR_HOST: '', CONDUCTOR_API_KEY: '', CONDUCTOR_URL: '', CONDUCTOR_DISABLE_TASK_START: '', ...extra };
+  return {
+    HOME: dir,
+    CONDUCTOR_ROOT: '',
+    CONDUCTOR_CONFIG: '',
+    CONDUCTOR_PORT: '',
+    CONDUCTOR_HOST: '',
+    CONDUCTOR_API_KEY: '',
+    CONDUCTOR_URL: '',
+    CONDUCTOR_DISABLE_TASK_START: '',
+    CONDUCTOR_STATE_DIR: '',
+    CONDUCTOR_ALLOWED_HOSTS: '',
+    CONDUCTOR_ALLOW_ANY_HOST: '',
+    CONDUCTOR_NO_AUTH: '1',
+    ...extra,
+  };
 }
 
 /** bin/conductor on 127.0.0.1 (a free port) for `root` and `config`, run in `dir` with {@link serverEnv}. */

@@ -19,7 +19,7 @@ describe('conductor server (e2e)', () => {
     dir = mkdtempSync(join(tmpdir(), 'serve-e2e-'));
     root = join(dir, 'runs');
     config = writeConfig(dir, writeFakeAgent(dir));
-    env = { HOME: dir, CONDUCTOR_ROOT: '', CONDUCTOR_CONFIG: '', CONDUCTOR_PORT: '', CONDUCTOR_HOST: '', CONDUCTOR_API_KEY: '', CONDUCTOR_URL: '', CONDUCTOR_DISABLE_TASK_START: '' };
+    env = { HOME: dir, CONDUCTOR_ROOT: '', CONDUCTOR_CONFIG: '', CONDUCTOR_PORT: '', CONDUCTOR_HOST: '', CONDUCTOR_API_KEY: '', CONDUCTOR_URL: '', CONDUCTOR_DISABLE_TASK_START: '', CONDUCTOR_STATE_DIR: '', CONDUCTOR_ALLOWED_HOSTS: '', CONDUCTOR_NO_AUTH: '1' };
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -190,7 +190,7 @@ describe('conductor server (e2e)', () => {
       try {
         const denied = await runCli(RUN_AGENT, ['server', 'project', 'list', '--server', server.url], env);
         expect(denied.code).toBe(1);
-        expect(denied.stderr).toMatch(/^Error: server returned 401: .+ \(pass --api-key or set CONDUCTOR_API_KEY\)\n$/);
+        expect(denied.stderr).toMatch(/^Error: server returned 401: .+ \(pass --api-key or set CONDUCTOR_API_KEY; .+\)\n$/);
 
         const byFlag = await runCli(RUN_AGENT, ['server', 'project', 'list', '--server', server.url, '--api-key', 'k3y'], env);
         expect(byFlag.stderr).toBe('');
@@ -216,7 +216,8 @@ describe('conductor server (e2e)', () => {
     });
 
     it('listens on 127.0.0.1 by default', async () => {
-      const server = await startServer(RUN_AGENT, ['serve', '--port', '0', '--root', root, '--config', config], env, dir);
+      // the default start: no opt-out from the environment (a generated key, no warning)
+      const server = await startServer(RUN_AGENT, ['serve', '--port', '0', '--root', root, '--config', config], { ...env, CONDUCTOR_NO_AUTH: '' }, dir);
       try {
         expect(server.stdout()).toContain(`API listening on http://127.0.0.1:${server.port}/\n`);
         expect(server.stderr()).not.toContain('warning');
@@ -225,13 +226,16 @@ describe('conductor server (e2e)', () => {
       }
     });
 
-    it('refuses a non-loopback host without an API key unless --insecure-no-auth, which warns', async () => {
+    it('refuses a non-loopback host without host names, and without an API key unless --insecure-no-auth, which warns', async () => {
       const refused = await runCli(RUN_AGENT, ['serve', '--host', '0.0.0.0', '--port', '0', '--root', root, '--config', config], env, { cwd: dir });
       expect(refused.code).toBe(2);
       expect(refused.stdout).toBe('');
-      expect(refused.stderr).toMatch(/^Error: refusing to listen on 0\.0\.0\.0 without an API key: .*--api-key.*--insecure-no-auth.*\n$/);
+      expect(refused.stderr).toMatch(/^Error: refusing to listen on 0\.0\.0\.0 without an allow-list of host names: .*--allowed-host.*--allow-any-host.*\n$/);
+      const noKey = await runCli(RUN_AGENT, ['serve', '--host', '0.0.0.0', '--port', '0', '--root', root, '--config', config, '--allowed-host', 'box.example'], env, { cwd: dir });
+      expect(noKey.code).toBe(2);
+      expect(noKey.stderr).toMatch(/^Error: refusing --no-auth on 0\.0\.0\.0: .*\n$/);
 
-      const insecure = await startServer(RUN_AGENT, ['serve', '--host', '0.0.0.0', '--port', '0', '--root', root, '--config', config, '--insecure-no-auth'], env, dir);
+      const insecure = await startServer(RUN_AGENT, ['serve', '--host', '0.0.0.0', '--port', '0', '--root', root, '--config', config, '--insecure-no-auth', '--allow-any-host'], env, dir);
       try {
         expect(insecure.stderr()).toContain('warning: listening on 0.0.0.0 with no API key (--insecure-no-auth): anyone who reaches this port can start agents\n');
         expect((await getJson(`${insecure.url}/api/v1/health`)).status).toBe(200);
@@ -239,7 +243,7 @@ describe('conductor server (e2e)', () => {
         expect(await insecure.stop('SIGTERM')).toBe(0);
       }
 
-      const keyed = await startServer(RUN_AGENT, ['serve', '--port', '0', '--root', root, '--config', config], { ...env, CONDUCTOR_HOST: '0.0.0.0', CONDUCTOR_API_KEY: 'k3y' }, dir);
+      const keyed = await startServer(RUN_AGENT, ['serve', '--port', '0', '--root', root, '--config', config], { ...env, CONDUCTOR_HOST: '0.0.0.0', CONDUCTOR_API_KEY: 'k3y', CONDUCTOR_ALLOWED_HOSTS: 'box.example', CONDUCTOR_NO_AUTH: '' }, dir);
       try {
         expect(keyed.stderr()).not.toContain('warning');
       } finally {

@@ -66,6 +66,8 @@ describe('dashboard: the bus panel re-lists after a resync', () => {
   beforeAll(async () => {
     browser = await launchBrowser();
     server = await startConductor({
+      // the browser reaches it through a TCP proxy on another port: name 127.0.0.1 on any port (Host allow-list)
+      env: { CONDUCTOR_ALLOWED_HOSTS: '127.0.0.1' },
       seed: (root) => {
         // one finished run makes the project known to the server
         const runDir = join(root, PROJECT, TASK, 'runs', 'run-1');

@@ -77,6 +77,8 @@ export interface ConductorOptions {
   seed?: (root: string) => void;
   /** YAML appended to the config after `agents:` (e.g. a `defaults:` section). */
   extraConfig?: string;
+  /** More environment of the server (e.g. CONDUCTOR_ALLOWED_HOSTS behind a proxy). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Starts conductor on a fresh temp runs root (or `reuse`d one) with an empty HOME and no key from the environment. */
@@ -92,7 +94,8 @@ export async function startConductor(opts: ConductorOptions = {}): Promise<Condu
     writeFileSync(config, `agents:\n${agents.join('')}${opts.extraConfig ?? ''}`);
     opts.seed?.(root);
   }
-  const env = { ...process.env, HOME: home, CONDUCTOR_API_KEY: '' };
+  // no generated key unless the test gives one (test/e2e/security covers the printed link)
+  const env = { ...process.env, HOME: home, CONDUCTOR_API_KEY: '', CONDUCTOR_NO_AUTH: opts.apiKey ? '' : '1', ...opts.env };
   return launchConductor({ root, config, dir, env, port: opts.reuse?.port, apiKey: opts.apiKey });
 }
 

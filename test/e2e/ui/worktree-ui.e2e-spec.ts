@@ -17,7 +17,7 @@ describe('worktree diff view and merge button in Chromium', () => {
 
   beforeAll(async () => {
     sb = new WorktreeSandbox();
-    server = await launchConductor({ root: sb.root, config: sb.config, dir: sb.dir, env: sb.env({ CONDUCTOR_API_KEY: '' }), ownsDir: false });
+    server = await launchConductor({ root: sb.root, config: sb.config, dir: sb.dir, env: sb.env({ CONDUCTOR_API_KEY: '', CONDUCTOR_NO_AUTH: '1' }), ownsDir: false });
     const { url } = server;
     for (const [task, text] of [[T1, 'ALPHA'], [T2, 'BETA']]) {
       const res = await fetch(`${url}/api/v1/tasks`, {

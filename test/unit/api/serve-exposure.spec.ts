@@ -13,10 +13,14 @@ describe('serve host policy (issue #13 item 4)', () => {
     expect(checkExposure('127.0.0.1', undefined, false)).toBeUndefined();
   });
 
-  it('defaults to 127.0.0.1 and reads CONDUCTOR_INSECURE_NO_AUTH', () => {
+  it('defaults to 127.0.0.1 and reads CONDUCTOR_INSECURE_NO_AUTH, CONDUCTOR_ALLOWED_HOSTS and CONDUCTOR_ALLOW_ANY_HOST', () => {
     const cwd = __dirname;
-    expect(resolveServeOptions({ root: '/tmp/r' }, {}, cwd).host).toBe('127.0.0.1');
-    expect(() => resolveServeOptions({ root: '/tmp/r' }, { CONDUCTOR_HOST: '0.0.0.0' }, cwd)).toThrow(/--insecure-no-auth/);
-    expect(resolveServeOptions({ root: '/tmp/r' }, { CONDUCTOR_HOST: '0.0.0.0', CONDUCTOR_INSECURE_NO_AUTH: '1' }, cwd).exposureWarning).toMatch(/with no API key/);
+    expect(resolveServeOptions({ root: '/tmp/r' }, { CONDUCTOR_NO_AUTH: '1' }, cwd).host).toBe('127.0.0.1');
+    expect(() => resolveServeOptions({ root: '/tmp/r' }, { CONDUCTOR_HOST: '0.0.0.0' }, cwd)).toThrow(/without an allow-list of host names/);
+    const open = resolveServeOptions({ root: '/tmp/r' }, { CONDUCTOR_HOST: '0.0.0.0', CONDUCTOR_ALLOWED_HOSTS: 'a.example, b.example:9', CONDUCTOR_INSECURE_NO_AUTH: '1' }, cwd);
+    expect(open.allowedHosts).toEqual(['a.example', 'b.example:9']);
+    expect(open.exposureWarning).toMatch(/with no API key/);
+    expect(resolveServeOptions({ root: '/tmp/r' }, { CONDUCTOR_HOST: '0.0.0.0', CONDUCTOR_ALLOW_ANY_HOST: '1', CONDUCTOR_INSECURE_NO_AUTH: '1' }, cwd).hostWarning).toMatch(/--allow-any-host/);
+    expect(() => resolveServeOptions({ root: '/tmp/r' }, { CONDUCTOR_HOST: '0.0.0.0', CONDUCTOR_ALLOW_ANY_HOST: '1', CONDUCTOR_NO_AUTH: '1' }, cwd)).toThrow(/refusing --no-auth on 0\.0\.0\.0/);
   });
 });

@@ -113,6 +113,7 @@ describe('config loading', () => {
       host: '127.0.0.1',
       port: 8080,
       cors_origins: ['http://localhost:3000'],
+      allowed_hosts: [],
       auth_enabled: false,
       api_key: '',
       metrics_public: false,

@@ -21,13 +21,16 @@ export const NATS_AUTH_FLAGS = {
 
 /** ServeCommand's own flags (help lists them in this order, then the NATS auth flags it inherits). */
 export const SERVE_OWN_FLAGS = {
-  host: { flags: '--host <host>', type: 'string', description: 'address to bind (default $CONDUCTOR_HOST, api.host, 127.0.0.1; other than loopback needs an API key or --insecure-no-auth)' },
+  host: { flags: '--host <host>', type: 'string', description: 'address to bind (default $CONDUCTOR_HOST, api.host, 127.0.0.1; other than loopback needs --allowed-host or --allow-any-host)' },
   port: { flags: '--port <port>', type: 'string', description: `port to bind (default $CONDUCTOR_PORT, api.port, ${API_DEFAULTS.port}; 0 = any free port)` },
   root: { flags: '--root <dir>', type: 'string', description: 'runs root (default $CONDUCTOR_ROOT, storage.runs_dir, ~/.run-agent/runs)' },
   config: { flags: '--config <path>', type: 'string', description: 'config file (default $CONDUCTOR_CONFIG, ./config.yaml, ./config.yml)' },
   disableTaskStart: { flags: '--disable-task-start', type: 'boolean', description: 'monitoring mode: never start tasks' },
-  apiKey: { flags: '--api-key <key>', type: 'string', description: 'require this API key (default $CONDUCTOR_API_KEY)' },
-  insecureNoAuth: { flags: '--insecure-no-auth', type: 'boolean', description: 'allow a non-loopback --host without an API key (prints a warning; $CONDUCTOR_INSECURE_NO_AUTH=1)' },
+  apiKey: { flags: '--api-key <key>', type: 'string', description: 'require this API key (default $CONDUCTOR_API_KEY, api.api_key, else the key generated in ~/.run-agent/api-key)' },
+  noAuth: { flags: '--no-auth', type: 'boolean', description: 'no API key when none is configured: loopback binds only (prints a warning; $CONDUCTOR_NO_AUTH=1)' },
+  insecureNoAuth: { flags: '--insecure-no-auth', type: 'boolean', description: 'no API key when none is configured, also beyond loopback (prints a warning; $CONDUCTOR_INSECURE_NO_AUTH=1)' },
+  allowedHost: { flags: '--allowed-host <host>', type: 'string', multiple: true, description: 'also answer requests naming this Host, e.g. conductor.example.com or name:port (repeatable; adds to api.allowed_hosts and $CONDUCTOR_ALLOWED_HOSTS)' },
+  allowAnyHost: { flags: '--allow-any-host', type: 'boolean', description: 'turn the Host check (DNS-rebinding defence) off (prints a warning; $CONDUCTOR_ALLOW_ANY_HOST=1)' },
   nats: { flags: '--nats <url>', type: 'string', description: 'dispatch tasks to `run-agent worker` hosts over NATS JetStream; the runs root becomes their replica (docs/scale-out.md)' },
   logLevel: { flags: '--log-level <level>', type: 'string', description: 'server log level: error, warn, info (default; one line per request) or debug (default $CONDUCTOR_LOG_LEVEL, api.log_level)' },
   watchdogInterval: { flags: '--watchdog-interval <duration>', type: 'string', description: 'health probe interval (default 30s; 0 disables)' },

@@ -1,4 +1,5 @@
-import { AppConfig, configFileFor, DEFAULT_API_HOST, DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS, type LogLevel, DEFAULT_API_PORT, loadConfig, resolveApiKeySetting, resolveHostSetting, resolvePortSetting, resolveRunsRoot } from '@app/storage';
+import { AppConfig, configFileFor, DEFAULT_API_HOST, DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS, type LogLevel, DEFAULT_API_PORT, loadConfig, loadOrCreateApiKey, resolveApiKeySetting, resolveHostSetting, resolvePortSetting, resolveRunsRoot } from '@app/storage';
+import { exposureRefusal, isLoopbackHost, parseAllowedHosts } from '../security/host-check';
 import { parseDurationFlag } from '@app/runner';
 import { resolveNatsAuth, validateNatsUrl, type NatsAuth, type NatsAuthFlags } from '@app/scaleout';
 
@@ -22,9 +23,18 @@ export interface ServeFlags extends NatsAuthFlags {
   watchdogInterval?: string;
   watchdogMaxFailures?: string;
   insecureNoAuth?: boolean;
+  /** `--no-auth` as parseArgs names it (bin/launch.js). */
+  noAuth?: boolean;
+  /** `--no-auth` as commander names it (a negatable `auth`, true by default). */
+  auth?: boolean;
+  allowedHost?: string[];
+  allowAnyHost?: boolean;
   nats?: string;
   logLevel?: string;
 }
+
+/** Where the server's key comes from: given (flag, env, config), the generated key file, or none (--no-auth / --insecure-no-auth). */
+export type KeySource = 'flag' | 'env' | 'config' | 'file' | 'none';
 
 export interface ResolvedServeOptions {
   root: string;
@@ -36,8 +46,16 @@ export interface ResolvedServeOptions {
   port: number;
   portExplicit: boolean;
   apiKey?: string;
-  /** auth_enabled without a key: auth stays off, with this warning. */
+  keySource: KeySource;
+  /** The key file when keySource is `file`, and whether this start created it. */
+  keyFile?: { path: string; created: boolean };
+  /** Authentication is off, or an opt-out flag was ignored: this warning. */
   authWarning?: string;
+  /** `--allowed-host` + $CONDUCTOR_ALLOWED_HOSTS (the server adds config api.allowed_hosts). */
+  allowedHosts: string[];
+  allowAnyHost: boolean;
+  /** --allow-any-host: this warning. */
+  hostWarning?: string;
   /** Listening beyond loopback with no API key, allowed by --insecure-no-auth. */
   exposureWarning?: string;
   disableTaskStart: boolean;
@@ -63,6 +81,10 @@ function parseLogLevel(value: string, source: string): LogLevel {
   const level = value.trim().toLowerCase();
   if (!isLogLevel(level)) throw new UsageError(`invalid ${source} "${value}": must be one of ${LOG_LEVELS.join(', ')}`);
   return level;
+}
+
+function truthy(value: string | undefined): boolean {
+  return TRUTHY.has(value?.trim().toLowerCase() ?? '');
 }
 
 function parseCount(value: string, flag: string): number {
@@ -113,11 +135,21 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
   const envDisable = env.CONDUCTOR_DISABLE_TASK_START?.trim().toLowerCase();
   const disableTaskStart = envDisable ? TRUTHY.has(envDisable) : !!flags.disableTaskStart;
 
-  const { apiKey, missing } = resolveApiKeySetting(flags.apiKey, env, config);
-  const authWarning = missing ? 'api.auth_enabled is set but no API key is configured: authentication is disabled' : undefined;
+  const envHosts = (env.CONDUCTOR_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter((h) => h !== '');
+  const allowedHosts = [...envHosts, ...(flags.allowedHost ?? [])];
+  const allowAnyHost = !!flags.allowAnyHost || truthy(env.CONDUCTOR_ALLOW_ANY_HOST);
+  try {
+    parseAllowedHosts(allowedHosts, '--allowed-host / CONDUCTOR_ALLOWED_HOSTS');
+    parseAllowedHosts(config?.api?.allowed_hosts ?? [], 'api.allowed_hosts');
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const exposure = exposureRefusal(host, [...(config?.api?.allowed_hosts ?? []), ...allowedHosts], allowAnyHost);
+  if (exposure) throw new UsageError(exposure);
+  const hostWarning = allowAnyHost ? `no Host check (--allow-any-host): a web page whose name resolves to this server can send it requests` : undefined;
 
-  const insecure = !!flags.insecureNoAuth || TRUTHY.has(env.CONDUCTOR_INSECURE_NO_AUTH?.trim().toLowerCase() ?? '');
-  const exposureWarning = checkExposure(host, apiKey, insecure);
+  const auth = resolveServerKey(flags, env, config, host);
+  const exposureWarning = checkExposure(host, auth.apiKey, auth.insecure);
 
   return {
     root,
@@ -127,8 +159,13 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
     host,
     port,
     portExplicit: flagPort !== undefined || envPort !== undefined,
-    apiKey,
-    authWarning,
+    apiKey: auth.apiKey,
+    keySource: auth.keySource,
+    keyFile: auth.keyFile,
+    authWarning: auth.warning,
+    allowedHosts,
+    allowAnyHost,
+    hostWarning,
     exposureWarning,
     disableTaskStart,
     watchdogIntervalMs,
@@ -139,9 +176,49 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
   };
 }
 
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+export { isLoopbackHost };
+
+interface ServerKey {
+  apiKey?: string;
+  keySource: KeySource;
+  keyFile?: { path: string; created: boolean };
+  insecure: boolean;
+  warning?: string;
+}
+
+/**
+ * The key rule (issue #29, a token by default): `--api-key` → $CONDUCTOR_API_KEY → config
+ * api.api_key (api.auth_enabled) → no key when asked (`--no-auth`/$CONDUCTOR_NO_AUTH on loopback
+ * only, `--insecure-no-auth`/$CONDUCTOR_INSECURE_NO_AUTH anywhere) → the generated key of the
+ * user's state folder (created 0600 on first start). The opt-outs only decline the generated key:
+ * a configured key always applies.
+ */
+function resolveServerKey(flags: ServeFlags, env: NodeJS.ProcessEnv, config: AppConfig | undefined, host: string): ServerKey {
+  const noAuth = !!flags.noAuth || flags.auth === false || truthy(env.CONDUCTOR_NO_AUTH);
+  const insecure = !!flags.insecureNoAuth || truthy(env.CONDUCTOR_INSECURE_NO_AUTH);
+  const { apiKey } = resolveApiKeySetting(flags.apiKey, env, config);
+  if (apiKey) {
+    const keySource: KeySource = flags.apiKey?.trim() ? 'flag' : env.CONDUCTOR_API_KEY?.trim() ? 'env' : 'config';
+    const ignored = noAuth ? '--no-auth' : insecure ? '--insecure-no-auth' : undefined;
+    return { apiKey, keySource, insecure: false, warning: ignored && `${ignored} ignored: an API key is configured (${keySource})` };
+  }
+  if (noAuth && !insecure) {
+    if (!isLoopbackHost(host)) {
+      throw new UsageError(`refusing --no-auth on ${host}: it is for loopback binds only (anyone who reaches ${host} could start agents); keep the generated key`);
+    }
+    return { keySource: 'none', insecure: false, warning: 'authentication is off (--no-auth): every local user and process can start agents as you' };
+  }
+  if (insecure) {
+    const warning = isLoopbackHost(host) ? 'authentication is off (--insecure-no-auth): every local user and process can start agents as you' : undefined;
+    return { keySource: 'none', insecure: true, warning };
+  }
+  let generated: ReturnType<typeof loadOrCreateApiKey>;
+  try {
+    generated = loadOrCreateApiKey(env);
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message} (or set --api-key / CONDUCTOR_API_KEY)`);
+  }
+  return { apiKey: generated.key, keySource: 'file', keyFile: { path: generated.file, created: generated.created }, insecure: false };
 }
 
 /**

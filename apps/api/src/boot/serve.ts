@@ -55,6 +55,7 @@ export async function runServe(flags: ServeFlags, programName: ProgramName, hook
   process.stdout.write(`${programName} ${serverVersion()}\nBy @jonnyzzz · https://linkedin.com/in/jonnyzzz\n`);
   if (opts.configError) log(`warning: config not loaded, using defaults: ${opts.configError}`);
   if (opts.authWarning) log(`warning: ${opts.authWarning}`);
+  if (opts.hostWarning) log(`warning: ${opts.hostWarning}`);
   if (opts.exposureWarning) log(`warning: ${opts.exposureWarning}`);
 
   // Registered before the server starts, and kept for the life of the process: an own listener
@@ -75,12 +76,15 @@ export async function runServe(flags: ServeFlags, programName: ProgramName, hook
     apiKey: opts.apiKey,
     disableTaskStart: opts.disableTaskStart,
     insecureNoAuth: !!opts.exposureWarning,
+    allowedHosts: opts.allowedHosts,
+    allowAnyHost: opts.allowAnyHost,
     nats: opts.nats,
     natsAuth: opts.natsAuth,
     logLevel: opts.logLevel,
   });
   process.stdout.write(`API listening on http://${displayHostForApi(opts.host)}:${server.port}/\n`);
-  process.stdout.write(`Web UI available at http://${displayHost(opts.host)}:${server.port}/ui/\n`);
+  process.stdout.write(`Web UI available at ${dashboardLink(opts, server.port)}\n`);
+  if (opts.keyFile) process.stdout.write(`API key: ${opts.keyFile.path} (${opts.keyFile.created ? 'generated now' : 'saved'}; clients on this host read it from there)\n`);
   if (opts.disableTaskStart) process.stdout.write('Task start is disabled (monitoring mode)\n');
   if (opts.nats) process.stdout.write(`Tasks go to worker hosts via ${opts.nats}\n`);
   process.stdout.write(`Runs root: ${opts.root}\n`);
@@ -108,6 +112,16 @@ export async function runServe(flags: ServeFlags, programName: ProgramName, hook
   // Task loops started by the server run in their own process groups and are not awaited
   // (upstream behaviour): do not let their pipes keep this process alive.
   setTimeout(() => process.exit(0), 1000).unref();
+}
+
+/**
+ * The dashboard's address; with the generated key it carries the key in the URL fragment, which
+ * browsers never send to a server (no query string, no cookie): the dashboard stores it and drops
+ * the fragment. A key the operator gave (flag, env, config) is never printed.
+ */
+function dashboardLink(opts: ReturnType<typeof resolveServeOptions>, port: number): string {
+  const base = `http://${displayHost(opts.host)}:${port}/ui/`;
+  return opts.keySource === 'file' && opts.apiKey ? `${base}#token=${opts.apiKey}` : base;
 }
 
 function displayHostForApi(host: string): string {

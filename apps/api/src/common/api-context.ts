@@ -1,6 +1,7 @@
 import type { AppConfig } from '@app/storage';
 import type { ScaleoutServer } from '@app/scaleout';
 import type { RunsLayout, StorageIndex } from '@app/storage';
+import type { HostPolicy } from '../security/host-check';
 
 /** Everything the server was started with, resolved once (injected as API_CONTEXT). */
 export interface ApiContext {
@@ -12,6 +13,8 @@ export interface ApiContext {
   apiKey?: string;
   disableTaskStart: boolean;
   corsOrigins: string[];
+  /** The Host allow-list every request is checked against (DNS rebinding, issue #29). */
+  hostPolicy: HostPolicy;
   sse: SseSettings;
   startedAt: number;
   version: string;

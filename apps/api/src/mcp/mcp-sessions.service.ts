@@ -44,7 +44,7 @@ export class McpSessions implements OnApplicationShutdown {
   async handle(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     reply.hijack();
     try {
-      checkCrossSite(req, this.ctx.corsOrigins);
+      checkCrossSite(req, this.ctx.corsOrigins, this.ctx.hostPolicy);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       sendJson(reply, 403, { error: 'forbidden', message: err.message });

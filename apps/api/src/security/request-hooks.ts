@@ -1,11 +1,16 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toEnvelope } from '../common/error.filter';
+import { ApiError } from '../common/api-error';
+import { hostRefusal, type HostPolicy } from './host-check';
+import { MCP_RESOURCE_METADATA_PATH, PROTECTED_RESOURCE_ROUTES } from './protected-resource';
 import { checkStateChange } from './state-change-guard';
 
 export interface HookOptions {
   apiKey?: string;
   corsOrigins: string[];
+  /** The Host allow-list (DNS-rebinding defence), checked before anything else. */
+  hostPolicy: HostPolicy;
   /** `/metrics` open without the key (api.metrics_public). */
   metricsPublic?: boolean;
   /** True when a (decoded) path spells an API route: the static catch-all is then not public for it. */
@@ -31,7 +36,7 @@ export interface RequestLogEntry {
  * version and the dashboard (built-in page, static files and its catch-all). Everything else,
  * including paths no route matched, needs the key: the decision never looks at the raw URL.
  */
-const PUBLIC_ROUTES = new Set(['/healthz', '/api/v1/health', '/api/v1/version', '/favicon.ico', '/', '/ui', '/ui/', '/*', '/ui/*']);
+const PUBLIC_ROUTES = new Set(['/healthz', '/api/v1/health', '/api/v1/version', '/favicon.ico', '/', '/ui', '/ui/', '/*', '/ui/*', ...PROTECTED_RESOURCE_ROUTES]);
 export const isPublicRoute = (url: string): boolean => PUBLIC_ROUTES.has(url);
 const SSE_ROUTE = /\/stream(\/all)?$/;
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
@@ -130,10 +135,22 @@ function applyCors(req: FastifyRequest, reply: FastifyReply, origins: string[]):
   reply.header('Access-Control-Expose-Headers', 'X-Request-ID');
 }
 
+function sendError(reply: FastifyReply, err: unknown): void {
+  const { status, body } = toEnvelope(err);
+  void reply.code(status).header('Content-Type', 'application/json').send(body);
+}
+
+/** `WWW-Authenticate` of a 401: on `/mcp` it names the protected-resource metadata (RFC 9728, MCP authorization). */
+function authenticateHeader(req: FastifyRequest, route: string | undefined): string {
+  if (route !== '/mcp') return 'Bearer realm="conductor"';
+  return `Bearer realm="conductor", resource_metadata="http://${req.headers.host}${MCP_RESOURCE_METADATA_PATH}"`;
+}
+
 /**
- * The outer request pipeline (api.md §0): request id, request counting, CORS (every OPTIONS → 204),
- * the optional API key check (§3.1 + D11) on the matched route, then the cross-site guard for
- * state-changing requests. Runs for every path, including static files and 404s.
+ * The outer request pipeline (api.md §0): request id, request counting, framing headers, the Host
+ * allow-list (DNS rebinding, issue #29), CORS (every OPTIONS → 204), the optional API key check
+ * (§3.1 + D11) on the matched route, then the cross-site guard for state-changing requests. Runs
+ * for every path, including static files and 404s.
  */
 export function installRequestHooks(fastify: FastifyInstance, opts: HookOptions): void {
   fastify.addHook('onRequest', (req, reply, done) => {
@@ -148,6 +165,14 @@ export function installRequestHooks(fastify: FastifyInstance, opts: HookOptions)
       const duration = Number(process.hrtime.bigint() - started) / 1e6;
       opts.log?.({ request_id: requestId, method: req.method, path: pathOf(req), route: matchedRoute(req), status, duration_ms: Math.round(duration * 1000) / 1000 });
     });
+    // no page of another site may frame the dashboard (clickjacking)
+    reply.header('X-Frame-Options', 'DENY');
+    reply.header('Content-Security-Policy', "frame-ancestors 'none'");
+    const refusal = hostRefusal(req, opts.hostPolicy);
+    if (refusal !== undefined) {
+      sendError(reply, new ApiError('FORBIDDEN', refusal));
+      return;
+    }
     applyCors(req, reply, opts.corsOrigins);
     if (req.method === 'OPTIONS') {
       void reply.code(204).send();
@@ -157,16 +182,15 @@ export function installRequestHooks(fastify: FastifyInstance, opts: HookOptions)
     if (opts.apiKey && !isAuthExempt(req.method, route, pathOf(req), opts) && !keyMatches(presentedKey(req, route), opts.apiKey)) {
       void reply
         .code(401)
-        .header('WWW-Authenticate', 'Bearer realm="conductor"')
+        .header('WWW-Authenticate', authenticateHeader(req, route))
         .header('Content-Type', 'application/json')
         .send({ error: 'unauthorized', message: 'valid API key required' });
       return;
     }
     try {
-      checkStateChange(req, opts.corsOrigins);
+      checkStateChange(req, opts.corsOrigins, opts.hostPolicy);
     } catch (err) {
-      const { status, body } = toEnvelope(err);
-      void reply.code(status).header('Content-Type', 'application/json').send(body);
+      sendError(reply, err);
       return;
     }
     done();

@@ -78,6 +78,8 @@ export interface ApiConfig {
   host: string;
   port: number;
   cors_origins: string[];
+  /** Host names (optionally `name:port`) the server answers besides loopback (DNS-rebinding defence). */
+  allowed_hosts: string[];
   auth_enabled: boolean;
   api_key: string;
   /** `/metrics` answers without the API key (for a scraper that cannot send one). */

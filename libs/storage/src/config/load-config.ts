@@ -129,6 +129,7 @@ function build(r: RawReader): AppConfig {
       host: r.str(['api', 'host']) || API_DEFAULTS.host,
       port: hasPort ? r.int(['api', 'port']) : API_DEFAULTS.port,
       cors_origins: r.strList(['api', 'cors_origins']),
+      allowed_hosts: r.strList(['api', 'allowed_hosts']),
       auth_enabled: r.bool(['api', 'auth_enabled']),
       api_key: r.str(['api', 'api_key']),
       metrics_public: r.bool(['api', 'metrics_public']),

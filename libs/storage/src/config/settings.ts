@@ -99,3 +99,9 @@ export function resolveApiKeySetting(flag: string | undefined, env: NodeJS.Proce
   const fromConfig = text(api.api_key);
   return fromConfig ? { apiKey: fromConfig, missing: false } : { missing: true };
 }
+
+/** `localhost`, 127.0.0.0/8 or ::1 (brackets allowed): an address only this machine reaches. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}

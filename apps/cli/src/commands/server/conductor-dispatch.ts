@@ -34,7 +34,7 @@ export function describeConductorHelp(root: Command): void {
   root.addHelpText(
     'before',
     'conductor with no command starts the API server and dashboard (flags as in `conductor serve --help`).\n' +
-      `${CONDUCTOR_CLIENT_SUBCOMMANDS.join(', ')} talk to a running server ($CONDUCTOR_URL, --api-key / $CONDUCTOR_API_KEY);\n` +
+      `${CONDUCTOR_CLIENT_SUBCOMMANDS.join(', ')} talk to a running server ($CONDUCTOR_URL; --api-key / $CONDUCTOR_API_KEY, else the key it saved in ~/.run-agent/api-key);\n` +
       'the other commands work on the runs root directly, as in run-agent.\n',
   );
 }

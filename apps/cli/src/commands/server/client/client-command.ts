@@ -1,6 +1,6 @@
 import { CommandRunner, Option } from 'nest-commander';
 import { UsageError } from '../../../common/cli-errors';
-import { defaultServerUrl, ServerClient } from './server-client';
+import { clientApiKey, defaultServerUrl, ServerClient } from './server-client';
 
 export interface ClientOptions {
   server?: string;
@@ -13,8 +13,8 @@ export abstract class ClientCommand<O extends ClientOptions = ClientOptions> ext
   abstract execute(args: string[], opts: O, client: ServerClient): Promise<void>;
 
   async run(args: string[], opts: O): Promise<void> {
-    const apiKey = opts.apiKey ?? process.env.CONDUCTOR_API_KEY?.trim();
-    const client = new ServerClient(opts.server ?? defaultServerUrl(), apiKey || undefined);
+    const server = opts.server ?? defaultServerUrl();
+    const client = new ServerClient(server, clientApiKey(opts.apiKey, server));
     await this.execute(args, opts, client);
   }
 
@@ -28,7 +28,7 @@ export abstract class ClientCommand<O extends ClientOptions = ClientOptions> ext
     return true;
   }
 
-  @Option({ flags: '--api-key <key>', description: 'API key sent as a Bearer token (default $CONDUCTOR_API_KEY)' })
+  @Option({ flags: '--api-key <key>', description: 'API key sent as a Bearer token (default $CONDUCTOR_API_KEY, else for a server on this host the key it generated in ~/.run-agent/api-key)' })
   parseApiKey(value: string): string {
     return value;
   }

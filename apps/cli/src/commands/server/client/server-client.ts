@@ -1,10 +1,33 @@
-import { DEFAULT_SERVER_URL } from '@app/storage/config/settings';
+import { DEFAULT_SERVER_URL, isLoopbackHost } from '@app/storage/config/settings';
+import { apiKeyFilePath, savedApiKey } from '@app/storage/config/api-key-file';
 
 export { DEFAULT_SERVER_URL };
 
 /** Default of `--server`: CONDUCTOR_URL or CONDUCTOR_SERVER, else http://localhost:14355. */
 export function defaultServerUrl(env: NodeJS.ProcessEnv = process.env): string {
   return env.CONDUCTOR_URL?.trim() || env.CONDUCTOR_SERVER?.trim() || DEFAULT_SERVER_URL;
+}
+
+/**
+ * The key a client sends: `--api-key` → $CONDUCTOR_API_KEY → the key the server generated in this
+ * user's state folder ($CONDUCTOR_STATE_DIR, ~/.run-agent/api-key), for a server on this machine
+ * only (a loopback URL): the saved key is never sent to another host.
+ */
+export function clientApiKey(flag: string | undefined, server: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const given = flag?.trim() || env.CONDUCTOR_API_KEY?.trim();
+  if (given) return given;
+  let host: string;
+  try {
+    host = new URL(server).hostname;
+  } catch {
+    return undefined; // ServerClient words the bad URL
+  }
+  if (!isLoopbackHost(host)) return undefined;
+  try {
+    return savedApiKey(env);
+  } catch {
+    return undefined; // an unusable key file: send none; a 401 names the file
+  }
 }
 
 export class ServerClientError extends Error {
@@ -113,7 +136,7 @@ export class ServerClient {
 
 /** `server returned <code>: <message>`; a 401 also says how to pass the key. */
 function statusError(status: number, text: string): ServerClientError {
-  const hint = status === 401 ? ' (pass --api-key or set CONDUCTOR_API_KEY)' : '';
+  const hint = status === 401 ? ` (pass --api-key or set CONDUCTOR_API_KEY; a server on this host keeps its generated key in ${apiKeyFilePath()})` : '';
   return new ServerClientError(`server returned ${status}: ${errorMessageOf(text)}${hint}`, status);
 }
 

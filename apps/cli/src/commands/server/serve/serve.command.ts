@@ -22,7 +22,10 @@ export class ServeCommand extends NatsAuthOptionParsers {
   @Option(F.config) parseConfig(v: string) { return v; }
   @Option(F.disableTaskStart) parseDisableTaskStart() { return true; }
   @Option(F.apiKey) parseApiKey(v: string) { return v; }
+  @Option(F.noAuth) parseNoAuth() { return false; } // commander negates `--no-auth` into `auth: false`
   @Option(F.insecureNoAuth) parseInsecureNoAuth() { return true; }
+  @Option(F.allowedHost) parseAllowedHost(v: string, previous: string[] = []) { return [...previous, v]; }
+  @Option(F.allowAnyHost) parseAllowAnyHost() { return true; }
   @Option(F.nats) parseNats(v: string) { return v; }
   @Option(F.logLevel) parseLogLevel(v: string) { return v; }
   @Option(F.watchdogInterval) parseWatchdogInterval(v: string) { return v; }
