@@ -1,0 +1,85 @@
+/**
+ * One bad record is that record's problem (issue #29): the record files of a task and its runs,
+ * checked one by one. Listings show a run or task whose file cannot be parsed as `corrupt` with the
+ * reason from here; `run-agent doctor` lists every such file of a runs root.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { readDependsOn, readRunInfo, RUN_INFO_FILE, StorageError, TASK_CONFIG_FILE } from '@app/storage';
+import { readWorktreeRecord, WORKTREE_RECORD_FILE } from '../worktree/record';
+import { taskSettingsProblem, TASK_SETTINGS_FILE } from '../usage/task-settings';
+
+export type RecordKind = 'run-info' | 'task-config' | 'task-settings' | 'worktree';
+
+export interface RecordProblem {
+  /** Absolute path of the file. */
+  path: string;
+  kind: RecordKind;
+  reason: string;
+}
+
+const firstLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0];
+
+/**
+ * Problems of the task's own record files (TASK-CONFIG.yaml, TASK-SETTINGS.yaml, WORKTREE.yaml);
+ * `has` (a listing check) lets callers skip files they know are absent.
+ */
+export function taskRecordProblems(taskDir: string, has: (name: string) => boolean = (n) => existsSync(join(taskDir, n))): RecordProblem[] {
+  const out: RecordProblem[] = [];
+  const check = (name: string, kind: RecordKind, read: () => string | undefined | void) => {
+    if (!has(name)) return;
+    try {
+      const reason = read();
+      if (reason) out.push({ path: join(taskDir, name), kind, reason });
+    } catch (err) {
+      out.push({ path: join(taskDir, name), kind, reason: firstLine(err) });
+    }
+  };
+  check(TASK_CONFIG_FILE, 'task-config', () => void readDependsOn(taskDir));
+  check(TASK_SETTINGS_FILE, 'task-settings', () => taskSettingsProblem(taskDir));
+  check(WORKTREE_RECORD_FILE, 'worktree', () => void readWorktreeRecord(taskDir));
+  return out;
+}
+
+/** `corrupt: <file>: <reason>` of a task's first bad record file, for listings; undefined when all parse. */
+export function taskCorruptReason(taskDir: string, has?: (name: string) => boolean): string | undefined {
+  const p = taskRecordProblems(taskDir, has)[0];
+  return p ? p.reason : undefined;
+}
+
+function subdirs(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+/** Every record file under the runs root that cannot be parsed (projects → tasks → runs), in path order. */
+export function scanRecords(root: string): RecordProblem[] {
+  const out: RecordProblem[] = [];
+  for (const project of subdirs(root).filter((p) => !p.startsWith('.') && !p.startsWith('_'))) {
+    for (const task of subdirs(join(root, project))) {
+      const taskDir = join(root, project, task);
+      out.push(...taskRecordProblems(taskDir));
+      for (const run of subdirs(join(taskDir, 'runs'))) {
+        const path = join(taskDir, 'runs', run, RUN_INFO_FILE);
+        try {
+          if (statSync(path, { throwIfNoEntry: false })) readRunInfo(path);
+        } catch (err) {
+          if (err instanceof StorageError && err.code === 'NOT_FOUND') continue;
+          out.push({ path, kind: 'run-info', reason: firstLine(err) });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** `<path relative to root>` for the text report. */
+export function relativeRecordPath(root: string, p: RecordProblem): string {
+  return relative(root, p.path);
+}
