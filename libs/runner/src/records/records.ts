@@ -41,7 +41,16 @@ export function taskRecordProblems(taskDir: string, has: (name: string) => boole
   return out;
 }
 
-/** `corrupt: <file>: <reason>` of a task's first bad record file, for listings; undefined when all parse. */
+/** depends_on of TASK-CONFIG.yaml, or none when the file cannot be parsed (listings then show the task as corrupt). */
+export function dependsOnOrNone(taskDir: string): string[] {
+  try {
+    return readDependsOn(taskDir);
+  } catch {
+    return [];
+  }
+}
+
+/** The reason of a task's first record file that cannot be parsed, for listings; undefined when all parse. */
 export function taskCorruptReason(taskDir: string, has?: (name: string) => boolean): string | undefined {
   const p = taskRecordProblems(taskDir, has)[0];
   return p ? p.reason : undefined;
