@@ -6,8 +6,9 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../../utils/cli';
+import { CONDUCTOR, runCli } from '../../utils/cli';
 import { CORRUPT_KINDS, RUN, seedCorruptRoot, T } from '../api/corrupt-fixtures';
+import { startServer } from '../server/helpers';
 
 describe('corrupt records in the CLI, run-agent doctor (e2e)', () => {
   let dir: string;
@@ -80,6 +81,28 @@ describe('corrupt records in the CLI, run-agent doctor (e2e)', () => {
     expect(text.stdout.trim().split('\n')).toHaveLength(want.length);
     expect(text.stdout).toContain(`bad/${T('garbage')}/runs/${RUN('garbage')}/run-info.yaml\trun-info\t`);
     expect(text.stderr).toBe(`${want.length} record file(s) in ${root} cannot be parsed; their runs and tasks are shown as corrupt\n`);
+  });
+
+  it('the built server (bin/conductor) answers every listing with the corrupt runs shown, also after a restart', async () => {
+    for (let start = 0; start < 2; start++) {
+      const server = await startServer(CONDUCTOR, ['--host', '127.0.0.1', '--port', '0', '--root', root], { ...env, CONDUCTOR_API_KEY: 'k' }, dir);
+      try {
+        const get = async (url: string) => {
+          const res = await fetch(`${server.url}${url}`, { headers: { authorization: 'Bearer k' } });
+          return { status: res.status, body: (await res.json()) as Record<string, any> };
+        };
+        expect((await get('/api/projects')).status).toBe(200);
+        const tasks = await get('/api/projects/bad/tasks');
+        expect(tasks.status).toBe(200);
+        expect(tasks.body.items.find((t: { id: string }) => t.id === T('list'))).toMatchObject({ status: 'corrupt' });
+        const runs = await get('/api/v1/runs');
+        expect(runs.status).toBe(200);
+        expect(runs.body.runs.find((r: { run_id: string }) => r.run_id === RUN('fine'))).toMatchObject({ status: 'completed' });
+        expect((await get('/api/projects/bad/stats')).status).toBe(200);
+      } finally {
+        await server.stop();
+      }
+    }
   });
 
   it('doctor on a clean root exits 0; a bad flag or a missing --root exits 2', async () => {

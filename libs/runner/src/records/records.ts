@@ -3,9 +3,9 @@
  * checked one by one. Listings show a run or task whose file cannot be parsed as `corrupt` with the
  * reason from here; `run-agent doctor` lists every such file of a runs root.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { readDependsOn, readRunInfo, RUN_INFO_FILE, StorageError, TASK_CONFIG_FILE } from '@app/storage';
+import { readDependsOn, readRunInfo, StorageError, TASK_CONFIG_FILE, type StorageIndex } from '@app/storage';
 import { readWorktreeRecord, WORKTREE_RECORD_FILE } from '../worktree/record';
 import { taskSettingsProblem, TASK_SETTINGS_FILE } from '../usage/task-settings';
 
@@ -56,26 +56,15 @@ export function taskCorruptReason(taskDir: string, has?: (name: string) => boole
   return p ? p.reason : undefined;
 }
 
-function subdirs(dir: string): string[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((e) => e.isDirectory())
-      .map((e) => e.name)
-      .sort();
-  } catch {
-    return [];
-  }
-}
-
-/** Every record file under the runs root that cannot be parsed (projects → tasks → runs), in path order. */
-export function scanRecords(root: string): RecordProblem[] {
+/** Every record file under the index's runs root that cannot be parsed (projects → tasks → runs), in listing order. */
+export function scanRecords(index: StorageIndex): RecordProblem[] {
+  const layout = index.layout;
   const out: RecordProblem[] = [];
-  for (const project of subdirs(root).filter((p) => !p.startsWith('.') && !p.startsWith('_'))) {
-    for (const task of subdirs(join(root, project))) {
-      const taskDir = join(root, project, task);
-      out.push(...taskRecordProblems(taskDir));
-      for (const run of subdirs(join(taskDir, 'runs'))) {
-        const path = join(taskDir, 'runs', run, RUN_INFO_FILE);
+  for (const project of index.listProjects()) {
+    for (const task of index.listTasks(project)) {
+      out.push(...taskRecordProblems(layout.taskDir(project, task)));
+      for (const run of index.listRuns(project, task)) {
+        const path = layout.runInfoPath(project, task, run);
         try {
           if (statSync(path, { throwIfNoEntry: false })) readRunInfo(path);
         } catch (err) {

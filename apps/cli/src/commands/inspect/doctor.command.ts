@@ -1,6 +1,7 @@
+import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { relativeRecordPath, scanRecords } from '@app/runner';
-import { pathExists } from '@app/storage';
+import { pathExists, STORAGE_INDEX_FACTORY, type StorageIndexFactory } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { resolveRoot } from '../engine/support/runs-root';
 
@@ -20,11 +21,15 @@ interface DoctorOptions {
   description: 'List the record files of the runs root that cannot be parsed (run-info.yaml, TASK-CONFIG.yaml, TASK-SETTINGS.yaml, WORKTREE.yaml); exit 1 when any',
 })
 export class DoctorCommand extends CommandRunner {
+  constructor(@Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory) {
+    super();
+  }
+
   async run(params: string[], options: DoctorOptions = {}): Promise<void> {
     if (params.length) throw new UsageError(`unexpected argument ${JSON.stringify(params[0])}`);
     const root = resolveRoot(options.root, process.env, options.config);
     if (options.root?.trim() && !pathExists(root)) throw new UsageError(`runs root not found: ${root}`);
-    const problems = scanRecords(root);
+    const problems = scanRecords(this.indexFor(root));
     if (options.json) {
       process.stdout.write(`${JSON.stringify({ root, problems }, null, 2)}\n`);
     } else if (problems.length === 0) {
