@@ -13,6 +13,11 @@ describe('issue #12: stopped, cancelled and running runs in the dashboard', () =
     expect(normalizeStatus('stopped')).toBe('stopped');
   });
 
+  it('issue #29: a run or task whose record cannot be parsed shows as corrupt, not unknown', () => {
+    expect(normalizeStatus('corrupt')).toBe('corrupt');
+    expect(runDisplayStatus(run({ status: 'corrupt', display_status: 'corrupt' }))).toBe('corrupt');
+  });
+
   it('shows no exit code while a run is running', () => {
     expect(shownExitCode(run({ status: 'running', exit_code: -1 }))).toBe('');
     expect(shownExitCode(run({ status: 'failed', exit_code: 143 }))).toBe('143');

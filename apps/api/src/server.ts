@@ -73,15 +73,11 @@ export function serverVersion(): string {
   }
 }
 
+/** Fail closed: a config that cannot be loaded throws (StorageError INVALID_CONFIG), never defaults. */
 function loadServerConfig(opts: ServerOptions): AppConfig | undefined {
   if (opts.config) return opts.config;
   if (!opts.configPath) return undefined;
-  try {
-    return loadConfig(opts.configPath, { strict: false });
-  } catch (err) {
-    new Logger('server').warn(`config ignored: ${(err as Error).message}`);
-    return undefined;
-  }
+  return loadConfig(opts.configPath, { strict: false });
 }
 
 function bindHostOf(opts: ServerOptions, config: AppConfig | undefined): string {

@@ -1,9 +1,9 @@
 import type { FlatRun } from '../api/types';
 import { parseTime } from './time';
 
-export type DisplayStatus = 'running' | 'queued' | 'needs_input' | 'held' | 'completed' | 'failed' | 'blocked' | 'stopped' | 'cancelled' | 'unknown' | 'idle';
+export type DisplayStatus = 'running' | 'queued' | 'needs_input' | 'held' | 'completed' | 'failed' | 'blocked' | 'stopped' | 'cancelled' | 'corrupt' | 'unknown' | 'idle';
 
-export const DISPLAY_STATUSES: DisplayStatus[] = ['running', 'queued', 'needs_input', 'held', 'completed', 'failed', 'blocked', 'stopped', 'cancelled', 'unknown', 'idle'];
+export const DISPLAY_STATUSES: DisplayStatus[] = ['running', 'queued', 'needs_input', 'held', 'completed', 'failed', 'blocked', 'stopped', 'cancelled', 'corrupt', 'unknown', 'idle'];
 
 /**
  * The status to show for a run: the server's added `display_status` (stopped, cancelled) when
@@ -50,6 +50,9 @@ export function normalizeStatus(raw: string | undefined | null): DisplayStatus {
     case 'cancelled':
     case 'canceled':
       return 'cancelled';
+    // #29: a record file that cannot be parsed (the server sends corrupt_reason beside it)
+    case 'corrupt':
+      return 'corrupt';
     case '':
     case '-':
     case 'idle':

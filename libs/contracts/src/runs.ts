@@ -18,6 +18,8 @@ export interface RunFile {
 export interface AddedRunFields {
   display_status: string;
   agent_name?: string;
+  /** Status `corrupt` (issue #29): why the run's run-info.yaml cannot be parsed. */
+  corrupt_reason?: string;
 }
 
 /** ProjectRun (api.md §1.3) plus the D12 superset the React run view reads. */

@@ -47,5 +47,6 @@ export { buildStatusRow, statusRowMatches, watchTaskStatus, watchedTaskPaths, wo
 export { buildTaskRow, buildRunRow, filterTaskRows, runsDirOf, TASK_STATUS_FILTERS, type TaskRow, type RunRow } from './status/list-rows';
 export { collectActivity, compactPreview, rfc3339Seconds, utcSecond, DEFAULT_DRIFT_AFTER_MS, type ActivitySignals, type ActivityBusMessage, type LatestRunFacts } from './status/activity';
 export { worktreeStatus, type WorktreeStatus } from './status/worktree-status';
+export { scanRecords, taskRecordProblems, taskCorruptReason, relativeRecordPath, type RecordProblem, type RecordKind } from './records/records';
 export { buildBlock, installBlock, uninstallBlock, installShellAliases, uninstallShellAliases, BLOCK_START, BLOCK_END } from './wrap/shell-setup';
 export { writeThreadChild, threadParentMessage, THREAD_LINK_FILE, type ThreadParentRef, type ThreadChildRef } from './thread-link';

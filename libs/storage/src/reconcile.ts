@@ -27,6 +27,25 @@ export function readRunInfoIfExists(path: string): RunInfo | undefined {
   }
 }
 
+/**
+ * The record readers report for a run-info.yaml that cannot be parsed: status `corrupt` with the
+ * reason, ids from the path. One bad record is that record's problem: listings show it and go on.
+ * Nothing writes this view back (writeRunInfo refuses it); the file stays as evidence.
+ */
+export function corruptRunInfo(path: string, reason: string): RunInfo {
+  return { ...synthesizeRunInfo(path), status: 'corrupt', corrupt_reason: reason };
+}
+
+/** The run-info at `path`, the corrupt view when it cannot be parsed, undefined when absent (other read errors throw). */
+export function readRunInfoOrCorrupt(path: string): RunInfo | undefined {
+  try {
+    return readRunInfoIfExists(path);
+  } catch (err) {
+    if (err instanceof StorageError && err.code === 'CORRUPT') return corruptRunInfo(path, err.message);
+    throw err;
+  }
+}
+
 /** The record readers report for a run folder without run-info.yaml. */
 export function synthesizeRunInfo(path: string): RunInfo {
   const ids = idsFromRunInfoPath(path);
@@ -90,8 +109,9 @@ export function readRunInfoReconciled(path: string, probe: LivenessProbe = creat
  * to heal, or the heal was written) rather than a healed view or a synthesised one.
  */
 export function readRunInfoHealed(path: string, probe: LivenessProbe = createLivenessProbe()): { info: RunInfo; stored: boolean } {
-  const info = readRunInfoIfExists(path);
+  const info = readRunInfoOrCorrupt(path);
   if (!info) return { info: synthesizeRunInfo(path), stored: false };
+  if (info.status === 'corrupt') return { info, stored: false };
   const taskDir = taskDirOfRunInfo(path);
   const done = () => (taskDir ? hasDoneFile(taskDir) : false);
   const candidate = { ...info };

@@ -6,7 +6,8 @@ import { withFileLock } from './file-lock';
 import { ioError, StorageError } from './storage.errors';
 import { rfc3339Nano, yamlString } from './yaml-scalar';
 
-export type RunStatus = 'running' | 'completed' | 'failed' | 'unknown';
+/** `corrupt`: the run's run-info.yaml cannot be parsed (a reader's view only, never written; see corrupt_reason). */
+export type RunStatus = 'running' | 'completed' | 'failed' | 'unknown' | 'corrupt';
 
 /** run-info.yaml (cli-storage.md §3.4). Optional string fields are omitted from the file when empty. */
 export interface RunInfo {
@@ -53,6 +54,8 @@ export interface RunInfo {
    * running). Stop never signals it either; the runner ends the request on STOPPED-BY.
    */
   in_process?: boolean;
+  /** Reader's view only: why the record (status `corrupt`) could not be parsed. Never written. */
+  corrupt_reason?: string;
 }
 
 /** Token usage of a run as parsed from the agent's stream. */
@@ -175,8 +178,27 @@ function toStr(value: unknown): string {
   return typeof value === 'string' ? value : String(value);
 }
 
+const WRITTEN_STATUSES: ReadonlySet<string> = new Set(['running', 'completed', 'failed', 'unknown']);
+
 function normaliseStatus(value: string): RunStatus {
   return value === '' ? 'unknown' : (value as RunStatus);
+}
+
+const INT_FIELDS = ['version', 'pid', 'pgid', 'exit_code'] as const;
+
+/** Fields of the wrong type (a list where a number belongs, a status nobody writes): the record is corrupt. */
+function typeProblem(raw: Record<string, unknown>): string | undefined {
+  for (const key of INT_FIELDS) {
+    const v = raw[key];
+    if (v !== undefined && v !== null && toInt(v, NaN) !== toInt(v, NaN)) return `${key} must be an integer, got ${JSON.stringify(v)}`;
+  }
+  for (const [key, v] of Object.entries(raw)) {
+    if (key !== 'usage' && v !== null && typeof v === 'object' && !(v instanceof Date)) return `${key} must be a scalar, got a ${Array.isArray(v) ? 'list' : 'mapping'}`;
+  }
+  if (raw.usage !== undefined && raw.usage !== null && (typeof raw.usage !== 'object' || Array.isArray(raw.usage))) return 'usage must be a mapping';
+  const status = toStr(raw.status);
+  if (status !== '' && !WRITTEN_STATUSES.has(status)) return `status ${JSON.stringify(status)} is not one of running, completed, failed, unknown`;
+  return undefined;
 }
 
 /** `…/<project>/<task>/runs/<run>/run-info.yaml` → ids, when the path has that shape. */
@@ -240,14 +262,16 @@ export function parseRunInfo(text: string, path?: string): RunInfo {
       // Core schema: timestamps stay strings (parsed below, keeping Go's year-1 zero time intact).
       doc = parse(text, { schema: 'core', prettyErrors: false, uniqueKeys: false });
     } catch (err) {
-      throw new StorageError('IO', `unmarshal run-info${path ? ` ${path}` : ''}: ${(err as Error).message.split('\n')[0]}`);
+      throw new StorageError('CORRUPT', `unmarshal run-info${path ? ` ${path}` : ''}: ${(err as Error).message.split('\n')[0]}`);
     }
   }
   if (doc === null || doc === undefined) doc = {};
   if (typeof doc !== 'object' || Array.isArray(doc)) {
-    throw new StorageError('IO', `unmarshal run-info${path ? ` ${path}` : ''}: not a mapping`);
+    throw new StorageError('CORRUPT', `unmarshal run-info${path ? ` ${path}` : ''}: not a mapping (${Array.isArray(doc) ? 'a list' : 'a scalar'})`);
   }
   const raw = doc as Record<string, unknown>;
+  const problem = typeProblem(raw);
+  if (problem) throw new StorageError('CORRUPT', `unmarshal run-info${path ? ` ${path}` : ''}: ${problem}`);
   const info: RunInfo = {
     version: toInt(raw.version, 0),
     run_id: toStr(raw.run_id),
@@ -296,11 +320,13 @@ export function readRunInfo(path: string): RunInfo {
 
 /** Atomic (temp + fsync + rename): concurrent readers see the old or the new file, never a mix. */
 export function writeRunInfo(path: string, info: RunInfo, opts: { fsync?: boolean } = {}): void {
+  refuseCorruptView(path, info);
   writeFileAtomic(path, serializeRunInfo(info), RUN_INFO_TEMP_PATTERN, opts);
 }
 
 /** writeRunInfo without blocking the event loop during the fsync. */
-export function writeRunInfoAsync(path: string, info: RunInfo): Promise<void> {
+export async function writeRunInfoAsync(path: string, info: RunInfo): Promise<void> {
+  refuseCorruptView(path, info);
   return writeFileAtomicAsync(path, serializeRunInfo(info), RUN_INFO_TEMP_PATTERN);
 }
 
@@ -333,4 +359,9 @@ export async function updateRunInfo(
     }
     throw err;
   }
+}
+
+/** A `corrupt` record is a reader's view of a file that cannot be parsed: writing it would replace the evidence. */
+function refuseCorruptView(path: string, info: RunInfo): void {
+  if (info.status === 'corrupt' || info.corrupt_reason !== undefined) throw new StorageError('CORRUPT', `refusing to write the corrupt view of ${path} over the file`);
 }

@@ -1,4 +1,5 @@
-export type StorageErrorCode = 'INVALID_ID' | 'NOT_FOUND' | 'LOCK_TIMEOUT' | 'INVALID_CONFIG' | 'IO' | 'CONFLICT';
+/** CORRUPT: a record file exists but cannot be parsed (shown as status `corrupt`, listed by `run-agent doctor`). */
+export type StorageErrorCode = 'INVALID_ID' | 'NOT_FOUND' | 'LOCK_TIMEOUT' | 'INVALID_CONFIG' | 'IO' | 'CONFLICT' | 'CORRUPT';
 
 /** Every failure of @app/storage: a stable `code` for callers plus a one-line message. */
 export class StorageError extends Error {

@@ -49,7 +49,8 @@ export function isDependencyReady(root: string, projectId: string, depId: string
       status = readRunInfo(join(runsDir, name, RUN_INFO_FILE)).status;
     } catch (err) {
       if (err instanceof StorageError && err.code === 'NOT_FOUND') continue;
-      throw err;
+      if (!(err instanceof StorageError && err.code === 'CORRUPT')) throw err;
+      status = 'corrupt'; // one bad record is that record's problem: a corrupt latest run is not `completed`
     }
     if (status === 'running') return false;
     if (name > latest) {

@@ -150,8 +150,8 @@ describe('run-agent list (built CLI)', () => {
     expect((await runAgent(['list'], env, cwd)).stdout).toBe('other\nproj\n');
     writeFileSync(join(cwd, 'config.yaml'), 'storage: [broken\n');
     const broken = await runAgent(['list'], env, cwd);
-    expect(broken.code).toBe(1);
-    expect(broken.stderr).toMatch(/^Error: resolve runs dir: config .*config\.yaml: parse config: line \d+: /);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/^Error: resolve runs dir: \/.*config\.yaml:2:1: storage: YAML syntax error: [^\n]+\n$/);
     const bare = await runAgent(['list'], env, tmp);
     expect(bare).toEqual({ code: 0, stdout: '', stderr: `no runs yet in ${join(tmp, 'home', '.run-agent', 'runs')} (start one with \`run-agent task\`)\n` });
     const { readdirSync } = await import('node:fs');

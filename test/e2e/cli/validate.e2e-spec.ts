@@ -101,9 +101,11 @@ describe('run-agent validate (built CLI)', () => {
     expect(ghost.stdout).toContain('Agents: (agent "ghost" not found in config)\n');
     writeFileSync(join(tmp, 'broken.yaml'), 'agents: [\n');
     const broken = await runAgent(['validate', '--config', 'broken.yaml'], env, tmp);
-    expect(broken.code).toBe(1);
-    expect(broken.stdout).toMatch(new RegExp(`Config: FAIL\\n  config ${join(tmp, 'broken.yaml')}: parse config: line \\d+: .+\\n\\nAgents: \\(no config loaded\\)\\n`));
-    expect(broken.stderr).toBe('Error: validation failed: the config could not be loaded\n');
+    expect(broken.code).toBe(2);
+    const line = `${join(tmp, 'broken.yaml')}:2:1: agents: YAML syntax error: `;
+    expect(broken.stdout).toContain(`Config: FAIL\n  ${line}`);
+    expect(broken.stdout).toContain('\n\nAgents: (no config loaded)\n');
+    expect(broken.stderr).toMatch(new RegExp(`^Error: ${line.replace(/[.[\]]/g, '\\$&')}[^\n]+\n$`));
   });
 
   it('--config naming a missing file is a usage error, not "completed with warnings"', async () => {

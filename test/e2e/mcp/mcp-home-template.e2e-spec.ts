@@ -46,6 +46,6 @@ describe('run-agent mcp with an agent-less config template in the home folder', 
   it('the same template named with --config is refused in one line, as `job` refuses it', () => {
     const res = runCli(['mcp', '--root', root, '--project', P, '--config', join(dir, '.run-agent', 'conductor-loop.hcl')], { env, cwd: dir, input: '' });
     expect(res.code).not.toBe(0);
-    expect(res.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^Error: config .*conductor-loop\.hcl: no agents configured$/)]);
+    expect(res.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^Error: \/.*conductor-loop\.hcl: agents: no agents configured$/)]);
   });
 });

@@ -137,7 +137,7 @@ describe('config loading', () => {
     writeFileSync(join(tmp.dir, 'home', 'tok'), '\n');
     const path = write('config.yaml', 'agents:\n  claude:\n    token_file: ~/tok\ndefaults:\n  timeout: 1\n');
     expect(loadError(path).message).toBe(
-      `config ${path}: read token_file for agent "claude": token file is empty: ${join(tmp.dir, 'home', 'tok')}`,
+      `${path}:3:5: agents.claude.token_file: read token_file for agent "claude": token file is empty: ${join(tmp.dir, 'home', 'tok')}`,
     );
     // Lenient loads neither validate nor read token files.
     expect(loadConfig(path, { env, strict: false }).agents.claude).toEqual({ name: 'claude', type: 'claude', token_file: join(tmp.dir, 'home', 'tok') });
@@ -166,17 +166,35 @@ describe('config loading', () => {
     ['agents:\n  claude:\n    token_file: ~bob/tok\ndefaults:\n  timeout: 1\n', 'resolve token_file for agent "claude": unsupported home expansion: "~bob/tok"'],
   ])('strict validation of %j fails with the upstream message', (text, message) => {
     const path = write('config.yaml', text);
-    expect(loadError(path).message).toBe(`config ${path}: ${message}`);
+    // `<file>[:line:col]: [key: ]<upstream message, without the key it starts with>`
+    const got = loadError(path).message;
+    const m = /^(.*?)(?::\d+:\d+)?: (?:([\w.[\]]+): )?(.*)$/.exec(got)!;
+    expect(m[1]).toBe(path);
+    expect(m[2] && message.startsWith(`${m[2]} `) ? `${m[2]} ${m[3]}` : m[3]).toBe(message);
   });
 
-  it('reports malformed YAML and wrong value types with line numbers', () => {
+  it('reports malformed YAML and wrong value types as file:line:col: key: problem', () => {
     const broken = write('broken.yaml', 'agents:\n  claude: {}\ndefaults:\n  timeout: [1\n');
-    expect(loadError(broken).message).toMatch(new RegExp(`^config ${broken}: parse config: line \\d+: .+`));
+    expect(loadError(broken).message).toMatch(new RegExp(`^${broken}:5:1: defaults\\.timeout: YAML syntax error: .+`));
     expect(loadError(broken).message).not.toContain('\n');
     const typed = write('typed.yaml', 'agents:\n  claude: {}\ndefaults:\n  timeout: soon\n');
-    expect(loadError(typed, { strict: false }).message).toBe(`config ${typed}: line 4: defaults.timeout must be an integer, got "soon"`);
+    expect(loadError(typed, { strict: false }).message).toBe(`${typed}:4:3: defaults.timeout: must be an integer, got "soon"`);
     const dup = write('tabs.yaml', 'agents:\n\tclaude: {}\n');
-    expect(loadError(dup).message).toMatch(/line 2: /);
+    expect(loadError(dup).message).toMatch(new RegExp(`^${dup}:2:1: agents: YAML syntax error: Tabs`));
+    const list = write('list.yaml', '- a\n- b\n');
+    expect(loadError(list, { strict: false }).message).toBe(`${list}:1:1: the top level must be a mapping`);
+  });
+
+  it('a lenient load (server, root lookup) validates values and names the key and line, but needs no agents', () => {
+    const port = write('port.yaml', 'api:\n  api_key: secret\n  port: 70000\n');
+    expect(loadError(port, { strict: false }).message).toBe(`${port}:3:3: api.port: must be between 0 and 65535`);
+    const robot = write('robot.yaml', 'api:\n  api_key: secret\nagents:\n  robot:\n    type: robot\n');
+    expect(loadError(robot, { strict: false }).message).toBe(`${robot}:5:5: agents.robot.type: agent "robot" has invalid type "robot"`);
+    const syntax = write('syntax.yaml', 'api:\n  api_key: secret\nagents:\n  claude: {type: claude\ndefaults:\n  timeout: 1\n');
+    expect(loadError(syntax, { strict: false }).message).toMatch(new RegExp(`^${syntax}:5:1: agents\\.claude(\\.\\w+)?: YAML syntax error: `));
+    const none = write('none.yaml', 'api:\n  api_key: secret\n');
+    expect(loadConfig(none, { env, strict: false }).api.api_key).toBe('secret');
+    expect(loadError(none).message).toBe(`${none}: agents: no agents configured`);
   });
 
   it('reads the HCL subset', () => {
@@ -231,7 +249,7 @@ describe('config loading', () => {
     ['defaults {\n  timeout = 300  # five minutes\n}\n', 'defaults block: timeout: strconv.Atoi: parsing "300  # five minutes": invalid syntax'],
   ])('HCL error for %j', (text, message) => {
     const path = write('c.hcl', text);
-    expect(loadError(path, { strict: false }).message).toBe(`config ${path}: ${message}`);
+    expect(loadError(path, { strict: false }).message).toBe(`${path}: ${message}`);
   });
 
   it('finds ./config.yaml, then ./config.yml, then the home HCL, and never creates files', () => {
@@ -252,14 +270,14 @@ describe('config loading', () => {
 
   it('refuses a missing config file without creating it', () => {
     const path = join(tmp.dir, 'none.yaml');
-    expect(loadError(path).message).toMatch(new RegExp(`^config ${path}: read config: ENOENT`));
+    expect(loadError(path).message).toMatch(new RegExp(`^${path}: read config: ENOENT`));
     expect(existsSync(path)).toBe(false);
   });
 
   it('reports an unreadable token file in strict mode (a directory: unreadable for root too)', () => {
     mkdirSync(join(tmp.dir, 'tok-dir'));
     const path = write('config.yaml', `agents:\n  claude:\n    token_file: ${join(tmp.dir, 'tok-dir')}\ndefaults:\n  timeout: 1\n`);
-    expect(loadError(path).message).toBe(`config ${path}: agent "claude" token_file "${join(tmp.dir, 'tok-dir')}": not a regular file`);
+    expect(loadError(path).message).toBe(`${path}:3:5: agents.claude.token_file: agent "claude" token_file "${join(tmp.dir, 'tok-dir')}": not a regular file`);
   });
 
   it('a token file without read permission: an error for a normal user, read by root (CI runs as root)', () => {

@@ -40,8 +40,6 @@ export interface ResolvedServeOptions {
   root: string;
   config?: AppConfig;
   configPath?: string;
-  /** Why the config could not be loaded (the server continues with defaults). */
-  configError?: string;
   host: string;
   port: number;
   portExplicit: boolean;
@@ -93,8 +91,8 @@ function parseCount(value: string, flag: string): number {
 }
 
 /**
- * Precedence: flag → CONDUCTOR_* env → config file → default. The config is loaded leniently; a
- * config that fails to load is reported and the server continues with defaults.
+ * Precedence: flag → CONDUCTOR_* env → config file → default. The config is loaded leniently (no
+ * agents needed); a config that fails to load stops the start with a UsageError (exit 2).
  */
 export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ResolvedServeOptions {
   // Validate every flag before touching the disk.
@@ -116,14 +114,14 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
     }
   }
 
+  // Fail closed: a config that cannot be read, parsed or validated stops the server (exit 2).
   const configPath = configFileFor(flags.config, { env, cwd });
   let config: AppConfig | undefined;
-  let configError: string | undefined;
   if (configPath) {
     try {
       config = loadConfig(configPath, { strict: false, env });
     } catch (err) {
-      configError = (err as Error).message;
+      throw new UsageError((err as Error).message);
     }
   }
 
@@ -155,7 +153,6 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
     root,
     config,
     configPath,
-    configError,
     host,
     port,
     portExplicit: flagPort !== undefined || envPort !== undefined,

@@ -16,6 +16,7 @@ function storageCode(code: StorageErrorCode): ApiErrorCode {
     case 'NOT_FOUND':
       return 'NOT_FOUND';
     case 'CONFLICT':
+    case 'CORRUPT': // a write to a record that cannot be parsed: the state conflicts, the file stays
       return 'CONFLICT';
     case 'LOCK_TIMEOUT':
     case 'IO':

@@ -124,8 +124,8 @@ export class MetricsService implements OnModuleDestroy {
     let active = 0;
     for (const info of infos) {
       const id = info.run_id;
-      // a pre-allocated run folder without run-info yet is not a run to count until it has one
-      if (!id || (info.status === 'unknown' && !info.agent)) continue;
+      // a pre-allocated run folder without run-info yet, or a run-info that cannot be parsed, is not a run to count until it has a record
+      if (!id || ((info.status === 'unknown' || info.status === 'corrupt') && !info.agent)) continue;
       next.set(id, info.status);
       if (info.status === 'running') active++;
       if (baseline) continue;

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BUDGET_EXCEEDED_FILE, isRunStalled, NEEDS_INPUT_FILE, needsInputOf, PAUSED_FILE, RATE_LIMITED_FILE, taskUsageView, type OpenQuestion, type TaskUsageView } from '@app/runner';
+import { BUDGET_EXCEEDED_FILE, isRunStalled, NEEDS_INPUT_FILE, needsInputOf, PAUSED_FILE, RATE_LIMITED_FILE, taskCorruptReason, taskUsageView, type OpenQuestion, type TaskUsageView } from '@app/runner';
 import { blockedBy, DONE_FILE, hasDoneFile, LIVENESS_PROBE, LivenessProbe, readDependsOn, RunInfo, TASK_CONFIG_FILE, TASK_PROMPT_FILE } from '@app/storage';
 import { replicaRunView, type PendingTask } from '@app/scaleout';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
@@ -33,6 +33,8 @@ export interface TaskSummary {
   openQuestions: OpenQuestion[];
   /** The running latest run is flagged stalled. */
   stalled: boolean;
+  /** Status `corrupt` (issue #29): why a record file of the task (or its latest run-info) cannot be parsed. */
+  corruptReason?: string;
   /** Usage of the task's runs and its hold (rate_limited, paused, budget_exceeded; #18). */
   usage: TaskUsageView;
 }
@@ -242,7 +244,7 @@ export class ProjectDataService {
     try {
       dependsOn = has(TASK_CONFIG_FILE) ? readDependsOn(dir) : [];
     } catch {
-      dependsOn = [];
+      dependsOn = []; // the task is shown as corrupt below, with the reason
     }
     const running = runs.some((r) => r.info.status === 'running');
     const failed = runs.some((r) => r.info.status === 'failed');
@@ -289,6 +291,9 @@ export class ProjectDataService {
       status = state = v1Status = blocked.length ? 'blocked' : 'queued';
     }
     const latest = runs[runs.length - 1];
+    // one bad record is that record's problem: the task shows `corrupt` and why, the rest answers as usual
+    const corruptReason = taskCorruptReason(dir, has) ?? latest?.info.corrupt_reason;
+    if (corruptReason && !running) status = state = v1Status = 'corrupt';
     const stalled = latest?.info.status === 'running' && isRunStalled(latest.dir);
     const taskMdMtime = has(TASK_PROMPT_FILE) ? mtime(path.join(dir, TASK_PROMPT_FILE)) : undefined;
     let last = 0;
@@ -310,6 +315,7 @@ export class ProjectDataService {
       openQuestions,
       stalled,
       usage,
+      corruptReason,
     };
   }
 }

@@ -110,6 +110,7 @@ export class ProjectTasksController {
       thread_parent: t.threadParent,
       done: t.done,
     };
+    if (t.corruptReason) item.corrupt_reason = t.corruptReason;
     if (t.openQuestions.length) item.open_questions = t.openQuestions.length;
     if (t.stalled) item.stalled = true;
     Object.assign(item, usageFields(t.usage));
@@ -149,6 +150,7 @@ export class ProjectTasksController {
       thread_parent: s.threadParent ?? undefined,
       open_questions: s.openQuestions.length ? s.openQuestions.map(toRestQuestion) : undefined,
       stalled: s.stalled || undefined,
+      corrupt_reason: s.corruptReason,
       worktree: worktreeView(this.data.taskDir(projectId, taskId)),
       ...usageFields(s.usage),
       runs: runs.map((r) => toProjectRun(r, withFiles)),

@@ -57,7 +57,7 @@ const exitCodeOf = (i: RunInfo) => (i.status === 'running' ? -1 : i.exit_code);
  * `agent_name` is the configured agent the run used.
  */
 export function addedRunFields(r: RunRecord): AddedRunFields {
-  return { display_status: runState(r.info, path.dirname(path.dirname(r.dir))), agent_name: orUndefined(r.info.agent_name) };
+  return { display_status: runState(r.info, path.dirname(path.dirname(r.dir))), agent_name: orUndefined(r.info.agent_name), corrupt_reason: r.info.corrupt_reason };
 }
 
 /** ProjectRun (api.md §1.3) plus the D12 superset the React run view reads. */
@@ -161,9 +161,14 @@ export function toRestQuestion(q: OpenQuestion): RestQuestion {
   return { msg_id: q.msg_id, type: q.type, timestamp: formatTime(q.ts), project_id: q.project_id, task_id: q.task_id || undefined, run_id: q.run_id || undefined, body: q.body };
 }
 
-/** The worktree fields shown with a task (docs/worktrees.md); undefined for tasks without one. */
+/** The worktree fields shown with a task (docs/worktrees.md); undefined for tasks without one or with a corrupt record (the task says why). */
 export function worktreeView(taskDir: string) {
-  const rec = readWorktreeRecord(taskDir);
+  let rec: ReturnType<typeof readWorktreeRecord>;
+  try {
+    rec = readWorktreeRecord(taskDir);
+  } catch {
+    return undefined; // the task is shown as `corrupt` with the reason (ProjectDataService.task)
+  }
   if (!rec) return undefined;
   return {
     path: rec.path,

@@ -30,6 +30,7 @@ export class TasksController {
         last_activity: formatTime(s.lastActivity),
         depends_on: s.dependsOn.length ? s.dependsOn : undefined,
         blocked_by: s.blockedBy.length ? s.blockedBy : undefined,
+        corrupt_reason: s.corruptReason,
       },
     };
   }

@@ -12,7 +12,7 @@ export class UsageError extends Error {
  * Lib error codes that mean "the input is wrong" (a bad id, flag value or message), whichever lib
  * or command raised them: the same class as a usage error, so the same exit code everywhere.
  */
-const INVALID_INPUT_CODES = new Set(['INVALID_ID', 'INVALID_INPUT', 'INVALID_MESSAGE', 'TOO_LARGE']);
+const INVALID_INPUT_CODES = new Set(['INVALID_ID', 'INVALID_INPUT', 'INVALID_MESSAGE', 'TOO_LARGE', 'INVALID_CONFIG']);
 
 export function exitCodeFor(err: unknown): number {
   if (err instanceof UsageError) return EXIT_USAGE;

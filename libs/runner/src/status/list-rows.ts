@@ -4,7 +4,6 @@ import {
   formatGoDuration,
   hasDoneFile,
   isZeroTime,
-  readDependsOn,
   RunInfo,
   runState,
   shownExitCode,
@@ -15,6 +14,7 @@ import {
 import { needsInputOf } from '../needs-input';
 import { taskUsageView, type TaskUsageView } from '../usage/task-view';
 import { collectActivity, rfc3339Seconds as rfc3339, utcSecond, type ActivitySignals } from './activity';
+import { dependsOnOrNone, taskCorruptReason } from '../records/records';
 
 function mtimeOf(path: string): Date | undefined {
   try {
@@ -27,6 +27,8 @@ function mtimeOf(path: string): Date | undefined {
 /** One task row of `list --project` (JSON field order as upstream; empty optional fields omitted). */
 export interface TaskRow {
   task_id: string;
+  /** Status `corrupt` (issue #29): why the latest run-info or a task record file cannot be parsed. */
+  corrupt_reason?: string;
   runs: number;
   latest_status: string;
   done: boolean;
@@ -47,6 +49,8 @@ export interface TaskRow {
 export interface RunRow {
   run_id: string;
   status: string;
+  /** Status `corrupt`: why the run-info.yaml cannot be parsed. */
+  corrupt_reason?: string;
   /** null while the run has not ended (shown blank). */
   exit_code: number | null;
   /** The configured agent name (run-info agent_name, added field), else the agent type. */
@@ -55,7 +59,7 @@ export interface RunRow {
   duration: string;
 }
 
-export const TASK_STATUS_FILTERS = ['running', 'active', 'done', 'all_finished', 'failed', 'stopped', 'cancelled', 'blocked', 'queued', 'partial_failure', 'needs_input', 'rate_limited', 'paused', 'budget_exceeded'];
+export const TASK_STATUS_FILTERS = ['running', 'active', 'done', 'all_finished', 'failed', 'stopped', 'cancelled', 'blocked', 'queued', 'partial_failure', 'needs_input', 'rate_limited', 'paused', 'budget_exceeded', 'corrupt'];
 
 function latestReadableRun(index: StorageIndex, project: string, task: string, runs: string[]): { runId: string; info: RunInfo } | undefined {
   for (let i = runs.length - 1; i >= 0; i--) {
@@ -73,7 +77,7 @@ export function buildTaskRow(index: StorageIndex, project: string, task: string,
   const layout = index.layout;
   const taskDir = layout.taskDir(project, task);
   const row: TaskRow = { task_id: task, runs: 0, latest_status: '-', done: hasDoneFile(taskDir), last_activity: '' };
-  const dependsOn = readDependsOn(taskDir);
+  const dependsOn = dependsOnOrNone(taskDir);
   if (dependsOn.length > 0) row.depends_on = dependsOn;
   const mtime = mtimeOf(taskDir);
   if (mtime) row.last_activity = rfc3339(mtime); // else vanished while listing: leave empty
@@ -102,6 +106,11 @@ export function buildTaskRow(index: StorageIndex, project: string, task: string,
   const { hold, ...usage } = taskUsageView(layout.root, project, task, row.done);
   if (hold && !open.length && row.latest_status !== 'running') row.latest_status = hold;
   Object.assign(row, usage);
+  const corrupt = taskCorruptReason(taskDir) ?? latest?.info.corrupt_reason;
+  if (corrupt) {
+    row.corrupt_reason = corrupt;
+    if (row.latest_status !== 'running') row.latest_status = 'corrupt';
+  }
   if (activity) {
     const info = latest?.info;
     row.activity = collectActivity(
@@ -141,6 +150,7 @@ export function filterTaskRows(rows: TaskRow[], filter: string): TaskRow[] | und
     case 'rate_limited':
     case 'paused':
     case 'budget_exceeded':
+    case 'corrupt':
       return rows.filter((r) => r.latest_status === filter.toLowerCase());
     default:
       return undefined;
@@ -159,6 +169,7 @@ export function buildRunRow(index: StorageIndex, project: string, task: string, 
     return row;
   }
   row.status = runState(info, index.layout.taskDir(project, task));
+  if (info.corrupt_reason) row.corrupt_reason = info.corrupt_reason;
   row.exit_code = shownExitCode(info);
   row.agent = info.agent_name || info.agent || undefined;
   if (!isZeroTime(info.start_time)) {

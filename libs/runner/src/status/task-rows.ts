@@ -6,6 +6,7 @@ import { queueDir } from '../run-slots';
 import { taskUsageView, type TaskUsageView } from '../usage/task-view';
 import { collectActivity, type ActivitySignals } from './activity';
 import { worktreeStatus, type WorktreeStatus } from './worktree-status';
+import { dependsOnOrNone, taskCorruptReason } from '../records/records';
 
 export { worktreeCells } from './worktree-cells';
 
@@ -38,6 +39,8 @@ export interface StatusRow extends WorktreeStatus {
   paused?: TaskUsageView['paused'];
   usage?: TaskUsageView['usage'];
   activity?: ActivitySignals;
+  /** Status `corrupt` (issue #29): why the latest run-info or a task record file cannot be parsed. */
+  corrupt_reason?: string;
 }
 
 const ZERO_TIME_MS = Date.UTC(1, 0, 1);
@@ -51,7 +54,7 @@ export function buildStatusRow(
 ): StatusRow {
   const taskDir = layout.taskDir(project, task);
   const row: StatusRow = { task_id: task, status: '-', exit_code: null, latest_run: '', done: false, pid_alive: null };
-  const dependsOn = readDependsOn(taskDir);
+  const dependsOn = dependsOnOrNone(taskDir);
   if (dependsOn.length) row.depends_on = dependsOn;
   row.done = isTaskDone(taskDir);
   Object.assign(row, worktreeStatus(taskDir));
@@ -98,6 +101,11 @@ export function buildStatusRow(
   const { hold, ...usage } = taskUsageView(layout.root, project, task, row.done);
   if (hold && !open.length && row.status !== 'running') row.status = hold;
   Object.assign(row, usage);
+  const corrupt = taskCorruptReason(taskDir) ?? info?.corrupt_reason;
+  if (corrupt) {
+    row.corrupt_reason = corrupt;
+    if (row.status !== 'running') row.status = 'corrupt';
+  }
 
   if (activity.enabled) {
     const start = info?.start_time && info.start_time.getTime() > ZERO_TIME_MS ? info.start_time : undefined;

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { AppConfig, writeFileAtomic } from '@app/storage';
@@ -64,8 +64,33 @@ export function readTaskSettings(taskDir: string): TaskSettings {
   }
 }
 
-/** Merges `given` into the task's settings file (atomic); absent fields keep their stored values. */
+/** Why the task's settings file cannot be used (unparseable, not a mapping, invalid values); undefined when fine or absent. */
+export function taskSettingsProblem(taskDir: string): string | undefined {
+  const path = join(taskDir, TASK_SETTINGS_FILE);
+  if (!existsSync(path)) return undefined;
+  try {
+    const doc = parse(readFileSync(path, 'utf8')) as unknown;
+    if (doc === null || doc === undefined) return undefined;
+    if (typeof doc !== 'object' || Array.isArray(doc)) return `read ${path}: not a mapping`;
+    validateTaskSettings(doc as Record<string, unknown>);
+    return undefined;
+  } catch (err) {
+    return `read ${path}: ${(err as Error).message.split('\n')[0]}`;
+  }
+}
+
+/**
+ * Merges `given` into the task's settings file (atomic); absent fields keep their stored values.
+ * A settings file that cannot be read is not overwritten as if it were empty: it is renamed aside
+ * (`TASK-SETTINGS.yaml.corrupt-<ms>`) with a warning line, so the evidence stays.
+ */
 export function writeTaskSettings(taskDir: string, given: TaskSettings): TaskSettings {
+  const problem = taskSettingsProblem(taskDir);
+  if (problem) {
+    const aside = join(taskDir, `${TASK_SETTINGS_FILE}.corrupt-${Date.now()}`);
+    renameSync(join(taskDir, TASK_SETTINGS_FILE), aside);
+    process.stderr.write(`warning: ${problem}: kept as ${aside}, writing new settings\n`);
+  }
   const merged = { ...readTaskSettings(taskDir), ...stripUndefined(given) };
   let text = '';
   if (merged.max_tokens) text += `max_tokens: ${merged.max_tokens}\n`;

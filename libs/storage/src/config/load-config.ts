@@ -14,13 +14,17 @@ import {
   WorktreeConfig,
 } from './config.types';
 import { parseGoDuration } from './duration';
-import { ConfigProblem, RawReader, readRawConfig } from './raw-config';
+import { ConfigProblem, configKeyName, formatConfigProblem, RawReader, readRawConfig } from './raw-config';
 import { resolveConfigPath } from './paths';
 import { isValidationProblem, validateConfig } from './validate-config';
 import { configFileFor } from './settings';
 
 export interface LoadConfigOptions {
-  /** Strict (runs): validate and read token files. Lenient (server, validate, runs-root lookup): neither. Default true. */
+  /**
+   * Strict (runs): full validation, at least one agent, token files read. Lenient (server, runs-root
+   * lookup, bus limits): the same parsing and validation without those two. Both throw on any
+   * problem; nothing falls back to defaults. Default true.
+   */
   strict?: boolean;
   env?: NodeJS.ProcessEnv;
 }
@@ -165,8 +169,9 @@ export function loadConfig(path: string, opts: LoadConfigOptions = {}): AppConfi
   const env = opts.env ?? process.env;
   if (!path || path.trim() === '') throw new StorageError('INVALID_CONFIG', 'config path is empty');
   const abs = resolve(path);
-  const fail = (problem: string): never => {
-    throw new StorageError('INVALID_CONFIG', `config ${abs}: ${problem}`);
+  const fail = (problem: string, key?: string, pos?: ConfigProblem['pos']): never => {
+    const own = key && problem.startsWith(`${key} `) ? problem.slice(key.length + 1) : problem;
+    throw new StorageError('INVALID_CONFIG', formatConfigProblem(abs, own, key, pos));
   };
   let text: string;
   try {
@@ -175,8 +180,10 @@ export function loadConfig(path: string, opts: LoadConfigOptions = {}): AppConfi
     return fail(`read config: ${(err as Error).message}`);
   }
   let cfg: AppConfig;
+  let reader: RawReader | undefined;
   try {
-    cfg = build(readRawConfig(abs, text));
+    const r = (reader = readRawConfig(abs, text));
+    cfg = build(r);
     cfg.path = abs;
     applySseDefaults(cfg);
     for (const agent of Object.values(cfg.agents)) {
@@ -197,7 +204,7 @@ export function loadConfig(path: string, opts: LoadConfigOptions = {}): AppConfi
         try {
           agent.token_file = resolveConfigPath(agent.token_file, baseDir, env);
         } catch (err) {
-          throw new ConfigProblem(`resolve token_file for agent ${JSON.stringify(agent.name)}: ${(err as Error).message}`);
+          throw new ConfigProblem(`resolve token_file for agent ${JSON.stringify(agent.name)}: ${(err as Error).message}`, `agents.${agent.name}.token_file`, r.position(['agents', agent.name, 'token_file']));
         }
       }
       if (agent.command && (agent.command.startsWith('~') || agent.command.startsWith('.'))) {
@@ -207,44 +214,46 @@ export function loadConfig(path: string, opts: LoadConfigOptions = {}): AppConfi
     try {
       cfg.storage.runs_dir = resolveConfigPath(cfg.storage.runs_dir, baseDir, env);
     } catch (err) {
-      throw new ConfigProblem(`resolve storage.runs_dir: ${(err as Error).message}`);
+      throw new ConfigProblem(`resolve storage.runs_dir: ${(err as Error).message}`, 'storage.runs_dir', r.position(['storage', 'runs_dir']));
     }
     cfg.storage.extra_roots = cfg.storage.extra_roots.map((root, i) => {
       try {
         return resolveConfigPath(root, baseDir, env);
       } catch (err) {
-        throw new ConfigProblem(`resolve storage.extra_roots[${i}]: ${(err as Error).message}`);
+        throw new ConfigProblem(`resolve storage.extra_roots[${i}]: ${(err as Error).message}`, `storage.extra_roots[${i}]`, r.position(['storage', 'extra_roots', i]));
       }
     });
+    validateConfig(cfg, { strict });
     if (!strict) return cfg;
-    validateConfig(cfg);
     for (const agent of Object.values(cfg.agents)) {
-      if (agent.token_file) agent.token = readTokenFile(agent);
+      if (agent.token_file) agent.token = readTokenFile(agent, r);
     }
   } catch (err) {
-    if (err instanceof ConfigProblem) return fail(err.message);
-    if (err instanceof StorageError || isValidationProblem(err)) return fail((err as Error).message);
+    if (err instanceof ConfigProblem) return fail(err.message, err.key, err.pos);
+    if (isValidationProblem(err)) return fail(err.message, err.key && configKeyName(err.key), err.key && reader?.position(err.key));
+    if (err instanceof StorageError) return fail(err.message);
     throw err;
   }
   return cfg;
 }
 
-function readTokenFile(agent: AgentConfig): string {
+function readTokenFile(agent: AgentConfig, reader: RawReader): string {
   const path = agent.token_file as string;
+  const key = ['agents', agent.name, 'token_file'];
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new ConfigProblem(`read token_file for agent ${JSON.stringify(agent.name)}: ${(err as Error).message}`);
+    throw new ConfigProblem(`read token_file for agent ${JSON.stringify(agent.name)}: ${(err as Error).message}`, configKeyName(key), reader.position(key));
   }
   const token = text.trim();
   if (token === '') {
-    throw new ConfigProblem(`read token_file for agent ${JSON.stringify(agent.name)}: token file is empty: ${path}`);
+    throw new ConfigProblem(`read token_file for agent ${JSON.stringify(agent.name)}: token file is empty: ${path}`, configKeyName(key), reader.position(key));
   }
   return token;
 }
 
-/** Lenient load of the default-discovered config, if any (used for runs-root lookup and validate). */
+/** Lenient load of the default-discovered config, if any (runs-root lookup); a broken file throws. */
 export function loadDefaultConfig(cwd?: string, env: NodeJS.ProcessEnv = process.env): AppConfig | undefined {
   const path = configFileFor(undefined, { cwd, env });
   if (!path || !existsSync(path)) return undefined;

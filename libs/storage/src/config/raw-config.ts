@@ -1,9 +1,32 @@
 import { extname } from 'node:path';
-import { Document, isNode, LineCounter, parseDocument } from 'yaml';
+import { Document, isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
 import { parseHcl } from './hcl';
 
-/** Raised while reading the raw document: becomes `config <path>: <message>`. */
-export class ConfigProblem extends Error {}
+export interface ConfigPosition {
+  line: number;
+  col: number;
+}
+
+/** Raised while reading the raw document: becomes `<path>:<line>:<col>: <key>: <message>` (see formatConfigProblem). */
+export class ConfigProblem extends Error {
+  constructor(
+    message: string,
+    readonly key?: string,
+    readonly pos?: ConfigPosition,
+  ) {
+    super(message);
+  }
+}
+
+/** `agents.claude.args[0]` for ['agents', 'claude', 'args', 0]. */
+export function configKeyName(path: readonly (string | number)[]): string {
+  return path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
+}
+
+/** The one line every config error is shown as: the file, line and column when known, the key when known. */
+export function formatConfigProblem(file: string, problem: string, key?: string, pos?: ConfigPosition): string {
+  return `${file}${pos ? `:${pos.line}:${pos.col}` : ''}: ${key ? `${key}: ` : ''}${problem}`;
+}
 
 /** Typed access to the raw parsed object with YAML line numbers for error messages. */
 export class RawReader {
@@ -13,11 +36,21 @@ export class RawReader {
     private readonly lines?: LineCounter,
   ) {}
 
-  private where(path: (string | number)[]): string {
-    if (!this.doc || !this.lines) return '';
-    const node = this.doc.getIn(path, true);
-    if (!isNode(node) || !node.range) return '';
-    return `line ${this.lines.linePos(node.range[0]).line}: `;
+  /** Where a key is written (its key node; else its value; else the nearest written parent). */
+  position(path: readonly (string | number)[]): ConfigPosition | undefined {
+    if (!this.doc || !this.lines) return undefined;
+    for (let n = path.length; n > 0; n--) {
+      const parent = n === 1 ? this.doc.contents : this.doc.getIn(path.slice(0, n - 1), true);
+      const last = path[n - 1];
+      if (isMap(parent)) {
+        const pair = parent.items.find((p) => (isScalar(p.key) ? p.key.value : p.key) == last);
+        const keyNode = pair?.key;
+        if (isNode(keyNode) && keyNode.range) return this.lines.linePos(keyNode.range[0]);
+      }
+      const node = this.doc.getIn(path.slice(0, n), true);
+      if (isNode(node) && node.range) return this.lines.linePos(node.range[0]);
+    }
+    return undefined;
   }
 
   get(path: (string | number)[]): unknown {
@@ -30,7 +63,7 @@ export class RawReader {
   }
 
   fail(path: (string | number)[], problem: string): never {
-    throw new ConfigProblem(`${this.where(path)}${path.join('.')} ${problem}`);
+    throw new ConfigProblem(problem, configKeyName(path), this.position(path));
   }
 
   str(path: (string | number)[]): string {
@@ -90,11 +123,28 @@ export function readRawConfig(path: string, text: string): RawReader {
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: false });
   const first = doc.errors[0];
   if (first) {
-    const pos = first.linePos?.[0];
     const message = first.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-    throw new ConfigProblem(`parse config: ${pos ? `line ${pos.line}: ` : ''}${message}`);
+    const key = keyBefore(doc.contents, first.pos[0]);
+    throw new ConfigProblem(`YAML syntax error: ${message}`, key.length ? configKeyName(key) : undefined, first.linePos?.[0] ?? lines.linePos(first.pos[0]));
   }
   const data = doc.toJS() ?? {};
-  if (typeof data !== 'object' || Array.isArray(data)) throw new ConfigProblem('parse config: line 1: top level must be a mapping');
+  if (typeof data !== 'object' || Array.isArray(data)) throw new ConfigProblem('the top level must be a mapping', undefined, { line: 1, col: 1 });
   return new RawReader(data as Record<string, any>, doc, lines);
+}
+
+/** The key a syntax error at `offset` belongs to: the last key written before it, innermost first. */
+function keyBefore(node: unknown, offset: number): (string | number)[] {
+  if (!isMap(node)) return [];
+  let best: { key: string | number; value: unknown } | undefined;
+  for (const pair of node.items) {
+    const k = pair.key;
+    if (!isNode(k) || !k.range || k.range[0] >= offset) break;
+    const name = isScalar(k) ? k.value : undefined;
+    if (typeof name !== 'string' && typeof name !== 'number') break;
+    best = { key: name, value: pair.value };
+  }
+  if (!best) return [];
+  const v = best.value;
+  const inside = isNode(v) && v.range && v.range[0] <= offset && offset <= v.range[2] && !(isMap(v) && v.flow);
+  return [best.key, ...(inside ? keyBefore(v, offset) : [])];
 }

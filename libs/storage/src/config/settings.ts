@@ -74,7 +74,9 @@ export function resolveRootSetting(opts: RootSettingOptions): string {
   try {
     config = opts.load(configPath, env);
   } catch (err) {
-    throw new Error(`resolve runs dir: ${err instanceof Error ? err.message : String(err)}`);
+    // Fail closed, keeping the code (INVALID_CONFIG → exit 2): never the default root in place of a broken file.
+    const code = (err as { code?: unknown } | null)?.code;
+    throw Object.assign(new Error(`resolve runs dir: ${err instanceof Error ? err.message : String(err)}`), typeof code === 'string' ? { code } : {});
   }
   return resolveRunsRoot({ env, cwd: opts.cwd, config });
 }

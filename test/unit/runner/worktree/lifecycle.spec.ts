@@ -166,7 +166,7 @@ describe('worktree helpers', () => {
       expect(configIsolation(cfg, 'a')).toBe(true);
       expect(configIsolation(cfg, 'b')).toBe(false);
       writeFileSync(path, 'defaults:\n  isolation: sandbox\n');
-      expect(() => loadConfig(path, { strict: false })).toThrow('defaults.isolation must be "worktree" or "none", got "sandbox"');
+      expect(() => loadConfig(path, { strict: false })).toThrow('defaults.isolation: must be "worktree" or "none", got "sandbox"');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

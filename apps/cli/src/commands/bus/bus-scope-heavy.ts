@@ -25,6 +25,7 @@ export function maxBodyFromConfig(path: string, e: BusEnv): number {
   try {
     return loadConfig(path, { strict: false, env: e.env }).storage.max_message_body_bytes;
   } catch (err) {
-    throw new Error(`read body limit: ${err instanceof Error ? err.message : String(err)}`);
+    const code = (err as { code?: unknown } | null)?.code;
+    throw Object.assign(new Error(`read body limit: ${err instanceof Error ? err.message : String(err)}`), typeof code === 'string' ? { code } : {});
   }
 }

@@ -75,7 +75,7 @@ export class StatusCommand extends ScopeOptionParsers {
     process.stdout.write(renderStatus(rows, { ...options, project, task, filter: filterText }));
   }
 
-  @Option({ flags: '--status <filter>', description: 'keep rows by status: running|active, completed, failed, stopped, cancelled, unknown, queued, blocked, needs_input, rate_limited, paused, budget_exceeded, done|all_finished, pending' })
+  @Option({ flags: '--status <filter>', description: 'keep rows by status: running|active, completed, failed, stopped, cancelled, unknown, queued, blocked, needs_input, rate_limited, paused, budget_exceeded, corrupt, done|all_finished, pending' })
   parseStatus(v: string): string {
     return v;
   }

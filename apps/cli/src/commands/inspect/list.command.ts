@@ -106,7 +106,7 @@ export class ListCommand extends ScopeOptionParsers {
 
   @Option({
     flags: '--status <filter>',
-    description: 'with --project: keep tasks whose latest status matches: running|active, done|all_finished, failed, stopped, cancelled, blocked, queued, partial_failure, needs_input, rate_limited, paused, budget_exceeded',
+    description: 'with --project: keep tasks whose latest status matches: running|active, done|all_finished, failed, stopped, cancelled, blocked, queued, partial_failure, needs_input, rate_limited, paused, budget_exceeded, corrupt',
   })
   parseStatus(v: string): string {
     return v;

@@ -120,7 +120,8 @@ export class ValidateCommand extends CommandRunner {
       }
     }
     process.stdout.write(out.join(''));
-    if (configError) throw new Error('validation failed: the config could not be loaded');
+    // Fail closed, as every command that reads the config: exit 2, the one line naming file, line and key.
+    if (configError) throw new UsageError(configError);
     if (failed) throw new Error('validation completed with warnings');
   }
 

@@ -55,7 +55,17 @@ export function loadMcpConfig(flag: string | undefined, env: NodeJS.ProcessEnv =
     // only when the strict load failed: read the discovered file again, leniently, to tell "no agents" apart
     const path = configFileFor(flag, { env });
     const discovered = !flag?.trim() && !env.CONDUCTOR_CONFIG?.trim();
-    if (path && discovered && Object.keys(loadConfig(path, { strict: false, env }).agents).length === 0) return {};
+    // The lenient read only tells the agent-less template apart; a file it cannot read either is the strict error.
+    if (path && discovered && agentCount(path, env) === 0) return {};
     throw err;
+  }
+}
+
+/** Agents configured in a discovered file, or -1 when it cannot be loaded even leniently (then it fails closed). */
+function agentCount(path: string, env: NodeJS.ProcessEnv): number {
+  try {
+    return Object.keys(loadConfig(path, { strict: false, env }).agents).length;
+  } catch {
+    return -1;
   }
 }
