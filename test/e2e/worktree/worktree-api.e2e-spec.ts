@@ -86,7 +86,8 @@ describe('worktree tasks through the API (real git, in-process server)', () => {
       Object.entries({ project_id: P, task_id: t, repo: sb.repo, path: path.join(sb.repo, 'gone'), branch: `conductor/${t}`, base_commit: rec.base_commit, base_branch: 'main', ...fields })
         .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
         .join('\n');
-    for (const fields of [{ base_commit: `--output=${planted}` }, { branch: `--output=${planted}` }, { merged_commit: `--output=${planted}` }]) {
+    const injected: Record<string, string>[] = [{ base_commit: `--output=${planted}` }, { branch: `--output=${planted}` }, { merged_commit: `--output=${planted}` }];
+    for (const fields of injected) {
       fs.writeFileSync(path.join(sb.taskDir(t), 'WORKTREE.yaml'), `${yaml(fields)}\n`);
       const res = await inject('GET', `/api/projects/${P}/tasks/${t}/diff`);
       expect([Object.keys(fields)[0], res.statusCode]).toEqual([Object.keys(fields)[0], 500]);
