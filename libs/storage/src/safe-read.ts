@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { relative, isAbsolute } from 'node:path';
 import { StorageError } from './storage.errors';
 
@@ -120,6 +120,21 @@ export function readRecordText(file: string, maxBytes = MAX_RECORD_FILE_BYTES): 
   } finally {
     closeSync(opened.fd);
   }
+}
+
+/**
+ * The check before a file is served or tailed (file routes, SSE): its real path lies inside the
+ * root and, when it exists, it is a regular file. A missing file passes (it may appear later).
+ */
+export function checkServableFile(root: string, file: string, what: string): void {
+  checkRealPathInside(root, file, what);
+  let st: Stats;
+  try {
+    st = statSync(file);
+  } catch {
+    return;
+  }
+  if (!st.isFile()) throw refused(what, 'not a regular file');
 }
 
 /** Refuses `target` unless its real path (symlinks resolved) lies inside the real path of `root`; a missing target passes. */

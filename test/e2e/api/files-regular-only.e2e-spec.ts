@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { listenApiApp, TestApi } from '../../utils/api-app';
@@ -81,5 +82,14 @@ describe('file routes serve only regular files inside the root (issue #29)', () 
     expect(whole.content.length).toBeLessThanOrEqual(8 * 1024 * 1024);
     expect(whole.content.startsWith('x')).toBe(true);
     expect(whole.content.endsWith('the last line\n')).toBe(true);
+  });
+
+  it('refuses an SSE tail of a FIFO in place of a run file with 403', async () => {
+    const run3 = seedRun(api.root, P, T, '20260101-1200000000-700-3', {}, '');
+    fs.rmSync(path.join(run3, 'agent-stdout.txt'));
+    execFileSync('mkfifo', [path.join(run3, 'agent-stdout.txt')]);
+    const sse = await rawRequest(api.base, 'GET', `/api/projects/${P}/tasks/${T}/runs/20260101-1200000000-700-3/stream?name=stdout`);
+    expect(sse.status).toBe(403);
+    expect(JSON.parse(sse.body).error.message).toBe('run file path: not a regular file');
   });
 });

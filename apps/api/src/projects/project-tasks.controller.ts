@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { Observable } from 'rxjs';
 import { RunnerService, type TaskUsageView } from '@app/runner';
 import { applyTaskWrite, stopRunRouted } from '../tasks/scaleout-hooks';
-import { checkRealPathInside, runInfoFile, taskRunsDir } from '@app/storage';
+import { checkServableFile, runInfoFile, taskRunsDir } from '@app/storage';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { formatTime } from '../common/go-format';
 import { checkId, checkRunId } from '../common/ids';
@@ -251,7 +251,7 @@ export class ProjectTasksController {
     const file = runFilePath(run, n);
     if (!file) throw notFound(`file path not set for ${n}`);
     const confined = confine(this.data.root, file, 'run file path');
-    checkRealPathInside(this.data.root, confined, 'run file path');
+    checkServableFile(this.data.root, confined, 'run file path');
     return { name: n, file: confined };
   }
 
