@@ -2,12 +2,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createApiApp, TestApi } from '../../utils/api-app';
 import { writeLargeBus } from '../../utils/hostile-root';
+import { seedRun } from '../../utils/run-fixtures';
 
 const P = 'paged';
 const COUNT = 6200;
 
-/** Issue #29 finding 5: message lists are bounded by default (one page of the 5000 maximum) with a cursor to the next page. */
-describe('message lists answer one page by default, with a cursor', () => {
+/** Issue #29 finding 5: list routes are bounded by default (one page, a maximum) with a cursor to the next page. */
+describe('list routes answer one page by default, with a cursor', () => {
   let api: TestApi;
   const get = async (url: string) => {
     const res = await api.app.inject({ method: 'GET', url });
@@ -48,5 +49,31 @@ describe('message lists answer one page by default, with a cursor', () => {
     expect(rest.has_more).toBe(false);
     const unknown = await api.app.inject({ method: 'GET', url: `/api/v1/messages?project_id=${P}&after=MSG-nope` });
     expect([unknown.statusCode, unknown.json().error.message]).toEqual([404, 'message id not found']);
+  });
+
+  it('GET /api/v1/runs and /api/v1/tasks answer one page (default 1000, at most 5000) with next_cursor → after=', async () => {
+    const runIds: string[] = [];
+    for (let i = 0; i < 1005; i++) {
+      const task = `task-20260101-120000-t${String(i % 3)}aa`;
+      const runId = `20260101-1200000000-${String(1000 + i)}-1`;
+      if (i < 3) fs.writeFileSync(path.join(seedRun(api.root, P, task, runId), '..', '..', 'TASK.md'), 'x\n');
+      else seedRun(api.root, P, task, runId);
+      runIds.push(runId);
+    }
+    const first = await api.app.inject({ method: 'GET', url: '/api/v1/runs' });
+    const body = first.json();
+    expect([body.runs.length, body.has_more, body.next_cursor]).toEqual([1000, true, runIds[999]]);
+    const rest = (await api.app.inject({ method: 'GET', url: `/api/v1/runs?after=${body.next_cursor}` })).json();
+    expect([rest.runs.map((r: { run_id: string }) => r.run_id), rest.has_more]).toEqual([runIds.slice(1000), false]);
+    const capped = (await api.app.inject({ method: 'GET', url: '/api/v1/runs?limit=999999' })).json();
+    expect(capped.runs.length).toBe(1005);
+    const tasks = (await api.app.inject({ method: 'GET', url: '/api/v1/tasks?limit=2' })).json();
+    expect([tasks.tasks.map((t: { task_id: string }) => t.task_id), tasks.has_more, tasks.next_cursor]).toEqual([
+      ['task-20260101-120000-t0aa', 'task-20260101-120000-t1aa'],
+      true,
+      `${P}/task-20260101-120000-t1aa`,
+    ]);
+    const last = (await api.app.inject({ method: 'GET', url: `/api/v1/tasks?limit=2&after=${encodeURIComponent(tasks.next_cursor)}` })).json();
+    expect([last.tasks.map((t: { task_id: string }) => t.task_id), last.has_more]).toEqual([['task-20260101-120000-t2aa'], false]);
   });
 });
