@@ -30,7 +30,7 @@ export class StorageError extends Error {
 /** Wraps a Node fs error as StorageError('NOT_FOUND' | 'IO', '<context>: <reason>'). */
 export function ioError(context: string, err: unknown): StorageError {
   const e = err as NodeJS.ErrnoException;
-  if (isNoSpace(err)) return new StorageError('NO_SPACE', `${context}: ${NO_SPACE_MESSAGE}`, { cause: err });
+  if (isNoSpace(err)) return new StorageError('NO_SPACE', `${context}: ${NO_SPACE_MESSAGE} (${e?.code})`, { cause: err });
   const code = e?.code === 'ENOENT' ? 'NOT_FOUND' : 'IO';
   return new StorageError(code, `${context}: ${e?.message ?? String(err)}`, { cause: err });
 }
