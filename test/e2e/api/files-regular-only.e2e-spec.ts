@@ -62,6 +62,14 @@ describe('file routes serve only regular files inside the root (issue #29)', () 
     const file = await rawRequest(api.base, 'GET', `/api/projects/${P}/tasks/${T2}/runs/${R2}/file?name=stdout`);
     expect(file.status).toBe(404);
     expect(file.body).not.toContain('secret');
+    fs.writeFileSync(path.join(outside, T2, 'TASK-MESSAGE-BUS.md'), '');
+    for (const url of [`/api/projects/${P}/tasks/${T2}/messages`, `/api/v1/messages?project_id=${P}&task_id=${T2}`]) {
+      const bus = await rawRequest(api.base, 'GET', url);
+      expect([url, bus.status]).toEqual([url, 403]);
+    }
+    const post = await rawRequest(api.base, 'POST', `/api/projects/${P}/tasks/${T2}/messages`, {}, JSON.stringify({ body: 'x' }));
+    expect(post.status).toBe(403);
+    expect(fs.readFileSync(path.join(outside, T2, 'TASK-MESSAGE-BUS.md'), 'utf8')).toBe('');
     const all = await rawRequest(api.base, 'GET', '/api/v1/runs');
     expect(all.status).toBe(200);
     expect(JSON.parse(all.body).runs.map((r: { run_id: string }) => r.run_id)).toEqual([R]);

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BusPageRequest, MessageBusService, readBusPage, validateHeaderFields } from '@app/messagebus';
+import { checkRealPathInside } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { ApiError, badRequest } from '../common/api-error';
 import { formatTime } from '../common/go-format';
@@ -21,7 +22,10 @@ export class MessagesService {
 
   busPath(projectId: string, taskId?: string): string {
     const p = taskId ? this.ctx.layout.taskBus(projectId, taskId) : this.ctx.layout.projectBus(projectId);
-    return confine(this.ctx.root, p, 'message bus path');
+    const bus = confine(this.ctx.root, p, 'message bus path');
+    // a project or task folder that is a symlink out of the root is not followed (issue #29)
+    checkRealPathInside(this.ctx.root, path.dirname(bus), 'message bus path');
+    return bus;
   }
 
   /**
