@@ -175,7 +175,7 @@ export async function removeTaskWorktree(taskDir: string, opts: { config?: AppCo
     }
   }
   await removeWorktreeFolder(rec.repo, rec.path);
-  if (opts.deleteBranch) await gitRaw(rec.repo, ['branch', '-D', rec.branch]);
+  if (opts.deleteBranch) await gitRaw(rec.repo, ['branch', '-D', '--end-of-options', checkRefArg(rec.branch, 'branch', true)]);
   releasePort(await gitCommonDir(rec.repo), rec.task_id);
   updateWorktreeRecord(taskDir, { removed_at: new Date().toISOString() });
 }
