@@ -146,6 +146,9 @@ export function buildApiContext(opts: ServerOptions): ApiSettings {
   return buildContext(opts, loadServerConfig(opts));
 }
 
+/** Longest path parameter the router matches: beyond any request line Node accepts (16 KiB headers). */
+const ROUTER_MAX_PARAM_LENGTH = 16 * 1024;
+
 /** Builds and configures the server without listening (tests use app.inject or listen(0)). */
 export async function createApiApp(opts: ServerOptions): Promise<NestFastifyApplication> {
   // before anything logs: the config warning below goes through it too
@@ -160,7 +163,10 @@ export async function createApiApp(opts: ServerOptions): Promise<NestFastifyAppl
   // Fastify's own forceCloseConnections (Nest's option of that name does not reach Fastify): close()
   // destroys every socket, open SSE streams and half-aborted requests included.
   const bodyLimit = opts.maxRequestBodyBytes || config?.api?.max_request_body_bytes || BODY_LIMIT_BYTES;
-  const adapter = new FastifyAdapter({ bodyLimit, forceCloseConnections: true });
+  // maxParamLength: the router matches an id of any length (Fastify's default, 100, made ids of
+  // 101–128 characters unroutable), so the one id rule (MAX_ID_LENGTH, @app/storage) answers 400
+  // for an over-long one; Node's header limit (16 KiB) bounds a request line anyway.
+  const adapter = new FastifyAdapter({ bodyLimit, forceCloseConnections: true, routerOptions: { maxParamLength: ROUTER_MAX_PARAM_LENGTH } });
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(ctx, { defaultMetrics: opts.defaultMetrics }), adapter, {
     logger: jsonLogger ?? (opts.logger ? ['log', 'error', 'warn'] : false),
     // Fastify's own parsers only (JSON with a depth limit, see configureApp): Nest's would add

@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { isNoSpace, NO_SPACE_MESSAGE } from '@app/storage';
 
 export type BusErrorCode =
   | 'INVALID_MESSAGE'
@@ -7,6 +8,7 @@ export type BusErrorCode =
   | 'SYMLINK'
   | 'SINCE_NOT_FOUND'
   | 'TOO_LARGE'
+  | 'NO_SPACE'
   | 'IO';
 
 export class BusError extends Error {
@@ -25,6 +27,7 @@ export function ioError(action: string, path: string, err: unknown): BusError {
   if (code === 'ENOENT' && action === 'open') {
     return new BusError('IO', `open message bus "${path}": its folder ${dirname(path)} does not exist (check --root/--project/--task; a task folder is created by \`run-agent task\` or \`job\`)`);
   }
+  if (isNoSpace(err)) return new BusError('NO_SPACE', `${action} message bus "${path}": ${NO_SPACE_MESSAGE} (${code})`);
   const detail = code ?? (err instanceof Error ? err.message : String(err));
   return new BusError('IO', `${action} message bus "${path}": ${detail}`);
 }

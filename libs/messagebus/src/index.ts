@@ -4,6 +4,7 @@ export * from './errors';
 export * from './types';
 export { BusWriter, archivePath, prepareMessage, type BusWriterOptions } from './writer';
 export { readMessages, BusCursor, type BusCursorOptions } from './reader';
+export { readBusPage, type BusPage, type BusPageRequest } from './page';
 export { repairBusFile, type BusRepairResult } from './repair-file';
 export { followBus, type FollowOptions } from './follow';
 export { rotateBus } from './rotate';

@@ -12,7 +12,7 @@ const BYTES_PER_MESSAGE_GUESS = 384;
 const ENTRY_START = Buffer.from('\n\n---\nmsg_id:');
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW;
 
-function openForRead(path: string): number | undefined {
+export function openForRead(path: string): number | undefined {
   if (!checkBusPath(path)) return undefined;
   try {
     return openSync(path, READ_FLAGS);
@@ -71,6 +71,7 @@ function entryStarts(w: Window): number {
  * parse of about the bytes returned instead of a parse per doubling.
  */
 function readLast(fd: number, size: number, n: number, path: string): BusMessage[] {
+  if (size <= 0) return [];
   let window = Math.max(MIN_WINDOW, n * BYTES_PER_MESSAGE_GUESS);
   for (;;) {
     const w = alignedWindow(fd, size, window, path);
@@ -82,6 +83,11 @@ function readLast(fd: number, size: number, n: number, path: string): BusMessage
     if (msgs.length >= n || w.start === 0) return msgs.slice(Math.max(0, msgs.length - n));
     window *= 2;
   }
+}
+
+/** The last `n` messages that end at or before byte `end` (an entry boundary or the file size). */
+export function readLastBefore(fd: number, end: number, n: number, path: string): BusMessage[] {
+  return readLast(fd, end, n, path);
 }
 
 function sinceNotFound(id: string): BusError {

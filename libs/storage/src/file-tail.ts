@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { ChangeFeed } from './change-feed';
+import { openRegularFile, readFdRange } from './safe-read';
 
 export type ChunkListener = (chunk: string, truncated: boolean) => void;
 
@@ -20,6 +21,8 @@ export class FileTail {
     feed: ChangeFeed,
     pollMs: number,
     startAtEnd: boolean,
+    /** When set, the file is read only while its real path lies inside this folder. */
+    readonly root?: string,
   ) {
     this.offset = startAtEnd ? fileSize(path) : 0;
     let stop: () => void = () => undefined;
@@ -42,7 +45,7 @@ export class FileTail {
 
   /** Reads [from, offset) — the part of the file this tail has already passed (from byte `from`). */
   readHead(from = 0): string {
-    return readFileRange(this.path, Math.min(from, this.offset), this.offset);
+    return readBytes(this.path, Math.min(from, this.offset), this.offset, this.root).toString('utf8');
   }
 
   poll(): void {
@@ -54,7 +57,7 @@ export class FileTail {
       truncated = true;
     }
     if (size === this.offset && !truncated) return;
-    const bytes = readBytes(this.path, this.offset, size);
+    const bytes = readBytes(this.path, this.offset, size, this.root);
     this.offset += bytes.length;
     const text = this.decoder.write(bytes);
     if (text === '' && !truncated) return;
@@ -76,18 +79,21 @@ export function fileSize(path: string): number {
   }
 }
 
-function readBytes(path: string, from: number, to: number): Buffer {
-  if (to <= from) return Buffer.alloc(0);
-  let fd: number;
+/** An fd of `path` when it is a regular file (FIFOs, devices, symlink loops read as empty). */
+function openForTail(path: string, root?: string): number | undefined {
   try {
-    fd = fs.openSync(path, 'r');
+    return openRegularFile(path, { root })?.fd;
   } catch {
-    return Buffer.alloc(0);
+    return undefined;
   }
+}
+
+function readBytes(path: string, from: number, to: number, root?: string): Buffer {
+  if (to <= from) return Buffer.alloc(0);
+  const fd = openForTail(path, root);
+  if (fd === undefined) return Buffer.alloc(0);
   try {
-    const buf = Buffer.alloc(to - from);
-    const n = fs.readSync(fd, buf, 0, buf.length, from);
-    return buf.subarray(0, n);
+    return readFdRange(fd, from, to);
   } finally {
     fs.closeSync(fd);
   }
@@ -104,12 +110,14 @@ export class FileTailRegistry {
   constructor(
     private readonly feed: ChangeFeed,
     private readonly pollMs: number,
+    /** Tails read only files whose real path lies inside this folder (the runs root). */
+    private readonly root?: string,
   ) {}
 
   acquire(path: string): FileTail {
     let entry = this.tails.get(path);
     if (!entry) {
-      entry = { tail: new FileTail(path, this.feed, this.pollMs, true), refs: 0 };
+      entry = { tail: new FileTail(path, this.feed, this.pollMs, true, this.root), refs: 0 };
       this.tails.set(path, entry);
     }
     entry.refs++;
@@ -139,13 +147,9 @@ export class FileTailRegistry {
  * Scans [0, end) of a file in 64 KiB chunks (constant memory) and calls `onLine` for each complete
  * line; returns the number of complete lines and the trailing partial line.
  */
-function scanLines(path: string, end: number, onLine?: (line: string, n: number) => void): { count: number; partial: string } {
-  let fd: number;
-  try {
-    fd = fs.openSync(path, 'r');
-  } catch {
-    return { count: 0, partial: '' };
-  }
+function scanLines(path: string, end: number, onLine?: (line: string, n: number) => void, root?: string): { count: number; partial: string } {
+  const fd = openForTail(path, root);
+  if (fd === undefined) return { count: 0, partial: '' };
   const buf = Buffer.alloc(64 * 1024);
   const decoder = new StringDecoder('utf8');
   let count = 0;
@@ -186,7 +190,7 @@ export class LineView {
     readonly tail: FileTail,
     onLine: (line: string, number: number) => void,
   ) {
-    const head = scanLines(tail.path, tail.offset);
+    const head = scanLines(tail.path, tail.offset, undefined, tail.root);
     this.count = head.count;
     this.partial = head.partial;
     this.off = tail.on((chunk, truncated) => {
@@ -207,11 +211,16 @@ export class LineView {
 }
 
 /** Complete lines (from, to] of a file, 1-based absolute numbering; used to replay after Last-Event-ID. */
-export function readLines(path: string, from: number, to: number): string[] {
+export function readLines(path: string, from: number, to: number, root?: string): string[] {
   if (to <= from) return [];
   const out: string[] = [];
-  scanLines(path, fileSize(path), (line, n) => {
-    if (n > from && n <= to) out.push(line);
-  });
+  scanLines(
+    path,
+    fileSize(path),
+    (line, n) => {
+      if (n > from && n <= to) out.push(line);
+    },
+    root,
+  );
   return out;
 }

@@ -17,6 +17,7 @@ export * from './liveness';
 export * from './reconcile';
 export * from './storage-index';
 export * from './change-feed';
+export * from './safe-read';
 export * from './file-tail';
 export * from './run-output';
 export * from './scope';

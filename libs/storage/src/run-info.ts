@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { parse } from 'yaml';
 import { writeFileAtomic, writeFileAtomicAsync } from './atomic-write';
 import { withFileLock } from './file-lock';
+import { readRecordText } from './safe-read';
 import { ioError, StorageError } from './storage.errors';
 import { rfc3339Nano, yamlString } from './yaml-scalar';
 
@@ -311,8 +311,9 @@ export function parseRunInfo(text: string, path?: string): RunInfo {
 export function readRunInfo(path: string): RunInfo {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readRecordText(path);
   } catch (err) {
+    if (err instanceof StorageError) throw err;
     throw ioError(`read run-info ${path}`, err);
   }
   return parseRunInfo(text, path);

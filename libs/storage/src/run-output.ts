@@ -1,10 +1,11 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChangeFeed } from './change-feed';
 import { FileTail } from './file-tail';
 import type { LivenessProbe } from './liveness';
 import { readRunInfoReconciled } from './reconcile';
 import { readRunInfo } from './run-info';
+import { readRecordText } from './safe-read';
 import { RUN_PROMPT_FILE, RUN_STDERR_FILE, RUN_STDOUT_FILE, runInfoFile, runOutputFile } from './run-files';
 
 /** The files of a run that `run-agent output --file` prints (cli-storage.md §7.4). */
@@ -52,7 +53,7 @@ export function renderLines(text: string, tail: number): string {
 export function readRunOutput(runDir: string, file: RunOutputFile, tail: number): string {
   const path = resolveRunOutputFile(runDir, file);
   if (statSync(path).isDirectory()) throw new Error(`${path} is a directory`);
-  return renderLines(readFileSync(path, 'utf8'), tail);
+  return renderLines(readRecordText(path, Number.MAX_SAFE_INTEGER), tail);
 }
 
 /** An existing run folder given by path (`--run-dir`). */
@@ -87,7 +88,7 @@ export async function followRunOutput(runDir: string, file: RunOutputFile, opts:
   const infoPath = runInfoFile(runDir);
   const initial = runStatus(infoPath, opts.probe, false);
   if (initial !== undefined && initial !== 'running') {
-    opts.write(renderLines(readFileSync(resolveRunOutputFile(runDir, file), 'utf8'), 0));
+    opts.write(renderLines(readRecordText(resolveRunOutputFile(runDir, file), Number.MAX_SAFE_INTEGER), 0));
     return 'ended';
   }
   const path = liveRunFile(runDir, file);

@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { generateTaskId, TASK_ID_PATTERN, validateProjectId, validateTaskId } from './ids';
 import { PROJECT_BUS_FILE, RUN_INFO_FILE } from './layout';
 import { readRunInfo } from './run-info';
+import { readRecordText } from './safe-read';
 
 /** Project/task/run scope derived from env vars or folders (cli-storage.md §0.1). */
 export interface Scope {
@@ -85,7 +86,7 @@ export function findProjectByHomeFolder(root: string, sourceRoot: string): strin
   for (const name of names) {
     try {
       validateProjectId(name);
-      const doc = parse(readFileSync(join(root, name, 'home-folders.md'), 'utf8')) as { project_root?: unknown } | null;
+      const doc = parse(readRecordText(join(root, name, 'home-folders.md'))) as { project_root?: unknown } | null;
       if (doc && doc.project_root === sourceRoot) return name;
     } catch {
       // invalid id, missing or unreadable file: not this one
@@ -146,7 +147,7 @@ export function suggestProjectId(dir: string): string {
 
 export function readHomeFolders(root: string, projectId: string): HomeFolders | undefined {
   try {
-    const doc = parse(readFileSync(join(root, validateProjectId(projectId), HOME_FOLDERS_FILE), 'utf8')) as HomeFolders | null;
+    const doc = parse(readRecordText(join(root, validateProjectId(projectId), HOME_FOLDERS_FILE))) as HomeFolders | null;
     return doc && typeof doc.project_root === 'string' ? doc : undefined;
   } catch {
     return undefined;

@@ -1,5 +1,5 @@
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative } from 'node:path';
 import { RUN_INFO_FILE, RunsLayout } from './layout';
 import type { LivenessProbe } from './liveness';
 import { createLivenessProbe } from './seams.providers';
@@ -111,15 +111,31 @@ export class StorageIndex {
     const readAtMs = Date.now();
     let names: string[];
     try {
-      names = readdirSync(dir, { withFileTypes: true })
-        .filter((e) => e.isDirectory())
-        .map((e) => e.name)
-        .sort();
+      // a symlinked project/task/runs folder that leads out of the root lists nothing (issue #29)
+      names = !this.insideRoot(dir)
+        ? []
+        : readdirSync(dir, { withFileTypes: true })
+            .filter((e) => e.isDirectory())
+            .map((e) => e.name)
+            .sort();
     } catch (err) {
       throw ioError(`read dir ${dir}`, err);
     }
     this.dirs.set(dir, { mtimeMs: st.mtimeMs, names, readAtMs });
     return names;
+  }
+
+  private realRoot: string | undefined;
+
+  /** Whether the real path of `dir` (symlinks resolved) lies inside the real path of the root; checked when a listing is (re)read. */
+  private insideRoot(dir: string): boolean {
+    try {
+      this.realRoot ??= realpathSync(this.layout.root);
+      const rel = relative(this.realRoot, realpathSync(dir));
+      return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+    } catch {
+      return true; // vanished meanwhile: readdir reports it
+    }
   }
 
   /**

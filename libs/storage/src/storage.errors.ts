@@ -1,5 +1,19 @@
 /** CORRUPT: a record file exists but cannot be parsed (shown as status `corrupt`, listed by `run-agent doctor`). */
-export type StorageErrorCode = 'INVALID_ID' | 'NOT_FOUND' | 'LOCK_TIMEOUT' | 'INVALID_CONFIG' | 'IO' | 'CONFLICT' | 'CORRUPT';
+export type StorageErrorCode = 'INVALID_ID' | 'NOT_FOUND' | 'LOCK_TIMEOUT' | 'INVALID_CONFIG' | 'IO' | 'CONFLICT' | 'CORRUPT' | 'NOT_REGULAR_FILE' | 'NO_SPACE';
+
+/**
+ * A full disk or an exhausted quota: errno ENOSPC / EDQUOT, or a domain error carrying code
+ * NO_SPACE, found on `err` or along its `cause` chain.
+ */
+export function isNoSpace(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 8; e = e.cause as typeof e, depth++) {
+    if (e.code === 'ENOSPC' || e.code === 'EDQUOT' || e.code === 'NO_SPACE') return true;
+  }
+  return false;
+}
+
+/** The one line a full disk is reported with, by every transport (HTTP 507, CLI exit 1). */
+export const NO_SPACE_MESSAGE = 'no space left on the device that holds the runs root (disk full or quota exceeded)';
 
 /** Every failure of @app/storage: a stable `code` for callers plus a one-line message. */
 export class StorageError extends Error {
@@ -17,6 +31,7 @@ export class StorageError extends Error {
 /** Wraps a Node fs error as StorageError('NOT_FOUND' | 'IO', '<context>: <reason>'). */
 export function ioError(context: string, err: unknown): StorageError {
   const e = err as NodeJS.ErrnoException;
+  if (isNoSpace(err)) return new StorageError('NO_SPACE', `${context}: ${NO_SPACE_MESSAGE} (${e?.code})`, { cause: err });
   const code = e?.code === 'ENOENT' ? 'NOT_FOUND' : 'IO';
   return new StorageError(code, `${context}: ${e?.message ?? String(err)}`, { cause: err });
 }

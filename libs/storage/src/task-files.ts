@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { readRecordText } from './safe-read';
 import { ioError, StorageError } from './storage.errors';
 import { yamlString } from './yaml-scalar';
 
@@ -17,9 +18,10 @@ export function rfc3339(d: Date): string {
 
 function readIfExists(path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
+    return readRecordText(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (err instanceof StorageError) throw err;
     throw ioError(`read ${path}`, err);
   }
 }

@@ -59,7 +59,10 @@ describe('worktree tasks through the API (real git, in-process server)', () => {
     const t = 'task-20260101-120000-refused';
     const cases: [object, string][] = [
       [{ isolation: 'sandbox' }, 'invalid isolation "sandbox": must be worktree or none'],
-      [{ isolation: 'worktree', base: '--upload-pack=x' }, 'invalid base "--upload-pack=x"'],
+      [{ isolation: 'worktree', base: '--upload-pack=x' }, 'base "--upload-pack=x" is not a valid git ref'],
+      // resolved to a commit before the 201 (issue #29)
+      [{ isolation: 'worktree', base: 'main^{tree}' }, 'base "main^{tree}" is not a commit in'],
+      [{ isolation: 'worktree', base: 'no-such-branch' }, 'base "no-such-branch" is not a commit in'],
       [{ isolation: 'worktree', paths: ['../etc'] }, 'invalid path "../etc"'],
       [{ base: 'main' }, 'base and paths require isolation "worktree"'],
       [{ isolation: 'worktree', project_root: sb.root }, 'isolation "worktree" needs project_root inside a git repository'],
@@ -73,4 +76,24 @@ describe('worktree tasks through the API (real git, in-process server)', () => {
     const plain = await inject('GET', `/api/projects/${P}/tasks/${t}/diff`);
     expect([plain.statusCode, plain.json().error.message]).toEqual([404, 'task has no worktree']);
   });
+
+  it('never hands a WORKTREE.yaml field to git as an option (issue #29)', async () => {
+    const t = 'task-20260101-120000-injected';
+    const rec = (await inject('GET', `/api/projects/${P}/tasks/${T1}`)).json().worktree;
+    const planted = path.join(sb.root, 'planted.txt');
+    fs.mkdirSync(sb.taskDir(t), { recursive: true });
+    const yaml = (fields: Record<string, string>) =>
+      Object.entries({ project_id: P, task_id: t, repo: sb.repo, path: path.join(sb.repo, 'gone'), branch: `conductor/${t}`, base_commit: rec.base_commit, base_branch: 'main', ...fields })
+        .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
+        .join('\n');
+    const injected: Record<string, string>[] = [{ base_commit: `--output=${planted}` }, { branch: `--output=${planted}` }, { merged_commit: `--output=${planted}` }];
+    for (const fields of injected) {
+      fs.writeFileSync(path.join(sb.taskDir(t), 'WORKTREE.yaml'), `${yaml(fields)}\n`);
+      const res = await inject('GET', `/api/projects/${P}/tasks/${t}/diff`);
+      expect([Object.keys(fields)[0], res.statusCode]).toEqual([Object.keys(fields)[0], 500]);
+      expect(res.json().error.message).toMatch(/^WORKTREE\.yaml: \w+ "--output=[^\n]*is not a valid git ref$/);
+      expect(fs.existsSync(planted)).toBe(false);
+    }
+  });
 });
+

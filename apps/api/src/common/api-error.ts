@@ -10,6 +10,7 @@ export type ApiErrorCode =
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'TOO_MANY_REQUESTS'
   | 'NOT_IMPLEMENTED'
+  | 'INSUFFICIENT_STORAGE'
   | 'INTERNAL';
 
 const STATUS: Record<ApiErrorCode, number> = {
@@ -23,6 +24,7 @@ const STATUS: Record<ApiErrorCode, number> = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,
   NOT_IMPLEMENTED: 501,
+  INSUFFICIENT_STORAGE: 507,
   INTERNAL: 500,
 };
 

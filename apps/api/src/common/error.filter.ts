@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { StorageError, StorageErrorCode } from '@app/storage';
+import { isNoSpace, NO_SPACE_MESSAGE, StorageError, StorageErrorCode } from '@app/storage';
 import { BusError } from '@app/messagebus';
 import { RunnerError, RunnerErrorCode } from '@app/runner';
 import { ApiError, ApiErrorCode, codeForStatus, envelope } from './api-error';
@@ -18,6 +18,10 @@ function storageCode(code: StorageErrorCode): ApiErrorCode {
     case 'CONFLICT':
     case 'CORRUPT': // a write to a record that cannot be parsed: the state conflicts, the file stays
       return 'CONFLICT';
+    case 'NOT_REGULAR_FILE':
+      return 'FORBIDDEN';
+    case 'NO_SPACE':
+      return 'INSUFFICIENT_STORAGE';
     case 'LOCK_TIMEOUT':
     case 'IO':
       return 'INTERNAL';
@@ -36,6 +40,8 @@ function busCode(code: BusErrorCode): ApiErrorCode {
       return 'NOT_FOUND';
     case 'TOO_LARGE':
       return 'PAYLOAD_TOO_LARGE';
+    case 'NO_SPACE':
+      return 'INSUFFICIENT_STORAGE';
     case 'LOCK_TIMEOUT':
     case 'NOT_REGULAR_FILE':
     case 'SYMLINK':
@@ -88,6 +94,8 @@ export function toEnvelope(err: unknown, logger?: Logger, methodNotAllowed?: (er
   if (fst === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, body: envelope('PAYLOAD_TOO_LARGE', 'request body too large (limit: config api.max_request_body_bytes, default 1 MiB)') };
   if (fst === 'FST_ERR_CTP_EMPTY_JSON_BODY') return { status: 400, body: envelope('BAD_REQUEST', 'request body is required') };
   if (fst === 'FST_ERR_CTP_INVALID_JSON_BODY') return { status: 400, body: envelope('BAD_REQUEST', 'invalid json: body is not a valid JSON value') };
+  // a full disk is the same 507 whichever layer met it (storage, bus, runner or a raw fs call)
+  if (!(err instanceof ApiError) && isNoSpace(err)) return { status: 507, body: envelope('INSUFFICIENT_STORAGE', NO_SPACE_MESSAGE) };
   if (err instanceof ApiError) {
     return { status: err.status, body: envelope(err.code, err.message, err.details) };
   } else if (err instanceof StorageError) {

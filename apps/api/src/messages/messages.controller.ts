@@ -5,7 +5,7 @@ import { checkId, checkOptionalId } from '../common/ids';
 import { AuditLogService } from '../security/audit-log.service';
 import { BusHub } from '../sse/bus-hub';
 import { PostV1MessageDto } from './dto/post-message.dto';
-import { MessagesService } from './messages.service';
+import { MessagesService, parseMessageLimit } from './messages.service';
 import { sendSse } from '../sse/send-sse';
 
 /** #18–#20 */
@@ -23,8 +23,9 @@ export class MessagesController {
   }
 
   @Get()
-  list(@Query('project_id') projectId?: string, @Query('task_id') taskId?: string, @Query('after') after?: string) {
-    return this.messages.list(this.bus(projectId, taskId), after?.trim() || undefined);
+  list(@Query('project_id') projectId?: string, @Query('task_id') taskId?: string, @Query('after') after?: string, @Query('limit') limit?: string) {
+    // oldest first from `after` (or the start), one page: follow next_cursor as `after`
+    return this.messages.list(this.bus(projectId, taskId), { kind: 'oldest', after: after?.trim() || undefined, limit: parseMessageLimit(limit) });
   }
 
   @Post()

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BusMessage, MessageBusService, readMessages, validateHeaderFields } from '@app/messagebus';
+import { BusPageRequest, MessageBusService, readBusPage, validateHeaderFields } from '@app/messagebus';
+import { checkRealPathInside } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { ApiError, badRequest } from '../common/api-error';
 import { formatTime } from '../common/go-format';
@@ -21,25 +22,32 @@ export class MessagesService {
 
   busPath(projectId: string, taskId?: string): string {
     const p = taskId ? this.ctx.layout.taskBus(projectId, taskId) : this.ctx.layout.projectBus(projectId);
-    return confine(this.ctx.root, p, 'message bus path');
+    const bus = confine(this.ctx.root, p, 'message bus path');
+    // a project or task folder that is a symlink out of the root is not followed (issue #29)
+    checkRealPathInside(this.ctx.root, path.dirname(bus), 'message bus path');
+    return bus;
   }
 
-  /** Messages after `since` (404 `message id not found` when absent), newest `limit` kept; missing bus → []. */
-  list(busPath: string, since?: string, limit?: number) {
+  /**
+   * One page of a bus (issue #29: bounded by default). `newest`/`since` pages carry
+   * `next_cursor` = the oldest message returned (pass it as `before`), `oldest` pages the newest
+   * one (pass it as `after`), both only while `has_more`. Unknown cursor → 404 `message id not
+   * found`; missing bus → [].
+   */
+  list(busPath: string, req: BusPageRequest): { messages: ReturnType<typeof toRestMessage>[]; has_more: boolean; next_cursor?: string } {
     let st: fs.Stats;
     try {
       st = fs.lstatSync(busPath);
     } catch {
-      if (since) throw new ApiError('NOT_FOUND', 'message id not found');
-      return { messages: [] };
+      const cursor = req.kind === 'newest' ? req.before : req.kind === 'oldest' ? req.after : req.since;
+      if (cursor) throw new ApiError('NOT_FOUND', 'message id not found');
+      return { messages: [], has_more: false };
     }
     if (st.isSymbolicLink() || !st.isFile()) throw new ApiError('INTERNAL', 'read message bus');
-    let messages: BusMessage[];
-    if (since) messages = readMessages(busPath, { sinceId: since });
-    else if (limit && limit > 0) messages = readMessages(busPath, { last: limit });
-    else messages = readMessages(busPath);
-    if (limit && limit > 0 && messages.length > limit) messages = messages.slice(-limit);
-    return { messages: messages.map(toRestMessage) };
+    const page = readBusPage(busPath, req);
+    const out: { messages: ReturnType<typeof toRestMessage>[]; has_more: boolean; next_cursor?: string } = { messages: page.messages.map(toRestMessage), has_more: page.hasMore };
+    if (page.hasMore && page.messages.length > 0) out.next_cursor = (req.kind === 'oldest' ? page.messages[page.messages.length - 1] : page.messages[0]).msg_id;
+    return out;
   }
 
   async post(input: { projectId: string; taskId?: string; runId?: string; type?: string; body: string }) {
@@ -65,9 +73,19 @@ export class MessagesService {
   }
 }
 
-/** `limit` query: positive int capped at 5000; invalid or ≤ 0 = unlimited. */
-export function parseMessageLimit(text: string | undefined): number | undefined {
+/** `limit` query (api.md #29/#37): positive int capped at 5000; absent, invalid or ≤ 0 = the maximum (issue #29: bounded by default). */
+export function parseMessageLimit(text: string | undefined): number {
   const n = Number.parseInt(text ?? '', 10);
-  if (!Number.isFinite(n) || n <= 0) return undefined;
+  if (!Number.isFinite(n) || n <= 0) return MESSAGE_LIMIT_MAX;
   return Math.min(n, MESSAGE_LIMIT_MAX);
+}
+
+/** The page a project/task message list asks for: `since` (newest after it), `before` (older page) or the newest. */
+export function projectPageRequest(since: string | undefined, before: string | undefined, limitText: string | undefined): BusPageRequest {
+  const limit = parseMessageLimit(limitText);
+  const s = since?.trim();
+  const b = before?.trim();
+  if (s && b) throw badRequest('since and before cannot be combined');
+  if (s) return { kind: 'since', since: s, limit };
+  return { kind: 'newest', before: b || undefined, limit };
 }

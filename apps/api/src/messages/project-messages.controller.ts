@@ -6,7 +6,7 @@ import { AuditLogService } from '../security/audit-log.service';
 import { BusHub } from '../sse/bus-hub';
 import { NeedsInputService } from '../needs-input/needs-input.service';
 import { PostMessageDto, PostTaskMessageDto } from './dto/post-message.dto';
-import { MessagesService, parseMessageLimit } from './messages.service';
+import { MessagesService, projectPageRequest } from './messages.service';
 
 /** Project and task message buses: #29–#31 and #37–#39. */
 @Controller('api/projects/:p')
@@ -19,9 +19,9 @@ export class ProjectMessagesController {
   ) {}
 
   @Get('messages')
-  listProject(@Param('p') p: string, @Query('since') since?: string, @Query('limit') limit?: string) {
+  listProject(@Param('p') p: string, @Query('since') since?: string, @Query('limit') limit?: string, @Query('before') before?: string) {
     const projectId = checkId(p, 'project_id');
-    return this.messages.list(this.messages.busPath(projectId), since?.trim() || undefined, parseMessageLimit(limit));
+    return this.messages.list(this.messages.busPath(projectId), projectPageRequest(since, before, limit));
   }
 
   @Post('messages')
@@ -39,10 +39,10 @@ export class ProjectMessagesController {
   }
 
   @Get('tasks/:t/messages')
-  listTask(@Param('p') p: string, @Param('t') t: string, @Query('since') since?: string, @Query('limit') limit?: string) {
+  listTask(@Param('p') p: string, @Param('t') t: string, @Query('since') since?: string, @Query('limit') limit?: string, @Query('before') before?: string) {
     const projectId = checkId(p, 'project_id');
     const taskId = checkId(t, 'task_id');
-    return this.messages.list(this.messages.busPath(projectId, taskId), since?.trim() || undefined, parseMessageLimit(limit));
+    return this.messages.list(this.messages.busPath(projectId, taskId), projectPageRequest(since, before, limit));
   }
 
   @Post('tasks/:t/messages')

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LivenessProbe, readRunInfoReconciled, runIdTime, RunInfo, runInfoFile, taskRunsDir, ZERO_TIME } from '@app/storage';
+import { LivenessProbe, readRecordText, readRunInfoReconciled, runIdTime, RunInfo, runInfoFile, taskRunsDir, ZERO_TIME } from '@app/storage';
 import type { RunRecord } from './shapes';
 
 /**
@@ -32,7 +32,7 @@ function readExtraRun(dir: string, name: string, probe: LivenessProbe): RunInfo 
   try {
     if (fs.existsSync(runInfoFile(dir))) return readRunInfoReconciled(runInfoFile(dir), probe);
     const cwdTxt = path.join(dir, 'cwd.txt');
-    if (fs.existsSync(cwdTxt)) return parseCwdTxt(fs.readFileSync(cwdTxt, 'utf8'), name, fs.statSync(cwdTxt).mtime);
+    if (fs.existsSync(cwdTxt)) return parseCwdTxt(readRecordText(cwdTxt), name, fs.statSync(cwdTxt).mtime);
   } catch {
     return undefined;
   }

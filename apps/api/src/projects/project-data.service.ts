@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BUDGET_EXCEEDED_FILE, isRunStalled, NEEDS_INPUT_FILE, needsInputOf, PAUSED_FILE, RATE_LIMITED_FILE, taskCorruptReason, taskUsageView, type OpenQuestion, type TaskUsageView } from '@app/runner';
-import { blockedBy, DONE_FILE, hasDoneFile, LIVENESS_PROBE, LivenessProbe, readDependsOn, RunInfo, TASK_CONFIG_FILE, TASK_PROMPT_FILE } from '@app/storage';
+import { blockedBy, DONE_FILE, hasDoneFile, LIVENESS_PROBE, LivenessProbe, readDependsOn, readRecordText, RunInfo, TASK_CONFIG_FILE, TASK_PROMPT_FILE } from '@app/storage';
 import { replicaRunView, type PendingTask } from '@app/scaleout';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { formatTime } from '../common/go-format';
@@ -194,7 +194,7 @@ export class ProjectDataService {
     try {
       const file = path.join(this.projectDir(p), PROJECT_ROOT_MARKER);
       const st = fs.statSync(file);
-      return { root: fs.readFileSync(file, 'utf8').trim(), mtime: st.mtime };
+      return { root: readRecordText(file).trim(), mtime: st.mtime };
     } catch {
       return undefined;
     }
@@ -355,7 +355,7 @@ function mtime(p: string): Date | undefined {
 function readThreadParent(taskDir: string): Record<string, string> | null {
   let text: string;
   try {
-    text = fs.readFileSync(path.join(taskDir, THREAD_LINK_FILE), 'utf8');
+    text = readRecordText(path.join(taskDir, THREAD_LINK_FILE));
   } catch {
     return null;
   }

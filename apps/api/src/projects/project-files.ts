@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FileContent, ProjectStats } from '@app/contracts';
-import { folderSize, TASK_ID_PATTERN, taskRunsDir } from '@app/storage';
+import { folderSize, MAX_SERVED_FILE_BYTES, readRecordText, readRegularFileCapped, TASK_ID_PATTERN, taskRunsDir } from '@app/storage';
 import { formatTime, isZeroTime } from '../common/go-format';
 import { confine } from '../security/path-confinement';
 import { PROJECT_ROOT_MARKER, ProjectDataService } from './project-data.service';
@@ -110,17 +110,19 @@ export function lastLines(text: string, n: number): string {
   return trailing && kept !== '' ? `${kept}\n` : kept;
 }
 
-/** A task or run file as the API returns it (last `tail` lines when > 0); undefined when it does not exist. */
-export function readFileContent(file: string, name: string, tail?: number): FileContent | undefined {
-  let st: fs.Stats;
-  try {
-    st = fs.statSync(file);
-  } catch {
-    return undefined;
-  }
-  let content = fs.readFileSync(file, 'utf8');
+/**
+ * A task or run file as the API returns it (last `tail` lines when > 0); undefined when it does not
+ * exist. Only a regular file whose real path lies inside `root` is read (403 otherwise), and at most
+ * MAX_SERVED_FILE_BYTES of it: a longer file is served from its last bytes with `truncated: true`.
+ */
+export function readFileContent(root: string, file: string, name: string, tail?: number): (FileContent & { truncated?: true }) | undefined {
+  const read = readRegularFileCapped(file, { root, maxBytes: MAX_SERVED_FILE_BYTES });
+  if (!read) return undefined;
+  let content = read.text;
   if (tail !== undefined && tail > 0) content = lastLines(content, tail);
-  return { name, content, modified: formatTime(st.mtime), size_bytes: st.size };
+  const out: FileContent & { truncated?: true } = { name, content, modified: formatTime(read.stat.mtime), size_bytes: read.stat.size };
+  if (read.truncated) out.truncated = true;
+  return out;
 }
 
 /** Deletes a task or run folder that lies inside the runs root. */
@@ -129,10 +131,10 @@ export function removeFolder(data: ProjectDataService, dir: string, what: string
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
-/** The raw text of a file (`GET /api/v1/runs/:r/info` serves run-info.yaml as stored); undefined when unreadable. */
+/** The raw text of a record file (`GET /api/v1/runs/:r/info` serves run-info.yaml as stored); undefined when missing or not a regular file. */
 export function readRawText(file: string): string | undefined {
   try {
-    return fs.readFileSync(file, 'utf8');
+    return readRecordText(file);
   } catch {
     return undefined;
   }

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { Observable } from 'rxjs';
 import { RunnerService, type TaskUsageView } from '@app/runner';
 import { applyTaskWrite, stopRunRouted } from '../tasks/scaleout-hooks';
-import { runInfoFile, taskRunsDir } from '@app/storage';
+import { checkServableFile, runInfoFile, taskRunsDir } from '@app/storage';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { formatTime } from '../common/go-format';
 import { checkId, checkRunId } from '../common/ids';
@@ -192,7 +192,7 @@ export class ProjectTasksController {
     const fileName = name ?? 'TASK.md';
     if (fileName !== 'TASK.md') throw notFound(`unknown task file: ${fileName}`);
     const file = confine(this.data.root, path.join(this.data.taskDir(projectId, taskId), 'TASK.md'), 'task file path');
-    const content = readFileContent(file, 'TASK.md');
+    const content = readFileContent(this.data.root, file, 'TASK.md');
     if (!content) throw notFound('TASK.md not found');
     return content;
   }
@@ -252,7 +252,9 @@ export class ProjectTasksController {
     if (!RUN_FILE_NAMES.includes(n)) throw notFound(`unknown file: ${n}`);
     const file = runFilePath(run, n);
     if (!file) throw notFound(`file path not set for ${n}`);
-    return { name: n, file: confine(this.data.root, file, 'run file path') };
+    const confined = confine(this.data.root, file, 'run file path');
+    checkServableFile(this.data.root, confined, 'run file path');
+    return { name: n, file: confined };
   }
 
   /** #45 (`tail=N` returns the last N lines, D12; `tail=0` the whole file) */
@@ -261,7 +263,7 @@ export class ProjectTasksController {
     const run = this.findRun(p, t, r);
     const { name: n, file } = this.runFile(run, name);
     const tailN = parseCountQuery(tail, 'tail', MAX_TAIL_LINES);
-    const content = readFileContent(file, n, tailN);
+    const content = readFileContent(this.data.root, file, n, tailN);
     if (!content) throw notFound(`file not found: ${n}`);
     return content;
   }

@@ -1,4 +1,4 @@
-import { Controller, Logger, Get, Headers, Header, HttpCode, MessageEvent, Param, Post, Req, Sse, SseSignal } from '@nestjs/common';
+import { Controller, Logger, Get, Headers, Header, HttpCode, MessageEvent, Param, Post, Query, Req, Sse, SseSignal } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { Observable } from 'rxjs';
 import { RunnerService } from '@app/runner';
@@ -7,6 +7,7 @@ import { conflict, notFound } from '../common/api-error';
 import { checkRunId } from '../common/ids';
 import { ProjectDataService } from '../projects/project-data.service';
 import { readRawText } from '../projects/project-files';
+import { cursorPage } from '../projects/pagination';
 import { RunRecord, toRunV1 } from '../projects/shapes';
 import { AuditLogService } from '../security/audit-log.service';
 import { RunStreamsService } from '../sse/run-streams.service';
@@ -34,9 +35,11 @@ export class RunsController {
 
   /** #13 */
   @Get()
-  list() {
+  list(@Query('limit') limit?: string, @Query('after') after?: string) {
     const runs = this.data.allRuns().sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
-    return { runs: runs.map(toRunV1) };
+    // bounded (issue #29): one page in run-id order, next_cursor → after=
+    const { page, ...more } = cursorPage(runs, (r) => r.runId, after, limit);
+    return { runs: page.map(toRunV1), ...more };
   }
 
   /** #8: every run under the root, runs created later included. */

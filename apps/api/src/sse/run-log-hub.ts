@@ -111,7 +111,7 @@ export class RunLogHub implements OnApplicationShutdown {
     @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
     @Inject(LIVENESS_PROBE) private readonly probe: LivenessProbe,
   ) {
-    this.files = new FileTailRegistry(feed, ctx.sse.pollIntervalMs);
+    this.files = new FileTailRegistry(feed, ctx.sse.pollIntervalMs, ctx.root);
     this.readInfo = runInfoReader(ctx, probe);
   }
 

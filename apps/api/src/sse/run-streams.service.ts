@@ -88,10 +88,10 @@ export class RunStreamsService {
   /** Replays lines (from, upTo] of both files; nothing when `from` is zero (live only). */
   private replay(ref: RunRef, from: Cursor, upTo: Cursor, deliver: (e: Extract<RunEvent, { kind: 'log' }>) => void): void {
     if (from.s <= 0 && from.e <= 0) return;
-    const outLines = readLines(path.join(ref.runDir, STDOUT_FILE), from.s, upTo.s);
+    const outLines = readLines(path.join(ref.runDir, STDOUT_FILE), from.s, upTo.s, this.ctx.root);
     const sEnd = from.s + outLines.length;
     outLines.forEach((line, i) => deliver({ kind: 'log', stream: 'stdout', line, s: from.s + i + 1, e: from.e }));
-    const errLines = readLines(path.join(ref.runDir, STDERR_FILE), from.e, upTo.e);
+    const errLines = readLines(path.join(ref.runDir, STDERR_FILE), from.e, upTo.e, this.ctx.root);
     errLines.forEach((line, i) => deliver({ kind: 'log', stream: 'stderr', line, s: Math.max(from.s, sEnd), e: from.e + i + 1 }));
   }
 

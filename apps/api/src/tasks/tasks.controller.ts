@@ -4,6 +4,7 @@ import { formatTime } from '../common/go-format';
 import { SelfUpdateService } from '../admin/self-update.service';
 import { checkId } from '../common/ids';
 import { ProjectDataService } from '../projects/project-data.service';
+import { cursorPage } from '../projects/pagination';
 import { toRunV1 } from '../projects/shapes';
 import { CreateTaskDto } from './dto/create-task.dto';
 import { TasksService } from './tasks.service';
@@ -37,14 +38,17 @@ export class TasksController {
 
   /** #9: tasks with a TASK.md, by project then task. */
   @Get()
-  list() {
-    const tasks = [];
+  list(@Query('limit') limit?: string, @Query('after') after?: string) {
+    const keys: { p: string; t: string; key: string }[] = [];
     for (const p of this.data.projectIds()) {
       for (const t of this.data.taskIds(p)) {
-        if (this.data.hasTaskPrompt(p, t)) tasks.push(this.v1(p, t).body);
+        if (this.data.hasTaskPrompt(p, t)) keys.push({ p, t, key: `${p}/${t}` });
       }
     }
-    return { tasks };
+    // bounded (issue #29): one page in `<project>/<task>` order, next_cursor → after=; only the page is built
+    keys.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const { page, ...more } = cursorPage(keys, (k) => k.key, after, limit);
+    return { tasks: page.map((k) => this.v1(k.p, k.t).body), ...more };
   }
 
   /** #10 */

@@ -1,8 +1,6 @@
-import { IsolationRequest, isGitMissing, normalizePaths, repoRoot } from '@app/runner';
+import { checkRefArg, IsolationRequest, isGitMissing, normalizePaths, repoRoot, resolveCommit } from '@app/runner';
 import { badRequest, unprocessable } from '../common/api-error';
 import type { CreateTaskDto } from './dto/create-task.dto';
-
-const REF = /^[A-Za-z0-9._/@^~{}-]{1,200}$/;
 
 /**
  * `isolation`, `base`, `paths` of POST /api/v1/tasks, checked before anything is written: the
@@ -16,14 +14,18 @@ export async function checkIsolation(body: CreateTaskDto, projectRoot: string | 
     return mode === 'none' ? { worktree: false } : undefined;
   }
   const base = body.base?.trim() || undefined;
-  if (base !== undefined && (!REF.test(base) || base.startsWith('-') || base.includes('..'))) throw badRequest(`invalid base "${base}"`);
+  if (base !== undefined) checkRefArg(base, 'base'); // RunnerError INVALID_INPUT: a 400
   const paths = normalizePaths(body.paths);
+  let repo: string;
   try {
-    await repoRoot(projectRoot ?? process.cwd());
+    repo = await repoRoot(projectRoot ?? process.cwd());
   } catch (err) {
     // the server's host lacks git: not the request's fault, and not "no repository" either
     if (isGitMissing(err)) throw unprocessable('isolation "worktree" needs git on the server: git is not installed (not found on PATH)');
     throw badRequest(`isolation "worktree" needs project_root inside a git repository: ${projectRoot ?? process.cwd()}`);
   }
+  // resolved now, so a base that names no commit (`main^{tree}`, a typo) is a 400, not a failed start
+  if (base !== undefined) await resolveCommit(repo, base, 'base');
   return { worktree: true, repo: projectRoot, base, paths };
 }
+

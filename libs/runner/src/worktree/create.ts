@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { AppConfig, withFileLock } from '@app/storage';
 import { RunnerError, errorText } from '../runner.errors';
-import { git, gitCommonDir, gitRaw, repoRoot } from './git';
+import { checkRefArg, git, gitCommonDir, gitRaw, repoRoot, resolveCommit } from './git';
 import { runHook } from './hooks';
 import { releasePort, reservePort } from './port';
 import { listWorktrees, removeWorktreeFolder } from './list';
@@ -60,13 +60,11 @@ async function branchExists(repo: string, branch: string): Promise<boolean> {
 
 async function resolveBase(repo: string, base: string | undefined): Promise<{ commit: string; branch: string }> {
   const ref = base?.trim() || 'HEAD';
-  if (ref.startsWith('-')) throw new RunnerError('INVALID_INPUT', `invalid --base ${JSON.stringify(ref)}`);
-  const r = await gitRaw(repo, ['rev-parse', '--verify', '-q', `${ref}^{commit}`]);
-  if (r.code !== 0) throw new RunnerError('INVALID_INPUT', `--base ${JSON.stringify(ref)} is not a commit in ${repo}`);
+  const commit = await resolveCommit(repo, ref, '--base');
   let branch = '';
   if (!base?.trim()) branch = (await gitRaw(repo, ['symbolic-ref', '--short', '-q', 'HEAD'])).stdout.trim();
   else if (await branchExists(repo, ref)) branch = ref;
-  return { commit: r.stdout.trim(), branch };
+  return { commit, branch };
 }
 
 /** Declared paths are repository-relative; `..`, absolute paths and empty entries are refused. */
@@ -114,7 +112,7 @@ export async function ensureTaskWorktree(opts: EnsureWorktreeOptions): Promise<W
     mkdirSync(join(repo, WORKTREES_DIR), { recursive: true });
     const base = record ? { commit: record.base_commit, branch: record.base_branch } : await resolveBase(repo, opts.request.base);
     if (await branchExists(repo, branch)) await git(repo, ['worktree', 'add', path, branch]);
-    else await git(repo, ['worktree', 'add', '-b', branch, path, base.commit]);
+    else await git(repo, ['worktree', 'add', '-b', branch, '--end-of-options', path, checkRefArg(base.commit, 'base_commit', true)]);
     record ??= newRecord(opts, repo, path, branch, base, paths);
   });
   const rec = record!;
@@ -177,7 +175,7 @@ export async function removeTaskWorktree(taskDir: string, opts: { config?: AppCo
     }
   }
   await removeWorktreeFolder(rec.repo, rec.path);
-  if (opts.deleteBranch) await gitRaw(rec.repo, ['branch', '-D', rec.branch]);
+  if (opts.deleteBranch) await gitRaw(rec.repo, ['branch', '-D', '--end-of-options', checkRefArg(rec.branch, 'branch', true)]);
   releasePort(await gitCommonDir(rec.repo), rec.task_id);
   updateWorktreeRecord(taskDir, { removed_at: new Date().toISOString() });
 }

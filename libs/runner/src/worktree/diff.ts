@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunnerError } from '../runner.errors';
-import { git } from './git';
+import { checkRefArg, git } from './git';
 import { readWorktreeRecord, WorktreeRecord } from './record';
 
 export interface DiffHunk {
@@ -44,7 +44,7 @@ async function worktreePatch(rec: WorktreeRecord): Promise<string> {
     if (existsSync(real)) copyFileSync(real, index);
     const env = { GIT_INDEX_FILE: index };
     await git(rec.path, ['add', '-A', '--', '.'], env);
-    return await git(rec.path, ['diff', '--cached', ...DIFF_FLAGS, rec.base_commit, '--'], env);
+    return await git(rec.path, ['diff', '--cached', ...DIFF_FLAGS, '--end-of-options', checkRefArg(rec.base_commit, 'base_commit', true), '--'], env);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -55,7 +55,10 @@ export async function taskDiff(taskDir: string): Promise<TaskDiff> {
   if (!rec) throw new RunnerError('NOT_FOUND', 'task has no worktree (it was not started with --worktree)');
   let patch: string;
   if (!rec.removed_at && existsSync(rec.path)) patch = await worktreePatch(rec);
-  else patch = await git(rec.repo, ['diff', ...DIFF_FLAGS, rec.base_commit, rec.merged_commit ? `${rec.merged_commit}^2` : rec.branch, '--']);
+  else {
+    const tip = rec.merged_commit ? `${checkRefArg(rec.merged_commit, 'merged_commit', true)}^2` : checkRefArg(rec.branch, 'branch', true);
+    patch = await git(rec.repo, ['diff', ...DIFF_FLAGS, '--end-of-options', checkRefArg(rec.base_commit, 'base_commit', true), tip, '--']);
+  }
   return { task_id: rec.task_id, branch: rec.branch, base_commit: rec.base_commit, worktree: rec.path, files: parsePatch(patch), patch };
 }
 

@@ -117,7 +117,7 @@ export async function gcWorktrees(opts: WorktreeGcOptions): Promise<WorktreeGcRe
         report.removed.push({ path: wt.path, task_id: taskId, reason: merged ? 'task deleted' : 'forced' });
         if (opts.dryRun) continue;
         await removeWorktreeFolder(repo, wt.path);
-        if (merged) await gitRaw(repo, ['branch', '-D', branch]);
+        if (merged) await gitRaw(repo, ['branch', '-D', '--end-of-options', branch]);
         releasePort(await gitCommonDir(repo), taskId);
       }
     } catch (err) {

@@ -50,6 +50,31 @@ export async function git(cwd: string, args: string[], env?: Record<string, stri
   return r.stdout.replace(/\n$/, '');
 }
 
+/**
+ * The one rule for a ref or revision handed to git, wherever it came from (a flag, an API field or
+ * a WORKTREE.yaml): not empty, not an option (`-…`), no whitespace or control characters, no
+ * `..` range; callers still pass it after `--end-of-options`. Returns the value. A bad value
+ * given by the caller is INVALID_INPUT; one read from a WORKTREE.yaml (`fromRecord`) is a broken
+ * record (WORKTREE), named as such.
+ */
+export function checkRefArg(value: unknown, what: string, fromRecord = false): string {
+  const text = typeof value === 'string' ? value : '';
+  // eslint-disable-next-line no-control-regex
+  if (text === '' || text.startsWith('-') || /[\s\u0000-\u001f\u007f]/.test(text) || text.includes('..') || text.length > 256) {
+    const line = `${what} ${JSON.stringify(text).slice(0, 80)} is not a valid git ref`;
+    throw fromRecord ? new RunnerError('WORKTREE', `WORKTREE.yaml: ${line}`) : new RunnerError('INVALID_INPUT', line);
+  }
+  return text;
+}
+
+/** The commit a ref names (`git rev-parse --verify --end-of-options <ref>^{commit}`); INVALID_INPUT with one line when it names none. */
+export async function resolveCommit(repo: string, ref: string, what: string): Promise<string> {
+  checkRefArg(ref, what);
+  const r = await gitRaw(repo, ['rev-parse', '--verify', '-q', '--end-of-options', `${ref}^{commit}`]);
+  if (r.code !== 0) throw new RunnerError('INVALID_INPUT', `${what} ${JSON.stringify(ref)} is not a commit in ${repo}`);
+  return r.stdout.trim();
+}
+
 /** The top level of the repository containing `dir` (its main working tree, even from a linked worktree). */
 export async function repoRoot(dir: string): Promise<string> {
   const r = await gitRaw(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir']);

@@ -1,4 +1,4 @@
-export { git, gitRaw, isGitMissing, repoRoot } from './git';
+export { checkRefArg, git, gitRaw, isGitMissing, repoRoot, resolveCommit } from './git';
 export { ensureTaskWorktree, removeTaskWorktree, worktreePath, taskBranch, worktreeEnv, normalizePaths, WORKTREES_DIR, BRANCH_PREFIX, type WorktreeRequest, type EnsureWorktreeOptions } from './create';
 export { readWorktreeRecord, WORKTREE_RECORD_FILE, type WorktreeRecord, type MergeStatus } from './record';
 export { taskDiff, parsePatch, type TaskDiff, type DiffFile, type DiffHunk } from './diff';

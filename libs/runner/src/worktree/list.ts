@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { RunnerError } from '../runner.errors';
 import { git, gitRaw } from './git';
 
 export interface ListedWorktree {
@@ -25,9 +26,13 @@ export async function listWorktrees(repo: string): Promise<ListedWorktree[]> {
 
 /** Removes a worktree folder and its registration, whatever state a crash left them in. */
 export async function removeWorktreeFolder(repo: string, path: string): Promise<void> {
+  // only the runner's own folders (`<repo>/.conductor/…`): a path read from a WORKTREE.yaml is never trusted to name what gets deleted
+  const own = resolve(repo, '.conductor');
+  const rel = relative(own, resolve(path));
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new RunnerError('WORKTREE', `WORKTREE.yaml: path ${JSON.stringify(path)} is not inside ${own}; nothing removed`);
   const entry = (await listWorktrees(repo)).find((w) => resolve(w.path) === resolve(path));
-  if (entry?.locked) await gitRaw(repo, ['worktree', 'unlock', path]);
-  if (entry) await gitRaw(repo, ['worktree', 'remove', '--force', '--force', path]);
+  if (entry?.locked) await gitRaw(repo, ['worktree', 'unlock', '--end-of-options', path]);
+  if (entry) await gitRaw(repo, ['worktree', 'remove', '--force', '--force', '--end-of-options', path]);
   rmSync(path, { recursive: true, force: true });
   await git(repo, ['worktree', 'prune']);
 }

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { BusWriter } from '@app/messagebus';
 import { AppConfig, withFileLock } from '@app/storage';
 import { RunnerError } from '../runner.errors';
-import { git, gitCommonDir, gitRaw } from './git';
+import { checkRefArg, git, gitCommonDir, gitRaw } from './git';
 import { lastLines, runShell } from './hooks';
 import { readWorktreeRecord, updateWorktreeRecord, WorktreeRecord } from './record';
 import { worktreeEnv } from './create';
@@ -107,16 +107,16 @@ export async function mergeTask(opts: MergeOptions): Promise<MergeResult> {
 async function mergeLocked(rec: WorktreeRecord, config?: AppConfig): Promise<string> {
   const env = await identityEnv(rec.repo);
   await commitLeftovers(rec, env);
-  const baseRef = `refs/heads/${rec.base_branch}`;
-  const baseTip = await git(rec.repo, ['rev-parse', '--verify', baseRef]);
-  const branchTip = await git(rec.repo, ['rev-parse', '--verify', `refs/heads/${rec.branch}`]);
+  const baseRef = `refs/heads/${checkRefArg(rec.base_branch, 'base_branch', true)}`;
+  const baseTip = await git(rec.repo, ['rev-parse', '--verify', '--end-of-options', baseRef]);
+  const branchTip = await git(rec.repo, ['rev-parse', '--verify', '--end-of-options', `refs/heads/${checkRefArg(rec.branch, 'branch', true)}`]);
   if ((await gitRaw(rec.repo, ['merge-base', '--is-ancestor', branchTip, baseTip])).code === 0) return '';
   const scratch = join(rec.repo, '.conductor', 'merge', rec.task_id);
   await removeWorktreeFolder(rec.repo, scratch);
   await git(rec.repo, ['worktree', 'add', '--detach', scratch, baseTip]);
   let candidate: string;
   try {
-    const merge = await gitRaw(scratch, ['merge', '--no-ff', '--no-edit', '-m', `Merge ${rec.branch} (${rec.task_id})`, rec.branch], env);
+    const merge = await gitRaw(scratch, ['merge', '--no-ff', '--no-edit', '-m', `Merge ${rec.branch} (${rec.task_id})`, '--end-of-options', `refs/heads/${rec.branch}`], env);
     if (merge.code !== 0) {
       const files = (await git(scratch, ['diff', '--name-only', '--diff-filter=U'])).split('\n').filter(Boolean);
       await gitRaw(scratch, ['merge', '--abort']);
