@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { serializeEntry } from '@app/messagebus';
+import { seedCorruptRoot } from './corrupt-records';
 import { seedRun } from './run-fixtures';
 
 export const HOSTILE_PROJECT = 'hostile';
@@ -50,6 +51,13 @@ export const HOSTILE_ENTRIES: Record<string, HostileEntry> = {
     fs.symlinkSync(path.join(ctx.outside, 'elsewhere', 'task-20260101-120000-elsewhere'), path.join(ctx.root, HOSTILE_PROJECT, 'task-20260101-120000-elsewhere'));
     fs.symlinkSync(path.join(ctx.outside, 'elsewhere'), path.join(ctx.root, 'linked-project'));
   },
+  /** A FIFO and a /dev/zero link in place of run-info.yaml: shown as corrupt runs, never read. */
+  recordsNotFiles: (ctx) => {
+    replaceWith(path.join(ctx.run('20260101-1200000000-900-5'), 'run-info.yaml'), fifo);
+    replaceWith(path.join(ctx.run('20260101-1200000000-900-6'), 'run-info.yaml'), (p) => fs.symlinkSync('/dev/zero', p));
+  },
+  /** Projects `bad` (a corrupt run-info of every kind, corrupt task state files) and `good`. */
+  corruptRecords: (ctx) => seedCorruptRoot(ctx.root),
 };
 
 /** Writes a bus of `count` messages straight to disk (the writer's format, no per-message fsync); returns the path. */

@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import { isNoSpace, NO_SPACE_MESSAGE } from '@app/storage';
+import { isNoSpace, NO_SPACE_MESSAGE } from '@app/storage/storage.errors';
 
 export type BusErrorCode =
   | 'INVALID_MESSAGE'

@@ -36,12 +36,15 @@ export function corruptRunInfo(path: string, reason: string): RunInfo {
   return { ...synthesizeRunInfo(path), status: 'corrupt', corrupt_reason: reason };
 }
 
-/** The run-info at `path`, the corrupt view when it cannot be parsed, undefined when absent (other read errors throw). */
+/**
+ * The run-info at `path`; the corrupt view when it cannot be parsed or is refused as a record (a
+ * FIFO, a device, a symlink out of the root); undefined when absent (other read errors throw).
+ */
 export function readRunInfoOrCorrupt(path: string): RunInfo | undefined {
   try {
     return readRunInfoIfExists(path);
   } catch (err) {
-    if (err instanceof StorageError && err.code === 'CORRUPT') return corruptRunInfo(path, err.message);
+    if (err instanceof StorageError && (err.code === 'CORRUPT' || err.code === 'NOT_REGULAR_FILE')) return corruptRunInfo(path, err.message);
     throw err;
   }
 }

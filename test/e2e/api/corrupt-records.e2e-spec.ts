@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApiApp } from '../../utils/api-app';
-import { CORRUPT_RUN_INFO, CORRUPT_KINDS as kinds, RUN, seedCorruptRoot, T } from './corrupt-fixtures';
+import { CORRUPT_RUN_INFO, CORRUPT_KINDS as kinds, RUN, seedCorruptRoot, T } from '../../utils/corrupt-records';
 
 describe('corrupt records (e2e, real files, in-process server)', () => {
   let dir: string;

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CONDUCTOR, runCli } from '../../utils/cli';
-import { CORRUPT_KINDS, RUN, seedCorruptRoot, T } from '../api/corrupt-fixtures';
+import { CORRUPT_KINDS, RUN, seedCorruptRoot, T } from '../../utils/corrupt-records';
 import { startServer } from '../server/helpers';
 
 describe('corrupt records in the CLI, run-agent doctor (e2e)', () => {

@@ -76,7 +76,10 @@ describe('npm package (npm pack + install of the tarball)', () => {
       expect(await health.json()).toEqual({ status: 'ok' });
       const index = await (await waitForOk(`http://127.0.0.1:${port}/`, server.child)).text();
       expect(index).toBe(readFileSync(join(installed(), 'frontend', 'dist', 'index.html'), 'utf8'));
-      const openapi = await (await waitForOk(`http://127.0.0.1:${port}/api/openapi.json`, server.child)).text();
+      // no key configured: the server generated one in the user's state folder (0600), which clients read
+      const key = readFileSync(join(dir, 'home', '.run-agent', 'api-key'), 'utf8').trim();
+      expect((await fetch(`http://127.0.0.1:${port}/api/openapi.json`)).status).toBe(401);
+      const openapi = await (await waitForOk(`http://127.0.0.1:${port}/api/openapi.json`, server.child, { authorization: `Bearer ${key}` })).text();
       expect(openapi).toBe(readFileSync(join(installed(), 'docs', 'openapi.json'), 'utf8'));
 
       // The image's health probe, run as written in the Dockerfile, with the port it reads from the env.

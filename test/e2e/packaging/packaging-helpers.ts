@@ -19,10 +19,10 @@ export function cleanEnv(home: string, extra: Record<string, string> = {}): Node
 }
 
 /** Waits until url answers 200 (fails early when `child` exits) and returns that response. */
-export function waitForOk(url: string, child?: ChildProcess): Promise<Response> {
+export function waitForOk(url: string, child?: ChildProcess, headers: Record<string, string> = {}): Promise<Response> {
   return waitFor(`${url} to answer 200`, async () => {
     if (child && child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} before ${url} answered`);
-    const res = await fetch(url);
+    const res = await fetch(url, { headers });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     return res;
   });

@@ -85,7 +85,7 @@ describe('webhook delivery headers', () => {
       expect(loadConfig(file).webhook?.standard_webhooks_secret).toBe(good);
       for (const bad of ['s3cret', 'whsec_c2hvcnQ=', `whsec_${randomBytes(32).toString('base64')}!`]) {
         writeFileSync(file, `agents:\n  a:\n    type: command\n    command: /bin/true\nwebhook:\n  url: http://127.0.0.1:9/hook\n  standard_webhooks_secret: "${bad}"\n`);
-        expect(() => loadConfig(file)).toThrow('webhook.standard_webhooks_secret is invalid: expected whsec_ followed by the base64 of 24 to 64 bytes');
+        expect(() => loadConfig(file)).toThrow(': webhook.standard_webhooks_secret: must be whsec_ followed by the base64 of 24 to 64 bytes');
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import { waitFor } from '../../utils/wait';
 
 /*
  * Issue #29 acceptance, against the real built server process: a root with symlinks out of it,
- * FIFOs in place of run files, /dev/zero links and a 200,000-message bus. Every listing route
+ * FIFOs in place of run files, /dev/zero links, corrupt records of every kind and a 200,000-message bus. Every listing route
  * answers 2xx within 1 s, the server stays under 300 MB RSS and health answers throughout.
  */
 const LISTINGS = [
@@ -29,6 +29,12 @@ const LISTINGS = [
   '/api/v1/status',
   '/api/v1/usage',
   '/api/v1/questions',
+  // the corrupt records' projects (HOSTILE_ENTRIES.corruptRecords)
+  '/api/projects/bad/tasks',
+  '/api/projects/bad/runs/flat',
+  '/api/projects/bad/stats',
+  '/api/projects/bad/tasks/task-20260101-120000-mixed',
+  '/api/projects/bad/tasks/task-20260101-120000-garbage/runs',
 ];
 /** The run files hostile-root.ts planted: /dev/zero links, FIFOs, symlinks out of the root. */
 const BAD_FILES: Record<string, string[]> = {
@@ -37,10 +43,12 @@ const BAD_FILES: Record<string, string[]> = {
   '20260101-1200000000-900-3': ['stdout', 'stderr', 'prompt'],
 };
 
+let authorization = '';
+
 function get(base: string, url: string): Promise<{ status: number; bytes: number; ms: number }> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const req = http.get(`${base}${url}`, (res) => {
+    const req = http.get(`${base}${url}`, { headers: { authorization } }, (res) => {
       let bytes = 0;
       if ((res.headers['content-type'] ?? '').includes('text/event-stream')) {
         req.destroy();
@@ -73,6 +81,8 @@ describe('a hostile runs root does not take the server down (issue #29 acceptanc
     server = startCli(['--port', '0', '--root', root, '--disable-task-start'], { bin: CONDUCTOR, env: { ...process.env, HOME: dir }, cwd: dir, timeoutMs: 600_000 });
     const port = await waitFor('the server to announce its port', () => announcedPort(server.stdout()), 60_000);
     base = `http://127.0.0.1:${port}`;
+    // the default start: no key configured, so the server generated one in the user's state folder
+    authorization = `Bearer ${fs.readFileSync(path.join(dir, '.run-agent', 'api-key'), 'utf8').trim()}`;
   }, 300_000);
   afterAll(async () => {
     server?.child.kill('SIGKILL');
@@ -114,4 +124,14 @@ describe('a hostile runs root does not take the server down (issue #29 acceptanc
     expect((await get(base, '/api/v1/health')).status).toBe(200);
     expect(peak).toBeLessThan(300);
   }, 300_000);
+
+  it('shows a FIFO or /dev/zero link in place of run-info.yaml as a corrupt run', async () => {
+    const res = await fetch(`${base}/api/projects/${P}/tasks/${T}/runs`, { headers: { authorization } });
+    const body = (await res.json()) as { items: { id: string; status: string; corrupt_reason?: string }[] };
+    const byId = new Map(body.items.map((r) => [r.id, r]));
+    for (const id of ['20260101-1200000000-900-5', '20260101-1200000000-900-6']) {
+      expect([id, byId.get(id)?.status]).toEqual([id, 'corrupt']);
+      expect(byId.get(id)?.corrupt_reason).toMatch(/not a regular file|outside the runs root/);
+    }
+  });
 });

@@ -106,6 +106,6 @@ describe('server log (e2e)', () => {
     const badConfig = join(dir, 'bad-level.yaml');
     writeFileSync(badConfig, 'agents:\n  fake:\n    type: command\n    command: /bin/true\napi:\n  log_level: loud\n');
     const cfg = await runCli(CONDUCTOR, ['--port', '0', '--root', join(dir, 'runs-bad'), '--config', badConfig], serverEnv(dir), { cwd: dir });
-    expect([cfg.code, cfg.stderr]).toEqual([2, 'Error: invalid api.log_level "loud": must be one of error, warn, info, debug\n']);
+    expect([cfg.code, cfg.stderr]).toEqual([2, `Error: ${badConfig}:6:3: api.log_level: "loud" is invalid; valid values: error, warn, info, debug\n`]);
   });
 });

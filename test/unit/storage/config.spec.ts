@@ -119,9 +119,10 @@ describe('config loading', () => {
       metrics_public: false,
       sse: { poll_interval_ms: 500, discovery_interval_ms: 1000, heartbeat_interval_s: 5, max_clients_per_run: 10 },
       max_request_body_bytes: 2097152,
+      log_level: '',
     });
     expect(cfg.storage).toEqual({ runs_dir: join(tmp.dir, 'cfg', 'runs'), extra_roots: [join(tmp.dir, 'home', 'legacy')], max_message_body_bytes: 33554432 });
-    expect(cfg.webhook).toEqual({ url: 'https://hooks.example.test/x', events: ['run_stop'], secret: 's3', timeout: '1m30s', timeoutMs: 90_000 });
+    expect(cfg.webhook).toEqual({ url: 'https://hooks.example.test/x', events: ['run_stop'], secret: 's3', standard_webhooks_secret: '', timeout: '1m30s', timeoutMs: 90_000 });
   });
 
   it('applies CONDUCTOR_AGENT_<NAME>_TOKEN (replacing token_file) and CONDUCTOR_API_KEY', () => {

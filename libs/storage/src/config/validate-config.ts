@@ -81,7 +81,7 @@ export function validateConfig(cfg: AppConfig, opts: ValidateOptions = {}): void
       if (problem) fail(`webhook.url is invalid: ${problem}`, ['webhook', 'url']);
     }
     if (cfg.webhook.standard_webhooks_secret && !standardWebhooksKey(cfg.webhook.standard_webhooks_secret)) {
-      fail('webhook.standard_webhooks_secret is invalid: expected whsec_ followed by the base64 of 24 to 64 bytes', ['webhook', 'standard_webhooks_secret']);
+      fail('webhook.standard_webhooks_secret must be whsec_ followed by the base64 of 24 to 64 bytes', ['webhook', 'standard_webhooks_secret']);
     }
     if (cfg.webhook.timeout) {
       try {

@@ -1,7 +1,7 @@
 /** A runs root with corrupt records of every kind (issue #29), shared by the API and CLI tests. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeRun } from '../../utils/run-fixtures';
+import { writeRun } from './run-fixtures';
 
 export const CORRUPT_RUN_INFO: Record<string, string | Buffer> = {
   garbage: Buffer.from([0x00, 0xff, 0x3a, 0x20, 0x5b, 0x7b, 0x0a, 0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x22]),
