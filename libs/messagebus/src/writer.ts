@@ -10,6 +10,7 @@ import { endsTorn, repairPrefix, tornEntryStart, truncateTo } from './repair';
 import { formatTimestamp, MSG_ID_PATTERN, nextMessageId } from './msg-id';
 import { MAX_BODY_BYTES, type BusMessage, type NewMessage } from './types';
 import { notifyAppended } from './append-observer';
+import { findForeignTail, quarantineForeignTail } from './quarantine';
 
 export interface BusWriterOptions {
   /** How long one attempt waits for the exclusive flock (default 10 s, polled every 10 ms). */
@@ -104,6 +105,11 @@ export function prepareMessage(input: NewMessage, maxBodyBytes: number = MAX_BOD
     body,
   );
   return { msg, entry };
+}
+
+/** The serialised ERROR entry a repair adds (quarantine.ts), in the scope of `context`'s message. */
+export function errorEntry(body: string, context: Pick<BusMessage, 'project_id' | 'task_id' | 'run_id'>): string {
+  return prepareMessage({ type: 'ERROR', project_id: context.project_id || 'unknown', task_id: context.task_id, run_id: context.run_id, body }).entry;
 }
 
 /**
@@ -220,7 +226,7 @@ class BusFile {
       const entries = batch.map((p) => p.entry);
       let written: boolean;
       try {
-        written = this.tryAppendNow(entries);
+        written = this.tryAppendNow(entries, batch[0].msg);
       } catch (err) {
         this.close();
         for (const p of batch) p.reject(err);
@@ -234,7 +240,7 @@ class BusFile {
       }
       // Lock busy: wait for it without blocking the event loop; later appends queue up behind.
       this.flushing = true;
-      this.appendWaiting(entries).then(
+      this.appendWaiting(entries, batch[0].msg).then(
         () => {
           this.touch();
           notifyAppended(this.path, batch.map((p) => p.msg));
@@ -251,17 +257,17 @@ class BusFile {
   }
 
   /** One attempt without waiting: false when another process holds the lock. */
-  private tryAppendNow(entries: string[]): boolean {
+  private tryAppendNow(entries: string[], context: BusMessage): boolean {
     for (let pass = 0; pass < 3; pass++) {
       const locked = this.tryLockCurrentFile();
       if (!locked) return false;
-      if (this.appendLocked(locked.fd, locked.size, entries, pass === 0)) return true;
+      if (this.appendLocked(locked.fd, locked.size, entries, pass === 0, context)) return true;
     }
     return false;
   }
 
   /** Upstream's algorithm: per attempt, poll the lock every 10 ms up to the timeout; retry timeouts with backoff. */
-  private async appendWaiting(entries: string[]): Promise<void> {
+  private async appendWaiting(entries: string[], context: BusMessage): Promise<void> {
     let lastErr: unknown;
     for (let attempt = 0; attempt < this.retries; attempt++) {
       if (attempt > 0) await sleep(100 * 2 ** (attempt - 1));
@@ -274,7 +280,7 @@ class BusFile {
             await sleep(LOCK_POLL_MS);
             locked = this.tryLockCurrentFile();
           }
-          if (this.appendLocked(locked.fd, locked.size, entries, mayRotate)) return;
+          if (this.appendLocked(locked.fd, locked.size, entries, mayRotate, context)) return;
         }
       } catch (err) {
         if (!(err instanceof BusError && err.code === 'LOCK_TIMEOUT')) {
@@ -291,7 +297,7 @@ class BusFile {
    * Appends under the lock already held on `fd` and releases it. Returns false (nothing written)
    * when it rotated the file instead; the caller then locks the fresh file and appends there.
    */
-  private appendLocked(fd: number, size: number, entries: string[], mayRotate: boolean): boolean {
+  private appendLocked(fd: number, size: number, entries: string[], mayRotate: boolean, context: BusMessage): boolean {
     let rotated = false;
     try {
       if (mayRotate && this.rotateAtBytes > 0 && size >= this.rotateAtBytes) {
@@ -304,11 +310,14 @@ class BusFile {
       } else {
         // A writer may have died mid-entry: cut its torn record off (all-or-nothing), or, when the
         // tail cannot be attributed to a record, end it so that ours is not swallowed.
+        // Foreign bytes (not a torn entry of ours) are never cut: they are quarantined and ended.
         let start = size;
         let prefix = '';
         if (size !== this.knownEnd && endsTorn(fd, size)) {
-          const cut = tornEntryStart(fd, size, this.path);
-          if (cut === undefined) prefix = repairPrefix(fd, size, this.path);
+          const foreign = findForeignTail(fd, size, this.path);
+          const cut = foreign ? undefined : tornEntryStart(fd, size, this.path);
+          if (foreign) prefix = quarantineForeignTail(fd, size, this.path, foreign, (body, after) => errorEntry(body, after ?? context)).lead;
+          else if (cut === undefined) prefix = repairPrefix(fd, size, this.path);
           else start = truncateTo(fd, cut, this.path);
         }
         this.knownEnd = start + this.writeAll(fd, entries, start, prefix);
