@@ -5,7 +5,7 @@ import { BusError, ioError } from './errors';
 import { appendAllOrNothing } from '@app/storage/append';
 import { type BusRepairReport, inspectBus, tornEntryStart, truncateTo } from './repair';
 import { findForeignTail, quarantineForeignTail } from './quarantine';
-import { errorEntry } from './writer';
+import { errorEntry } from './prepare';
 
 export interface BusRepairResult extends BusRepairReport {
   /** Bytes cut off the end (the unfinished final record); 0 when nothing was changed. */

@@ -1,14 +1,15 @@
-import { closeSync, constants, existsSync, fstatSync, openSync, renameSync } from 'node:fs';
-import { resolve as resolvePath } from 'node:path';
+import { closeSync, constants, fstatSync, openSync, renameSync } from 'node:fs';
+import { dirname, resolve as resolvePath } from 'node:path';
 import { appendAllOrNothing } from '@app/storage/append';
+import { fsyncDir } from '@app/storage/atomic-write';
 import { tryFlock, unflock } from '@app/storage/file-lock';
 import { checkBusPath } from './bus-path';
 import { BusError, ioError } from './errors';
-import { serializeEntry } from './format';
-import { validateHeaderFields } from './header-fields';
 import { endsTorn, repairPrefix, tornEntryStart, truncateTo } from './repair';
-import { formatTimestamp, MSG_ID_PATTERN, nextMessageId } from './msg-id';
 import { MAX_BODY_BYTES, type BusMessage, type NewMessage } from './types';
+import { archivePath, errorEntry, prepareMessage } from './prepare';
+
+export { archivePath, errorEntry, prepareMessage };
 import { notifyAppended } from './append-observer';
 import { findForeignTail, quarantineForeignTail } from './quarantine';
 
@@ -17,6 +18,11 @@ export interface BusWriterOptions {
   lockTimeoutMs?: number;
   /** Attempts when the lock times out (default 3; backoff 100 ms, 200 ms, …). */
   retries?: number;
+  /**
+   * fsync every append before acknowledging it (default true, issue #31: a resolved append is on
+   * disk; the folder is fsync'd too when the append created the file). `false` only for tests
+   * and benchmarks that measure the difference.
+   */
   fsync?: boolean;
   /** Rotate the file (inside the lock) once it has at least this many bytes; 0/undefined = never. */
   rotateAtBytes?: number;
@@ -36,81 +42,6 @@ interface Pending {
 const OPEN_FLAGS = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 const LOCK_POLL_MS = 10;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/**
- * Archive name of a rotated bus: `<path>.<UTC YYYYMMDD-HHMMSS>.archived`; when that name is taken
- * (two rotations in one second) `-2`, `-3`, … is added to the stamp rather than overwriting it.
- */
-export function archivePath(path: string, now: Date = new Date()): string {
-  const iso = now.toISOString();
-  const stamp = `${path}.${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}`;
-  let candidate = `${stamp}.archived`;
-  for (let n = 2; existsSync(candidate); n++) candidate = `${stamp}-${n}.archived`;
-  return candidate;
-}
-
-/** Builds the stored message and its serialised entry; throws BusError on invalid input. */
-export function prepareMessage(input: NewMessage, maxBodyBytes: number = MAX_BODY_BYTES): { msg: BusMessage; entry: string } {
-  if (!input) throw new BusError('INVALID_MESSAGE', 'message is empty');
-  validateHeaderFields(input);
-  const type = input.type.trim();
-  const body = input.body ?? '';
-  if (typeof body !== 'string') throw new BusError('INVALID_MESSAGE', 'message body is not a string');
-  const bodyBytes = Buffer.byteLength(body);
-  if (bodyBytes > maxBodyBytes) {
-    throw new BusError(
-      'TOO_LARGE',
-      `message body is ${bodyBytes} bytes, over the ${maxBodyBytes}-byte limit; put large content in a file and reference it in links`,
-    );
-  }
-  const id = nextMessageId();
-  if (input.msg_id !== undefined) {
-    if (typeof input.msg_id !== 'string' || !MSG_ID_PATTERN.test(input.msg_id)) throw new BusError('INVALID_MESSAGE', `invalid msg_id ${JSON.stringify(input.msg_id)}`);
-    id.msgId = input.msg_id;
-  }
-  let ts = id.ts;
-  let tsText = id.tsText;
-  if (input.ts) {
-    if (!(input.ts instanceof Date) || Number.isNaN(input.ts.getTime())) throw new BusError('INVALID_MESSAGE', 'message ts is not a valid date');
-    ts = new Date(input.ts.getTime());
-    tsText = formatTimestamp(ts);
-  }
-  const msg: BusMessage = {
-    msg_id: id.msgId,
-    ts,
-    type,
-    project_id: input.project_id,
-    task_id: input.task_id ?? '',
-    run_id: input.run_id ?? '',
-    body,
-  };
-  const issueId = input.issue_id || (type === 'ISSUE' ? id.msgId : '');
-  if (issueId) msg.issue_id = issueId;
-  if (input.parents && input.parents.length > 0) msg.parents = input.parents;
-  if (input.links && input.links.length > 0) msg.links = input.links;
-  if (input.meta && Object.keys(input.meta).length > 0) msg.meta = input.meta;
-  const entry = serializeEntry(
-    {
-      msgId: msg.msg_id,
-      tsText,
-      type: msg.type,
-      projectId: msg.project_id,
-      taskId: msg.task_id,
-      runId: msg.run_id,
-      issueId: msg.issue_id,
-      parents: msg.parents,
-      links: msg.links,
-      meta: msg.meta,
-    },
-    body,
-  );
-  return { msg, entry };
-}
-
-/** The serialised ERROR entry a repair adds (quarantine.ts), in the scope of `context`'s message. */
-export function errorEntry(body: string, context: Pick<BusMessage, 'project_id' | 'task_id' | 'run_id'>): string {
-  return prepareMessage({ type: 'ERROR', project_id: context.project_id || 'unknown', task_id: context.task_id, run_id: context.run_id, body }).entry;
-}
 
 /**
  * The open bus file of this process for one path (and option set): shared by every BusWriter for
@@ -178,7 +109,7 @@ class BusFile {
   ) {
     this.lockTimeoutMs = opts.lockTimeoutMs ?? 10_000;
     this.retries = Math.max(1, opts.retries ?? 3);
-    this.fsync = opts.fsync ?? false;
+    this.fsync = opts.fsync ?? true;
     this.rotateAtBytes = opts.rotateAtBytes ?? 0;
     this.idleCloseMs = opts.idleCloseMs ?? 2000;
   }
@@ -367,18 +298,31 @@ class BusFile {
   }
 
   /**
-   * Writes the entries (with separators) in one write; returns the number of bytes written. All or
-   * nothing: on any error the file is truncated back to `size` (we still hold the lock) and the
-   * error reported, so a failed append (ENOSPC, EIO) leaves no torn entry behind.
+   * Writes the entries (with separators) in one write (and one fsync); returns the number of bytes
+   * written. All or nothing: on any error the file is truncated back to `size` (we still hold the
+   * lock) and the error reported, so a failed append (ENOSPC, EIO) leaves no torn entry behind. An
+   * append to an empty file also fsyncs the folder (the file may be new); when that fails the
+   * entry is taken back the same way.
    */
   private writeAll(fd: number, entries: string[], size: number, prefix: string): number {
     const text = prefix + (size > 0 ? '\n' : '') + entries.join('\n');
+    let written: number;
     try {
-      return appendAllOrNothing(fd, Buffer.from(text), size, { fsync: this.fsync });
+      written = appendAllOrNothing(fd, Buffer.from(text), size, { fsync: this.fsync });
     } catch (err) {
       this.knownEnd = -1;
       throw ioError('write', this.path, err);
     }
+    if (size === 0 && this.fsync) {
+      try {
+        fsyncDir(dirname(resolvePath(this.path)));
+      } catch (err) {
+        this.knownEnd = -1;
+        truncateTo(fd, size, this.path);
+        throw ioError('fsync folder of', this.path, (err as Error & { cause?: unknown }).cause ?? err);
+      }
+    }
+    return written;
   }
 
   private touch(): void {
