@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readMessages } from '@app/messagebus';
@@ -7,8 +7,8 @@ import { envWithFakeAgents } from '../utils/fake-agents';
 import { ERRNOS, type ErrnoName, type Fault, type FaultPoint, type Outcome, rng, runWithFault, runWithFaultAfterStart } from './fiu';
 
 /**
- * Fault injection at the write sites of the bus (bus post), run-info (job), and task state
- * (STOP-REQUESTED, CANCELLED), with libfiu making write/fsync/rename/open fail with ENOSPC, EIO
+ * Fault injection at the write sites of the bus (bus post), run-info (job), DONE (monitor
+ * finalizing a run) and task state (STOP-REQUESTED, CANCELLED), with libfiu making write/fsync/rename/open fail with ENOSPC, EIO
  * and EDQUOT in the real built bin/run-agent (issue #31). Invariants after every case: nothing
  * acknowledged (exit 0) is lost, nothing half-written reads back (the bus and run-info parse; a
  * failed post leaves the bus byte-identical), a failure is one clear line naming the errno, and the
@@ -21,7 +21,7 @@ const CONCURRENCY = 2;
 const ERRNO_NAMES = Object.keys(ERRNOS) as ErrnoName[];
 const PROJECT = 'fault';
 
-type Site = 'bus-post' | 'task-stop' | 'task-cancel' | 'run-info';
+type Site = 'bus-post' | 'task-stop' | 'task-cancel' | 'run-info' | 'done';
 interface Case {
   n: number;
   worker: number;
@@ -45,9 +45,10 @@ function plan(seed: number, count: number): Case[] {
     ['run-info', ['posix/io/sync/fsync', 'posix/io/dir/rename']],
   ];
   return Array.from({ length: count }, (_, n) => {
-    const [site, points] = pick(sites);
+    // DONE (written by `monitor` finalizing a completed run) is the slowest case: one in 25
+    const [site, points] = random() < 0.04 ? (['done', ['posix/io/sync/fsync']] as [Site, FaultPoint[]]) : pick(sites);
     // one case in eight runs without a fault: acknowledged writes between the faulty ones
-    const fault = random() < 0.125 ? undefined : { point: pick(points), errno: pick(ERRNO_NAMES) };
+    const fault = random() < 0.1 ? undefined : { point: pick(points), errno: pick(ERRNO_NAMES) };
     return { n, worker: 0, site, fault };
   });
 }
@@ -155,6 +156,29 @@ describe('fault injection (fiu-run) at the durable write sites', () => {
     }
   }
 
+  /** Finalizing a completed run with output creates DONE (monitor --once); each worker has one such task. */
+  const doneTasks = new Set<string>();
+  async function done(c: Case): Promise<void> {
+    const task = `task-20260101-120000-w${c.worker}-done`;
+    const taskDir = join(root, PROJECT, task);
+    if (!doneTasks.has(task)) {
+      const setup = await runWithFault(['job', '--root', root, '--project', PROJECT, '--task', task, '--agent', 'claude', '--prompt', 'finish', '--cwd', cwd], undefined, env);
+      check(c, 'the setup job completes', setup.code === 0, () => setup.stderr);
+      doneTasks.add(task);
+    }
+    rmSync(join(taskDir, 'DONE'), { force: true });
+    const todo = join(dir, `TODO-${c.worker}.md`);
+    writeFileSync(todo, `- [ ] finish ${task}\n`);
+    const out = await runWithFault(['monitor', '--root', root, '--project', PROJECT, '--todo', todo, '--once', '--rate-limit', '1ms'], c.fault, env);
+    const exists = existsSync(join(taskDir, 'DONE'));
+    check(c, 'DONE is acknowledged only after a successful fsync', !(c.fault && out.code === 0));
+    if (out.code === 0) check(c, 'an acknowledged DONE exists', exists);
+    else {
+      check(c, 'a failed DONE write leaves no DONE behind', !exists);
+      if (c.fault && namesErrno(out.stdout + out.stderr, c.fault.errno)) stats.faults++;
+    }
+  }
+
   it(`keeps every invariant across ${CASES} seeded cases (FAULT_SEED replays)`, async () => {
     const cases = plan(SEED, CASES);
     let next = 0;
@@ -167,6 +191,7 @@ describe('fault injection (fiu-run) at the durable write sites', () => {
         if (c.site === 'bus-post') await busPost(c);
         else if (c.site === 'task-stop') await taskMarker(c, 'STOP-REQUESTED');
         else if (c.site === 'task-cancel') await taskMarker(c, 'CANCELLED');
+        else if (c.site === 'done') await done(c);
         else await runInfo(c);
       }
     };
