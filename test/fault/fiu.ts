@@ -9,7 +9,8 @@ import { execFile, spawn } from 'node:child_process';
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { RUN_AGENT } from '../utils/cli';
+import { CONDUCTOR, RUN_AGENT } from '../utils/cli';
+import { announcedPort } from '../utils/ports';
 import { waitFor } from '../utils/wait';
 
 const run = promisify(execFile);
@@ -81,4 +82,35 @@ export async function runWithFaultAfterStart(args: string[], fault: Fault, input
     await writer.close();
   }
   return done;
+}
+
+export interface FiuServer {
+  url: string;
+  /** Arms `fault` for the next call only (onetime). */
+  arm(fault: Fault): Promise<void>;
+  /** Disarms `point` (a fault that did not fire stays armed otherwise). */
+  disarm(point: FaultPoint): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** bin/conductor under fiu-run with remote control: many faults in one long-lived process. */
+export async function startServerUnderFiu(root: string, dir: string, apiKey: string, env: NodeJS.ProcessEnv): Promise<FiuServer> {
+  const ctl = join(dir, 'fiu-ctl-server');
+  const child = spawn('fiu-run', ['-x', '-f', ctl, CONDUCTOR, '--root', root, '--host', '127.0.0.1', '--port', '0', '--api-key', apiKey, '--disable-task-start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.resume();
+  const port = await waitFor('the server announces its port', () => announcedPort(stdout) ?? (child.exitCode !== null ? Promise.reject(new Error(`server exited: ${stdout}`)) : undefined), 60_000);
+  const ctrl = (cmd: string) => run('fiu-ctrl', ['-f', ctl, '-c', cmd, String(child.pid)]).then(() => undefined);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    arm: (fault) => ctrl(enableCmd(fault, true)),
+    disarm: (point) => ctrl(`disable name=${point}`),
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }
