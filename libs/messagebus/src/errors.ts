@@ -1,3 +1,4 @@
+import { constants } from 'node:os';
 import { dirname } from 'node:path';
 import { isNoSpace, NO_SPACE_MESSAGE } from '@app/storage/storage.errors';
 
@@ -28,6 +29,13 @@ export function ioError(action: string, path: string, err: unknown): BusError {
     return new BusError('IO', `open message bus "${path}": its folder ${dirname(path)} does not exist (check --root/--project/--task; a task folder is created by \`run-agent task\` or \`job\`)`);
   }
   if (isNoSpace(err)) return new BusError('NO_SPACE', `${action} message bus "${path}": ${NO_SPACE_MESSAGE} (${code})`);
-  const detail = code ?? (err instanceof Error ? err.message : String(err));
+  const detail = (code && !code.startsWith('Unknown')) ? code : errnoName(err) ?? code ?? (err instanceof Error ? err.message : String(err));
   return new BusError('IO', `${action} message bus "${path}": ${detail}`);
+}
+
+/** The errno's name when libuv has none for it (EDQUOT reads "Unknown system error -122"). */
+function errnoName(err: unknown): string | undefined {
+  const errno = (err as NodeJS.ErrnoException)?.errno;
+  if (typeof errno !== 'number') return undefined;
+  return Object.entries(constants.errno).find(([, v]) => v === -errno)?.[0];
 }

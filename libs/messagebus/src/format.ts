@@ -8,9 +8,15 @@
  * byte-identical. Lines that already start with backslashes stay unambiguous because every such
  * line gains exactly one.
  *
- * The body is always followed by one terminating `\n` (upstream adds it only when missing, which
- * loses a trailing newline); our reader strips exactly one, so "a\n" round-trips too. Upstream's
- * reader returns our bodies with the usual rule (one extra `\n` on non-final entries).
+ * Trailing newlines (issue #31), byte-compatible with upstream's writer and reader: the body is
+ * followed by a terminating `\n` only when it does not already end with one (upstream's rule), so
+ * upstream's reader returns a non-final body byte-exact when it ends in a newline (a blank line
+ * included) and with its usual one extra `\n` otherwise. Upstream's bytes cannot tell "x" from
+ * "x\n" (both are written `x\n`); a body ending in a blank line (`\n\n`) is unambiguous. So our
+ * reader, given the written bytes W (the body region without the separator newline), returns W
+ * when it ends in `\n\n` and W minus one `\n` otherwise, which decodes every upstream body
+ * except the inherent "x\n" case exactly; for that one case our writer adds the header line
+ * `trailing_newline: kept` (ignored by upstream's yaml decoder) and our reader returns W as is.
  */
 import { emitHeader, type HeaderFields } from './header';
 
@@ -25,7 +31,19 @@ export function unescapeBody(body: string): string {
   return body.includes('\\---') ? body.replace(ESCAPED, '$1') : body;
 }
 
-/** One complete entry: `---`, header, `---`, escaped body, terminating newline. */
+/** True for a body ending in exactly one newline: the case upstream's bytes cannot tell apart. */
+export function needsKeptNewline(body: string): boolean {
+  return body.endsWith('\n') && !body.endsWith('\n\n');
+}
+
+/** One complete entry: `---`, header, `---`, escaped body, a terminating newline unless it ends in one. */
 export function serializeEntry(header: HeaderFields, body: string): string {
-  return `---\n${emitHeader(header)}---\n${escapeBody(body)}\n`;
+  const h = needsKeptNewline(body) ? { ...header, trailingNewline: true } : header;
+  return `---\n${emitHeader(h)}---\n${escapeBody(body)}${body.endsWith('\n') ? '' : '\n'}`;
+}
+
+/** The body from its written bytes W (the body region without the separator newline); see above. */
+export function decodeBody(written: string, kept: boolean): string {
+  const w = kept || written.endsWith('\n\n') || !written.endsWith('\n') ? written : written.slice(0, -1);
+  return unescapeBody(w);
 }

@@ -98,6 +98,8 @@ export interface HeaderFields {
   parents?: BusParent[];
   links?: BusLink[];
   meta?: Record<string, string>;
+  /** The body ends in exactly one newline that is its own, not the writer's terminator (format.ts). */
+  trailingNewline?: boolean;
 }
 
 /** The header lines (without the `---` fences), keys in yaml.v3 struct order. */
@@ -125,12 +127,15 @@ export function emitHeader(h: HeaderFields): string {
     }
   }
   if (h.meta && Object.keys(h.meta).length > 0) out += 'meta:\n' + emitMap(h.meta, INDENT);
+  if (h.trailingNewline) out += `${TRAILING_NEWLINE_KEY}: kept\n`;
   return out;
 }
 
-export type ParsedHeader = Omit<BusMessage, 'body'>;
+/** A header as read; `trailing_newline` is the body-encoding flag (format.ts), not a message field. */
+export type ParsedHeader = Omit<BusMessage, 'body'> & { trailing_newline?: string };
 
-const SIMPLE_KEYS = new Set(['msg_id', 'ts', 'type', 'project_id', 'task_id', 'run_id', 'issue_id']);
+const TRAILING_NEWLINE_KEY = 'trailing_newline';
+const SIMPLE_KEYS = new Set(['msg_id', 'ts', 'type', 'project_id', 'task_id', 'run_id', 'issue_id', TRAILING_NEWLINE_KEY]);
 const ZERO_TIME = new Date('0001-01-01T00:00:00Z');
 
 function emptyHeader(): ParsedHeader {
@@ -235,6 +240,8 @@ function parseGeneric(text: string): ParsedHeader {
   h.run_id = str(d.run_id, 'run_id');
   const issue = str(d.issue_id, 'issue_id');
   if (issue) h.issue_id = issue;
+  const kept = str(d[TRAILING_NEWLINE_KEY], TRAILING_NEWLINE_KEY);
+  if (kept) h.trailing_newline = kept;
   const tsText = str(d.ts, 'ts');
   if (tsText) {
     const ts = parseTimestamp(tsText);

@@ -5,7 +5,8 @@
  * bytes as they arrive pays O(new bytes).
  */
 import { parseHeader, type ParsedHeader } from './header';
-import { unescapeBody } from './format';
+import { decodeBody } from './format';
+import { isForeign } from './foreign';
 import type { BusMessage } from './types';
 
 const NL = 0x0a;
@@ -28,6 +29,8 @@ export class EntryScanner {
   private torn = 0;
   /** A body that ended without its terminator, held until the next header shows what it was. */
   private unterminated?: BusMessage;
+  /** The same body without a foreign last line (a complete record, then foreign bytes, then a repair). */
+  private unterminatedComplete?: BusMessage;
 
   constructor(private state: ScanState = 'seek') {}
 
@@ -62,11 +65,14 @@ export class EntryScanner {
 
   /**
    * End of the bytes available now. Like upstream at EOF, a final body is emitted only when it is
-   * non-empty and ends with a newline (a half-written entry is held back until it completes).
+   * non-empty and ends with a newline (a half-written entry is held back until it completes). When
+   * the unterminated last line is foreign (foreign.ts), the record before it is complete and is
+   * emitted without it: foreign bytes never cost a complete record (issue #31).
    */
   finish(): BusMessage[] {
-    if (this.state !== 'body' || this.pos !== this.buf.length || this.pos === this.bodyStart || !this.header) return [];
-    const msg = this.makeMessage(this.pos, 1);
+    if (this.state !== 'body' || this.pos === this.bodyStart || !this.header) return [];
+    if (this.pos !== this.buf.length && !isForeign(this.buf, this.pos, this.buf.length)) return [];
+    const msg = this.makeMessage(this.pos, false);
     this.state = 'emitted';
     return [msg];
   }
@@ -117,8 +123,11 @@ export class EntryScanner {
           // non-empty body without it is either torn (a writer died mid-append and the next
           // record follows) or an upstream body with a bare `---` line (what follows is no
           // header): the next header decides (closeHeader).
-          if (this.endsWithTerminator(start) || start === this.bodyStart) out.push(this.makeMessage(start, 2));
-          else this.unterminated = this.makeMessage(start, 2);
+          if (this.endsWithTerminator(start) || start === this.bodyStart) out.push(this.makeMessage(start, true));
+          else {
+            this.unterminated = this.makeMessage(start, true);
+            this.unterminatedComplete = this.withoutForeignLastLine(start);
+          }
           this.openHeader(start);
         }
         return;
@@ -127,6 +136,19 @@ export class EntryScanner {
 
   private endsWithTerminator(fenceStart: number): boolean {
     return fenceStart - this.bodyStart >= 2 && this.buf[fenceStart - 1] === NL && this.buf[fenceStart - 2] === NL;
+  }
+
+  /**
+   * A body region `…\n<foreign line>\n` closed by a fence without the blank separator is a
+   * complete record followed by foreign bytes that the next append ended with a newline (writer.ts
+   * repairs that way): the record is the region before the foreign line.
+   */
+  private withoutForeignLastLine(fenceStart: number): BusMessage | undefined {
+    const lineEnd = fenceStart - 1;
+    if (lineEnd <= this.bodyStart || this.buf[lineEnd] !== NL) return undefined;
+    const lineStart = this.buf.lastIndexOf(NL, lineEnd - 1) + 1;
+    if (lineStart <= this.bodyStart || !isForeign(this.buf, lineStart, lineEnd)) return undefined;
+    return this.makeMessage(lineStart, false);
   }
 
   private openHeader(fenceStart: number): void {
@@ -138,7 +160,9 @@ export class EntryScanner {
 
   private closeHeader(fenceStart: number, out: BusMessage[]): void {
     const held = this.unterminated;
+    const complete = this.unterminatedComplete;
     this.unterminated = undefined;
+    this.unterminatedComplete = undefined;
     try {
       this.header = parseHeader(this.buf.toString('utf8', this.headerStart, fenceStart));
     } catch {
@@ -148,17 +172,19 @@ export class EntryScanner {
       this.openHeader(fenceStart);
       return;
     }
-    if (held) this.torn++;
+    if (complete) out.push(complete);
+    else if (held) this.torn++;
     this.state = 'body';
     this.bodyStart = this.pos;
   }
 
-  /** Body = bytes up to `end` minus the separator and terminating newlines (at most `strip`). */
-  private makeMessage(end: number, strip: number): BusMessage {
+  /** Body from the bytes up to `end`, minus the separator newline when one precedes `end` (format.ts decodeBody). */
+  private makeMessage(end: number, separated: boolean): BusMessage {
     let e = end;
-    for (let i = 0; i < strip && e > this.bodyStart && this.buf[e - 1] === NL; i++) e--;
-    const body = unescapeBody(this.buf.toString('utf8', this.bodyStart, e));
-    return { ...this.header!, body };
+    if (separated && e > this.bodyStart && this.buf[e - 1] === NL) e--;
+    const { trailing_newline: kept, ...header } = this.header!;
+    const body = decodeBody(this.buf.toString('utf8', this.bodyStart, e), kept === 'kept');
+    return { ...header, body };
   }
 }
 

@@ -1,21 +1,28 @@
-import { closeSync, constants, existsSync, fstatSync, openSync, renameSync } from 'node:fs';
-import { resolve as resolvePath } from 'node:path';
+import { closeSync, constants, fstatSync, openSync, renameSync } from 'node:fs';
+import { dirname, resolve as resolvePath } from 'node:path';
 import { appendAllOrNothing } from '@app/storage/append';
+import { fsyncDir } from '@app/storage/atomic-write';
 import { tryFlock, unflock } from '@app/storage/file-lock';
 import { checkBusPath } from './bus-path';
 import { BusError, ioError } from './errors';
-import { serializeEntry } from './format';
-import { validateHeaderFields } from './header-fields';
 import { endsTorn, repairPrefix, tornEntryStart, truncateTo } from './repair';
-import { formatTimestamp, MSG_ID_PATTERN, nextMessageId } from './msg-id';
 import { MAX_BODY_BYTES, type BusMessage, type NewMessage } from './types';
+import { archivePath, errorEntry, prepareMessage } from './prepare';
+
+export { archivePath, errorEntry, prepareMessage };
 import { notifyAppended } from './append-observer';
+import { findForeignTail, quarantineForeignTail } from './quarantine';
 
 export interface BusWriterOptions {
   /** How long one attempt waits for the exclusive flock (default 10 s, polled every 10 ms). */
   lockTimeoutMs?: number;
   /** Attempts when the lock times out (default 3; backoff 100 ms, 200 ms, …). */
   retries?: number;
+  /**
+   * fsync every append before acknowledging it (default true, issue #31: a resolved append is on
+   * disk; the folder is fsync'd too when the append created the file). `false` only for tests
+   * and benchmarks that measure the difference.
+   */
   fsync?: boolean;
   /** Rotate the file (inside the lock) once it has at least this many bytes; 0/undefined = never. */
   rotateAtBytes?: number;
@@ -35,76 +42,6 @@ interface Pending {
 const OPEN_FLAGS = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 const LOCK_POLL_MS = 10;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/**
- * Archive name of a rotated bus: `<path>.<UTC YYYYMMDD-HHMMSS>.archived`; when that name is taken
- * (two rotations in one second) `-2`, `-3`, … is added to the stamp rather than overwriting it.
- */
-export function archivePath(path: string, now: Date = new Date()): string {
-  const iso = now.toISOString();
-  const stamp = `${path}.${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}`;
-  let candidate = `${stamp}.archived`;
-  for (let n = 2; existsSync(candidate); n++) candidate = `${stamp}-${n}.archived`;
-  return candidate;
-}
-
-/** Builds the stored message and its serialised entry; throws BusError on invalid input. */
-export function prepareMessage(input: NewMessage, maxBodyBytes: number = MAX_BODY_BYTES): { msg: BusMessage; entry: string } {
-  if (!input) throw new BusError('INVALID_MESSAGE', 'message is empty');
-  validateHeaderFields(input);
-  const type = input.type.trim();
-  const body = input.body ?? '';
-  if (typeof body !== 'string') throw new BusError('INVALID_MESSAGE', 'message body is not a string');
-  const bodyBytes = Buffer.byteLength(body);
-  if (bodyBytes > maxBodyBytes) {
-    throw new BusError(
-      'TOO_LARGE',
-      `message body is ${bodyBytes} bytes, over the ${maxBodyBytes}-byte limit; put large content in a file and reference it in links`,
-    );
-  }
-  const id = nextMessageId();
-  if (input.msg_id !== undefined) {
-    if (typeof input.msg_id !== 'string' || !MSG_ID_PATTERN.test(input.msg_id)) throw new BusError('INVALID_MESSAGE', `invalid msg_id ${JSON.stringify(input.msg_id)}`);
-    id.msgId = input.msg_id;
-  }
-  let ts = id.ts;
-  let tsText = id.tsText;
-  if (input.ts) {
-    if (!(input.ts instanceof Date) || Number.isNaN(input.ts.getTime())) throw new BusError('INVALID_MESSAGE', 'message ts is not a valid date');
-    ts = new Date(input.ts.getTime());
-    tsText = formatTimestamp(ts);
-  }
-  const msg: BusMessage = {
-    msg_id: id.msgId,
-    ts,
-    type,
-    project_id: input.project_id,
-    task_id: input.task_id ?? '',
-    run_id: input.run_id ?? '',
-    body,
-  };
-  const issueId = input.issue_id || (type === 'ISSUE' ? id.msgId : '');
-  if (issueId) msg.issue_id = issueId;
-  if (input.parents && input.parents.length > 0) msg.parents = input.parents;
-  if (input.links && input.links.length > 0) msg.links = input.links;
-  if (input.meta && Object.keys(input.meta).length > 0) msg.meta = input.meta;
-  const entry = serializeEntry(
-    {
-      msgId: msg.msg_id,
-      tsText,
-      type: msg.type,
-      projectId: msg.project_id,
-      taskId: msg.task_id,
-      runId: msg.run_id,
-      issueId: msg.issue_id,
-      parents: msg.parents,
-      links: msg.links,
-      meta: msg.meta,
-    },
-    body,
-  );
-  return { msg, entry };
-}
 
 /**
  * The open bus file of this process for one path (and option set): shared by every BusWriter for
@@ -172,7 +109,7 @@ class BusFile {
   ) {
     this.lockTimeoutMs = opts.lockTimeoutMs ?? 10_000;
     this.retries = Math.max(1, opts.retries ?? 3);
-    this.fsync = opts.fsync ?? false;
+    this.fsync = opts.fsync ?? true;
     this.rotateAtBytes = opts.rotateAtBytes ?? 0;
     this.idleCloseMs = opts.idleCloseMs ?? 2000;
   }
@@ -220,7 +157,7 @@ class BusFile {
       const entries = batch.map((p) => p.entry);
       let written: boolean;
       try {
-        written = this.tryAppendNow(entries);
+        written = this.tryAppendNow(entries, batch[0].msg);
       } catch (err) {
         this.close();
         for (const p of batch) p.reject(err);
@@ -234,7 +171,7 @@ class BusFile {
       }
       // Lock busy: wait for it without blocking the event loop; later appends queue up behind.
       this.flushing = true;
-      this.appendWaiting(entries).then(
+      this.appendWaiting(entries, batch[0].msg).then(
         () => {
           this.touch();
           notifyAppended(this.path, batch.map((p) => p.msg));
@@ -251,17 +188,17 @@ class BusFile {
   }
 
   /** One attempt without waiting: false when another process holds the lock. */
-  private tryAppendNow(entries: string[]): boolean {
+  private tryAppendNow(entries: string[], context: BusMessage): boolean {
     for (let pass = 0; pass < 3; pass++) {
       const locked = this.tryLockCurrentFile();
       if (!locked) return false;
-      if (this.appendLocked(locked.fd, locked.size, entries, pass === 0)) return true;
+      if (this.appendLocked(locked.fd, locked.size, entries, pass === 0, context)) return true;
     }
     return false;
   }
 
   /** Upstream's algorithm: per attempt, poll the lock every 10 ms up to the timeout; retry timeouts with backoff. */
-  private async appendWaiting(entries: string[]): Promise<void> {
+  private async appendWaiting(entries: string[], context: BusMessage): Promise<void> {
     let lastErr: unknown;
     for (let attempt = 0; attempt < this.retries; attempt++) {
       if (attempt > 0) await sleep(100 * 2 ** (attempt - 1));
@@ -274,7 +211,7 @@ class BusFile {
             await sleep(LOCK_POLL_MS);
             locked = this.tryLockCurrentFile();
           }
-          if (this.appendLocked(locked.fd, locked.size, entries, mayRotate)) return;
+          if (this.appendLocked(locked.fd, locked.size, entries, mayRotate, context)) return;
         }
       } catch (err) {
         if (!(err instanceof BusError && err.code === 'LOCK_TIMEOUT')) {
@@ -291,7 +228,7 @@ class BusFile {
    * Appends under the lock already held on `fd` and releases it. Returns false (nothing written)
    * when it rotated the file instead; the caller then locks the fresh file and appends there.
    */
-  private appendLocked(fd: number, size: number, entries: string[], mayRotate: boolean): boolean {
+  private appendLocked(fd: number, size: number, entries: string[], mayRotate: boolean, context: BusMessage): boolean {
     let rotated = false;
     try {
       if (mayRotate && this.rotateAtBytes > 0 && size >= this.rotateAtBytes) {
@@ -304,11 +241,14 @@ class BusFile {
       } else {
         // A writer may have died mid-entry: cut its torn record off (all-or-nothing), or, when the
         // tail cannot be attributed to a record, end it so that ours is not swallowed.
+        // Foreign bytes (not a torn entry of ours) are never cut: they are quarantined and ended.
         let start = size;
         let prefix = '';
         if (size !== this.knownEnd && endsTorn(fd, size)) {
-          const cut = tornEntryStart(fd, size, this.path);
-          if (cut === undefined) prefix = repairPrefix(fd, size, this.path);
+          const foreign = findForeignTail(fd, size, this.path);
+          const cut = foreign ? undefined : tornEntryStart(fd, size, this.path);
+          if (foreign) prefix = quarantineForeignTail(fd, size, this.path, foreign, (body, after) => errorEntry(body, after ?? context)).lead;
+          else if (cut === undefined) prefix = repairPrefix(fd, size, this.path);
           else start = truncateTo(fd, cut, this.path);
         }
         this.knownEnd = start + this.writeAll(fd, entries, start, prefix);
@@ -358,18 +298,31 @@ class BusFile {
   }
 
   /**
-   * Writes the entries (with separators) in one write; returns the number of bytes written. All or
-   * nothing: on any error the file is truncated back to `size` (we still hold the lock) and the
-   * error reported, so a failed append (ENOSPC, EIO) leaves no torn entry behind.
+   * Writes the entries (with separators) in one write (and one fsync); returns the number of bytes
+   * written. All or nothing: on any error the file is truncated back to `size` (we still hold the
+   * lock) and the error reported, so a failed append (ENOSPC, EIO) leaves no torn entry behind. An
+   * append to an empty file also fsyncs the folder (the file may be new); when that fails the
+   * entry is taken back the same way.
    */
   private writeAll(fd: number, entries: string[], size: number, prefix: string): number {
     const text = prefix + (size > 0 ? '\n' : '') + entries.join('\n');
+    let written: number;
     try {
-      return appendAllOrNothing(fd, Buffer.from(text), size, { fsync: this.fsync });
+      written = appendAllOrNothing(fd, Buffer.from(text), size, { fsync: this.fsync });
     } catch (err) {
       this.knownEnd = -1;
       throw ioError('write', this.path, err);
     }
+    if (size === 0 && this.fsync) {
+      try {
+        fsyncDir(dirname(resolvePath(this.path)));
+      } catch (err) {
+        this.knownEnd = -1;
+        truncateTo(fd, size, this.path);
+        throw ioError('fsync folder of', this.path, (err as Error & { cause?: unknown }).cause ?? err);
+      }
+    }
+    return written;
   }
 
   private touch(): void {

@@ -54,14 +54,22 @@ export async function executeCli(ctx: ExecContext): Promise<JobResult> {
   };
   try {
     // Synchronously, before the agent can do anything observable: from here on readers and
-    // `stop` see the agent's pid, not the runner's sentinel record. No fsync on this hot path:
-    // the rename keeps it atomic, and the end-of-run update is written durably.
-    writeRunInfo(ctx.infoPath, ctx.info, { fsync: false });
+    // `stop` see the agent's pid, not the runner's sentinel record. Durable (issue #31): after a
+    // power loss the next start finds the agent's pid, not a sentinel without one.
+    writeRunInfo(ctx.infoPath, ctx.info);
     await post(ctx, 'RUN_START', runStartBody(ctx));
   } catch (err) {
     handle.signal('SIGKILL');
     await exitPromise;
-    return { runId: ctx.runId, runDir: ctx.runDir, info: ctx.info, ok: false, error: errorText(err) };
+    // Best effort (the disk just refused a write): record the run as failed, so that it does not
+    // read as running while the runner's own process group lives on (issue #31 fault suite).
+    const failed: RunInfo = { ...ctx.info, status: 'failed', exit_code: -1, end_time: new Date() };
+    try {
+      writeRunInfo(ctx.infoPath, failed, { fsync: false });
+    } catch {
+      // the sentinel stays; the error below is the one to report
+    }
+    return { runId: ctx.runId, runDir: ctx.runDir, info: failed, ok: false, error: errorText(err) };
   }
   // A stop that read the sentinel could not signal the agent; it left STOPPED-BY for us.
   if (ctx.opts.signal?.aborted || readStoppedBy(ctx.runDir)) onAbort();

@@ -1,4 +1,5 @@
-import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { writeFileAtomic, writeFileDurable } from './atomic-write';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { readRecordText } from './safe-read';
@@ -34,7 +35,7 @@ export function readTaskPrompt(taskDir: string): string | undefined {
 /** Writes TASK.md = prompt + "\n" only when absent (§6.2). Returns true when written. */
 export function writeTaskPromptIfAbsent(taskDir: string, prompt: string): boolean {
   try {
-    writeFileSync(join(taskDir, TASK_PROMPT_FILE), `${prompt}\n`, { flag: 'wx', mode: 0o644 });
+    writeFileDurable(join(taskDir, TASK_PROMPT_FILE), `${prompt}\n`, { flag: 'wx' });
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
@@ -64,9 +65,10 @@ export function hasDoneFile(taskDir: string): boolean {
   }
 }
 
+/** DONE, durably (file and folder fsync'd before returning: issue #31). */
 export function writeDone(taskDir: string): void {
   try {
-    writeFileSync(join(taskDir, DONE_FILE), '', { mode: 0o644 });
+    writeFileDurable(join(taskDir, DONE_FILE), '');
   } catch (err) {
     throw ioError('write DONE', err);
   }
@@ -123,7 +125,7 @@ export function writeDependsOn(taskDir: string, deps: string[]): void {
       rmSync(path, { force: true });
       return;
     }
-    writeFileSync(path, `depends_on:\n${deps.map((d) => `    - ${yamlString(d, '      ')}\n`).join('')}`, { mode: 0o644 });
+    writeFileAtomic(path, `depends_on:\n${deps.map((d) => `    - ${yamlString(d, '      ')}\n`).join('')}`);
   } catch (err) {
     throw ioError('write task config', err);
   }
@@ -138,7 +140,7 @@ export interface StopRequest {
 /** STOP-REQUESTED: `permanent\n`, or the current UTC RFC3339 time + "\n". */
 export function writeStopRequested(taskDir: string, permanent: boolean, now: Date = new Date()): void {
   try {
-    writeFileSync(join(taskDir, STOP_REQUESTED_FILE), `${permanent ? 'permanent' : rfc3339(now)}\n`, { mode: 0o644 });
+    writeFileAtomic(join(taskDir, STOP_REQUESTED_FILE), `${permanent ? 'permanent' : rfc3339(now)}\n`);
   } catch (err) {
     throw ioError('write stop-request marker', err);
   }
@@ -169,7 +171,7 @@ export function clearStopMarkers(taskDir: string): void {
 /** CANCELLED: `cancelled_at: <RFC3339 UTC>\nreason: <text>\n` (informational). */
 export function writeCancelled(taskDir: string, reason: string, now: Date = new Date()): void {
   try {
-    writeFileSync(join(taskDir, CANCELLED_FILE), `cancelled_at: ${rfc3339(now)}\nreason: ${reason}\n`, { mode: 0o644 });
+    writeFileAtomic(join(taskDir, CANCELLED_FILE), `cancelled_at: ${rfc3339(now)}\nreason: ${reason}\n`);
   } catch (err) {
     throw ioError('write CANCELLED', err);
   }

@@ -147,9 +147,9 @@ describe('body escaping (D9)', () => {
     }
   });
 
-  it('serialises a whole entry with a terminating newline even when the body has one', () => {
+  it('writes a body ending in one newline as upstream does, flagged so that it reads back exactly', () => {
     const { msg, entry } = prepareMessage({ type: 'INFO', project_id: 'p', task_id: '', run_id: '', body: 'a\n' });
-    expect(entry.endsWith('---\na\n\n')).toBe(true);
+    expect(entry.endsWith('trailing_newline: kept\n---\na\n')).toBe(true);
     expect(parseBus(Buffer.from(entry))).toEqual([expect.objectContaining({ msg_id: msg.msg_id, body: 'a\n' })]);
     expect(serializeEntry({ msgId: 'M', tsText: 'T', type: 'X', projectId: 'p', taskId: '', runId: '' }, '---')).toContain('---\n\\---\n');
   });
