@@ -35,6 +35,8 @@ describe('conductor server (e2e)', () => {
 
     it('prints the banner and the real URLs', () => {
       expect(server.stdout()).toMatch(/^conductor \S+\n/);
+      // the banner speaks for this project only: no credit line of the upstream author
+      expect(server.stdout()).not.toMatch(/By @|linkedin/);
       expect(server.stdout()).toContain(`API listening on http://127.0.0.1:${server.port}/\n`);
       expect(server.stdout()).toContain(`Web UI available at http://127.0.0.1:${server.port}/ui/\n`);
     });

@@ -52,7 +52,7 @@ async function closeWithin(server: StartedApiServer, ms: number): Promise<boolea
  */
 export async function runServe(flags: ServeFlags, programName: ProgramName, hooks: ServeHooks = {}): Promise<void> {
   const opts = resolveServeOptions(flags);
-  process.stdout.write(`${programName} ${serverVersion()}\nBy @jonnyzzz · https://linkedin.com/in/jonnyzzz\n`);
+  process.stdout.write(`${programName} ${serverVersion()}\n`);
   if (opts.authWarning) log(`warning: ${opts.authWarning}`);
   if (opts.hostWarning) log(`warning: ${opts.hostWarning}`);
   if (opts.exposureWarning) log(`warning: ${opts.exposureWarning}`);
