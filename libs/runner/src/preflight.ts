@@ -2,6 +2,7 @@
 // (known, configured, binary on PATH) and a prompt. The CLI and POST /api/v1/tasks call it first.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { AgentError } from '@app/agents';
 import type { AppConfig } from '@app/storage';
 import { resolveSpec, selectAgent } from './agent-resolution';
 import { errorText, RunnerError } from './runner.errors';
@@ -26,6 +27,7 @@ export async function checkTaskStart(check: StartCheck): Promise<void> {
     const agent = selectAgent(check.config, check.agent);
     await resolveSpec(agent, { ...process.env, ...check.env }, check.cwd ?? process.cwd());
   } catch (err) {
-    throw new RunnerError('FATAL_AGENT', errorText(err));
+    // an agent name that matches nothing is bad input (CLI exit 2); a missing binary or bad config is fatal
+    throw new RunnerError(err instanceof AgentError && err.code === 'UNKNOWN_AGENT' ? 'INVALID_INPUT' : 'FATAL_AGENT', errorText(err));
   }
 }

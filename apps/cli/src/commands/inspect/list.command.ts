@@ -8,7 +8,7 @@ import { durationFlag } from '../engine/support/options';
 import { resolveRoot } from '../engine/support/runs-root';
 import { formatTable, localMinute } from '../engine/support/table';
 import { goJson } from './go-json';
-import { buildRunRow, buildTaskRow, filterTaskRows, RunRow, TASK_STATUS_FILTERS, TaskRow } from '@app/runner';
+import { buildRunRow, buildTaskRow, filterTaskRows, RunRow, runsDirOf, TASK_STATUS_FILTERS, TaskRow } from '@app/runner';
 
 interface ListOptions {
   config?: string;
@@ -90,6 +90,7 @@ export class ListCommand extends ScopeOptionParsers {
 
     if (task) {
       existingTaskDir(index.layout, project, task);
+      if (!isDirectory(runsDirOf(index, project, task))) throw new Error(`no runs found for project ${project} task ${task}`);
       const rows = index.listRuns(project, task).map((run) => buildRunRow(index, project, task, run));
       process.stdout.write(options.json ? goJson({ runs: rows.length ? rows : null }) : renderRuns(rows));
       return;
