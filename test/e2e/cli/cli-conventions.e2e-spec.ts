@@ -81,4 +81,16 @@ describe('issue #30 CLI conventions', () => {
     expect(parse.code).toBe(2);
     expect(JSON.parse(parse.stderr).error).toEqual({ code: 'USAGE', message: "unknown option '--bogus'" });
   });
+
+  it('defect 13: list --json names the parent run of a sub-agent run', async () => {
+    writeRun(sb.root, P, T, '20260101-1200000000-1-1');
+    writeRun(sb.root, P, T, '20260101-1200000000-1-2', { parent_run_id: '20260101-1200000000-1-1' });
+    const r = await sb.run(['list', '--root', sb.root, '--project', P, '--task', T, '--json']);
+    expect(r.code).toBe(0);
+    const runs = (JSON.parse(r.stdout) as { runs: { run_id: string; parent_run_id?: string }[] }).runs;
+    expect(runs.map((x) => [x.run_id, x.parent_run_id])).toEqual([
+      ['20260101-1200000000-1-1', undefined],
+      ['20260101-1200000000-1-2', '20260101-1200000000-1-1'],
+    ]);
+  });
 });
