@@ -43,7 +43,7 @@ export interface SelectedAgent {
 export function selectAgentConfig(config: AgentsConfigLike | undefined, preferred?: string, depth = 0): SelectedAgent {
   const wanted = preferred?.trim() ?? '';
   if (!config) {
-    if (!wanted) throw new AgentError('INVALID_CONFIG', 'agent is empty');
+    if (!wanted) throw new AgentError('INVALID_CONFIG', 'no config found: create config.yaml (see README) or pass --config, or name an agent type with --agent');
     return { name: wanted, type: normalizeAgentType(wanted), config: { name: wanted, type: normalizeAgentType(wanted) } };
   }
   const names = Object.keys(config.agents ?? {}).sort();

@@ -27,7 +27,8 @@ export async function checkTaskStart(check: StartCheck): Promise<void> {
     const agent = selectAgent(check.config, check.agent);
     await resolveSpec(agent, { ...process.env, ...check.env }, check.cwd ?? process.cwd());
   } catch (err) {
-    // an agent name that matches nothing is bad input (CLI exit 2); a missing binary or bad config is fatal
-    throw new RunnerError(err instanceof AgentError && err.code === 'UNKNOWN_AGENT' ? 'INVALID_INPUT' : 'FATAL_AGENT', errorText(err));
+    // an agent name that matches nothing, or no agent to pick (no config), is bad input (CLI exit 2); a missing binary is fatal
+    const badInput = err instanceof AgentError && (err.code === 'UNKNOWN_AGENT' || err.code === 'INVALID_CONFIG');
+    throw new RunnerError(badInput ? 'INVALID_INPUT' : 'FATAL_AGENT', errorText(err));
   }
 }

@@ -61,6 +61,7 @@ describe('issue #30 CLI conventions', () => {
       [['list', '--root', sb.root, '--project', P, '--status', 'runing'], /did you mean "running"/],
       [['output', '--root', sb.root, '--project', P, '--task', 'task-20260101-000000-nope'], /^Error: unknown task/],
       [['task', '--config', join(sb.dir, 'missing.yaml'), '--project', P, '--task', T, '--prompt', 'x'], /missing\.yaml/],
+      [['task', '--root', sb.root, '--project', P, '--task', 'task-20260101-000000-new', '--prompt', 'x'], /^Error: no config found: create config\.yaml \(see README\) or pass --config/],
       [['task', '--config', configFile(), '--project', P, '--task', 'task-20260101-000000-new', '--prompt', 'x', '--agent', 'fak'], /^Error: unknown agent "fak" \(did you mean "fake"\?\)\n$/],
     ];
     for (const [args, message] of cases) {
