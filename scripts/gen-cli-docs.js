@@ -146,7 +146,12 @@ async function generate(binDir = path.join(ROOT, 'bin')) {
     '`run-agent` is the local CLI: it works on the runs root without a server. `conductor` is the same',
     'program started under another name: with no subcommand (or only flags) it runs the API server',
     '(`conductor serve`), and its subcommands that share a name with a `run-agent server …` command',
-    '(`status`, `task`, `job`, `bus`, …) are those HTTP clients. Exit codes: 0 ok, 1 failure, 2 usage error.',
+    '(`status`, `task`, `job`, `bus`, …) are those HTTP clients.',
+    'Exit codes: 0 ok, 1 failure, 2 bad input (a wrong flag or value, an unknown project, task, run, agent or',
+    '`--status` value, which names the closest existing one: `(did you mean "…"?)`, a missing or broken config).',
+    'Errors are one line on stderr: `Error: <message>`; under `--json` the line is the API\'s error envelope',
+    '`{"error":{"code":"NOT_FOUND","message":"…"}}` (`code`: the domain code, `USAGE` for a usage error,',
+    '`FAILED` when untyped), and stdout carries only results.',
     'Shell completion: `source <(run-agent completion bash)` (also `zsh`, `fish`; same for `conductor`).',
     '',
   ];

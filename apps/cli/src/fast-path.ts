@@ -8,7 +8,7 @@
  * Only plain (Nest-free) files may be imported here, directly or lazily.
  */
 import { attachFlagValues, parseFlagArgs } from '../../api/src/boot/flag-args';
-import { reportError } from './common/cli-errors';
+import { reportError, setJsonErrors } from './common/cli-errors';
 import { BUS_POST_FLAGS, BUS_READ_FLAGS, type BusPostOptions, type BusReadOptions, type FlagSpec } from './commands/bus/bus-flags';
 import { versionText } from './version';
 
@@ -36,6 +36,7 @@ async function busPost(args: string[]): Promise<boolean> {
 async function busRead(args: string[]): Promise<boolean> {
   const options = parseBusReadArgs(args);
   if (!options || options.follow) return false;
+  setJsonErrors(options.json === true);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { runBusRead } = require('./commands/bus/bus-read') as typeof import('./commands/bus/bus-read');
   await runBusRead(options, { env: process.env, cwd: process.cwd(), stdout: process.stdout });

@@ -7,7 +7,7 @@ import { CommandFactory } from 'nest-commander';
 import { Commander } from 'nest-commander/src/constants';
 import { cliModuleFor } from './cli.module';
 import { describeConductorHelp } from './commands/server/conductor-dispatch';
-import { EXIT_OK, EXIT_USAGE, reportError } from './common/cli-errors';
+import { errorLine, EXIT_OK, EXIT_USAGE, reportError, setJsonErrors } from './common/cli-errors';
 import type { ProgramName } from './main';
 import { productVersion } from './version';
 
@@ -21,9 +21,10 @@ function exitOnParseError(err: CommanderError): never {
   process.exit(benign ? EXIT_OK : EXIT_USAGE);
 }
 
-/** Commander's usage errors in the CLI's one-line `Error: <message>` form (its hint joins the line). */
-export function oneLineUsageError(text: string): string {
-  return `${text.replace(/^error: /, 'Error: ').replace(/\n\((Did you mean [^)\n]*)\)\s*$/, (_m, hint: string) => ` (d${hint.slice(1)})`).trimEnd()}\n`;
+/** Commander's usage errors in the CLI's one-line `Error: <message>` form (its hint joins the line); JSON under --json. */
+export function oneLineUsageError(text: string, json = false): string {
+  const message = text.replace(/^error: /, '').replace(/\n\((Did you mean [^)\n]*)\)\s*$/, (_m, hint: string) => ` (d${hint.slice(1)})`).trimEnd();
+  return errorLine('USAGE', message, json);
 }
 
 interface OutputConfigurable {
@@ -36,11 +37,11 @@ interface OutputConfigurable {
  * `task cancel --reason --prompt` reaches the subcommand as given instead of being taken by the
  * group's flag of that name (commander's parents otherwise scan every later argument).
  */
-function overrideExitEverywhere(command: Command): void {
+function overrideExitEverywhere(command: Command, json: boolean): void {
   command.exitOverride(exitOnParseError);
   command.enablePositionalOptions(true);
-  (command as unknown as OutputConfigurable).configureOutput({ outputError: (text, write) => write(oneLineUsageError(text)) });
-  command.commands.forEach(overrideExitEverywhere);
+  (command as unknown as OutputConfigurable).configureOutput({ outputError: (text, write) => write(oneLineUsageError(text, json)) });
+  command.commands.forEach((c: Command) => overrideExitEverywhere(c, json));
 }
 
 interface GroupCommand {
@@ -78,7 +79,10 @@ export async function createNestCli(argv: string[], programName: ProgramName) {
   const root = app.get<Command>(Commander);
   // Answered by the fast path; registered here so that --help lists it.
   root.version(productVersion(), '-v, --version', 'print the version and exit (--json: as JSON)');
-  overrideExitEverywhere(root);
+  // a parse error comes before any command's options are known: --json anywhere asks for a JSON error
+  overrideExitEverywhere(root, argv.includes('--json'));
+  // once parsed, errors are JSON when the command that runs took --json
+  root.hook('preAction', (_hooked: Command, action: Command) => setJsonErrors((action.opts() as { json?: unknown }).json === true));
   rejectUnknownSubcommands(root);
   if (programName === 'conductor') describeConductorHelp(root);
   return { app, root };

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { didYouMean } from '@app/storage';
 import { AgentError } from './agents.errors';
 import { AgentConfigLike, AgentSpec, CliAgentSpec, normalizeAgentType, RestAgentConfig, RestRunContext, tokenEnvVarFor } from './agent.types';
 import { detectCliVersion, findExecutable, runShortCommand } from './binaries';
@@ -42,7 +43,7 @@ export interface SelectedAgent {
 export function selectAgentConfig(config: AgentsConfigLike | undefined, preferred?: string, depth = 0): SelectedAgent {
   const wanted = preferred?.trim() ?? '';
   if (!config) {
-    if (!wanted) throw new AgentError('INVALID_CONFIG', 'agent is empty');
+    if (!wanted) throw new AgentError('INVALID_CONFIG', 'no config found: create config.yaml (see README) or pass --config, or name an agent type with --agent');
     return { name: wanted, type: normalizeAgentType(wanted), config: { name: wanted, type: normalizeAgentType(wanted) } };
   }
   const names = Object.keys(config.agents ?? {}).sort();
@@ -56,7 +57,7 @@ export function selectAgentConfig(config: AgentsConfigLike | undefined, preferre
     if (Object.prototype.hasOwnProperty.call(config.agents, wanted)) return pick(wanted);
     const byType = names.find((n) => normalizeAgentType(config.agents[n].type || n) === wanted.toLowerCase());
     if (byType) return pick(byType);
-    throw new AgentError('UNKNOWN_AGENT', `unknown agent "${wanted}"`);
+    throw new AgentError('UNKNOWN_AGENT', `unknown agent "${wanted}"${didYouMean(wanted, names)}`);
   }
   const fallback = config.defaults?.agent?.trim();
   if (fallback && depth < 8) return selectAgentConfig(config, fallback, depth + 1);

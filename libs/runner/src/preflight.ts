@@ -2,6 +2,7 @@
 // (known, configured, binary on PATH) and a prompt. The CLI and POST /api/v1/tasks call it first.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { AgentError } from '@app/agents';
 import type { AppConfig } from '@app/storage';
 import { resolveSpec, selectAgent } from './agent-resolution';
 import { errorText, RunnerError } from './runner.errors';
@@ -26,6 +27,8 @@ export async function checkTaskStart(check: StartCheck): Promise<void> {
     const agent = selectAgent(check.config, check.agent);
     await resolveSpec(agent, { ...process.env, ...check.env }, check.cwd ?? process.cwd());
   } catch (err) {
-    throw new RunnerError('FATAL_AGENT', errorText(err));
+    // an agent name that matches nothing, or no agent to pick (no config), is bad input (CLI exit 2); a missing binary is fatal
+    const badInput = err instanceof AgentError && (err.code === 'UNKNOWN_AGENT' || err.code === 'INVALID_CONFIG');
+    throw new RunnerError(badInput ? 'INVALID_INPUT' : 'FATAL_AGENT', errorText(err));
   }
 }

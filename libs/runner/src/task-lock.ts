@@ -1,6 +1,6 @@
 import { closeSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { isLockOnPath, tryFlock, unflock } from '@app/storage';
+import { isLockOnPath, tryFlock, unflock, type LivenessProbe } from '@app/storage';
 import { RunnerError } from './runner.errors';
 import { sleep } from './sleep';
 
@@ -14,6 +14,16 @@ function lockHolderPid(path: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether a Ralph loop of the task is running, for readers that must not touch the lock (a watch
+ * polling it would make a loop starting at that instant fail): the holder's pid, written when it
+ * took the lock and cleared on release, is a live process.
+ */
+export function isTaskLoopAlive(taskDir: string, probe: LivenessProbe): boolean {
+  const pid = lockHolderPid(join(taskDir, TASK_LOCK_FILE));
+  return pid !== undefined && probe.isPidAlive(pid);
 }
 
 /**

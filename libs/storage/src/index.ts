@@ -21,6 +21,7 @@ export * from './safe-read';
 export * from './file-tail';
 export * from './run-output';
 export * from './scope';
+export * from './known-names';
 export * from './user-files';
 export * from './config/config.types';
 export * from './config/duration';

@@ -58,7 +58,7 @@ describe('run-agent bus post | read | discover', () => {
     const since = runCli(['bus', 'read', '--root', root, '--project', 'proj', '--since', all[21].msg_id, '--tail', '0'], { env, cwd: dir });
     expect(since.stdout.trimEnd().split('\n').map((l) => l.replace(/^.*\(INFO\) /, ''))).toEqual(['m22', 'm23', 'm24']);
     const missing = runCli(['bus', 'read', '--root', root, '--project', 'proj', '--since', 'MSG-NOPE'], { env, cwd: dir });
-    expect(missing).toMatchObject({ code: 1, stderr: 'Error: since id "MSG-NOPE" not found\n' });
+    expect(missing).toMatchObject({ code: 2, stderr: 'Error: since id "MSG-NOPE" not found\n' });
   });
 
   it('discovers the nearest bus walking up, and resolves reads from the working directory', () => {

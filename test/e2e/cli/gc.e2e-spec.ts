@@ -113,7 +113,7 @@ describe('run-agent gc', () => {
       [['--bus-max-size', '-5MB'], 2, /^Error: invalid --bus-max-size "-5MB": size must be non-negative\n$/],
       [['--bus-max-size', 'big'], 2, /^Error: invalid --bus-max-size "big"/],
       [['--project', '../..'], 2, /^Error: invalid project ID/],
-      [['--project', 'absent'], 1, /^Error: project directory not found: /],
+      [['--project', 'absent'], 2, /^Error: unknown project "absent" in runs root /],
     ] as const) {
       const r = await sb.run(['gc', '--root', sb.root, '--older-than', '1s', ...args]);
       expect(r.code).toBe(code);

@@ -92,14 +92,16 @@ describe('run-agent list (built CLI)', () => {
     expect(json.tasks[2]).toEqual({ task_id: T_STALE, runs: 1, latest_status: 'failed', done: false, last_activity: '2026-01-02T03:04:05Z' });
   });
 
-  it('filters tasks by --status and warns about unknown filters', async () => {
+  it('filters tasks by --status and refuses unknown filters (exit 2, did-you-mean)', async () => {
     const done = await runAgent(['list', '--root', root, '--project', 'proj', '--status', 'done', '--json'], env, tmp);
     expect(JSON.parse(done.stdout).tasks.map((t: { task_id: string }) => t.task_id)).toEqual([T_DONE]);
     const running = await runAgent(['list', '--root', root, '--project', 'proj', '--status', 'running', '--json'], env, tmp);
     expect(running.stdout).toBe('{\n  "tasks": null\n}\n');
     const odd = await runAgent(['list', '--root', root, '--project', 'proj', '--status', 'weird', '--json'], env, tmp);
-    expect(odd.stderr).toBe('warning: unknown --status filter "weird"; showing all tasks\n');
-    expect(JSON.parse(odd.stdout).tasks).toHaveLength(4);
+    expect([odd.code, odd.stdout]).toEqual([2, '']);
+    expect(JSON.parse(odd.stderr).error.message).toMatch(/^invalid --status "weird": must be one of running, /);
+    const typo = await runAgent(['list', '--root', root, '--project', 'proj', '--status', 'runing'], env, tmp);
+    expect([typo.code, typo.stderr]).toEqual([2, expect.stringMatching(/^Error: invalid --status "runing" \(did you mean "running"\?\)/)]);
   });
 
   it('lists the runs of a task', async () => {
@@ -139,7 +141,7 @@ describe('run-agent list (built CLI)', () => {
     const noRuns = await runAgent(['list', '--root', root, '--project', 'proj', '--task', T_BLOCKED], env, tmp);
     expect(noRuns).toEqual({ code: 1, stdout: '', stderr: `Error: no runs found for project proj task ${T_BLOCKED}\n` });
     const noProject = await runAgent(['list', '--root', root, '--project', 'ghost'], env, tmp);
-    expect(noProject.stderr).toBe(`Error: project directory not found: ${join(root, 'ghost')}\n`);
+    expect([noProject.code, noProject.stderr]).toEqual([2, `Error: unknown project "ghost" in runs root ${root}\n`]);
   });
 
   it('resolves the root from CONDUCTOR_ROOT, then ./config.yaml storage.runs_dir, without creating home files', async () => {

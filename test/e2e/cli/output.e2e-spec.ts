@@ -50,9 +50,9 @@ describe('run-agent output', () => {
     const noTask = await sb.run(['output', '--root', sb.root, '--project', P]);
     expect([noTask.code, noTask.stderr]).toEqual([2, 'Error: --task is required when --run-dir is not specified\n']);
     const noRun = await sb.run(['output', ...base(), '--run', '20990101-0000000000-1-1']);
-    expect(noRun.stderr).toBe(`Error: run 20990101-0000000000-1-1 not found for project ${P} task ${T1}\n`);
+    expect([noRun.code, noRun.stderr]).toEqual([2, `Error: unknown run "20990101-0000000000-1-1" of task "${T1}"\n`]);
     const noRuns = await sb.run(['output', '--root', sb.root, '--project', P, '--task', T2]);
-    expect(noRuns.stderr).toBe(`Error: no runs found for project ${P} task ${T2}\n`);
+    expect([noRuns.code, noRuns.stderr]).toEqual([2, `Error: unknown task "${T2}" in project "${P}"\n`]);
     for (const args of [['--run', '../../x'], ['--run', '*']]) {
       const r = await sb.run(['output', ...base(), ...args]);
       expect(r.code).toBe(2); // #12: invalid input exits 2 in every command

@@ -106,7 +106,7 @@ describe('run-agent status', () => {
   it('rejects bad input with one line and exit 2 / 1, touching nothing', async () => {
     const before = readFileSync(stalePath, 'utf8');
     const both = await sb.run(['status', '--root', sb.root, '--project', P, '--json', '--concise']);
-    expect([both.code, both.stderr]).toEqual([2, 'Error: --concise cannot be used with --json\n']);
+    expect([both.code, both.stderr]).toEqual([2, '{"error":{"code":"USAGE","message":"--concise cannot be used with --json"}}\n']);
     const noProject = await sb.run(['status', '--root', sb.root]);
     expect(noProject.code).toBe(2);
     const escape = await sb.run(['status', '--root', sb.root, '--project', P, '--task', '../../etc']);
@@ -115,7 +115,7 @@ describe('run-agent status', () => {
     const projectEscape = await sb.run(['status', '--root', sb.root, '--project', '..']);
     expect(projectEscape.code).toBe(2);
     const missing = await sb.run(['status', '--root', sb.root, '--project', 'nope']);
-    expect(missing.stderr).toBe(`Error: project directory not found: ${join(sb.root, 'nope')}\n`);
+    expect([missing.code, missing.stderr]).toEqual([2, `Error: unknown project "nope" in runs root ${sb.root}\n`]);
     const badDrift = await sb.run(['status', '--root', sb.root, '--project', P, '--activity', '--drift-after', 'soon']);
     expect(badDrift.code).toBe(2);
     expect(readFileSync(stalePath, 'utf8')).toBe(before);

@@ -200,7 +200,7 @@ describe('selectAgentConfig', () => {
     const cases: [() => unknown, string, string][] = [
       [() => selectAgentConfig(config, 'nope'), 'UNKNOWN_AGENT', 'unknown agent "nope"'],
       [() => selectAgentConfig({ agents: {} }), 'INVALID_CONFIG', 'no agents configured'],
-      [() => selectAgentConfig(undefined, ' '), 'INVALID_CONFIG', 'agent is empty'],
+      [() => selectAgentConfig(undefined, ' '), 'INVALID_CONFIG', 'no config found: create config.yaml (see README) or pass --config, or name an agent type with --agent'],
     ];
     for (const [fn, code, message] of cases) {
       let caught: unknown;

@@ -44,7 +44,7 @@ describe('gc use case (libs/runner)', () => {
   });
 
   it('gcProjects names a missing project or root clearly', () => {
-    expect(() => gcProjects(layout, 'nope')).toThrow(/^project directory not found: /);
+    expect(() => gcProjects(layout, 'nope')).toThrow(/^unknown project "nope" in runs root /);
     expect(() => gcProjects(new RunsLayout(join(root, 'missing')))).toThrow(/^root directory not found: /);
     run('completed', 1);
     expect(gcProjects(layout)).toEqual(['proj']);

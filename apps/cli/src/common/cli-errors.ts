@@ -1,4 +1,4 @@
-/** Exit codes of both executables: 0 ok, 1 failure, 2 usage error. */
+/** Exit codes of both executables: 0 ok, 1 failure, 2 usage error (any bad input). */
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
@@ -14,15 +14,51 @@ export class UsageError extends Error {
  */
 const INVALID_INPUT_CODES = new Set(['INVALID_ID', 'INVALID_INPUT', 'INVALID_MESSAGE', 'TOO_LARGE', 'INVALID_CONFIG']);
 
+/**
+ * Lib error codes for a name the user gave that does not exist (unknown project, task, run, agent,
+ * config file, bus message id): bad input too, exit 2 (the API answers 404 for the same codes).
+ */
+const UNKNOWN_NAME_CODES = new Set(['NOT_FOUND', 'UNKNOWN_AGENT', 'SINCE_NOT_FOUND']);
+
+const codeOf = (err: unknown): string | undefined => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return err instanceof Error && typeof code === 'string' ? code : undefined;
+};
+
+/** The one mapping of errors to exit codes (commands throw; they never pick an exit code themselves). */
 export function exitCodeFor(err: unknown): number {
   if (err instanceof UsageError) return EXIT_USAGE;
-  const code = (err as { code?: unknown } | null)?.code;
-  return err instanceof Error && typeof code === 'string' && INVALID_INPUT_CODES.has(code) ? EXIT_USAGE : EXIT_FAILURE;
+  const code = codeOf(err);
+  return code !== undefined && (INVALID_INPUT_CODES.has(code) || UNKNOWN_NAME_CODES.has(code)) ? EXIT_USAGE : EXIT_FAILURE;
 }
 
-/** One line on stderr: `Error: <message>` (upstream's cobra style). */
+/**
+ * The `code` of an error as `--json` prints it: the lib's own code (NOT_FOUND, INVALID_INPUT,
+ * TASK_LOCKED, …), USAGE for a usage error, FAILED for anything untyped.
+ */
+export function errorCodeFor(err: unknown): string {
+  if (err instanceof UsageError) return 'USAGE';
+  return codeOf(err) ?? 'FAILED';
+}
+
+let jsonErrors = false;
+
+/** Errors are printed as JSON from now on (the command that runs was given --json). */
+export function setJsonErrors(on: boolean): void {
+  jsonErrors = on;
+}
+
+/**
+ * The error line on stderr: `Error: <message>` (upstream's cobra style), or under --json one line
+ * `{"error":{"code":…,"message":…}}` (the API's error envelope). Stdout keeps only results.
+ */
+export function errorLine(code: string, message: string, json = jsonErrors): string {
+  return json ? `${JSON.stringify({ error: { code, message } })}\n` : `Error: ${message}\n`;
+}
+
+/** Prints one error line on stderr and sets the exit code. */
 export function reportError(err: unknown): void {
   const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`Error: ${message}\n`);
+  process.stderr.write(errorLine(errorCodeFor(err), message));
   process.exitCode = exitCodeFor(err);
 }

@@ -15,6 +15,7 @@ import {
   TASK_BUS_FILE,
   taskRunsDir,
   type RunInfo,
+  existingProjectDir,
 } from '@app/storage';
 
 /**
@@ -214,8 +215,7 @@ function isDir(path: string): boolean {
 /** The projects gc walks: the one named (it must exist) or every project folder of the root. */
 export function gcProjects(layout: RunsLayout, project?: string): string[] {
   if (project?.trim()) {
-    const dir = layout.projectDir(project.trim());
-    if (!isDir(dir)) throw new Error(`project directory not found: ${dir}`);
+    existingProjectDir(layout, project.trim());
     return [project.trim()];
   }
   if (!isDir(layout.root)) throw new Error(`root directory not found: ${layout.root}`);

@@ -55,6 +55,8 @@ export interface RunRow {
   exit_code: number | null;
   /** The configured agent name (run-info agent_name, added field), else the agent type. */
   agent?: string;
+  /** The run that started this one as a sub-agent (run-info parent_run_id); absent for a root run. */
+  parent_run_id?: string;
   started: string;
   duration: string;
 }
@@ -172,6 +174,7 @@ export function buildRunRow(index: StorageIndex, project: string, task: string, 
   if (info.corrupt_reason) row.corrupt_reason = info.corrupt_reason;
   row.exit_code = shownExitCode(info);
   row.agent = info.agent_name || info.agent || undefined;
+  if (info.parent_run_id) row.parent_run_id = info.parent_run_id;
   if (!isZeroTime(info.start_time)) {
     row.started = utcSecond(info.start_time);
     if (info.status === 'running' || isZeroTime(info.end_time)) row.duration = 'running';

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { blockedBy, isTaskDone, listFolderNames, LivenessProbe, readDependsOn, readRunInfoReconciled, runInfoIn, RunsLayout, runState, shownExitCode, taskRunsDir, type RunInfo } from '@app/storage';
 import { isRunStalled, needsInputOf } from '../needs-input';
 import { queueDir } from '../run-slots';
+import { isTaskLoopAlive, TASK_LOCK_FILE } from '../task-lock';
 import { taskUsageView, type TaskUsageView } from '../usage/task-view';
 import { collectActivity, type ActivitySignals } from './activity';
 import { worktreeStatus, type WorktreeStatus } from './worktree-status';
@@ -125,6 +126,27 @@ export function buildStatusRow(
   return row;
 }
 
+/** The values `status --status` accepts (anything else is refused with a did-you-mean). */
+export const STATUS_ROW_FILTERS = [
+  'running',
+  'active',
+  'completed',
+  'failed',
+  'stopped',
+  'cancelled',
+  'unknown',
+  'queued',
+  'blocked',
+  'needs_input',
+  'rate_limited',
+  'paused',
+  'budget_exceeded',
+  'corrupt',
+  'done',
+  'all_finished',
+  'pending',
+];
+
 export function statusRowMatches(row: StatusRow, filter: string): boolean {
   switch (filter) {
     case 'active':
@@ -162,14 +184,20 @@ function latestReadableRunInfo(runsDir: string, runs: string[], probe: LivenessP
   return undefined;
 }
 
+/**
+ * A task is complete for `watch` only when its Ralph loop is over (no live loop holds TASK.lock)
+ * and its latest run has ended, or when DONE is written and no loop runs: one attempt ending while
+ * the loop restarts it is `restarting`, DONE written while the loop waits for child runs is `finishing`.
+ */
 export function watchTaskStatus(layout: RunsLayout, project: string, task: string, probe: LivenessProbe, now = new Date()): WatchTaskStatus {
   const result: WatchTaskStatus = { task_id: task, status: 'unknown', elapsed: 0, done: false };
   const taskDir = layout.taskDir(project, task);
   const runsDir = taskRunsDir(taskDir);
   const runs = listRunNames(runsDir) ?? [];
   const info = runs.length ? latestReadableRunInfo(runsDir, runs, probe) : undefined;
+  const loopAlive = isTaskLoopAlive(taskDir, probe);
   if (!info) {
-    if (isTaskDone(taskDir)) return { ...result, status: 'done', done: true, elapsed: -1 };
+    if (isTaskDone(taskDir) && !loopAlive) return { ...result, status: 'done', done: true, elapsed: -1 };
     if (runs.length === 0) {
       const deps = readDependsOn(taskDir);
       if (deps.length && blockedBy(layout.root, project, deps).length) result.status = 'blocked';
@@ -178,6 +206,7 @@ export function watchTaskStatus(layout: RunsLayout, project: string, task: strin
   }
   result.status = runState(info, taskDir);
   const start = info.start_time?.getTime() ?? ZERO_TIME_MS;
+  const runEnded = ['completed', 'failed', 'done'].includes(info.status);
   if (start > ZERO_TIME_MS) {
     const end = info.end_time?.getTime() ?? ZERO_TIME_MS;
     const finished = info.status === 'completed' || info.status === 'failed';
@@ -185,13 +214,17 @@ export function watchTaskStatus(layout: RunsLayout, project: string, task: strin
   } else {
     result.elapsed = -1;
   }
-  result.done = ['completed', 'failed', 'done'].includes(info.status);
+  if (runEnded && loopAlive) {
+    result.status = isTaskDone(taskDir) ? 'finishing' : 'restarting';
+    return result;
+  }
+  result.done = runEnded;
   return result;
 }
 
-/** The runs folder (new runs) and the newest run-info.yaml (status changes) of a task. */
+/** The task folder (DONE, TASK.lock released), its runs folder (new runs) and the newest run-info.yaml (status changes). */
 export function watchedTaskPaths(runsDir: string): string[] {
   const runs = listRunNames(runsDir) ?? [];
-  return runs.length ? [runsDir, runInfoIn(runsDir, runs[runs.length - 1])] : [runsDir];
+  const taskDir = dirname(runsDir);
+  return [taskDir, join(taskDir, TASK_LOCK_FILE), runsDir, ...(runs.length ? [runInfoIn(runsDir, runs[runs.length - 1])] : [])];
 }
-

@@ -2,6 +2,8 @@ import { followBus } from '@app/messagebus/follow';
 import { readMessages } from '@app/messagebus/reader';
 import type { BusMessage } from '@app/messagebus/types';
 import { validateProjectId, validateTaskId } from '@app/storage/ids';
+import { existingProjectDir, existingTaskDir } from '@app/storage/known-names';
+import { RunsLayout } from '@app/storage/layout';
 import { UsageError } from '../../common/cli-errors';
 import { withConfigFlag, type BusReadOptions } from './bus-flags';
 import { busFileFor, busFromWorkingDir, resolveBusRoot, scopeFromRunFolder, scopeFromTaskFolder, type BusEnv } from './bus-scope';
@@ -23,7 +25,13 @@ export function resolveReadBus(opts: BusReadOptions, e: BusEnv): string {
     if (!project) throw new UsageError('--task needs --project (or $JRUN_PROJECT_ID)');
     validateProjectId(project);
   }
-  if (project) return busFileFor(resolveBusRoot(opts.root, e), project, task);
+  if (project) {
+    // a project or task named on the command line must exist (did-you-mean otherwise); an empty bus reads as nothing
+    const layout = new RunsLayout(resolveBusRoot(opts.root, e));
+    if (task) existingTaskDir(layout, project, task);
+    else existingProjectDir(layout, project);
+    return busFileFor(layout.root, project, task);
+  }
   const fromEnv = e.env.JRUN_MESSAGE_BUS?.trim();
   if (fromEnv) return fromEnv;
   return busFromWorkingDir(opts.root, e);

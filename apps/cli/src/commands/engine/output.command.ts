@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { join } from 'node:path';
 import { Command, Option } from 'nest-commander';
 import { ScopeOptionParsers } from './support/scope-options';
-import { CHANGE_FEED, ChangeFeed, checkRunDir, followRunOutput, LIVENESS_PROBE, LivenessProbe, readRunOutput, RunOutputFile, RunsLayout } from '@app/storage';
+import { CHANGE_FEED, ChangeFeed, checkRunDir, existingTaskDir, followRunOutput, LIVENESS_PROBE, LivenessProbe, readRunOutput, RunOutputFile, RunsLayout, unknownName } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { OutputSynthesizeCommand } from './output-synthesize.command';
 import { countFlag } from './support/options';
@@ -40,10 +40,10 @@ export function resolveRunDir(options: OutputOptions): string {
   const layout = new RunsLayout(root);
   const runsDir = layout.runsDir(scope.project, scope.task);
   const wanted = options.run?.trim() ? layout.runDir(scope.project, scope.task, options.run.trim()) : undefined;
-  const runs = listRunNames(runsDir);
-  if (!runs) throw new Error(`no runs found for project ${scope.project} task ${scope.task}`);
+  existingTaskDir(layout, scope.project, scope.task);
+  const runs = listRunNames(runsDir) ?? [];
   if (wanted) {
-    if (!runs.includes(options.run!.trim())) throw new Error(`run ${options.run!.trim()} not found for project ${scope.project} task ${scope.task}`);
+    if (!runs.includes(options.run!.trim())) throw unknownName('run', options.run!.trim(), runs, ` of task ${JSON.stringify(scope.task)}`);
     return wanted;
   }
   if (runs.length === 0) throw new Error(`no runs found for project ${scope.project} task ${scope.task}`);

@@ -1,5 +1,5 @@
 import { Command, Option } from 'nest-commander';
-import { clearStopMarkers, pathExists, removeDone, RunsLayout } from '@app/storage';
+import { clearStopMarkers, existingTaskDir, removeDone, RunsLayout } from '@app/storage';
 import { RunnerService } from '@app/runner';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
 import { isolationFromFlags, LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
@@ -31,8 +31,7 @@ export class ResumeCommand extends LoopFlagParsers {
     const loaded = flags.agent ? loadRunConfig(flags.config) : {};
     const root = runRoot(flags.root, loaded);
     const scope = resolveScope(flags, root, { generate: false });
-    const taskDir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
-    if (!pathExists(taskDir)) throw new Error(`task directory not found: ${taskDir}`);
+    const taskDir = existingTaskDir(new RunsLayout(root), scope.projectId, scope.taskId);
     removeDone(taskDir);
     clearStopMarkers(taskDir);
     process.stdout.write(`Resumed task ${scope.taskId} (restart counter reset)\n`);

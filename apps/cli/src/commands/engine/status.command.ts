@@ -1,8 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { Command, Option } from 'nest-commander';
 import { ScopeOptionParsers } from './support/scope-options';
-import { buildStatusRow, statusRowMatches, worktreeCells, type StatusRow } from '@app/runner';
-import { isDirectory, LIVENESS_PROBE, LivenessProbe, RunsLayout, validateProjectId, validateTaskId } from '@app/storage';
+import { buildStatusRow, STATUS_ROW_FILTERS, statusRowMatches, worktreeCells, type StatusRow } from '@app/runner';
+import { existingProjectDir, existingTaskDir, invalidChoice, LIVENESS_PROBE, LivenessProbe, RunsLayout, validateProjectId, validateTaskId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import {
   DEFAULT_DRIFT_AFTER_MS,
@@ -56,15 +56,14 @@ export class StatusCommand extends ScopeOptionParsers {
     const task = options.task?.trim() ? validateTaskId(options.task.trim()) : undefined;
     const filterText = (options.status ?? '').trim();
     const filter = filterText.toLowerCase();
+    if (filter && !STATUS_ROW_FILTERS.includes(filter)) throw new UsageError(invalidChoice('--status', filterText, STATUS_ROW_FILTERS));
 
     const layout = new RunsLayout(root);
-    const projectDir = layout.projectDir(project);
-    const taskDirForFlag = task ? layout.taskDir(project, task) : undefined;
-    if (!isDirectory(projectDir)) throw new Error(`project directory not found: ${projectDir}`);
+    const projectDir = existingProjectDir(layout, project);
     let tasks: string[];
-    if (taskDirForFlag) {
-      if (!isDirectory(taskDirForFlag)) throw new Error(`task directory not found: ${taskDirForFlag}`);
-      tasks = [task as string];
+    if (task) {
+      existingTaskDir(layout, project, task);
+      tasks = [task];
     } else {
       tasks = listRunNames(projectDir) ?? [];
     }

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { Command, Option } from 'nest-commander';
 import { TaskScopeParsers } from './task-options';
-import { pathExists, runInfoFile, RunsLayout, validateRunId, writeStopRequested } from '@app/storage';
+import { existingTaskDir, pathExists, runInfoFile, RunsLayout, validateRunId, writeStopRequested } from '@app/storage';
 import { findRunningRun, RunnerService } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { asCliError, resolveScope } from './job-common';
@@ -50,9 +50,8 @@ export class StopCommand extends TaskScopeParsers {
     } else {
       const root = resolveRoot(flags.root, process.env, flags.config);
       const scope = resolveScope(flags, root, { generate: false });
-      const taskDir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
       if (flags.run) validateRunId(flags.run);
-      if (!pathExists(taskDir)) throw new Error(`task not found: ${scope.projectId}/${scope.taskId}`);
+      const taskDir = existingTaskDir(new RunsLayout(root), scope.projectId, scope.taskId);
       try {
         writeStopRequested(taskDir, flags.noRestart === true || flags.restart === false);
       } catch (err) {

@@ -1,6 +1,6 @@
 import { Option, SubCommand } from 'nest-commander';
 import { TaskScopeParsers } from './task-options';
-import { pathExists, RunsLayout, writeCancelled } from '@app/storage';
+import { existingTaskDir, RunsLayout, writeCancelled } from '@app/storage';
 import { RunnerService } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { asCliError, resolveScope, withParentOptions } from './job-common';
@@ -35,8 +35,7 @@ export class TaskCancelCommand extends TaskScopeParsers {
       const graceMs = flags.grace !== undefined ? durationFlag(flags.grace, '--grace') : undefined;
       const root = resolveRoot(flags.root, process.env, flags.config);
       const scope = resolveScope(flags, root, { generate: false });
-      const taskDir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
-      if (!pathExists(taskDir)) throw new Error(`task not found: ${scope.projectId}/${scope.taskId}`);
+      const taskDir = existingTaskDir(new RunsLayout(root), scope.projectId, scope.taskId);
       writeCancelled(taskDir, reason);
       const { stoppedRuns } = await this.runner.stopTask(taskDir, { graceMs, stoppedBy: `run-agent task cancel (pid ${process.pid})` });
       process.stdout.write(`task ${scope.projectId}/${scope.taskId} marked as cancelled\nreason: ${reason}\n`);

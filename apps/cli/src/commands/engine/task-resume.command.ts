@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { SubCommand } from 'nest-commander';
-import { clearStopMarkers, pathExists, RunsLayout } from '@app/storage';
+import { clearStopMarkers, existingTaskDir, pathExists, RunsLayout } from '@app/storage';
 import { RunnerService } from '@app/runner';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, resolveScope, runRoot, withParentOptions } from './job-common';
 import { isolationFromFlags, LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
@@ -33,8 +33,7 @@ export class TaskResumeCommand extends LoopFlagParsers {
     const loaded = loadRunConfig(flags.config);
     const root = runRoot(flags.root, loaded);
     const scope = resolveScope(flags, root, { generate: false });
-    const taskDir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
-    if (!pathExists(taskDir)) throw new Error(`task directory not found: ${taskDir}`);
+    const taskDir = existingTaskDir(new RunsLayout(root), scope.projectId, scope.taskId);
     if (!pathExists(join(taskDir, 'TASK.md'))) throw new Error(`TASK.md not found in task directory ${taskDir}`);
     process.stderr.write(`Resuming task: ${scope.taskId}\n`);
     clearStopMarkers(taskDir);

@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { formatGoDuration, watchedTaskPaths, watchTaskStatus } from '@app/runner';
-import { CHANGE_FEED, ChangeFeed, LIVENESS_PROBE, LivenessProbe, RunsLayout, waitForChange } from '@app/storage';
+import { CHANGE_FEED, ChangeFeed, existingTaskDir, LIVENESS_PROBE, LivenessProbe, RunsLayout, waitForChange } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { collect, durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
@@ -17,12 +17,15 @@ interface WatchOptions {
   task?: string[];
   timeout?: string;
   json?: boolean;
+  allowMissing?: boolean;
 }
 
 
 @Command({
   name: 'watch',
-  description: 'Watch tasks until all of them finish (exit 1 when --timeout passes first)',
+  description:
+    'Watch tasks until all of them finish: the Ralph loop has ended (an attempt that ends while the loop restarts shows as restarting). ' +
+    'Exit 1 when --timeout passes first, exit 2 for an unknown task.',
 })
 export class WatchCommand extends CommandRunner {
   constructor(
@@ -42,6 +45,8 @@ export class WatchCommand extends CommandRunner {
     if (tasks.length === 0) throw new UsageError('at least one --task is required');
     const layout = new RunsLayout(root);
     tasks.forEach((t) => layout.taskDir(project, t)); // D18: refuse bad ids before reading anything
+    // an unknown task is a typo (did-you-mean), not a task to wait 30 minutes for, unless asked
+    if (!options.allowMissing) tasks.forEach((t) => existingTaskDir(layout, project, t));
 
     const { probe, feed } = this;
     const deadline = Date.now() + timeoutMs;
@@ -87,6 +92,11 @@ export class WatchCommand extends CommandRunner {
   @Option({ flags: '--timeout <duration>', description: 'give up after this long and exit 1 (Go duration, default 30m)' })
   parseTimeout(v: string): string {
     return v;
+  }
+
+  @Option({ flags: '--allow-missing', description: 'wait for tasks whose folder does not exist yet (shown as pending) instead of refusing an unknown task with exit 2' })
+  parseAllowMissing(): boolean {
+    return true;
   }
 
   @Option({ flags: '--json', description: 'print one JSON line per poll: {"tasks":[{task_id,status,elapsed,done}],"all_done":bool}' })

@@ -1,23 +1,22 @@
 import { Command, Option } from 'nest-commander';
 import { mergeTask, taskDiff } from '@app/runner';
-import { pathExists, RunsLayout } from '@app/storage';
-import { asCliError, loadRunConfig, resolveScope } from './job-common';
+import { existingTaskDir, RunsLayout } from '@app/storage';
+import { asCliError, loadRunConfig, resolveScope, runRoot } from './job-common';
 import { durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
 import { TaskScopeParsers } from './task-options';
 
 interface ScopeFlags {
   root?: string;
+  config?: string;
   project?: string;
   task?: string;
 }
 
-function taskDirOf(flags: ScopeFlags): string {
-  const root = resolveRoot(flags.root);
+/** The task folder in the runs root every command resolves (--root, …, the --config file's storage.runs_dir). */
+function taskDirOf(flags: ScopeFlags, root = resolveRoot(flags.root, process.env, flags.config)): string {
   const scope = resolveScope(flags, root, { generate: false });
-  const dir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
-  if (!pathExists(dir)) throw new Error(`task not found: ${scope.projectId}/${scope.taskId}`);
-  return dir;
+  return existingTaskDir(new RunsLayout(root), scope.projectId, scope.taskId);
 }
 
 @Command({
@@ -66,9 +65,9 @@ export class MergeCommand extends TaskScopeParsers {
   async run(_args: string[], flags: ScopeFlags & { config?: string; queueTimeout?: string } = {}): Promise<void> {
     try {
       const queueTimeoutMs = flags.queueTimeout !== undefined ? durationFlag(flags.queueTimeout, '--queue-timeout') : undefined;
-      const taskDir = taskDirOf(flags);
-      const { config } = loadRunConfig(flags.config);
-      const r = await mergeTask({ taskDir, config, queueTimeoutMs });
+      const loaded = loadRunConfig(flags.config);
+      const taskDir = taskDirOf(flags, runRoot(flags.root, loaded));
+      const r = await mergeTask({ taskDir, config: loaded.config, queueTimeoutMs });
       if (r.already_merged) process.stdout.write(`${r.branch} is already merged into ${r.base_branch}\n`);
       else if (!r.commit) process.stdout.write(`${r.branch} has nothing to merge into ${r.base_branch}\n`);
       else process.stdout.write(`merged ${r.branch} into ${r.base_branch} (${r.commit})\n`);

@@ -1,14 +1,14 @@
 import { Inject } from '@nestjs/common';
 import { Command, Option } from 'nest-commander';
 import { ScopeOptionParsers } from '../engine/support/scope-options';
-import { isDirectory, STORAGE_INDEX_FACTORY, type StorageIndexFactory, validateProjectId, validateSegment } from '@app/storage';
+import { existingProjectDir, existingTaskDir, invalidChoice, isDirectory, STORAGE_INDEX_FACTORY, type StorageIndexFactory, validateProjectId, validateSegment } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { DEFAULT_DRIFT_AFTER_MS, formatAge, formatBusSummary, formatLocalTimestamp, safeField } from '../engine/support/activity';
 import { durationFlag } from '../engine/support/options';
 import { resolveRoot } from '../engine/support/runs-root';
 import { formatTable, localMinute } from '../engine/support/table';
 import { goJson } from './go-json';
-import { buildRunRow, buildTaskRow, filterTaskRows, RunRow, runsDirOf, TaskRow } from '@app/runner';
+import { buildRunRow, buildTaskRow, filterTaskRows, RunRow, runsDirOf, TASK_STATUS_FILTERS, TaskRow } from '@app/runner';
 
 interface ListOptions {
   config?: string;
@@ -72,6 +72,8 @@ export class ListCommand extends ScopeOptionParsers {
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
+    const filter = (options.status ?? '').trim();
+    if (filter && !TASK_STATUS_FILTERS.includes(filter.toLowerCase())) throw new UsageError(invalidChoice('--status', filter, TASK_STATUS_FILTERS));
     const driftAfterMs = options.driftAfter !== undefined ? durationFlag(options.driftAfter, '--drift-after') : DEFAULT_DRIFT_AFTER_MS;
     const root = resolveRoot(options.root, process.env, options.config);
     const index = this.indexFor(root);
@@ -87,20 +89,17 @@ export class ListCommand extends ScopeOptionParsers {
     }
 
     if (task) {
+      existingTaskDir(index.layout, project, task);
       if (!isDirectory(runsDirOf(index, project, task))) throw new Error(`no runs found for project ${project} task ${task}`);
       const rows = index.listRuns(project, task).map((run) => buildRunRow(index, project, task, run));
       process.stdout.write(options.json ? goJson({ runs: rows.length ? rows : null }) : renderRuns(rows));
       return;
     }
 
-    const projectDir = index.layout.projectDir(project);
-    if (!isDirectory(projectDir)) throw new Error(`project directory not found: ${projectDir}`);
+    existingProjectDir(index.layout, project);
     const activity = options.activity ? { driftAfterMs } : undefined;
     let rows = index.listTasks(project).map((t) => buildTaskRow(index, project, t, activity));
-    const filter = (options.status ?? '').trim();
-    const filtered = filterTaskRows(rows, filter);
-    if (filtered === undefined) process.stderr.write(`warning: unknown --status filter ${JSON.stringify(filter)}; showing all tasks\n`);
-    else rows = filtered;
+    rows = filterTaskRows(rows, filter) ?? rows;
     process.stdout.write(options.json ? goJson({ tasks: rows.length ? rows : null }) : renderTasks(rows, !!options.activity, !!options.usage));
   }
 

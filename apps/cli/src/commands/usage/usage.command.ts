@@ -1,6 +1,6 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { usageReport, type UsageReport, type UsageRow } from '@app/runner';
-import { validateProjectId, validateTaskId } from '@app/storage';
+import { existingProjectDir, existingTaskDir, RunsLayout, validateProjectId, validateTaskId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { asCliError } from '../engine/job-common';
 import { resolveRoot } from '../engine/support/runs-root';
@@ -40,6 +40,11 @@ export class UsageCommand extends CommandRunner {
       const projectId = flags.project?.trim() ? validateProjectId(flags.project.trim()) : undefined;
       const taskId = flags.task?.trim() ? validateTaskId(flags.task.trim()) : undefined;
       if (taskId && !projectId) throw new UsageError('--task needs --project');
+      // a project or task named on the command line must exist (did-you-mean otherwise), not read as zero usage
+      if (projectId) {
+        if (taskId) existingTaskDir(new RunsLayout(root), projectId, taskId);
+        else existingProjectDir(new RunsLayout(root), projectId);
+      }
       const since = flags.since !== undefined ? sinceFlag(flags.since) : undefined;
       const report = usageReport({ root, projectId, taskId, since });
       process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderUsage(report));

@@ -13,6 +13,8 @@ export type WatchPhase = 'active' | 'blocked' | 'completed' | 'failed' | 'stoppe
 export function watchPhase(status: string): WatchPhase {
   switch (status) {
     case 'running':
+    case 'restarting': // an attempt ended, the Ralph loop starts the next one
+    case 'finishing': // DONE written, the loop waits for child runs
       return 'active';
     case 'blocked':
       return 'blocked';
