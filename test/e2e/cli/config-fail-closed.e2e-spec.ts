@@ -70,7 +70,13 @@ describe('fail-closed config (e2e)', () => {
     ] as const) {
       const res = await runCli([cmd, ...args, '--config', file], { env, cwd: dir });
       expect(res.code).toBe(2);
-      const last = res.stderr.trim().split('\n').pop()!;
+      let last = res.stderr.trim().split('\n').pop()!;
+      if (args.includes('--json')) {
+        // under --json the error is one JSON line on stderr
+        const { error } = JSON.parse(last) as { error: { code: string; message: string } };
+        expect(error.code).toBe('INVALID_CONFIG');
+        last = `Error: ${error.message}`;
+      }
       if (typeof line === 'string') expect(last).toContain(line.replace(/^Error: /, '').trim());
       else expect(`Error: ${last.replace(/^Error: (resolve runs dir: )?/, '')}\n`).toMatch(line);
     }

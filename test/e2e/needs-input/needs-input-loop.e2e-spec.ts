@@ -150,7 +150,7 @@ describe('needs-input: a question parks the Ralph loop until it is answered (#17
     await runTask({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', env: agentEnv({ FAKE_AGENT_DONE: '1' }) });
     const before = busMessages(layout.taskBus(PROJECT, task)).length;
     const none = await runCli(['answer', '--root', tmp.root, '--project', PROJECT, '--task', task, '--body', 'hi'], { env });
-    expect(none).toMatchObject({ code: 1, stderr: `Error: task ${task} has no open question\n` });
+    expect(none).toMatchObject({ code: 2, stderr: `Error: task ${task} has no open question\n` });
     const empty = await runCli(['answer', '--root', tmp.root, '--project', PROJECT, '--task', task, '--body', ' '], { env });
     expect(empty).toMatchObject({ code: 2, stderr: 'Error: --body is required (or pipe the answer on stdin)\n' });
     const badTask = await runCli(['answer', '--root', tmp.root, '--project', PROJECT, '--task', '../x', '--body', 'hi'], { env });

@@ -259,7 +259,7 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^Error: .*\n$/);
     const missing = await runCli(['pause', '--root', tmp.root, '--project', PROJECT, '--task', taskId('nowhere')], { env });
-    expect(missing.code).toBe(1);
+    expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^Error: task task-\S+ not found\n$/);
     expect(existsSync(join(tmp.root, '..', 'etc', 'PAUSED'))).toBe(false);
   });
