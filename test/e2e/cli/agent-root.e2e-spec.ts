@@ -57,7 +57,7 @@ describe('commands run by an agent find its runs root from $JRUN_TASK_FOLDER', (
     const other = new Sandbox();
     try {
       const r = await sb.run(['status', '--root', other.root, '--project', P], { env: agentEnv });
-      expect([r.code, r.stderr]).toEqual([1, `Error: project directory not found: ${join(other.root, P)}\n`]);
+      expect([r.code, r.stderr]).toEqual([2, `Error: unknown project "${P}" in runs root ${other.root}\n`]);
     } finally {
       other.cleanup();
     }
