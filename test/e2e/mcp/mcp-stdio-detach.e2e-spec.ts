@@ -1,0 +1,70 @@
+/**
+ * #30 defect 5: a task started with task_start over stdio outlives the MCP session. The official
+ * SDK client closes stdin, waits 2 s and SIGTERMs the server; the task's runner is detached (own
+ * session and process group), so the run still ends normally: DONE, run-info completed, RUN_STOP.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { readRunInfo } from '@app/storage';
+import { envWithFakeAgents } from '../../utils/fake-agents';
+import { waitFor } from '../../utils/wait';
+import { cleanEnv, requireBuild, runAgentBin } from '../cli/bus-helpers';
+import { call } from './mcp-scenario';
+
+const P = 'mcp-detach';
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('run-agent mcp over stdio: task_start tasks outlive the session', () => {
+  let dir: string;
+
+  beforeAll(() => {
+    requireBuild();
+    dir = mkdtempSync(join(tmpdir(), 'mcp-detach-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a client that hangs up (stdin closed, then SIGTERM) leaves the started task running to completion', async () => {
+    const root = join(dir, 'runs');
+    mkdirSync(join(root, P), { recursive: true });
+    const release = join(dir, 'release');
+    const env = envWithFakeAgents({ ...(cleanEnv(dir) as Record<string, string>), FAKE_AGENT_TEXT: 'outlived the session', FAKE_AGENT_WAIT_FILE: release, FAKE_AGENT_DONE: '1' });
+    env.PATH = envWithFakeAgents().PATH;
+    const transport = new StdioClientTransport({ command: runAgentBin, args: ['mcp', '--root', root, '--project', P], env, stderr: 'pipe', cwd: dir });
+    const client = new Client({ name: 'mcp-detach-test', version: '1.0.0' });
+    await client.connect(transport);
+    const serverPid = transport.pid!;
+    const started = await call(client, 'task_start', { prompt: 'live past the client', agent: 'claude' });
+    const runDir = join(root, P, started.task_id, 'runs', started.run_id);
+    const taskDir = join(root, P, started.task_id);
+    // the agent is up (its pid recorded) before the client goes away
+    await waitFor('the agent running', () => {
+      const info = existsSync(join(runDir, 'run-info.yaml')) ? readRunInfo(join(runDir, 'run-info.yaml')) : undefined;
+      return info?.status === 'running' && info.pid > 0 ? info : undefined;
+    });
+
+    await client.close();
+    await waitFor('the MCP server gone', () => !alive(serverPid), { timeoutMs: 20_000 });
+    expect(readRunInfo(join(runDir, 'run-info.yaml')).status).toBe('running');
+
+    writeFileSync(release, '');
+    const info = await waitFor('the run completed', () => {
+      const i = readRunInfo(join(runDir, 'run-info.yaml'));
+      return i.status !== 'running' ? i : undefined;
+    }, { timeoutMs: 60_000 });
+    expect(info).toMatchObject({ status: 'completed', exit_code: 0 });
+    expect(existsSync(join(taskDir, 'DONE'))).toBe(true);
+    expect(readFileSync(join(runDir, 'output.md'), 'utf8')).toContain('outlived the session');
+    await waitFor('RUN_STOP on the task bus', () => /type: RUN_STOP/.test(readFileSync(join(taskDir, 'TASK-MESSAGE-BUS.md'), 'utf8')));
+  });
+});
