@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { BusMessage, BusWriter, readMessages } from '@app/messagebus';
+import { BusMessage, BusWriter, createProjectBusFolder, readMessages } from '@app/messagebus';
 import { RunsLayout } from '@app/storage';
 import type { McpScope } from './mcp.types';
 import { addTool } from './register-tool';
@@ -42,6 +43,9 @@ export async function postMessage(scope: McpScope, input: PostInput, maxBodyByte
   const parents = input.parents ?? [];
   if (parents.some((p) => p.trim() === '')) throw new McpInputError('parents must not contain an empty msg_id');
   const bus = busPathOf(layout, projectId, taskId);
+  // as `run-agent bus post --project P`: a project's bus creates its folder, a task's needs the task
+  const created = !taskId && !existsSync(dirname(bus));
+  if (created) createProjectBusFolder(bus);
   const writer = new BusWriter(bus, { maxBodyBytes });
   try {
     const msg = await writer.append({
@@ -54,6 +58,10 @@ export async function postMessage(scope: McpScope, input: PostInput, maxBodyByte
       links: [],
     });
     return { msg_id: msg.msg_id, bus };
+  } catch (err) {
+    // a refused message (body too large, …) leaves nothing behind, not even the new folder
+    if (created) rmSync(dirname(bus), { recursive: true, force: true });
+    throw err;
   } finally {
     writer.close();
   }

@@ -1,8 +1,12 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-/** A tool result carrying one JSON document (as text, which every MCP client shows). */
+/**
+ * A tool result carrying one JSON document: as `structuredContent` (checked against the tool's
+ * outputSchema) and as text, which every MCP client shows (the spec's advice for compatibility).
+ */
 export function jsonResult(value: unknown): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }] };
+  const json = JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+  return { content: [{ type: 'text', text: JSON.stringify(json, null, 2) }], structuredContent: json };
 }
 
 /** An MCP tool error (`isError: true`) whose text is the same reason the CLI and API give. */

@@ -1,4 +1,5 @@
-import { lstatSync, type Stats } from 'node:fs';
+import { lstatSync, mkdirSync, type Stats } from 'node:fs';
+import { dirname } from 'node:path';
 import { BusError, ioError } from './errors';
 
 /**
@@ -16,4 +17,17 @@ export function checkBusPath(path: string): Stats | undefined {
   if (st.isSymbolicLink()) throw new BusError('SYMLINK', `message bus path "${path}" is a symlink`);
   if (!st.isFile()) throw new BusError('NOT_REGULAR_FILE', `message bus path "${path}" is not a regular file`);
   return st;
+}
+
+/**
+ * A project's bus is the first thing a new user posts to: creates the folder of a project bus
+ * (`<root>/<project>/PROJECT-MESSAGE-BUS.md`) when it is missing. A task's bus still needs its
+ * task folder, so callers use this for project buses only (`run-agent bus post --project`, MCP bus_post).
+ */
+export function createProjectBusFolder(projectBusPath: string): void {
+  try {
+    mkdirSync(dirname(projectBusPath), { recursive: true });
+  } catch (err) {
+    throw ioError('create folder of', projectBusPath, err);
+  }
 }

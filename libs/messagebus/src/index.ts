@@ -9,7 +9,7 @@ export { repairBusFile, type BusRepairResult } from './repair-file';
 export { followBus, type FollowOptions } from './follow';
 export { rotateBus } from './rotate';
 export { discoverBus } from './discover';
-export { checkBusPath } from './bus-path';
+export { checkBusPath, createProjectBusFolder } from './bus-path';
 export { onBusAppend, type AppendListener } from './append-observer';
 export * from './header-fields';
 export { escapeBody, unescapeBody, serializeEntry } from './format';

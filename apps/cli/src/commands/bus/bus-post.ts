@@ -1,7 +1,7 @@
-import { fstatSync, mkdirSync, readSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { fstatSync, readSync } from 'node:fs';
 import { validateProjectId, validateRunId, validateTaskId } from '@app/storage/ids';
 import { BusWriter } from '@app/messagebus/writer';
+import { createProjectBusFolder } from '@app/messagebus/bus-path';
 import { BusError } from '@app/messagebus/errors';
 import { validateHeaderFields } from '@app/messagebus/header-fields';
 import { StorageError } from '@app/storage/storage.errors';
@@ -146,7 +146,7 @@ export async function runBusPost(opts: BusPostOptions, rawIo: PostIo): Promise<v
   }
   // A project's bus is the first thing a new user posts to: create its folder (a task's bus still
   // needs its task folder).
-  if (firstOf(opts.project) && !firstOf(opts.task)) mkdirSync(dirname(busPath), { recursive: true });
+  if (firstOf(opts.project) && !firstOf(opts.task)) createProjectBusFolder(busPath);
   const writer = new BusWriter(busPath, { maxBodyBytes });
   try {
     const msg = await writer.append({ ...header, body });
