@@ -66,12 +66,12 @@ export class McpCommand extends CommandRunner {
     return v;
   }
 
-  @Option({ flags: '--project <id>', description: 'project ID (default: from $JRUN_* or the working directory; none: tools take a project argument)' })
+  @Option({ flags: '--project <id>', description: 'project ID; given, it confines the session: other projects are refused (default: from $JRUN_* or the working directory, not confining; none: tools take a project argument)' })
   parseProject(v: string): string {
     return v;
   }
 
-  @Option({ flags: '--task <id>', description: 'task ID: bus tools use its bus (default: from $JRUN_*)' })
+  @Option({ flags: '--task <id>', description: 'task ID: bus tools use its bus; given, it confines the session to this task, its descendant tasks and the tasks it starts (default: from $JRUN_*, not confining)' })
   parseTask(v: string): string {
     return v;
   }
