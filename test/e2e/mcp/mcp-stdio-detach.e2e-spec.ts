@@ -10,8 +10,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { readRunInfo } from '@app/storage';
 import { envWithFakeAgents } from '../../utils/fake-agents';
+import { writeRun } from '../../utils/run-fixtures';
 import { waitFor } from '../../utils/wait';
-import { cleanEnv, requireBuild, runAgentBin } from '../cli/bus-helpers';
+import { cleanEnv, requireBuild, runAgentBin, runCli } from '../cli/bus-helpers';
 import { call } from './mcp-scenario';
 
 const P = 'mcp-detach';
@@ -66,5 +67,19 @@ describe('run-agent mcp over stdio: task_start tasks outlive the session', () =>
     expect(existsSync(join(taskDir, 'DONE'))).toBe(true);
     expect(readFileSync(join(runDir, 'output.md'), 'utf8')).toContain('outlived the session');
     await waitFor('RUN_STOP on the task bus', () => /type: RUN_STOP/.test(readFileSync(join(taskDir, 'TASK-MESSAGE-BUS.md'), 'utf8')));
+  });
+
+  it('`job --run-id` (how task_start starts it) refuses a run id that already holds a run, and an invalid one, with exit 2', () => {
+    const root = join(dir, 'runs-id');
+    const T = 'task-20260101-120000-runid';
+    const RUN = '20260101-1200000000-7-1';
+    writeRun(root, P, T, RUN, { status: 'completed', exit_code: 0 });
+    const env = envWithFakeAgents(cleanEnv(dir) as Record<string, string>);
+    const taken = runCli(['job', '--root', root, '--project', P, '--task', T, '--agent', 'claude', '--prompt', 'x', '--run-id', RUN], { env, cwd: dir });
+    expect(taken.stderr).toBe(`Error: run ${RUN} already exists\n`);
+    expect(taken.code).toBe(2);
+    const bad = runCli(['job', '--root', root, '--project', P, '--task', T, '--agent', 'claude', '--prompt', 'x', '--run-id', '../x'], { env, cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^Error: invalid run ID/);
   });
 });
