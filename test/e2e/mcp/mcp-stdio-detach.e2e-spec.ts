@@ -3,6 +3,7 @@
  * SDK client closes stdin, waits 2 s and SIGTERMs the server; the task's runner is detached (own
  * session and process group), so the run still ends normally: DONE, run-info completed, RUN_STOP.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,6 +68,58 @@ describe('run-agent mcp over stdio: task_start tasks outlive the session', () =>
     expect(existsSync(join(taskDir, 'DONE'))).toBe(true);
     expect(readFileSync(join(runDir, 'output.md'), 'utf8')).toContain('outlived the session');
     await waitFor('RUN_STOP on the task bus', () => /type: RUN_STOP/.test(readFileSync(join(taskDir, 'TASK-MESSAGE-BUS.md'), 'utf8')));
+  });
+
+  it('SIGTERM to the MCP server\'s whole process group, with the client still connected, leaves the task running to completion', async () => {
+    const root = join(dir, 'runs-pg');
+    mkdirSync(join(root, P), { recursive: true });
+    const release = join(dir, 'release-pg');
+    const env = envWithFakeAgents({ ...(cleanEnv(dir) as Record<string, string>), FAKE_AGENT_TEXT: 'survived the group', FAKE_AGENT_WAIT_FILE: release, FAKE_AGENT_DONE: '1' });
+    env.PATH = envWithFakeAgents().PATH;
+    // the server leads its own process group, as under a shell or a supervisor
+    const server = spawn(runAgentBin, ['mcp', '--root', root, '--project', P], { env, cwd: dir, detached: true, stdio: ['pipe', 'pipe', 'ignore'] });
+    const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+    let buffered = '';
+    const replies = new Map<number, (v: { result?: { content: { text: string }[]; isError?: boolean } }) => void>();
+    server.stdout!.on('data', (d: Buffer) => {
+      buffered += d.toString();
+      for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+        const msg = JSON.parse(buffered.slice(0, nl));
+        buffered = buffered.slice(nl + 1);
+        if (typeof msg.id === 'number') replies.get(msg.id)?.(msg);
+      }
+    });
+    let nextId = 1;
+    const request = (method: string, params: unknown) =>
+      new Promise<{ result?: { content: { text: string }[]; isError?: boolean } }>((resolve) => {
+        const id = nextId++;
+        replies.set(id, resolve);
+        server.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+      });
+    await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+    server.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    const res = await request('tools/call', { name: 'task_start', arguments: { prompt: 'outlive the group', agent: 'claude' } });
+    expect(res.result?.isError).toBeFalsy();
+    const started = JSON.parse(res.result!.content[0].text) as { task_id: string; run_id: string };
+    const taskDir = join(root, P, started.task_id);
+    const runDir = join(taskDir, 'runs', started.run_id);
+    await waitFor('the agent running', () => {
+      const info = existsSync(join(runDir, 'run-info.yaml')) ? readRunInfo(join(runDir, 'run-info.yaml')) : undefined;
+      return info?.status === 'running' && info.pid > 0 ? info : undefined;
+    });
+
+    process.kill(-server.pid!, 'SIGTERM');
+    await exited;
+    expect(readRunInfo(join(runDir, 'run-info.yaml')).status).toBe('running');
+
+    writeFileSync(release, '');
+    const info = await waitFor('the run completed', () => {
+      const i = readRunInfo(join(runDir, 'run-info.yaml'));
+      return i.status !== 'running' ? i : undefined;
+    }, { timeoutMs: 60_000 });
+    expect(info).toMatchObject({ status: 'completed', exit_code: 0 });
+    expect(existsSync(join(taskDir, 'DONE'))).toBe(true);
+    expect(readFileSync(join(runDir, 'output.md'), 'utf8')).toContain('survived the group');
   });
 
   it('`job --run-id` (how task_start starts it) refuses a run id that already holds a run, and an invalid one, with exit 2', () => {
