@@ -122,6 +122,28 @@ describe('run-agent mcp over stdio: task_start tasks outlive the session', () =>
     expect(readFileSync(join(runDir, 'output.md'), 'utf8')).toContain('survived the group');
   });
 
+  it('a job that fails before recording its run (config broken since the server loaded it) leaves a failed run-info with the reason', async () => {
+    const root = join(dir, 'runs-broken');
+    mkdirSync(join(root, P), { recursive: true });
+    const config = join(dir, 'broken-config.yaml');
+    writeFileSync(config, ['agents:', '  claude:', '    type: claude', ''].join('\n'));
+    const env = envWithFakeAgents(cleanEnv(dir) as Record<string, string>);
+    env.PATH = envWithFakeAgents().PATH;
+    const client = new Client({ name: 'mcp-broken-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: runAgentBin, args: ['mcp', '--root', root, '--project', P, '--config', config], env, stderr: 'pipe', cwd: dir }));
+    try {
+      writeFileSync(config, 'agents: [\n');
+      const started = await call(client, 'task_start', { prompt: 'never runs', agent: 'claude' });
+      const waited = await call(client, 'task_wait', { task: started.task_id, timeout_seconds: 60 });
+      expect(waited.state).toBe('failed');
+      const info = readRunInfo(join(root, P, started.task_id, 'runs', started.run_id, 'run-info.yaml'));
+      expect(info).toMatchObject({ status: 'failed', run_id: started.run_id, agent: 'claude' });
+      expect(info.error_summary).toContain('broken-config.yaml');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('`job --run-id` (how task_start starts it) refuses a run id that already holds a run, and an invalid one, with exit 2', () => {
     const root = join(dir, 'runs-id');
     const T = 'task-20260101-120000-runid';

@@ -3,7 +3,7 @@ import { closeSync, existsSync, openSync, readFileSync, statSync, writeFileSync 
 import { join, resolve } from 'node:path';
 import { McpInputError, type SubTaskRequest, type SubTaskStarted, type SubTaskStarter } from '@app/mcp';
 import { resolveSpec, selectAgent } from '@app/runner';
-import { AppConfig, generateTaskId, runInfoFile, RunsLayout } from '@app/storage';
+import { AppConfig, generateTaskId, newRunInfo, RunInfo, runInfoFile, RunsLayout, writeRunInfo } from '@app/storage';
 import { packageRoot } from '../../version';
 
 /** What the detached `run-agent job` of a sub-task prints (its own messages, not the agent's output). */
@@ -42,7 +42,7 @@ export class DetachedJobStarter implements SubTaskStarter {
       if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new McpInputError(`working directory not found: ${cwd}`);
     }
     const env = { ...process.env, ...this.opts.env };
-    await resolveSpec(selectAgent(this.opts.config, req.agent), env, cwd ?? layout.taskDir(req.projectId, taskId));
+    const spec = await resolveSpec(selectAgent(this.opts.config, req.agent), env, cwd ?? layout.taskDir(req.projectId, taskId));
     const runDir = layout.allocateRunDir(req.projectId, taskId);
     // the job reads the prompt from here and then writes its own prompt.md over it
     const promptFile = join(runDir.dir, 'prompt.md');
@@ -58,8 +58,9 @@ export class DetachedJobStarter implements SubTaskStarter {
       const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], cwd: layout.taskDir(req.projectId, taskId), env });
       this.failures.delete(key);
       this.active.add(key);
-      child.once('error', (err) => this.ended(key, runDir.dir, `start run-agent job: ${err.message}`));
-      child.once('exit', (code, signal) => this.ended(key, runDir.dir, code === 0 ? undefined : lastLine(logPath) ?? `run-agent job ended with ${signal ?? `exit code ${code}`}`));
+      const record = { run_id: runDir.runId, project_id: req.projectId, task_id: taskId, agent: spec.type, parent_run_id: req.parentRunId };
+      child.once('error', (err) => this.ended(key, runDir.dir, record, `start run-agent job: ${err.message}`));
+      child.once('exit', (code, signal) => this.ended(key, runDir.dir, record, code === 0 ? undefined : lastLine(logPath) ?? `run-agent job ended with ${signal ?? `exit code ${code}`}`));
       child.unref();
     } finally {
       closeSync(log);
@@ -67,10 +68,19 @@ export class DetachedJobStarter implements SubTaskStarter {
     return { project_id: req.projectId, task_id: taskId, run_id: runDir.runId, status: 'started' };
   }
 
-  /** A job that ended before recording its run leaves its reason here (the run-info says the rest). */
-  private ended(key: string, runDir: string, error: string | undefined): void {
+  /**
+   * A job that ended before recording its run (e.g. its config turned invalid since the server
+   * loaded it) gets a failed run-info with its reason, so the run is not left looking as starting.
+   */
+  private ended(key: string, runDir: string, record: Pick<RunInfo, 'run_id' | 'project_id' | 'task_id' | 'agent' | 'parent_run_id'>, error: string | undefined): void {
     this.active.delete(key);
-    if (error && !existsSync(runInfoFile(runDir))) this.failures.set(key, error);
+    if (!error || existsSync(runInfoFile(runDir))) return;
+    this.failures.set(key, error);
+    try {
+      writeRunInfo(runInfoFile(runDir), newRunInfo({ ...record, status: 'failed', end_time: new Date(), error_summary: error }));
+    } catch {
+      // the failure stays known to this session (task_status reports it)
+    }
   }
 
   isActive(projectId: string, taskId: string): boolean {
