@@ -1,7 +1,6 @@
-import { existsSync, mkdirSync } from 'node:fs';
 import { Command, Option } from 'nest-commander';
 import { Inject } from '@nestjs/common';
-import { CHANGE_FEED, ChangeFeed, followRunStdout, runInfoFile, RunsLayout, validateRunId } from '@app/storage';
+import { CHANGE_FEED, ChangeFeed, followRunStdout, RunsLayout, StorageError, validateRunId } from '@app/storage';
 import { hasSettings, JobResult, prepareJobWorktree, RunnerService, withJobBudget } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { collect } from './support/options';
@@ -37,12 +36,14 @@ interface JobFlags extends Omit<RunFlags, 'prompt' | 'promptFile'> {
   maxWallTime?: string;
 }
 
-/** The run folder named by --run-id: created when absent; one that already holds a run is refused. */
+/** The run folder named by --run-id (RunsLayout.adoptRunDir); one that already holds a run is a usage error. */
 function adoptRunDir(layout: RunsLayout, projectId: string, taskId: string, runId: string): { runId: string; dir: string } {
-  const dir = layout.runDir(projectId, taskId, runId);
-  if (existsSync(runInfoFile(dir))) throw new UsageError(`run ${runId} already exists`);
-  mkdirSync(dir, { recursive: true, mode: 0o755 });
-  return { runId, dir };
+  try {
+    return layout.adoptRunDir(projectId, taskId, runId);
+  } catch (err) {
+    if (err instanceof StorageError && err.code === 'CONFLICT') throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 @Command({

@@ -1,12 +1,12 @@
+import { join } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { createConductorMcp } from '@app/mcp';
+import { createConductorMcp, DetachedJobStarter } from '@app/mcp';
 import { CHANGE_FEED, type ChangeFeed } from '@app/storage';
 import { agentCallerEnv, asCliError } from '../engine/job-common';
-import { productVersion } from '../../version';
+import { packageRoot, productVersion } from '../../version';
 import { resolveBodyLimit } from '../bus/body-limit';
-import { DetachedJobStarter } from './detached-job-starter';
 import { loadMcpConfig, resolveMcpScope, type McpFlags } from './mcp-scope';
 
 /** Room for one bus_post of the largest allowed body, JSON-escaped (at worst 6 bytes a byte), plus the envelope. */
@@ -51,7 +51,7 @@ export class McpCommand extends CommandRunner {
     } catch (err) {
       throw asCliError(err);
     }
-    const starter = new DetachedJobStarter({ root: scope.root, config: loaded.config, configPath: loaded.path, env: agentCallerEnv(loaded) });
+    const starter = new DetachedJobStarter({ cli: join(packageRoot(), 'bin', 'run-agent'), root: scope.root, config: loaded.config, configPath: loaded.path, env: agentCallerEnv(loaded) });
     const mcp = createConductorMcp({ scope, config: loaded.config, starter, version: productVersion(), maxBodyBytes, feed: this.feed });
     const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: stdioBufferFor(maxBodyBytes) });
     const closed = untilClosed(transport);

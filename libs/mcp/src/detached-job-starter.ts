@@ -1,15 +1,17 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { McpInputError, type SubTaskRequest, type SubTaskStarted, type SubTaskStarter } from '@app/mcp';
 import { resolveSpec, selectAgent } from '@app/runner';
 import { AppConfig, generateTaskId, newRunInfo, RunInfo, runInfoFile, RunsLayout, writeRunInfo } from '@app/storage';
-import { packageRoot } from '../../version';
+import type { SubTaskRequest, SubTaskStarted, SubTaskStarter } from './mcp.types';
+import { McpInputError } from './tool-result';
 
 /** What the detached `run-agent job` of a sub-task prints (its own messages, not the agent's output). */
 export const MCP_JOB_LOG = 'mcp-job.log';
 
 export interface DetachedJobStarterOptions {
+  /** The `run-agent` executable of this installation (the job runs through it). */
+  cli: string;
   root: string;
   config?: AppConfig;
   /** The config file the job loads (`--config`), when `run-agent mcp` loaded one. */
@@ -47,7 +49,7 @@ export class DetachedJobStarter implements SubTaskStarter {
     // the job reads the prompt from here and then writes its own prompt.md over it
     const promptFile = join(runDir.dir, 'prompt.md');
     writeFileSync(promptFile, req.prompt);
-    const args = [join(packageRoot(), 'bin', 'run-agent'), 'job', '--root', layout.root, '--project', req.projectId, '--task', taskId, '--run-id', runDir.runId, '--prompt-file', promptFile];
+    const args = [this.opts.cli, 'job', '--root', layout.root, '--project', req.projectId, '--task', taskId, '--run-id', runDir.runId, '--prompt-file', promptFile];
     if (req.agent) args.push('--agent', req.agent);
     if (cwd) args.push('--cwd', cwd);
     if (req.parentRunId) args.push('--parent-run-id', req.parentRunId);
