@@ -12,6 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { readRunInfo } from '@app/storage';
 import { envWithFakeAgents } from '../../utils/fake-agents';
 import { writeRun } from '../../utils/run-fixtures';
+import { webhookReceiver } from '../../utils/webhook-receiver';
 import { waitFor } from '../../utils/wait';
 import { cleanEnv, requireBuild, runAgentBin, runCli } from '../cli/bus-helpers';
 import { call } from './mcp-scenario';
@@ -36,13 +37,16 @@ describe('run-agent mcp over stdio: task_start tasks outlive the session', () =>
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('a client that hangs up (stdin closed, then SIGTERM) leaves the started task running to completion', async () => {
+  it('a client that hangs up (stdin closed, then SIGTERM) leaves the started task running to completion, run_stop webhook included', async () => {
     const root = join(dir, 'runs');
     mkdirSync(join(root, P), { recursive: true });
     const release = join(dir, 'release');
+    const hook = await webhookReceiver();
+    const config = join(dir, 'hook-config.yaml');
+    writeFileSync(config, ['agents:', '  claude:', '    type: claude', 'webhook:', `  url: ${hook.url}`, '  events: [run_stop]', ''].join('\n'));
     const env = envWithFakeAgents({ ...(cleanEnv(dir) as Record<string, string>), FAKE_AGENT_TEXT: 'outlived the session', FAKE_AGENT_WAIT_FILE: release, FAKE_AGENT_DONE: '1' });
     env.PATH = envWithFakeAgents().PATH;
-    const transport = new StdioClientTransport({ command: runAgentBin, args: ['mcp', '--root', root, '--project', P], env, stderr: 'pipe', cwd: dir });
+    const transport = new StdioClientTransport({ command: runAgentBin, args: ['mcp', '--root', root, '--project', P, '--config', config], env, stderr: 'pipe', cwd: dir });
     const client = new Client({ name: 'mcp-detach-test', version: '1.0.0' });
     await client.connect(transport);
     const serverPid = transport.pid!;
@@ -68,6 +72,12 @@ describe('run-agent mcp over stdio: task_start tasks outlive the session', () =>
     expect(existsSync(join(taskDir, 'DONE'))).toBe(true);
     expect(readFileSync(join(runDir, 'output.md'), 'utf8')).toContain('outlived the session');
     await waitFor('RUN_STOP on the task bus', () => /type: RUN_STOP/.test(readFileSync(join(taskDir, 'TASK-MESSAGE-BUS.md'), 'utf8')));
+    try {
+      const delivered = await waitFor('the run_stop webhook', () => hook.received.find((r) => r.body.includes(started.run_id)));
+      expect(JSON.parse(delivered.body)).toMatchObject({ event: 'run_stop', run_id: started.run_id });
+    } finally {
+      await hook.close();
+    }
   });
 
   it('SIGTERM to the MCP server\'s whole process group, with the client still connected, leaves the task running to completion', async () => {
