@@ -6,8 +6,10 @@ import { BusMessage, BusWriter, createProjectBusFolder, readMessages } from '@ap
 import { RunsLayout } from '@app/storage';
 import type { McpScope } from './mcp.types';
 import { addTool } from './register-tool';
-import { busTaskOf, projectOf } from './tool-scope';
+import { busTaskOf, projectOf, type TaskScope } from './tool-scope';
 import { McpInputError, toolCall } from './tool-result';
+
+export type BusGuard = (projectId: string, taskId: string | undefined) => void;
 
 export const BUS_READ_DEFAULT_LIMIT = 20;
 export const BUS_READ_MAX_LIMIT = 500;
@@ -35,10 +37,12 @@ export interface PostInput {
  * id]…` writes from the same scope, through the same writer (BusWriter, which applies the
  * format's own checks: type, body size).
  */
-export async function postMessage(scope: McpScope, input: PostInput, maxBodyBytes?: number): Promise<{ msg_id: string; bus: string }> {
+/** `guard`: refuses a bus outside a confined session (TaskScope.check). */
+export async function postMessage(scope: McpScope, input: PostInput, maxBodyBytes?: number, guard?: BusGuard): Promise<{ msg_id: string; bus: string }> {
   const layout = new RunsLayout(scope.root);
   const projectId = projectOf(scope, input.project);
   const taskId = busTaskOf(scope, projectId, input.task);
+  guard?.(projectId, taskId);
   if (input.type.trim() === '') throw new McpInputError('type must not be empty');
   const parents = input.parents ?? [];
   if (parents.some((p) => p.trim() === '')) throw new McpInputError('parents must not contain an empty msg_id');
@@ -78,10 +82,11 @@ export interface ReadInput {
  * `bus_read`: without `since` the newest `limit` messages; with `since` the first `limit` after
  * it, and `has_more` when more follow (call again with `since: next_since`).
  */
-export function readBus(scope: McpScope, input: ReadInput) {
+export function readBus(scope: McpScope, input: ReadInput, guard?: BusGuard) {
   const layout = new RunsLayout(scope.root);
   const projectId = projectOf(scope, input.project);
   const taskId = busTaskOf(scope, projectId, input.task);
+  guard?.(projectId, taskId);
   const limit = input.limit ?? BUS_READ_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > BUS_READ_MAX_LIMIT) {
     throw new McpInputError(`invalid limit ${limit}: must be an integer from 1 to ${BUS_READ_MAX_LIMIT}`);
@@ -125,7 +130,8 @@ const readShape = {
 };
 
 /** `maxBodyBytes`: the body limit of `run-agent bus post` (default: the format's, 16 MiB). */
-export function registerBusTools(server: McpServer, scope: McpScope, maxBodyBytes?: number): void {
+export function registerBusTools(server: McpServer, scope: McpScope, maxBodyBytes: number | undefined, tasks: TaskScope): void {
+  const guard: BusGuard = (p, t) => tasks.check(p, t);
   addTool<PostInput>(
     server,
     'bus_post',
@@ -135,7 +141,7 @@ export function registerBusTools(server: McpServer, scope: McpScope, maxBodyByte
         'Append a message to the scoped message bus (the task bus when the server is scoped to a task, else the project bus), exactly as `run-agent bus post` does. Returns its msg_id.',
       inputSchema: postShape,
     },
-    (args) => toolCall(() => postMessage(scope, args, maxBodyBytes)),
+    (args) => toolCall(() => postMessage(scope, args, maxBodyBytes, guard)),
   );
   addTool<ReadInput>(
     server,
@@ -146,6 +152,6 @@ export function registerBusTools(server: McpServer, scope: McpScope, maxBodyByte
         'Messages of the scoped bus: the newest `limit` (default 20), or with `since` the ones after that msg_id, oldest first; page on with `since: next_since` while `has_more`.',
       inputSchema: readShape,
     },
-    (args) => toolCall(() => readBus(scope, args)),
+    (args) => toolCall(() => readBus(scope, args, guard)),
   );
 }

@@ -4,6 +4,7 @@ import { registerBusTools } from './bus-tools';
 import type { ConductorMcpOptions } from './mcp.types';
 import { registerResources } from './resources';
 import { registerTaskTools } from './task-tools';
+import { TaskScope } from './tool-scope';
 import { registerUsageAndAskTools } from './usage-ask-tools';
 
 export const MCP_SERVER_NAME = 'conductor-loop';
@@ -28,10 +29,11 @@ export function createConductorMcp(opts: ConductorMcpOptions): ConductorMcp {
     },
   );
   const index = opts.index ?? createStorageIndex(opts.scope.root);
-  registerBusTools(server, opts.scope, opts.maxBodyBytes ?? (opts.config?.storage?.max_message_body_bytes || undefined));
-  registerTaskTools(server, opts, index);
-  registerUsageAndAskTools(server, opts.scope);
-  const closeWatches = registerResources(server, opts.scope, index, opts.feed ?? createChangeFeed(), opts.pollMs ?? 250);
+  const tasks = new TaskScope(opts.scope, index);
+  registerBusTools(server, opts.scope, opts.maxBodyBytes ?? (opts.config?.storage?.max_message_body_bytes || undefined), tasks);
+  registerTaskTools(server, opts, index, tasks);
+  registerUsageAndAskTools(server, opts.scope, tasks);
+  const closeWatches = registerResources(server, tasks, index, opts.feed ?? createChangeFeed(), opts.pollMs ?? 250);
   return {
     server,
     async close() {

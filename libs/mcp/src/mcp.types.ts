@@ -7,6 +7,12 @@ export interface McpScope {
   taskId?: string;
   /** The run of the agent that started the server (parent of sub-tasks, `run_id` of posted messages). */
   runId?: string;
+  /**
+   * `run-agent mcp --project P` / `--task T` confine the session: tools and resources of another
+   * project ('project'), or of tasks other than T, its descendants and the tasks it started ('task'),
+   * are refused, and listings hold only what is inside.
+   */
+  confine?: 'project' | 'task';
 }
 
 /** `task_start` input after the tool's own checks; the starter validates the rest as its entrance does. */

@@ -7,6 +7,7 @@ import { ChangeFeed, StorageIndex } from '@app/storage';
 import { busPathOf, messageJson } from './bus-tools';
 import type { McpScope } from './mcp.types';
 import { visibleProjects } from './task-state';
+import { projectOf, type TaskScope } from './tool-scope';
 import { parseResourceUri, projectBusUri, runOutputUri, taskBusUri, type ParsedUri } from './resource-uris';
 
 /** A bus resource holds its newest messages; bus_read pages through older ones. */
@@ -29,8 +30,20 @@ function parseOrThrow(uri: string): ParsedUri {
   return parsed;
 }
 
-function readResource(index: StorageIndex, uri: string) {
+/** A resource outside a confined session is refused as the tools refuse it. */
+function parseInScope(tasks: TaskScope, uri: string): ParsedUri {
   const parsed = parseOrThrow(uri);
+  try {
+    projectOf(tasks.scope, parsed.projectId);
+    tasks.check(parsed.projectId, parsed.taskId);
+  } catch (err) {
+    throw new McpError(ErrorCode.InvalidParams, `${uri}: ${(err as Error).message}`);
+  }
+  return parsed;
+}
+
+function readResource(index: StorageIndex, tasks: TaskScope, uri: string) {
+  const parsed = parseInScope(tasks, uri);
   const path = filePathOf(index, parsed);
   if (parsed.kind === 'bus') {
     const messages = existsSync(path) ? readMessages(path, { last: BUS_RESOURCE_MESSAGES }) : [];
@@ -44,12 +57,18 @@ function scopedProjects(index: StorageIndex, scope: McpScope): string[] {
   return scope.projectId ? [scope.projectId] : visibleProjects(index);
 }
 
+/** Project buses a session may read: none in a task-confined one. */
+function scopedProjectBuses(index: StorageIndex, scope: McpScope): string[] {
+  return scope.confine === 'task' ? [] : scopedProjects(index, scope);
+}
+
 /**
  * Resources: each project's and task's bus and each run's output, with subscriptions that send
  * `notifications/resources/updated` when the file changes. Returns a function closing the watches.
  */
-export function registerResources(server: McpServer, scope: McpScope, index: StorageIndex, feed: ChangeFeed, pollMs: number): () => void {
-  const listTasks = () => scopedProjects(index, scope).flatMap((p) => index.listTasks(p).map((t) => ({ p, t })));
+export function registerResources(server: McpServer, tasks: TaskScope, index: StorageIndex, feed: ChangeFeed, pollMs: number): () => void {
+  const scope = tasks.scope;
+  const listTasks = () => scopedProjects(index, scope).flatMap((p) => tasks.tasksOf(p).map((t) => ({ p, t })));
   server.registerResource(
     'task-bus',
     new ResourceTemplate('conductor://bus/{project}/{task}', {
@@ -60,15 +79,15 @@ export function registerResources(server: McpServer, scope: McpScope, index: Sto
       }),
     }),
     { title: 'Task message bus', description: `The newest ${BUS_RESOURCE_MESSAGES} messages of a task bus`, mimeType: 'application/json' },
-    (uri) => readResource(index, uri.href),
+    (uri) => readResource(index, tasks, uri.href),
   );
   server.registerResource(
     'project-bus',
     new ResourceTemplate('conductor://bus/{project}', {
-      list: () => ({ resources: scopedProjects(index, scope).map((p) => ({ uri: projectBusUri(p), name: `${p} project bus`, mimeType: 'application/json' })) }),
+      list: () => ({ resources: scopedProjectBuses(index, scope).map((p) => ({ uri: projectBusUri(p), name: `${p} project bus`, mimeType: 'application/json' })) }),
     }),
     { title: 'Project message bus', description: `The newest ${BUS_RESOURCE_MESSAGES} messages of a project bus`, mimeType: 'application/json' },
-    (uri) => readResource(index, uri.href),
+    (uri) => readResource(index, tasks, uri.href),
   );
   server.registerResource(
     'run-output',
@@ -80,14 +99,14 @@ export function registerResources(server: McpServer, scope: McpScope, index: Sto
       }),
     }),
     { title: 'Run output', description: 'output.md of a finished run', mimeType: 'text/markdown' },
-    (uri) => readResource(index, uri.href),
+    (uri) => readResource(index, tasks, uri.href),
   );
 
   const watches = new Map<string, () => void>();
   server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
   server.server.setRequestHandler(SubscribeRequestSchema, (req) => {
     const uri = req.params.uri;
-    const path = filePathOf(index, parseOrThrow(uri));
+    const path = filePathOf(index, parseInScope(tasks, uri));
     if (!watches.has(uri)) {
       const stop = feed.watch(path, () => void server.server.sendResourceUpdated({ uri }).catch(() => undefined), { pollMs });
       watches.set(uri, stop);

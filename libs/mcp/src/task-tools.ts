@@ -5,7 +5,7 @@ import { StorageIndex } from '@app/storage';
 import type { ConductorMcpOptions } from './mcp.types';
 import { addTool } from './register-tool';
 import { taskSummary, visibleProjects, type TaskSummary } from './task-state';
-import { projectOf, taskOf } from './tool-scope';
+import { projectOf, taskOf, type TaskScope } from './tool-scope';
 import { McpInputError, toolCall } from './tool-result';
 
 export const WAIT_DEFAULT_S = 300;
@@ -40,12 +40,14 @@ function describe(s: TaskSummary): string {
   return `${s.task_id}: ${s.state}${last ? ` (run ${last.run_id} ${last.status})` : ''}`;
 }
 
-export function registerTaskTools(server: McpServer, opts: ConductorMcpOptions, index: StorageIndex): void {
+export function registerTaskTools(server: McpServer, opts: ConductorMcpOptions, index: StorageIndex, tasks: TaskScope): void {
   const { scope, starter } = opts;
   const pollMs = opts.pollMs ?? 250;
   const summary = (project: string | undefined, task: string | undefined) => {
     const projectId = projectOf(scope, project);
-    return taskSummary(index, starter, projectId, taskOf(task));
+    const taskId = taskOf(task);
+    tasks.check(projectId, taskId);
+    return taskSummary(index, starter, projectId, taskId);
   };
   const taskArgs = {
     task: z.string().describe('task id'),
@@ -68,11 +70,14 @@ export function registerTaskTools(server: McpServer, opts: ConductorMcpOptions, 
       },
     },
     (args) =>
-      toolCall(() => {
+      toolCall(async () => {
         const projectId = projectOf(scope, args.project);
         if (args.prompt.trim() === '') throw new McpInputError('prompt is empty');
         const taskId = args.task?.trim() ? taskOf(args.task) : undefined;
-        return starter.start({ projectId, taskId, prompt: args.prompt, agent: args.agent?.trim() || undefined, cwd: args.cwd?.trim() || undefined, parentRunId: scope.runId });
+        if (taskId) tasks.checkStart(projectId, taskId);
+        const started = await starter.start({ projectId, taskId, prompt: args.prompt, agent: args.agent?.trim() || undefined, cwd: args.cwd?.trim() || undefined, parentRunId: scope.runId });
+        tasks.noteStarted(started.project_id, started.task_id);
+        return started;
       }),
   );
 
@@ -107,6 +112,7 @@ export function registerTaskTools(server: McpServer, opts: ConductorMcpOptions, 
       toolCall(async () => {
         const projectId = projectOf(scope, args.project);
         const taskId = taskOf(args.task);
+        tasks.check(projectId, taskId);
         const taskDir = index.layout.taskDir(projectId, taskId);
         if (!index.listTasks(projectId).includes(taskId)) throw new McpInputError('task not found');
         const res = await stopTask(taskDir, { stoppedBy: 'mcp task_stop' });
@@ -118,7 +124,7 @@ export function registerTaskTools(server: McpServer, opts: ConductorMcpOptions, 
     server,
     'list_projects',
     { title: 'List projects', description: 'Projects of the runs root.', inputSchema: {} },
-    () => toolCall(() => ({ projects: visibleProjects(index) })),
+    () => toolCall(() => ({ projects: scope.confine ? visibleProjects(index).filter((p) => p === scope.projectId) : visibleProjects(index) })),
   );
 
   addTool<{ project?: string }>(
@@ -132,11 +138,11 @@ export function registerTaskTools(server: McpServer, opts: ConductorMcpOptions, 
     (args) =>
       toolCall(() => {
         const projectId = projectOf(scope, args.project);
-        const tasks = index.listTasks(projectId).map((t) => {
+        const listed = tasks.tasksOf(projectId).map((t) => {
           const s = taskSummary(index, starter, projectId, t);
           return { task_id: t, state: s.state, runs: s.runs.length, latest_run: s.runs.at(-1)?.run_id ?? '' };
         });
-        return { project_id: projectId, tasks };
+        return { project_id: projectId, tasks: listed };
       }),
   );
 }

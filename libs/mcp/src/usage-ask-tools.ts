@@ -4,7 +4,7 @@ import { askQuestion, usageReport, waitForAnswer } from '@app/runner';
 import { RunsLayout } from '@app/storage';
 import type { McpScope } from './mcp.types';
 import { addTool } from './register-tool';
-import { busTaskOf, projectOf, taskOf } from './tool-scope';
+import { busTaskOf, projectOf, taskOf, type TaskScope } from './tool-scope';
 import { McpInputError, toolCall } from './tool-result';
 
 export const ASK_WAIT_MAX_S = 3600;
@@ -28,7 +28,7 @@ interface UsageArgs {
  * `ask` (the needs-input question, #17: as `run-agent ask [--wait]`) and `usage` (the usage report,
  * #18: as `run-agent usage --json`).
  */
-export function registerUsageAndAskTools(server: McpServer, scope: McpScope): void {
+export function registerUsageAndAskTools(server: McpServer, scope: McpScope, tasks: TaskScope): void {
   addTool<AskArgs>(
     server,
     'ask',
@@ -53,6 +53,7 @@ export function registerUsageAndAskTools(server: McpServer, scope: McpScope): vo
         const projectId = projectOf(scope, args.project);
         const taskId = busTaskOf(scope, projectId, args.task);
         if (!taskId) throw new McpInputError('task is required: this server is not scoped to a task (pass task)');
+        tasks.check(projectId, taskId);
         const timeout = args.timeout_s ?? ASK_WAIT_MAX_S;
         if (!(timeout > 0) || timeout > ASK_WAIT_MAX_S) throw new McpInputError(`timeout_s must be between 0 and ${ASK_WAIT_MAX_S}`);
         const layout = new RunsLayout(scope.root);
@@ -81,7 +82,9 @@ export function registerUsageAndAskTools(server: McpServer, scope: McpScope): vo
     (args) =>
       toolCall(() => {
         const projectId = projectOf(scope, args.project);
-        const taskId = args.task?.trim() ? taskOf(args.task) : undefined;
+        // a task-confined session reports its own task's tree unless it names another task it may see
+        const taskId = args.task?.trim() ? taskOf(args.task) : scope.confine === 'task' ? scope.taskId : undefined;
+        if (taskId) tasks.check(projectId, taskId);
         let since: Date | undefined;
         if (args.since?.trim()) {
           since = /^\d{4}-\d\d-\d\d/.test(args.since.trim()) ? new Date(args.since.trim()) : new Date(NaN);

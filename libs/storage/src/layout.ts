@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { newRunId, randomSlug, validateProjectId, validateRunId, validateTaskId } from './ids';
 import { ioError, StorageError } from './storage.errors';
@@ -54,6 +54,22 @@ export class RunsLayout {
    * collision (another process with the same pid namespace, or a reused pid) falls back to
    * `<id>-<random digits>`.
    */
+  /**
+   * The run folder of a run id chosen by the caller (`run-agent job --run-id`, which `run-agent mcp`
+   * uses to know the id up front): created when absent; one that already holds a run-info is a
+   * CONFLICT.
+   */
+  adoptRunDir(projectId: string, taskId: string, runId: string): { runId: string; dir: string } {
+    const dir = this.runDir(projectId, taskId, runId);
+    if (existsSync(join(dir, RUN_INFO_FILE))) throw new StorageError('CONFLICT', `run ${runId} already exists`);
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o755 });
+    } catch (err) {
+      throw ioError(`create run dir ${dir}`, err);
+    }
+    return { runId, dir };
+  }
+
   allocateRunDir(projectId: string, taskId: string, now: Date = new Date()): { runId: string; dir: string } {
     validateProjectId(projectId);
     validateTaskId(taskId);

@@ -1,6 +1,6 @@
 import { Command, Option } from 'nest-commander';
 import { Inject } from '@nestjs/common';
-import { CHANGE_FEED, ChangeFeed, followRunStdout, RunsLayout, validateRunId } from '@app/storage';
+import { CHANGE_FEED, ChangeFeed, followRunStdout, RunsLayout, StorageError, validateRunId } from '@app/storage';
 import { hasSettings, JobResult, prepareJobWorktree, RunnerService, withJobBudget } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { collect } from './support/options';
@@ -25,6 +25,7 @@ interface JobFlags extends Omit<RunFlags, 'prompt' | 'promptFile'> {
   promptFile?: string[];
   parentRunId?: string;
   previousRunId?: string;
+  runId?: string;
   follow?: boolean;
   worktree?: boolean;
   repo?: string;
@@ -33,6 +34,16 @@ interface JobFlags extends Omit<RunFlags, 'prompt' | 'promptFile'> {
   maxTokens?: string;
   maxCostUsd?: string;
   maxWallTime?: string;
+}
+
+/** The run folder named by --run-id (RunsLayout.adoptRunDir); one that already holds a run is a usage error. */
+function adoptRunDir(layout: RunsLayout, projectId: string, taskId: string, runId: string): { runId: string; dir: string } {
+  try {
+    return layout.adoptRunDir(projectId, taskId, runId);
+  } catch (err) {
+    if (err instanceof StorageError && err.code === 'CONFLICT') throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 @Command({
@@ -74,6 +85,7 @@ export class JobCommand extends WorktreeFlagParsers {
     try {
       if (parentRunId) validateRunId(parentRunId);
       if (flags.previousRunId?.trim()) validateRunId(flags.previousRunId.trim());
+      if (flags.runId !== undefined) validateRunId(flags.runId);
     } catch (err) {
       throw asCliError(err);
     }
@@ -90,7 +102,7 @@ export class JobCommand extends WorktreeFlagParsers {
       cwd,
       parentTaskDir: process.env.JRUN_TASK_FOLDER?.trim() || undefined,
     });
-    const runDir = flags.follow ? layout.allocateRunDir(scope.projectId, scope.taskId) : undefined;
+    const runDir = flags.runId !== undefined ? adoptRunDir(layout, scope.projectId, scope.taskId, flags.runId) : flags.follow ? layout.allocateRunDir(scope.projectId, scope.taskId) : undefined;
     const budget = budgetFlags(flags);
     const start = () => this.runner.runJob({
       root,
@@ -111,7 +123,7 @@ export class JobCommand extends WorktreeFlagParsers {
     const pending = hasSettings(budget)
       ? withJobBudget({ root, projectId: scope.projectId, taskId: scope.taskId, config: loaded.config, budget }, start)
       : start().then((result) => ({ result, exceeded: undefined }));
-    if (runDir) await followRunStdout(runDir.dir, pending, { feed: this.feed, write: (text) => void process.stdout.write(text) });
+    if (runDir && flags.follow) await followRunStdout(runDir.dir, pending, { feed: this.feed, write: (text) => void process.stdout.write(text) });
     const { result, exceeded }: { result: JobResult; exceeded?: string } = await pending;
     // D14: a short-lived job waits for its run_stop webhook delivery (bounded by timeout and retries).
     await result.webhook;
@@ -166,6 +178,11 @@ export class JobCommand extends WorktreeFlagParsers {
 
   @Option({ flags: '--previous-run-id <id>', description: 'run id this run continues (restart chain)' })
   parsePreviousRunId(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--run-id <id>', description: 'run id of this run (default: generated); its run folder may exist already but must hold no run yet (`run-agent mcp` starts sub-tasks so)' })
+  parseRunId(v: string): string {
     return v;
   }
 

@@ -16,7 +16,8 @@ export interface McpFlags {
 /**
  * The scope of `run-agent mcp`: the same resolution as `run-agent bus post` (flags, then the
  * JRUN_* variables of the agent that starts it, then the working directory). Without any of them
- * the server is scoped to the runs root only and tools take a `project` argument.
+ * the server is scoped to the runs root only and tools take a `project` argument. `--project` /
+ * `--task` also confine the session (McpScope.confine).
  */
 export function resolveMcpScope(flags: McpFlags, e: BusEnv): McpScope {
   if (flags.project !== undefined) validateProjectId(flags.project);
@@ -38,6 +39,8 @@ export function resolveMcpScope(flags: McpFlags, e: BusEnv): McpScope {
     projectId: scope.project ? validateProjectId(scope.project) : undefined,
     taskId: scope.task ? validateTaskId(scope.task) : undefined,
     runId: scope.run ? validateRunId(scope.run) : undefined,
+    // the flags (not the JRUN_* defaults) confine the session to what they name
+    confine: flags.task !== undefined ? 'task' : flags.project !== undefined ? 'project' : undefined,
   };
 }
 

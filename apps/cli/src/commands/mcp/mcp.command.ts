@@ -1,18 +1,18 @@
+import { join } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { createConductorMcp, JobStarter } from '@app/mcp';
-import { RunnerService } from '@app/runner';
+import { createConductorMcp, DetachedJobStarter } from '@app/mcp';
 import { CHANGE_FEED, type ChangeFeed } from '@app/storage';
 import { agentCallerEnv, asCliError } from '../engine/job-common';
-import { productVersion } from '../../version';
+import { packageRoot, productVersion } from '../../version';
 import { resolveBodyLimit } from '../bus/body-limit';
 import { loadMcpConfig, resolveMcpScope, type McpFlags } from './mcp-scope';
 
 /** Room for one bus_post of the largest allowed body, JSON-escaped (at worst 6 bytes a byte), plus the envelope. */
 const stdioBufferFor = (maxBodyBytes: number) => maxBodyBytes * 6 + 1024 * 1024;
 
-/** Resolves when stdin ends or a SIGINT/SIGTERM arrives. */
+/** Resolves when stdin ends or a SIGINT/SIGTERM arrives (with its name). */
 function untilClosed(transport: StdioServerTransport): Promise<string | undefined> {
   return new Promise((resolve) => {
     const done = (reason?: string) => {
@@ -36,10 +36,7 @@ function untilClosed(transport: StdioServerTransport): Promise<string | undefine
     'bus and run-output resources). Scoped like `bus post`: flags, else the JRUN_* variables of the agent that starts it.',
 })
 export class McpCommand extends CommandRunner {
-  constructor(
-    @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
-    private readonly runner: RunnerService,
-  ) {
+  constructor(@Inject(CHANGE_FEED) private readonly feed: ChangeFeed) {
     super();
   }
 
@@ -54,16 +51,13 @@ export class McpCommand extends CommandRunner {
     } catch (err) {
       throw asCliError(err);
     }
-    const abort = new AbortController();
-    const starter = new JobStarter({ root: scope.root, config: loaded.config, env: agentCallerEnv(loaded), signal: abort.signal, runner: this.runner });
+    const starter = new DetachedJobStarter({ cli: join(packageRoot(), 'bin', 'run-agent'), root: scope.root, config: loaded.config, configPath: loaded.path, env: agentCallerEnv(loaded) });
     const mcp = createConductorMcp({ scope, config: loaded.config, starter, version: productVersion(), maxBodyBytes, feed: this.feed });
     const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: stdioBufferFor(maxBodyBytes) });
     const closed = untilClosed(transport);
     await mcp.server.connect(transport);
-    const signal = await closed;
-    // A client that hangs up leaves its sub-tasks running to their end; a signal stops them.
-    if (signal) abort.abort(`run-agent mcp (pid ${process.pid}) received ${signal}`);
-    await starter.settled();
+    await closed;
+    // Sub-tasks run detached: a client that hangs up or a signal ends the session, never its tasks (task_stop stops them).
     await mcp.close();
   }
 
@@ -72,12 +66,12 @@ export class McpCommand extends CommandRunner {
     return v;
   }
 
-  @Option({ flags: '--project <id>', description: 'project ID (default: from $JRUN_* or the working directory; none: tools take a project argument)' })
+  @Option({ flags: '--project <id>', description: 'project ID; given, it confines the session: other projects are refused (default: from $JRUN_* or the working directory, not confining; none: tools take a project argument)' })
   parseProject(v: string): string {
     return v;
   }
 
-  @Option({ flags: '--task <id>', description: 'task ID: bus tools use its bus (default: from $JRUN_*)' })
+  @Option({ flags: '--task <id>', description: 'task ID: bus tools use its bus; given, it confines the session to this task, its descendant tasks and the tasks it starts (default: from $JRUN_*, not confining)' })
   parseTask(v: string): string {
     return v;
   }
