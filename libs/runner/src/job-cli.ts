@@ -1,7 +1,8 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { RunInfo, writeRunInfo, writeRunInfoAsync } from '@app/storage';
-import { AgentSpec, errorSummaryForExit, extractOutput, GEMINI_FLAG_REJECTED_SUMMARY } from '@app/agents';
+import { AgentSpec, errorSummaryForExit, extractOutput, GEMINI_FLAG_REJECTED_SUMMARY, runAgentBinDir } from '@app/agents';
+import { SandboxUnavailableError, sandboxedCommand } from '@app/sandbox';
 import type { AgentHandle } from './agent-executor';
 import { createAgentExecutor } from './runner.providers';
 import { formatGoDuration } from './go-duration';
@@ -19,10 +20,11 @@ export async function executeCli(ctx: ExecContext): Promise<JobResult> {
   const executor = ctx.opts.executor ?? createAgentExecutor();
   let handle: AgentHandle;
   try {
+    const { command, args } = launchCommand(ctx, spec.resolvedPath || spec.command, spec.args);
     handle = await executor.start({
       runId: ctx.runId,
-      command: spec.resolvedPath || spec.command,
-      args: spec.args,
+      command,
+      args,
       cwd: ctx.cwd,
       env: ctx.env,
       stdinPath: ctx.info.prompt_path!,
@@ -33,6 +35,11 @@ export async function executeCli(ctx: ExecContext): Promise<JobResult> {
   } catch (err) {
     const info: RunInfo = { ...ctx.info, pid: process.pid, pgid: ownGroupId(), status: 'failed', exit_code: -1, end_time: new Date() };
     await writeRunInfoAsync(ctx.infoPath, info);
+    if (err instanceof SandboxUnavailableError) {
+      await writeRunInfoAsync(ctx.infoPath, { ...info, error_summary: err.message });
+      await post(ctx, 'RUN_CRASH', `run failed before start\nrun_dir: ${ctx.runDir}\n${err.message}`).catch(() => undefined);
+      return { runId: ctx.runId, runDir: ctx.runDir, info: { ...info, error_summary: err.message }, ok: false, fatal: true, error: err.message };
+    }
     const code = (err as NodeJS.ErrnoException).code;
     const fatal = code === 'ENOENT' || code === 'EACCES' || code === 'ENOEXEC';
     return { runId: ctx.runId, runDir: ctx.runDir, info, ok: false, fatal, error: `spawn agent: start process: ${errorText(err)}` };
@@ -95,6 +102,21 @@ export async function executeCli(ctx: ExecContext): Promise<JobResult> {
   }
   return finish(ctx, exitCode, summary, waitError ? `agent execution failed: ${waitError}` : extractionError, {
     timedOutNotice: timedOut ? `agent job timed out after ${formatGoDuration(ctx.opts.idleTimeoutMs ?? 0)} of idle output` : undefined,
+  });
+}
+
+/** The agent's own command line, or bwrap's around it under `sandbox: bwrap` (throws when bwrap cannot run). */
+function launchCommand(ctx: ExecContext, command: string, args: string[]): { command: string; args: string[] } {
+  if (ctx.sandbox !== 'bwrap') return { command, args };
+  return sandboxedCommand({
+    command,
+    args,
+    cwd: ctx.cwd,
+    env: ctx.env,
+    taskDir: ctx.taskDir ?? dirname(dirname(ctx.runDir)),
+    runsRoot: ctx.opts.root,
+    binDir: runAgentBinDir(),
+    config: ctx.opts.config,
   });
 }
 

@@ -1,0 +1,4 @@
+export * from './sandbox.module';
+export * from './bwrap-argv';
+export * from './availability';
+export * from './sandbox-launch';
