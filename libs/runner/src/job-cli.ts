@@ -1,8 +1,9 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { RunInfo, writeRunInfo, writeRunInfoAsync } from '@app/storage';
-import { AgentSpec, errorSummaryForExit, extractOutput, GEMINI_FLAG_REJECTED_SUMMARY, runAgentBinDir } from '@app/agents';
-import { SandboxUnavailableError, sandboxedCommand } from '@app/sandbox';
+import { AgentSpec, errorSummaryForExit, extractOutput, GEMINI_FLAG_REJECTED_SUMMARY } from '@app/agents';
+import { SandboxUnavailableError } from '@app/sandbox';
+import { openRunSandbox, type RunSandbox } from './job-sandbox';
 import type { AgentHandle } from './agent-executor';
 import { createAgentExecutor } from './runner.providers';
 import { formatGoDuration } from './go-duration';
@@ -19,20 +20,22 @@ export async function executeCli(ctx: ExecContext): Promise<JobResult> {
   const spec = ctx.spec as Extract<AgentSpec, { kind: 'cli' }>;
   const executor = ctx.opts.executor ?? createAgentExecutor();
   let handle: AgentHandle;
+  let sandbox: RunSandbox | undefined;
   try {
-    const { command, args } = launchCommand(ctx, spec.resolvedPath || spec.command, spec.args);
+    sandbox = await openRunSandbox(ctx, spec.resolvedPath || spec.command, spec.args);
     handle = await executor.start({
       runId: ctx.runId,
-      command,
-      args,
+      command: sandbox?.command ?? spec.resolvedPath ?? spec.command,
+      args: sandbox?.args ?? spec.args,
       cwd: ctx.cwd,
-      env: ctx.env,
+      env: sandbox?.env ?? ctx.env,
       stdinPath: ctx.info.prompt_path!,
       stdoutPath: ctx.info.stdout_path!,
       stderrPath: ctx.info.stderr_path!,
       outliveRunner: ctx.opts.outliveRunner,
     });
   } catch (err) {
+    await sandbox?.close();
     const info: RunInfo = { ...ctx.info, pid: process.pid, pgid: ownGroupId(), status: 'failed', exit_code: -1, end_time: new Date() };
     await writeRunInfoAsync(ctx.infoPath, info);
     if (err instanceof SandboxUnavailableError) {
@@ -68,6 +71,7 @@ export async function executeCli(ctx: ExecContext): Promise<JobResult> {
   } catch (err) {
     handle.signal('SIGKILL');
     await exitPromise;
+    await sandbox?.close();
     return { runId: ctx.runId, runDir: ctx.runDir, info: ctx.info, ok: false, error: errorText(err) };
   }
   // A stop that read the sentinel could not signal the agent; it left STOPPED-BY for us.
@@ -75,6 +79,7 @@ export async function executeCli(ctx: ExecContext): Promise<JobResult> {
   else ctx.opts.signal?.addEventListener('abort', onAbort, { once: true });
   const idle = watchIdle(ctx, handle);
   const exit = await exitPromise;
+  await sandbox?.close();
   idle.stop();
   // the leader is gone; wait until the rest of its tree is too (no orphans after a stop)
   await Promise.all([termination, idle.termination()]);
@@ -102,21 +107,6 @@ export async function executeCli(ctx: ExecContext): Promise<JobResult> {
   }
   return finish(ctx, exitCode, summary, waitError ? `agent execution failed: ${waitError}` : extractionError, {
     timedOutNotice: timedOut ? `agent job timed out after ${formatGoDuration(ctx.opts.idleTimeoutMs ?? 0)} of idle output` : undefined,
-  });
-}
-
-/** The agent's own command line, or bwrap's around it under `sandbox: bwrap` (throws when bwrap cannot run). */
-function launchCommand(ctx: ExecContext, command: string, args: string[]): { command: string; args: string[] } {
-  if (ctx.sandbox !== 'bwrap') return { command, args };
-  return sandboxedCommand({
-    command,
-    args,
-    cwd: ctx.cwd,
-    env: ctx.env,
-    taskDir: ctx.taskDir ?? dirname(dirname(ctx.runDir)),
-    runsRoot: ctx.opts.root,
-    binDir: runAgentBinDir(),
-    config: ctx.opts.config,
   });
 }
 

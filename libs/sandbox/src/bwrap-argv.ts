@@ -18,7 +18,12 @@ export interface SandboxSpawn {
   readPaths?: string[];
   /** RLIMIT_NPROC inside (0/undefined = not set). */
   maxProcesses?: number;
+  /** The egress proxy: its unix socket's host folder (bound at EGRESS_SOCKET_DIR) and the in-sandbox forwarder. */
+  egress?: { socketDir: string; socketName: string; port: number; node: string; forwarderJs: string };
 }
+
+/** Where the proxy's socket folder appears inside the sandbox. */
+export const EGRESS_SOCKET_DIR = '/tmp/.conductor-egress';
 
 function inside(path: string, dir: string): boolean {
   const rel = relative(dir, path);
@@ -56,8 +61,18 @@ export function bwrapArgs(spawn: SandboxSpawn): string[] {
   a.push('--tmpfs', spawn.runsRoot);
   a.push('--bind', spawn.taskDir, spawn.taskDir);
   if (!inside(spawn.cwd, spawn.taskDir)) a.push('--bind', spawn.cwd, spawn.cwd);
+  if (spawn.egress) a.push('--bind', spawn.egress.socketDir, EGRESS_SOCKET_DIR);
   a.push('--chdir', spawn.cwd, '--');
   const limit = spawn.maxProcesses && spawn.maxProcesses > 0 ? `ulimit -u ${Math.floor(spawn.maxProcesses)} || exit 125; ` : '';
-  a.push('/bin/sh', '-c', `${limit}exec "$@"`, 'sh', spawn.command, ...spawn.args);
+  if (!spawn.egress) {
+    a.push('/bin/sh', '-c', `${limit}exec "$@"`, 'sh', spawn.command, ...spawn.args);
+    return a;
+  }
+  // the forwarder runs beside the agent in the pid namespace; it dies with it
+  const e = spawn.egress;
+  const script =
+    `${limit}f=/tmp/.conductor-egress-ready; mkfifo "$f" || exit 125; "$1" -e "$2" "$3" "$4" "$f" </dev/null & ` +
+    `read r < "$f"; [ "$r" = ok ] || { echo "sandbox: egress forwarder failed: $r" >&2; exit 125; }; shift 4; exec "$@"`;
+  a.push('/bin/sh', '-c', script, 'sh', e.node, e.forwarderJs, String(e.port), `${EGRESS_SOCKET_DIR}/${e.socketName}`, spawn.command, ...spawn.args);
   return a;
 }

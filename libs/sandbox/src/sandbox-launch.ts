@@ -1,6 +1,9 @@
-import { dirname } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { AgentConfig, AppConfig, SandboxMode } from '@app/storage';
 import { bwrapArgs, SandboxSpawn, toolchainDir } from './bwrap-argv';
+import { EGRESS_FORWARDER_JS, EgressDecision, startEgressProxy } from './egress-proxy';
 import { checkSandboxCached } from './availability';
 
 /** A sandbox that cannot start: the run fails with this one line and never starts unconfined. */
@@ -26,13 +29,80 @@ export interface SandboxRequest {
   /** Folder of `run-agent` (its package is exposed read-only). */
   binDir?: string;
   config?: AppConfig;
+  /** The run's agent config (its `allow_hosts`, `base_url`, type). */
+  agent?: Pick<AgentConfig, 'type' | 'allow_hosts' | 'base_url'>;
+}
+
+/** The model provider's API host each agent type may always reach (plus the host of its base_url). */
+export const PROVIDER_HOSTS: Record<string, string> = {
+  claude: 'api.anthropic.com',
+  codex: 'api.openai.com',
+  gemini: 'generativelanguage.googleapis.com',
+};
+
+/** Port of the in-sandbox forwarder (HTTP_PROXY / HTTPS_PROXY point at it). */
+export const EGRESS_PORT = 3128;
+
+/** The egress allow-list of one run: the provider host of its type, its base_url host, `sandbox.allow_hosts`, the agent's `allow_hosts`. */
+export function egressAllowList(config: AppConfig | undefined, agent: SandboxRequest['agent']): string[] {
+  const out = [...(config?.sandbox?.allow_hosts ?? []), ...(agent?.allow_hosts ?? [])];
+  const provider = agent?.type ? PROVIDER_HOSTS[agent.type] : undefined;
+  if (provider) out.push(provider);
+  if (agent?.base_url) {
+    try {
+      const u = new URL(agent.base_url);
+      out.push(u.port ? `${u.hostname}:${u.port}` : u.hostname);
+    } catch {
+      // an invalid base_url allows nothing
+    }
+  }
+  return out;
+}
+
+export interface OpenSandbox {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  /** Stops the egress proxy (after the agent has exited). */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the run's egress proxy and returns the sandboxed command line and environment (the agent's
+ * proxy variables point at the in-sandbox forwarder). Fails closed like sandboxedCommand.
+ */
+export async function openSandbox(req: SandboxRequest, onDecision: (d: EgressDecision) => void): Promise<OpenSandbox> {
+  const check = checkSandboxCached(req.env);
+  if (!check.ok) throw new SandboxUnavailableError(check.reason);
+  const socketDir = mkdtempSync(join(tmpdir(), 'conductor-egress-'));
+  let proxy;
+  try {
+    proxy = await startEgressProxy({ socketPath: join(socketDir, 'proxy.sock'), allow: egressAllowList(req.config, req.agent), onDecision });
+  } catch (err) {
+    rmSync(socketDir, { recursive: true, force: true });
+    throw new SandboxUnavailableError(`egress proxy: ${(err as Error).message}`);
+  }
+  const { args } = sandboxedCommand(req, { socketDir, socketName: 'proxy.sock', port: EGRESS_PORT, node: process.execPath, forwarderJs: EGRESS_FORWARDER_JS });
+  const env = { ...req.env };
+  for (const key of ['NO_PROXY', 'no_proxy', 'ALL_PROXY', 'all_proxy']) delete env[key];
+  const url = `http://127.0.0.1:${EGRESS_PORT}`;
+  Object.assign(env, { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url });
+  return {
+    command: check.bwrap,
+    args,
+    env,
+    close: async () => {
+      await proxy.close();
+      rmSync(socketDir, { recursive: true, force: true });
+    },
+  };
 }
 
 /**
  * The command line that runs the agent inside bwrap. Throws SandboxUnavailableError when bwrap is
  * missing or cannot create namespaces here (fail closed).
  */
-export function sandboxedCommand(req: SandboxRequest): { command: string; args: string[] } {
+export function sandboxedCommand(req: SandboxRequest, egress?: SandboxSpawn['egress']): { command: string; args: string[] } {
   const check = checkSandboxCached(req.env);
   if (!check.ok) throw new SandboxUnavailableError(check.reason);
   const cfg = req.config?.sandbox;
@@ -49,6 +119,7 @@ export function sandboxedCommand(req: SandboxRequest): { command: string; args: 
     homeWrite: cfg?.home_write,
     readPaths,
     maxProcesses: cfg?.max_processes,
+    egress,
   };
   return { command: check.bwrap, args: bwrapArgs(spawn) };
 }
