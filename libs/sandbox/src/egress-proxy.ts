@@ -1,4 +1,5 @@
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, request, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { connect, type Socket } from 'node:net';
 import { rmSync } from 'node:fs';
 
@@ -9,6 +10,37 @@ export interface EgressDecision {
   allowed: boolean;
   /** `CONNECT` (tunnel, e.g. HTTPS) or the plain-HTTP method. */
   method: string;
+}
+
+/**
+ * The real API key, injected only into plain-HTTP requests to the provider's `host:port`: every
+ * header value carrying the placeholder gets the key instead (else `header` is set). `tls`: the
+ * request goes on to the provider over HTTPS (port `tlsPort`), so an agent whose base URL is
+ * `http://<provider host>` through the proxy reaches the real HTTPS API.
+ */
+export interface EgressCredential {
+  host: string;
+  port: number;
+  placeholder: string;
+  value: string;
+  header: string;
+  headerPrefix?: string;
+  tls?: boolean;
+  tlsPort?: number;
+}
+
+/** Headers with the credential in place of the placeholder (a copy). */
+export function injectCredential(headers: OutgoingHttpHeaders, cred: EgressCredential): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  let replaced = false;
+  for (const [k, v] of Object.entries(headers)) {
+    if (typeof v === 'string' && v.includes(cred.placeholder)) {
+      out[k] = v.split(cred.placeholder).join(cred.value);
+      replaced = true;
+    } else out[k] = v;
+  }
+  if (!replaced) out[cred.header] = `${cred.headerPrefix ?? ''}${cred.value}`;
+  return out;
 }
 
 export interface EgressProxy {
@@ -38,7 +70,7 @@ function splitAuthority(authority: string): { host: string; port: number } | und
  * The sandbox's only way out: an HTTP proxy (CONNECT tunnels and absolute-URI plain HTTP) on a
  * unix socket, allowing only the listed hosts. Everything else is answered 403 and reported.
  */
-export function startEgressProxy(opts: { socketPath: string; allow: string[]; onDecision(d: EgressDecision): void }): Promise<EgressProxy> {
+export function startEgressProxy(opts: { socketPath: string; allow: string[]; onDecision(d: EgressDecision): void; credential?: EgressCredential }): Promise<EgressProxy> {
   const bytes: Record<string, number> = {};
   const count = (key: string, n: number) => (bytes[key] = (bytes[key] ?? 0) + n);
   const sockets = new Set<Socket>();
@@ -61,10 +93,15 @@ export function startEgressProxy(opts: { socketPath: string; allow: string[]; on
       return;
     }
     const key = `${url.hostname}:${port}`;
-    const headers = { ...req.headers };
+    let headers: OutgoingHttpHeaders = { ...req.headers };
     delete headers['proxy-connection'];
     delete headers['proxy-authorization'];
-    const upstream = request({ host: url.hostname, port, method: req.method, path: `${url.pathname}${url.search}`, headers }, (up) => {
+    const cred = opts.credential;
+    const isProvider = !!cred && cred.host === url.hostname.toLowerCase() && cred.port === port;
+    if (isProvider) headers = injectCredential(headers, cred);
+    const send = isProvider && cred.tls ? httpsRequest : request;
+    const upstreamPort = isProvider && cred.tls ? cred.tlsPort ?? 443 : port;
+    const upstream = send({ host: url.hostname, port: upstreamPort, method: req.method, path: `${url.pathname}${url.search}`, headers }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.on('data', (chunk: Buffer) => count(key, chunk.length));
       up.pipe(res);

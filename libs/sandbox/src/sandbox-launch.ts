@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { AgentConfig, AppConfig, SandboxMode } from '@app/storage';
+import { AGENT_TOKEN_ENV, type AgentConfig, type AppConfig, type SandboxMode } from '@app/storage';
 import { bwrapArgs, SandboxSpawn, toolchainDir } from './bwrap-argv';
-import { EGRESS_FORWARDER_JS, EgressDecision, startEgressProxy } from './egress-proxy';
+import { EGRESS_FORWARDER_JS, EgressCredential, EgressDecision, startEgressProxy } from './egress-proxy';
 import { checkSandboxCached } from './availability';
 
 /** A sandbox that cannot start: the run fails with this one line and never starts unconfined. */
@@ -40,6 +40,48 @@ export const PROVIDER_HOSTS: Record<string, string> = {
   gemini: 'generativelanguage.googleapis.com',
 };
 
+/** What the agent's environment carries instead of its API key. */
+export const CREDENTIAL_PLACEHOLDER = 'conductor-sandbox-placeholder-key';
+
+/** How each type sends its key, and the variable that points the CLI at another base URL. */
+const PROVIDER_AUTH: Record<string, { header: string; prefix?: string; baseUrlVar: string }> = {
+  claude: { header: 'x-api-key', baseUrlVar: 'ANTHROPIC_BASE_URL' },
+  codex: { header: 'authorization', prefix: 'Bearer ', baseUrlVar: 'OPENAI_BASE_URL' },
+  gemini: { header: 'x-goog-api-key', baseUrlVar: 'GOOGLE_GEMINI_BASE_URL' },
+};
+
+/**
+ * The credential the proxy injects, and the agent env changes (placeholder key, plain-HTTP base
+ * URL for an HTTPS provider). Undefined when the agent has no key in its environment.
+ */
+export function providerCredential(agent: SandboxRequest['agent'], env: Record<string, string>): { credential: EgressCredential; env: Record<string, string> } | undefined {
+  const type = agent?.type ?? '';
+  const tokenVar = AGENT_TOKEN_ENV[type];
+  const auth = PROVIDER_AUTH[type];
+  const value = tokenVar ? env[tokenVar] : undefined;
+  if (!tokenVar || !auth || !value) return undefined;
+  let target: URL;
+  try {
+    target = new URL(agent?.base_url || `https://${PROVIDER_HOSTS[type]}`);
+  } catch {
+    return undefined;
+  }
+  const tls = target.protocol === 'https:';
+  const changes: Record<string, string> = { [tokenVar]: CREDENTIAL_PLACEHOLDER };
+  if (tls) changes[auth.baseUrlVar] = `http://${target.hostname}${target.pathname === '/' ? '' : target.pathname}`;
+  const credential: EgressCredential = {
+    host: target.hostname.toLowerCase(),
+    port: tls ? 80 : Number(target.port || 80),
+    placeholder: CREDENTIAL_PLACEHOLDER,
+    value,
+    header: auth.header,
+    headerPrefix: auth.prefix,
+    tls,
+    tlsPort: tls ? Number(target.port || 443) : undefined,
+  };
+  return { credential, env: changes };
+}
+
 /** Port of the in-sandbox forwarder (HTTP_PROXY / HTTPS_PROXY point at it). */
 export const EGRESS_PORT = 3128;
 
@@ -52,6 +94,7 @@ export function egressAllowList(config: AppConfig | undefined, agent: SandboxReq
     try {
       const u = new URL(agent.base_url);
       out.push(u.port ? `${u.hostname}:${u.port}` : u.hostname);
+      if (u.protocol === 'https:') out.push(`${u.hostname}:80`); // the agent's plain-HTTP base URL (providerCredential)
     } catch {
       // an invalid base_url allows nothing
     }
@@ -75,9 +118,10 @@ export async function openSandbox(req: SandboxRequest, onDecision: (d: EgressDec
   const check = checkSandboxCached(req.env);
   if (!check.ok) throw new SandboxUnavailableError(check.reason);
   const socketDir = mkdtempSync(join(tmpdir(), 'conductor-egress-'));
+  const cred = providerCredential(req.agent, req.env);
   let proxy;
   try {
-    proxy = await startEgressProxy({ socketPath: join(socketDir, 'proxy.sock'), allow: egressAllowList(req.config, req.agent), onDecision });
+    proxy = await startEgressProxy({ socketPath: join(socketDir, 'proxy.sock'), allow: egressAllowList(req.config, req.agent), onDecision, credential: cred?.credential });
   } catch (err) {
     rmSync(socketDir, { recursive: true, force: true });
     throw new SandboxUnavailableError(`egress proxy: ${(err as Error).message}`);
@@ -86,7 +130,7 @@ export async function openSandbox(req: SandboxRequest, onDecision: (d: EgressDec
   const env = { ...req.env };
   for (const key of ['NO_PROXY', 'no_proxy', 'ALL_PROXY', 'all_proxy']) delete env[key];
   const url = `http://127.0.0.1:${EGRESS_PORT}`;
-  Object.assign(env, { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url });
+  Object.assign(env, { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url }, cred?.env ?? {});
   return {
     command: check.bwrap,
     args,
