@@ -18,6 +18,7 @@ PROBE_STEP=write-worktree try touch "$PWD/made-in-worktree"
 PROBE_STEP=write-run-folder try touch "$JRUN_RUN_FOLDER/made-in-run"
 PROBE_STEP=bus try sh -c 'printf "%s" "" >> "$JRUN_MESSAGE_BUS"'
 PROBE_STEP=agent-config try cat "$HOME/.agentcfg/settings.json"
+PROBE_STEP=run-agent-bus try run-agent bus post --type PROGRESS --body "from inside the sandbox"
 `;
 
 describe('sandbox: bwrap (real bubblewrap)', () => {
@@ -84,10 +85,11 @@ describe('sandbox: bwrap (real bubblewrap)', () => {
       'ALLOWED write-run-folder',
       'ALLOWED bus',
       'ALLOWED agent-config',
+      'ALLOWED run-agent-bus',
     ]);
     expect(existsSync(outside)).toBe(false);
     expect(existsSync(join(worktree, 'made-in-worktree'))).toBe(true);
-    expect(busMessages(new RunsLayout(root).taskBus(PROJECT, task)).map((m) => m.type)).toEqual(['RUN_START', 'RUN_STOP']);
+    expect(busMessages(new RunsLayout(root).taskBus(PROJECT, task)).map((m) => m.type)).toEqual(['RUN_START', 'PROGRESS', 'RUN_STOP']);
   });
 
   it('the same probe without a sandbox reads everything (the probe can tell)', async () => {
