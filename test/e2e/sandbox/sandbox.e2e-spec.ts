@@ -1,10 +1,10 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { runJob } from '@app/runner';
+import { isProcessRunning, runJob, stopRun } from '@app/runner';
 import { checkSandbox } from '@app/sandbox';
-import { loadConfig, RunsLayout } from '@app/storage';
-import { agentEnv, busMessages, PROJECT, REPO_ROOT, taskId } from '../runner/helpers';
+import { loadConfig, readRunInfo, RunsLayout } from '@app/storage';
+import { agentEnv, busMessages, PROJECT, REPO_ROOT, taskId, waitFor } from '../runner/helpers';
 
 /* Real bwrap, real namespaces: a probe agent tries what a prompt-injected agent would. */
 
@@ -53,7 +53,7 @@ describe('sandbox: bwrap (real bubblewrap)', () => {
     writeFileSync(join(root, 'root-secret.txt'), 'runs root secret\n');
     writeFileSync(
       join(dir, 'config.yaml'),
-      `agents:\n  probe:\n    type: command\n    command: ${probe}\n    sandbox: bwrap\n  claude:\n    type: claude\n    sandbox: bwrap\n  loose:\n    type: command\n    command: ${probe}\nsandbox:\n  home_read: ["~/.agentcfg"]\n`,
+      `agents:\n  probe:\n    type: command\n    command: ${probe}\n    sandbox: bwrap\n  claude:\n    type: claude\n    sandbox: bwrap\n  sleeper:\n    type: command\n    command: fake-command-agent\n    sandbox: bwrap\n  loose:\n    type: command\n    command: ${probe}\nsandbox:\n  home_read: ["~/.agentcfg"]\n`,
     );
   });
   afterAll(() => {
@@ -108,6 +108,26 @@ describe('sandbox: bwrap (real bubblewrap)', () => {
     expect(result.ok).toBe(true);
     expect(result.info?.status).toBe('completed');
     expect(result.info?.usage).toBeDefined();
+  });
+
+  it('stop still stops a sandboxed agent: the whole tree, exit 143, who stopped it', async () => {
+    const task = taskId('stop');
+    const running = runJob({ root, projectId: PROJECT, taskId: task, prompt: 'wait', agent: 'sleeper', cwd: worktree, config: config(), env: agentEnv({ HOME: home, FAKE_AGENT_SLEEP_MS: '60000' }) });
+    const runsDir = new RunsLayout(root).runsDir(PROJECT, task);
+    const runDir = await waitFor(() => {
+      try {
+        const [run] = readdirSync(runsDir);
+        return run && readRunInfo(join(runsDir, run, 'run-info.yaml')).pid > 0 ? join(runsDir, run) : undefined;
+      } catch {
+        return undefined;
+      }
+    });
+    const pid = readRunInfo(join(runDir, 'run-info.yaml')).pid;
+    await expect(stopRun(runDir, { graceMs: 5_000, stoppedBy: 'the test' })).resolves.toMatchObject({ stopped: true });
+    const result = await running;
+    expect(result.info).toMatchObject({ status: 'failed', exit_code: 143 });
+    expect(result.info?.error_summary).toContain('the test');
+    expect(isProcessRunning(pid)).toBe(false);
   });
 
   it('fails closed when bwrap is not on PATH: one clear line, the agent never starts', async () => {
