@@ -39,7 +39,7 @@ describe('library boundaries', () => {
   });
 
   it('each library exports exactly one Nest module from its index', () => {
-    for (const lib of ['storage', 'messagebus', 'runner', 'agents', 'planner', 'webhook']) {
+    for (const lib of ['storage', 'messagebus', 'runner', 'agents', 'planner', 'webhook', 'sandbox']) {
       const index = readFileSync(join(root, 'libs', lib, 'src', 'index.ts'), 'utf8');
       expect(index).toMatch(new RegExp(`export \\* from '\\./${lib}\\.module'`));
     }
@@ -50,13 +50,14 @@ describe('library boundaries', () => {
  * Lib order (docs/architecture.md): a lib imports only libs below it. mcp, planner, webhook and
  * scaleout sit on the runner; nothing imports them but the apps. contracts is types only.
  */
-const LIB_ORDER = ['contracts', 'storage', 'messagebus', 'agents', 'runner', 'webhook', 'planner', 'mcp', 'scaleout'];
+const LIB_ORDER = ['contracts', 'storage', 'messagebus', 'agents', 'sandbox', 'runner', 'webhook', 'planner', 'mcp', 'scaleout'];
 const ALLOWED_LIB_DEPS: Record<string, string[]> = {
   contracts: [],
   storage: [],
   messagebus: ['storage'],
   agents: ['storage'],
-  runner: ['storage', 'messagebus', 'agents'],
+  sandbox: ['storage'],
+  runner: ['storage', 'messagebus', 'agents', 'sandbox'],
   webhook: ['runner'],
   planner: ['storage', 'messagebus', 'runner'],
   mcp: ['storage', 'messagebus', 'runner'],

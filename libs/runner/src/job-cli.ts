@@ -2,6 +2,8 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunInfo, writeRunInfo, writeRunInfoAsync } from '@app/storage';
 import { AgentSpec, errorSummaryForExit, extractOutput, GEMINI_FLAG_REJECTED_SUMMARY } from '@app/agents';
+import { SandboxUnavailableError } from '@app/sandbox';
+import { openRunSandbox, type RunSandbox } from './job-sandbox';
 import type { AgentHandle } from './agent-executor';
 import { createAgentExecutor } from './runner.providers';
 import { formatGoDuration } from './go-duration';
@@ -18,21 +20,29 @@ export async function executeCli(ctx: ExecContext): Promise<JobResult> {
   const spec = ctx.spec as Extract<AgentSpec, { kind: 'cli' }>;
   const executor = ctx.opts.executor ?? createAgentExecutor();
   let handle: AgentHandle;
+  let sandbox: RunSandbox | undefined;
   try {
+    sandbox = await openRunSandbox(ctx, spec.resolvedPath || spec.command, spec.args);
     handle = await executor.start({
       runId: ctx.runId,
-      command: spec.resolvedPath || spec.command,
-      args: spec.args,
+      command: sandbox?.command ?? spec.resolvedPath ?? spec.command,
+      args: sandbox?.args ?? spec.args,
       cwd: ctx.cwd,
-      env: ctx.env,
+      env: sandbox?.env ?? ctx.env,
       stdinPath: ctx.info.prompt_path!,
       stdoutPath: ctx.info.stdout_path!,
       stderrPath: ctx.info.stderr_path!,
       outliveRunner: ctx.opts.outliveRunner,
     });
   } catch (err) {
+    await sandbox?.close();
     const info: RunInfo = { ...ctx.info, pid: process.pid, pgid: ownGroupId(), status: 'failed', exit_code: -1, end_time: new Date() };
     await writeRunInfoAsync(ctx.infoPath, info);
+    if (err instanceof SandboxUnavailableError) {
+      await writeRunInfoAsync(ctx.infoPath, { ...info, error_summary: err.message });
+      await post(ctx, 'RUN_CRASH', `run failed before start\nrun_dir: ${ctx.runDir}\n${err.message}`).catch(() => undefined);
+      return { runId: ctx.runId, runDir: ctx.runDir, info: { ...info, error_summary: err.message }, ok: false, fatal: true, error: err.message };
+    }
     const code = (err as NodeJS.ErrnoException).code;
     const fatal = code === 'ENOENT' || code === 'EACCES' || code === 'ENOEXEC';
     return { runId: ctx.runId, runDir: ctx.runDir, info, ok: false, fatal, error: `spawn agent: start process: ${errorText(err)}` };
@@ -69,6 +79,7 @@ export async function executeCli(ctx: ExecContext): Promise<JobResult> {
     } catch {
       // the sentinel stays; the error below is the one to report
     }
+    await sandbox?.close();
     return { runId: ctx.runId, runDir: ctx.runDir, info: failed, ok: false, error: errorText(err) };
   }
   // A stop that read the sentinel could not signal the agent; it left STOPPED-BY for us.
@@ -76,6 +87,7 @@ export async function executeCli(ctx: ExecContext): Promise<JobResult> {
   else ctx.opts.signal?.addEventListener('abort', onAbort, { once: true });
   const idle = watchIdle(ctx, handle);
   const exit = await exitPromise;
+  await sandbox?.close();
   idle.stop();
   // the leader is gone; wait until the rest of its tree is too (no orphans after a stop)
   await Promise.all([termination, idle.termination()]);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { BusWriter } from '@app/messagebus';
-import { RunInfo, updateRunInfo } from '@app/storage';
+import { RunInfo, SandboxMode, updateRunInfo } from '@app/storage';
 import { AgentSpec, ensureOutputFile, StreamTelemetry } from '@app/agents';
 import { errorText } from './runner.errors';
 import type { JobOptions, JobResult } from './job-options';
@@ -16,6 +16,9 @@ export interface ExecContext {
   env: Record<string, string>;
   cwd: string;
   spec: AgentSpec;
+  /** The task folder and the run's sandbox mode (docs/sandbox.md); absent = none. */
+  taskDir?: string;
+  sandbox?: SandboxMode;
 }
 
 export function runStartBody(ctx: ExecContext): string {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { BusWriter } from '@app/messagebus';
 import { RunInfo, runFilePaths, runInfoFile, RunsLayout, updateRunInfo, validateProjectId, validateTaskId, writeRunInfo, ZERO_TIME, taskRunsDir } from '@app/storage';
 import { buildAgentEnv, runAgentBinDir } from '@app/agents';
+import { sandboxModeFor } from '@app/sandbox';
 import { AgentChoice, chooseAgent, detectVersion } from './agent-resolution';
 import { buildPrompt } from './prompt';
 import { acquireRunSlot, RunSlot } from './run-slots';
@@ -143,7 +144,7 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
     const agentSpec = withResumedSession(opts.resumeSessionId, agent.config.mcp ? withMcp(spec, env, { root: layout.root, projectId: opts.projectId, taskId: opts.taskId, runId, runDir }) : spec);
     const started: RunInfo = { ...base, start_time: new Date(), agent_version: agentVersion, pid: 0, pgid: 0 };
     if (!opts.parentRunId) writeRunInfo(infoPath, { ...runnerSentinel(started), agent_version: agentVersion }, { fsync: false });
-    const ctx: ExecContext = { opts, runId, runDir, infoPath, bus, info: started, env, cwd, spec: agentSpec };
+    const ctx: ExecContext = { opts, runId, runDir, infoPath, bus, info: started, env, cwd, spec: agentSpec, taskDir, sandbox: sandboxModeFor(opts.config, agent.name ? opts.config?.agents[agent.name] : undefined) };
     const early = await finishIfStoppedBeforeStart({ runId, runDir, infoPath });
     const result = early ?? (spec.kind === 'cli' ? await executeCli(ctx) : await executeRest(ctx));
     result.webhook = startWebhook(opts, result, bus);

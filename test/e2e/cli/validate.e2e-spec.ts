@@ -54,6 +54,17 @@ describe('run-agent validate (built CLI)', () => {
   });
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
+  it('says why the sandbox cannot work here, and fails when an agent needs it (docs/sandbox.md)', async () => {
+    const cfg = join(tmp, 'sandboxed.yaml');
+    writeFileSync(cfg, `agents:\n  script:\n    type: command\n    command: ${join(fakeBin, 'claude')}\n    sandbox: bwrap\nstorage:\n  runs_dir: ${root}\n`);
+    const res = await runAgent(['validate', '--config', cfg], { ...env, PATH: fakeBin }, tmp);
+    expect(res.stdout).toContain('\nSandbox: FAIL (bwrap not found on PATH (install bubblewrap))\n');
+    expect(res.code).toBe(1);
+    const ok = await runAgent(['validate', '--config', cfg], env, tmp);
+    expect(ok.stdout).toContain('\nSandbox: OK (bwrap /usr/bin/bwrap)\n');
+    expect(ok.code).toBe(0);
+  });
+
   it('reports config, root, agents with versions and token status; exits 1 on a warning', async () => {
     const res = await runAgent(['validate'], env, tmp);
     expect(res.stdout).toBe(
@@ -72,6 +83,8 @@ describe('run-agent validate (built CLI)', () => {
         '  ✓ script       (command found, token: not required)',
         '',
         'Validation: 3 OK, 1 WARNING',
+        '',
+        'Sandbox: OK (bwrap /usr/bin/bwrap)',
         '',
       ].join('\n'),
     );

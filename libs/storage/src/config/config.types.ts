@@ -30,6 +30,26 @@ export interface AgentConfig {
   mcp?: boolean;
   /** Per-agent override of `defaults.isolation`. */
   isolation?: IsolationMode;
+  /** Per-agent override of `defaults.sandbox` (docs/sandbox.md). */
+  sandbox?: SandboxMode;
+  /** Extra hosts (`host` = ports 80/443, `host:port`) this agent's sandbox may reach, beyond `sandbox.allow_hosts`. */
+  allow_hosts?: string[];
+}
+
+/** `bwrap`: the CLI agent runs in a bubblewrap sandbox behind the egress proxy (docs/sandbox.md). */
+export const SANDBOX_MODES = ['none', 'bwrap'] as const;
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+
+/** `sandbox:` section (docs/sandbox.md): what a sandboxed agent may see and reach. */
+export interface SandboxConfig {
+  /** Paths under the home folder the agent may read (the rest of the home is hidden). */
+  home_read: string[];
+  /** Paths under the home folder the agent may write (e.g. its own config folder). */
+  home_write: string[];
+  /** Hosts every sandboxed agent may reach through the egress proxy (`host` = ports 80/443, `host:port`). */
+  allow_hosts: string[];
+  /** RLIMIT_NPROC inside the sandbox (0 = not set). Counts all processes of the user. */
+  max_processes: number;
 }
 
 /** `worktree`: each task runs in its own git worktree (docs/worktrees.md); `none`: in its working directory. */
@@ -58,6 +78,8 @@ export interface DefaultsConfig {
   max_concurrent_root_tasks: number;
   diversification?: DiversificationConfig;
   isolation?: IsolationMode;
+  /** `none` (default) or `bwrap`; an agent's own `sandbox` wins. */
+  sandbox?: SandboxMode;
   /** Budgets of a task tree (issue #18); 0/'' = none. A task's own flags win. */
   max_tokens?: number;
   max_cost_usd?: number;
@@ -118,6 +140,7 @@ export interface AppConfig {
   storage: StorageConfig;
   webhook?: WebhookConfig;
   worktree?: WorktreeConfig;
+  sandbox?: SandboxConfig;
   /** Absolute path of the file this config was loaded from. */
   path?: string;
 }

@@ -8,6 +8,9 @@ import {
   DefaultsConfig,
   DiversificationConfig,
   IsolationMode,
+  SANDBOX_MODES,
+  SandboxConfig,
+  SandboxMode,
   SSE_DEFAULTS,
   WEBHOOK_DEFAULT_TIMEOUT,
   WebhookConfig,
@@ -50,6 +53,9 @@ function buildAgents(r: RawReader): Record<string, AgentConfig> {
     if (r.get([...p, 'mcp']) !== undefined) agent.mcp = r.bool([...p, 'mcp']);
     const isolation = isolationMode(r, [...p, 'isolation']);
     if (isolation) agent.isolation = isolation;
+    const sandbox = sandboxMode(r, [...p, 'sandbox']);
+    if (sandbox) agent.sandbox = sandbox;
+    if (r.get([...p, 'allow_hosts']) !== undefined) agent.allow_hosts = hostList(r, [...p, 'allow_hosts']);
     agents[name] = agent;
   }
   return agents;
@@ -74,6 +80,37 @@ function isolationMode(r: RawReader, path: string[]): IsolationMode | undefined 
   if (v === '') return undefined;
   if (v !== 'worktree' && v !== 'none') return r.fail(path, `must be "worktree" or "none", got ${JSON.stringify(v)}`);
   return v;
+}
+
+function sandboxMode(r: RawReader, path: string[]): SandboxMode | undefined {
+  const v = r.str(path).trim();
+  if (v === '') return undefined;
+  if (!(SANDBOX_MODES as readonly string[]).includes(v)) return r.fail(path, `must be one of ${SANDBOX_MODES.join(', ')}, got ${JSON.stringify(v)}`);
+  return v as SandboxMode;
+}
+
+/** `host` or `host:port` entries, lower-cased; anything else (schemes, paths, wildcards) is refused. */
+function hostList(r: RawReader, path: string[]): string[] {
+  return r.strList(path).map((raw, i) => {
+    const v = raw.trim().toLowerCase();
+    const m = /^([a-z0-9.-]+|\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/.exec(v);
+    if (!m || (m[2] !== undefined && (Number(m[2]) < 1 || Number(m[2]) > 65535))) r.fail([...path, i], `must be a host or host:port, got ${JSON.stringify(raw)}`);
+    return v;
+  });
+}
+
+function buildSandbox(r: RawReader): SandboxConfig | undefined {
+  const v = r.get(['sandbox']);
+  if (v === undefined || v === null) return undefined;
+  r.map(['sandbox']);
+  const maxProcesses = r.int(['sandbox', 'max_processes']);
+  if (maxProcesses < 0) r.fail(['sandbox', 'max_processes'], 'must not be negative');
+  return {
+    home_read: r.strList(['sandbox', 'home_read']),
+    home_write: r.strList(['sandbox', 'home_write']),
+    allow_hosts: hostList(r, ['sandbox', 'allow_hosts']),
+    max_processes: maxProcesses,
+  };
 }
 
 function buildWorktree(r: RawReader): WorktreeConfig | undefined {
@@ -127,6 +164,7 @@ function build(r: RawReader): AppConfig {
       max_concurrent_root_tasks: r.int(['defaults', 'max_concurrent_root_tasks']),
       diversification: buildDiversification(r),
       isolation: isolationMode(r, ['defaults', 'isolation']),
+      sandbox: sandboxMode(r, ['defaults', 'sandbox']),
       ...budgetDefaults(r),
     },
     api: {
@@ -148,6 +186,7 @@ function build(r: RawReader): AppConfig {
     },
     webhook: buildWebhook(r),
     worktree: buildWorktree(r),
+    sandbox: buildSandbox(r),
   };
 }
 
@@ -223,6 +262,17 @@ export function loadConfig(path: string, opts: LoadConfigOptions = {}): AppConfi
         throw new ConfigProblem(`resolve storage.extra_roots[${i}]: ${(err as Error).message}`, `storage.extra_roots[${i}]`, r.position(['storage', 'extra_roots', i]));
       }
     });
+    if (cfg.sandbox) {
+      for (const key of ['home_read', 'home_write'] as const) {
+        cfg.sandbox[key] = cfg.sandbox[key].map((p, i) => {
+          try {
+            return resolveConfigPath(p, baseDir, env);
+          } catch (err) {
+            throw new ConfigProblem(`resolve sandbox.${key}[${i}]: ${(err as Error).message}`, `sandbox.${key}[${i}]`, r.position(['sandbox', key, i]));
+          }
+        });
+      }
+    }
     validateConfig(cfg, { strict });
     if (!strict) return cfg;
     for (const agent of Object.values(cfg.agents)) {

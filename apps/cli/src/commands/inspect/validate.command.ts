@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { checkAgent, checkRootDir, checkTokenSource, PERPLEXITY_DEFAULT_ENDPOINT, xaiEndpoint, type AgentCheck } from '@app/agents';
 import { AgentConfig, AppConfig, configFileFor, loadConfig, pathExists, resolveRunsRoot } from '@app/storage';
+import { checkSandbox, sandboxModeFor } from '@app/sandbox';
 import { UsageError } from '../../common/cli-errors';
 
 interface ValidateOptions {
@@ -100,6 +101,12 @@ export class ValidateCommand extends CommandRunner {
     } else {
       write('Agents: (no config loaded)\n');
     }
+
+    // docs/sandbox.md: whether `sandbox: bwrap` can run here; a failure matters only when an agent uses it
+    const sandbox = checkSandbox(env);
+    const wanted = cfg ? Object.values(cfg.agents).some((a) => sandboxModeFor(cfg, a) === 'bwrap') : false;
+    write(sandbox.ok ? `\nSandbox: OK (bwrap ${sandbox.bwrap})\n` : `\nSandbox: ${wanted ? 'FAIL' : 'unavailable'} (${sandbox.reason})\n`);
+    if (!sandbox.ok && wanted) failed = true;
 
     if (options.checkTokens && cfg && names.length > 0) {
       write('\nToken checks:\n');

@@ -1,0 +1,51 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bwrapArgs, CREDENTIAL_PLACEHOLDER, egressAllowList, hostAllowed, injectCredential, providerCredential } from '@app/sandbox';
+import { loadConfig } from '@app/storage';
+
+describe('sandbox policy', () => {
+  it('host entries: bare host = ports 80/443, host:port = that port, exact names only', () => {
+    const allow = ['api.anthropic.com', '127.0.0.1:8080'];
+    expect(hostAllowed(allow, 'API.anthropic.com', 443)).toBe(true);
+    expect(hostAllowed(allow, 'api.anthropic.com', 22)).toBe(false);
+    expect(hostAllowed(allow, 'evil.api.anthropic.com', 443)).toBe(false);
+    expect(hostAllowed(allow, '127.0.0.1', 8080)).toBe(true);
+    expect(hostAllowed(allow, '127.0.0.1', 80)).toBe(false);
+  });
+
+  it('allow-list of a run: config, agent, provider host, base_url host', () => {
+    expect(egressAllowList(undefined, { type: 'claude', allow_hosts: ['x.test'], base_url: 'http://127.0.0.1:9' })).toEqual(['x.test', 'api.anthropic.com', '127.0.0.1:9']);
+  });
+
+  it('an HTTPS provider: the agent gets a plain-HTTP base URL and a placeholder; the proxy forwards over TLS', () => {
+    const c = providerCredential({ type: 'codex' }, { OPENAI_API_KEY: 'sk-real' });
+    expect(c?.env).toEqual({ OPENAI_API_KEY: CREDENTIAL_PLACEHOLDER, OPENAI_BASE_URL: 'http://api.openai.com' });
+    expect(c?.credential).toMatchObject({ host: 'api.openai.com', port: 80, tls: true, tlsPort: 443 });
+    expect(injectCredential({ authorization: `Bearer ${CREDENTIAL_PLACEHOLDER}` }, c!.credential)).toEqual({ authorization: 'Bearer sk-real' });
+    expect(injectCredential({}, c!.credential)).toEqual({ authorization: 'Bearer sk-real' });
+    expect(providerCredential({ type: 'command' }, { OPENAI_API_KEY: 'x' })).toBeUndefined();
+  });
+
+  it('bwrap argv: read-only root first, home and runs root hidden, task and worktree writable, no network', () => {
+    const a = bwrapArgs({ command: '/bin/agent', args: ['-p'], cwd: '/w/tree', taskDir: '/r/p/t', runsRoot: '/r', home: '/home/u', homeWrite: ['/'] });
+    const s = a.join(' ');
+    expect(s).toContain('--unshare-net');
+    expect(s.indexOf('--ro-bind / /')).toBeLessThan(s.indexOf('--tmpfs /home/u'));
+    expect(s.indexOf('--tmpfs /r ')).toBeLessThan(s.indexOf('--bind /r/p/t /r/p/t'));
+    expect(s).toContain('--bind /w/tree /w/tree');
+    expect(a.slice(-3)).toEqual(['sh', '/bin/agent', '-p']);
+  });
+
+  it('a bad sandbox mode or host entry is a config error', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-cfg-'));
+    try {
+      writeFileSync(join(dir, 'a.yaml'), 'agents:\n  c:\n    type: claude\n    sandbox: docker\n');
+      expect(() => loadConfig(join(dir, 'a.yaml'))).toThrow(/agents\.c\.sandbox must be one of none, bwrap, got "docker"/);
+      writeFileSync(join(dir, 'b.yaml'), 'agents:\n  c:\n    type: claude\nsandbox:\n  allow_hosts: ["https://x.test/"]\n');
+      expect(() => loadConfig(join(dir, 'b.yaml'))).toThrow(/sandbox\.allow_hosts\.0 must be a host or host:port/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
