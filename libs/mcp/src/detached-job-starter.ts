@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { resolveSpec, selectAgent } from '@app/runner';
-import { AppConfig, generateTaskId, newRunInfo, RunInfo, runInfoFile, RunsLayout, writeRunInfo } from '@app/storage';
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AppConfig, newRunInfo, RunInfo, runInfoFile, writeRunInfo } from '@app/storage';
 import type { SubTaskRequest, SubTaskStarted, SubTaskStarter } from './mcp.types';
-import { McpInputError } from './tool-result';
+import { preflightSubTask } from './sub-task-preflight';
 
 /** What the detached `run-agent job` of a sub-task prints (its own messages, not the agent's output). */
 export const MCP_JOB_LOG = 'mcp-job.log';
@@ -34,17 +33,7 @@ export class DetachedJobStarter implements SubTaskStarter {
   constructor(private readonly opts: DetachedJobStarterOptions) {}
 
   async start(req: SubTaskRequest): Promise<SubTaskStarted> {
-    const layout = new RunsLayout(this.opts.root);
-    const taskId = req.taskId ?? generateTaskId();
-    const key = `${req.projectId}/${taskId}`;
-    if (this.active.has(key)) throw new McpInputError(`task ${taskId} already has a run started by this server`);
-    let cwd: string | undefined;
-    if (req.cwd) {
-      cwd = resolve(req.cwd);
-      if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new McpInputError(`working directory not found: ${cwd}`);
-    }
-    const env = { ...process.env, ...this.opts.env };
-    const spec = await resolveSpec(selectAgent(this.opts.config, req.agent), env, cwd ?? layout.taskDir(req.projectId, taskId));
+    const { layout, taskId, key, cwd, env, spec } = await preflightSubTask(req, this.opts, (k) => this.active.has(k));
     const runDir = layout.allocateRunDir(req.projectId, taskId);
     // the job reads the prompt from here and then writes its own prompt.md over it
     const promptFile = join(runDir.dir, 'prompt.md');

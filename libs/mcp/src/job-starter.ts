@@ -1,9 +1,7 @@
-import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { JobResult, resolveSpec, runJob, selectAgent, type RunnerService } from '@app/runner';
-import { AppConfig, generateTaskId, RunsLayout } from '@app/storage';
+import { JobResult, runJob, type RunnerService } from '@app/runner';
+import { AppConfig } from '@app/storage';
 import type { SubTaskRequest, SubTaskStarted, SubTaskStarter } from './mcp.types';
-import { McpInputError } from './tool-result';
+import { preflightSubTask } from './sub-task-preflight';
 
 export interface JobStarterOptions {
   root: string;
@@ -30,17 +28,7 @@ export class JobStarter implements SubTaskStarter {
   constructor(private readonly opts: JobStarterOptions) {}
 
   async start(req: SubTaskRequest): Promise<SubTaskStarted> {
-    const layout = new RunsLayout(this.opts.root);
-    const taskId = req.taskId ?? generateTaskId();
-    const key = `${req.projectId}/${taskId}`;
-    if (this.active.has(key)) throw new McpInputError(`task ${taskId} already has a run started by this server`);
-    let cwd: string | undefined;
-    if (req.cwd) {
-      cwd = resolve(req.cwd);
-      if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new McpInputError(`working directory not found: ${cwd}`);
-    }
-    const env = { ...process.env, ...this.opts.env };
-    await resolveSpec(selectAgent(this.opts.config, req.agent), env, cwd ?? layout.taskDir(req.projectId, taskId));
+    const { layout, taskId, key, cwd } = await preflightSubTask(req, this.opts, (k) => this.active.has(k));
     const runDir = layout.allocateRunDir(req.projectId, taskId);
     this.failures.delete(key);
     const run = this.opts.runner ? (o: Parameters<typeof runJob>[0]) => this.opts.runner!.runJob(o) : runJob;
