@@ -12,12 +12,8 @@ export interface ChildWaitOptions {
   pollMs: number;
   probe: LivenessProbe;
   signal?: AbortSignal;
-  /** A stop of the task while its children finish: the task ends stopped, not completed. */
-  stopReason?(): string | undefined;
   post(type: string, body: string): Promise<void>;
 }
-
-export type ChildWaitOutcome = 'completed' | 'aborted' | { stopped: string };
 
 interface Child {
   id: string;
@@ -89,7 +85,7 @@ async function childrenAfterSettling(opts: ChildWaitOptions): Promise<Child[]> {
 }
 
 /** handleDone (runner-agents.md §1.4): wait for live child runs, bounded by the timeout. */
-export async function waitForChildren(opts: ChildWaitOptions): Promise<ChildWaitOutcome> {
+export async function waitForChildren(opts: ChildWaitOptions): Promise<'completed' | 'aborted'> {
   let children: Child[];
   try {
     children = await childrenAfterSettling(opts);
@@ -116,8 +112,6 @@ export async function waitForChildren(opts: ChildWaitOptions): Promise<ChildWait
       if (!known.has(c.id)) remaining.push(c);
     }
     children = remaining.filter((c) => !(c.id.startsWith('pending:') && !isAlive(opts.probe, c.pgid)));
-    const stop = opts.stopReason?.();
-    if (stop) return { stopped: stop };
     if (children.length === 0) {
       await opts.post('INFO', 'task completed (all children finished)');
       return 'completed';
