@@ -32,7 +32,7 @@ const EXTERNAL = new Set([
 // node:crypto (webhook signatures, completion hashes) alone costs ~3 ms to load; NestJS's
 // exception filter requires node:http, its injector perf_hooks (patched out of its use:
 // cli-bundle/patch-loader.js); node:fs/promises brings readline with it.
-const LAZY = /^(?:node:)?(crypto|http|perf_hooks|fs\/promises)$/;
+const LAZY = /^(?:node:)?(crypto|https?|net|perf_hooks|fs\/promises)$/;
 /**
  * Replaces the requests `pattern` matches by a stand-in (cli-bundle/lazy-require.js) that loads,
  * on first use, what `queryOf(request, context)` names: `node:<builtin>`, `esm:<file>` (a compiled

@@ -2,8 +2,7 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunInfo, writeRunInfo, writeRunInfoAsync } from '@app/storage';
 import { AgentSpec, errorSummaryForExit, extractOutput, GEMINI_FLAG_REJECTED_SUMMARY } from '@app/agents';
-import { SandboxUnavailableError } from '@app/sandbox';
-import { openRunSandbox, type RunSandbox } from './job-sandbox';
+import type { RunSandbox } from './job-sandbox';
 import type { AgentHandle } from './agent-executor';
 import { createAgentExecutor } from './runner.providers';
 import { formatGoDuration } from './go-duration';
@@ -22,7 +21,8 @@ export async function executeCli(ctx: ExecContext): Promise<JobResult> {
   let handle: AgentHandle;
   let sandbox: RunSandbox | undefined;
   try {
-    sandbox = await openRunSandbox(ctx, spec.resolvedPath || spec.command, spec.args);
+    // the sandbox lib (proxy, bwrap argv) loads only for a sandboxed agent: not on the plain start path
+    if (ctx.sandbox === 'bwrap') sandbox = await (await import('./job-sandbox')).openRunSandbox(ctx, spec.resolvedPath || spec.command, spec.args);
     handle = await executor.start({
       runId: ctx.runId,
       command: sandbox?.command ?? spec.resolvedPath ?? spec.command,
@@ -38,7 +38,7 @@ export async function executeCli(ctx: ExecContext): Promise<JobResult> {
     await sandbox?.close();
     const info: RunInfo = { ...ctx.info, pid: process.pid, pgid: ownGroupId(), status: 'failed', exit_code: -1, end_time: new Date() };
     await writeRunInfoAsync(ctx.infoPath, info);
-    if (err instanceof SandboxUnavailableError) {
+    if (err instanceof Error && err.name === 'SandboxUnavailableError') {
       await writeRunInfoAsync(ctx.infoPath, { ...info, error_summary: err.message });
       await post(ctx, 'RUN_CRASH', `run failed before start\nrun_dir: ${ctx.runDir}\n${err.message}`).catch(() => undefined);
       return { runId: ctx.runId, runDir: ctx.runDir, info: { ...info, error_summary: err.message }, ok: false, fatal: true, error: err.message };
