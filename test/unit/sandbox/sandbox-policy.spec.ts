@@ -41,9 +41,9 @@ describe('sandbox policy', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sandbox-cfg-'));
     try {
       writeFileSync(join(dir, 'a.yaml'), 'agents:\n  c:\n    type: claude\n    sandbox: docker\n');
-      expect(() => loadConfig(join(dir, 'a.yaml'))).toThrow(/agents\.c\.sandbox must be one of none, bwrap, got "docker"/);
+      expect(() => loadConfig(join(dir, 'a.yaml'))).toThrow(/agents\.c\.sandbox:? must be one of none, bwrap, got "docker"/);
       writeFileSync(join(dir, 'b.yaml'), 'agents:\n  c:\n    type: claude\nsandbox:\n  allow_hosts: ["https://x.test/"]\n');
-      expect(() => loadConfig(join(dir, 'b.yaml'))).toThrow(/sandbox\.allow_hosts\.0 must be a host or host:port/);
+      expect(() => loadConfig(join(dir, 'b.yaml'))).toThrow(/sandbox\.allow_hosts(\.0|\[0\]):? must be a host or host:port/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
