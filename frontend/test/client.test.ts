@@ -32,9 +32,14 @@ beforeAll(async () => {
         res.end('{"error":"unauthorized","message":"valid API key required"}');
         return;
       }
-      if (req.url === '/api/projects') {
+      const url = new URL(req.url ?? '', 'http://x');
+      const list = { '/api/projects': 'projects', '/api/projects/p1/runs/flat': 'runs', '/api/v1/questions': 'questions' }[url.pathname];
+      if (req.method === 'GET' && list) {
+        // cursor-paged (issue #29): two pages, the second after=c1
+        const after = url.searchParams.get('after');
+        const item = list === 'projects' ? { id: after ? 'p2' : 'p1', last_activity: '2026-01-01T00:00:00Z', task_count: 1 } : { id: after ? 'x2' : 'x1' };
         res.writeHead(200, { 'Content-Type': 'application/json' });
-        res.end('{"projects":[{"id":"p1","last_activity":"2026-01-01T00:00:00Z","task_count":1}]}\n');
+        res.end(JSON.stringify({ [list]: [item], ...(after === 'c1' ? { has_more: false } : { has_more: true, next_cursor: 'c1' }) }));
       } else if (req.url?.startsWith('/api/projects/p1/tasks?')) {
         const offset = Number(new URL(req.url, 'http://x').searchParams.get('offset'));
         const items = offset === 0 ? [{ id: 'task-a' }, { id: 'task-b' }] : [{ id: 'task-c' }];
@@ -69,7 +74,7 @@ describe('ApiClient', () => {
 
     client.setApiKey('k1');
     expect(storage.getItem('conductor.apiKey')).toBe('k1');
-    expect(await client.projects()).toEqual([{ id: 'p1', last_activity: '2026-01-01T00:00:00Z', task_count: 1 }]);
+    expect(await client.projects()).toEqual(['p1', 'p2'].map((id) => ({ id, last_activity: '2026-01-01T00:00:00Z', task_count: 1 })));
     const last = seen.at(-1)!;
     expect(last.headers.authorization).toBe('Bearer k1');
     expect(last.headers['x-conductor-client']).toBe('web-ui');
@@ -95,6 +100,21 @@ describe('ApiClient', () => {
     expect(post.method).toBe('POST');
     expect(JSON.parse(post.body)).toEqual({ type: 'QUESTION', body: 'why?' });
     expect(post.headers['content-type']).toBe('application/json');
+  });
+
+  it('follows next_cursor on the cursor-paged lists (projects, runs/flat, questions), asking for the largest page', async () => {
+    const storage = new MemoryStorage();
+    storage.setItem('conductor.apiKey', 'k1');
+    const client = new ApiClient(base, storage);
+    const from = seen.length;
+    expect((await client.flatRuns('p1')).map((r) => r.id)).toEqual(['x1', 'x2']);
+    expect((await client.openQuestions()).map((q) => (q as unknown as { id: string }).id)).toEqual(['x1', 'x2']);
+    expect(seen.slice(from).map((r) => r.url)).toEqual([
+      '/api/projects/p1/runs/flat?limit=5000',
+      '/api/projects/p1/runs/flat?limit=5000&after=c1',
+      '/api/v1/questions?limit=5000',
+      '/api/v1/questions?limit=5000&after=c1',
+    ]);
   });
 
   it('turns error envelopes and network failures into readable errors', async () => {

@@ -19,7 +19,14 @@ const time: Schema = { type: 'string', format: 'date-time', description: 'RFC 33
 const strings: Schema = { type: 'array', items: str };
 const stringMap: Schema = { type: 'object', additionalProperties: str };
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-const listOf = (key: string, item: string): Schema => ({ type: 'object', properties: { [key]: { type: 'array', items: ref(item) } }, required: [key] });
+/** The paging fields of a cursor-paged list (issue #29). */
+const paging = {
+  has_more: { type: 'boolean', description: 'more items follow: pass next_cursor as after=' } as Schema,
+  next_cursor: { type: 'string', description: 'present while has_more: the after= of the next page' } as Schema,
+};
+/** `{<key>: T[], has_more, next_cursor?}`: one page of a cursor-paged list. */
+const listOf = (key: string, item: string): Schema => ({ type: 'object', properties: { [key]: { type: 'array', items: ref(item) }, ...paging }, required: [key, 'has_more'] });
+const usageRows = (description: string): Schema => ({ type: 'array', description, items: obj({ key: str, runs: int, usage: ref('UsageTotals'), total_tokens: int }, ['key', 'runs', 'usage', 'total_tokens']) });
 const obj = (properties: Record<string, Schema>, required: string[] = []): Schema => ({ type: 'object', properties, ...(required.length ? { required } : {}) });
 
 const usageTotals = shape<UsageTotals>(
@@ -96,6 +103,11 @@ export const WIRE_SCHEMAS: Record<string, Schema> = {
     ['type', 'project_id', 'task_id', 'run_id', 'issue_id', 'parents', 'links', 'meta'],
   ),
   Messages: listOf('messages', 'Message'),
+  Projects: listOf('projects', 'Project'),
+  FlatRuns: listOf('runs', 'FlatRun'),
+  TasksV1: listOf('tasks', 'TaskV1'),
+  RunsV1: listOf('runs', 'RunV1'),
+  OpenQuestions: listOf('questions', 'OpenQuestion'),
   PostedMessage: obj({ msg_id: str, timestamp: time, resumed: bool, reopened: bool, loop: { type: 'string', enum: ['running', 'started', 'not_started'] } }, ['msg_id', 'timestamp']),
   OpenQuestion: shape<OpenQuestion>({ msg_id: str, type: str, timestamp: time, project_id: str, task_id: str, run_id: str, body: str }, ['task_id', 'run_id']),
   CreateTaskResponse: shape<CreateTaskResponse>(
@@ -104,12 +116,14 @@ export const WIRE_SCHEMAS: Record<string, Schema> = {
   ),
   UsageReport: shape<UsageReport>(
     {
-      project_id: str, task_id: str, runs: int, usage: ref('UsageTotals'), total_tokens: int,
+      project_id: str, task_id: str, since: time, runs: int, usage: ref('UsageTotals'), total_tokens: int,
       tree: obj({ runs: int, usage: ref('UsageTotals'), total_tokens: int }, ['runs', 'usage', 'total_tokens']),
-      by_agent: { type: 'array', items: obj({ key: str, runs: int, usage: ref('UsageTotals'), total_tokens: int }, ['key', 'runs', 'usage', 'total_tokens']) },
+      by_agent: usageRows('one page of the rows (agents, then projects, then tasks, at most `limit` in all)'),
+      by_project: usageRows('rows after the agents on this page'),
+      by_task: usageRows('rows `<project>/<task>` after the projects on this page'),
+      ...paging,
     },
-    ['project_id', 'task_id', 'tree'],
-    { additionalProperties: true },
+    ['project_id', 'task_id', 'since', 'tree', 'next_cursor'],
   ),
   Diff: obj({ task_id: str, branch: str, base_commit: str, files: { type: 'array', items: { type: 'object', additionalProperties: true } }, patch: str, worktree: ref('WorktreeView') }, ['task_id', 'branch', 'base_commit', 'files', 'patch']),
   MergeResult: obj({ task_id: str, branch: str, base_branch: str, commit: str, already_merged: bool, worktree: ref('WorktreeView') }, ['task_id', 'branch', 'commit', 'already_merged']),

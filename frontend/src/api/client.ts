@@ -2,6 +2,7 @@ import type {
   BusMessage,
   CreateTaskRequest,
   CreateTaskResponse,
+  CursorPaged,
   FileContent,
   FlatRun,
   OpenQuestion,
@@ -15,6 +16,8 @@ import type {
 } from './types';
 
 const KEY_STORAGE = 'conductor.apiKey';
+/** The largest page the cursor-paged lists answer (apps/api/src/projects/pagination.ts). */
+const PAGE_MAX = 5000;
 
 /** The server answered 401: the user must enter the API key. */
 export class AuthRequiredError extends Error {
@@ -123,16 +126,31 @@ export class ApiClient {
     return this.request('/api/v1/version');
   }
 
-  async projects(): Promise<Project[]> {
-    return (await this.request<{ projects: Project[] | null }>('/api/projects')).projects ?? [];
+  /**
+   * Every item of a cursor-paged list (issue #29): pages of the server's maximum, following
+   * `next_cursor` while `has_more` (stops if a page would not move the cursor on).
+   */
+  async allPages<K extends string, T>(path: string, key: K): Promise<T[]> {
+    const all: T[] = [];
+    const sep = path.includes('?') ? '&' : '?';
+    for (let after = ''; ; ) {
+      const page = await this.request<CursorPaged & { [k in K]?: T[] | null }>(`${path}${sep}limit=${PAGE_MAX}${after && `&after=${enc(after)}`}`);
+      all.push(...(page[key] ?? []));
+      if (!page.has_more || !page.next_cursor || page.next_cursor === after) return all;
+      after = page.next_cursor;
+    }
+  }
+
+  projects(): Promise<Project[]> {
+    return this.allPages<'projects', Project>('/api/projects', 'projects');
   }
 
   stats(p: string): Promise<ProjectStats> {
     return this.request(`/api/projects/${enc(p)}/stats`);
   }
 
-  async flatRuns(p: string): Promise<FlatRun[]> {
-    return (await this.request<{ runs: FlatRun[] | null }>(`/api/projects/${enc(p)}/runs/flat`)).runs ?? [];
+  flatRuns(p: string): Promise<FlatRun[]> {
+    return this.allPages<'runs', FlatRun>(`/api/projects/${enc(p)}/runs/flat`, 'runs');
   }
 
   async tasks(p: string): Promise<TaskListItem[]> {
@@ -196,8 +214,8 @@ export class ApiClient {
     return this.request(`/api/v1/tasks/${enc(t)}?project_id=${enc(p)}`, { method: 'DELETE' });
   }
 
-  async openQuestions(): Promise<OpenQuestion[]> {
-    return (await this.request<{ questions: OpenQuestion[] | null }>('/api/v1/questions')).questions ?? [];
+  openQuestions(): Promise<OpenQuestion[]> {
+    return this.allPages<'questions', OpenQuestion>('/api/v1/questions', 'questions');
   }
 
   answer(p: string, t: string, body: string, questionId?: string): Promise<{ msg_id: string; answers: string[] }> {

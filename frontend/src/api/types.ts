@@ -6,6 +6,7 @@ export type {
   BusMessage,
   CreateTaskRequest,
   CreateTaskResponse,
+  CursorPaged,
   FileContent,
   FlatRun,
   MessageParent,

@@ -9,6 +9,15 @@ export interface Paginated<T> {
   has_more: boolean;
 }
 
+/**
+ * The paging fields of a cursor-paged list (issue #29: `/api/projects`, `runs/flat`, `/api/v1/runs`,
+ * `/api/v1/tasks`, `/api/v1/questions`, the usage reports): pass `next_cursor` as `after=` while `has_more`.
+ */
+export interface CursorPaged {
+  has_more: boolean;
+  next_cursor?: string;
+}
+
 export interface Project {
   id: string;
   last_activity: string;

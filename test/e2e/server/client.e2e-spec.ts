@@ -186,6 +186,30 @@ describe('server client commands', () => {
     );
   });
 
+  it('project list and job list follow next_cursor to the last page (issue #29); --json prints every page as one list', async () => {
+    const project = (id: string) => ({ id, task_count: 1, last_activity: '2026-01-02T03:04:05Z' });
+    api.json('GET', '/api/projects?limit=5000', 200, { projects: [project('p1'), project('p2')], has_more: true, next_cursor: 'c/1' });
+    api.json('GET', '/api/projects?limit=5000&after=c%2F1', 200, { projects: [project('p3')], has_more: false });
+    const task = (t: string) => ({ project_id: 'proj', task_id: t, status: 'idle', last_activity: '0001-01-01T00:00:00Z' });
+    api.json('GET', '/api/v1/tasks?limit=5000', 200, { tasks: [task('task-a')], has_more: true, next_cursor: 'proj/task-a' });
+    api.json('GET', '/api/v1/tasks?limit=5000&after=proj%2Ftask-a', 200, { tasks: [task('task-b')], has_more: false });
+
+    const list = await runCli(CONDUCTOR, ['project', 'list', '--server', api.url], { ...env, TZ: 'UTC' });
+    expect([list.stderr, list.stdout.split('\n').slice(1, -1).map((l) => l.split(' ')[0])]).toEqual(['', ['p1', 'p2', 'p3']]);
+    const json = await runCli(RUN_AGENT, ['server', 'project', 'list', '--server', api.url, '--json'], env);
+    expect(JSON.parse(json.stdout)).toEqual({ projects: [project('p1'), project('p2'), project('p3')] });
+    const jobs = await runCli(CONDUCTOR, ['job', 'list', '--server', api.url, '--json'], env);
+    expect(JSON.parse(jobs.stdout)).toEqual({ tasks: [task('task-a'), task('task-b')] });
+    expect(api.requests.map((r) => r.url)).toEqual([
+      '/api/projects?limit=5000',
+      '/api/projects?limit=5000&after=c%2F1',
+      '/api/projects?limit=5000',
+      '/api/projects?limit=5000&after=c%2F1',
+      '/api/v1/tasks?limit=5000',
+      '/api/v1/tasks?limit=5000&after=proj%2Ftask-a',
+    ]);
+  });
+
   it('project gc, project delete (409) and task stop send upstream requests and print upstream lines', async () => {
     api.json('POST', '/api/projects/proj/gc', 200, { deleted_runs: 3, freed_bytes: 1536, dry_run: true });
     api.json('DELETE', '/api/projects/busy', 409, { error: { code: 'CONFLICT', message: 'project has 2 running task(s)' } });

@@ -25,3 +25,27 @@ export function checkRunId(value: string | undefined): string {
 export function checkOptionalId(value: string | undefined, name: string): string | undefined {
   return value === undefined || value === '' ? undefined : checkId(value, name);
 }
+
+/** True when `value` is an identifier exactly as given (list cursors are ids the list handed out). */
+export function isId(value: string): boolean {
+  try {
+    return validateIdentifier(value, 'id') === value;
+  } catch {
+    return false;
+  }
+}
+
+/** True when `value` is a run id exactly as given. */
+export function isRunId(value: string): boolean {
+  try {
+    return isId(value) && validateRunId(value) === value;
+  } catch {
+    return false;
+  }
+}
+
+/** True for `<project>/<task>` of two identifiers (the key of task lists). */
+export function isTaskKey(value: string): boolean {
+  const slash = value.indexOf('/');
+  return slash > 0 && isId(value.slice(0, slash)) && isId(value.slice(slash + 1));
+}

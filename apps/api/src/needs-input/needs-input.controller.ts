@@ -1,9 +1,16 @@
 import { Body, Controller, Get, Param, Post, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { checkId, checkOptionalId } from '../common/ids';
+import { checkId, checkOptionalId, isId } from '../common/ids';
+import { pageQuery } from '../projects/pagination';
 import { AuditLogService } from '../security/audit-log.service';
 import { AnswerDto } from './answer.dto';
 import { NeedsInputService } from './needs-input.service';
+
+/** The key of an open question in the list: `<project>/<task>/<msg_id>`. */
+function isQuestionKey(c: string): boolean {
+  const parts = c.split('/');
+  return parts.length === 3 && parts.every(isId);
+}
 
 /** Needs-input routes (#17): answer a task's question; list open questions across projects. */
 @Controller('api')
@@ -14,8 +21,9 @@ export class NeedsInputController {
   ) {}
 
   @Get('v1/questions')
-  list(@Query('project_id') projectId?: string) {
-    return this.needsInput.openQuestions(checkOptionalId(projectId, 'project_id'));
+  list(@Query('project_id') projectId?: string, @Query('limit') limit?: string, @Query('after') after?: string) {
+    const q = pageQuery(limit, after, isQuestionKey);
+    return this.needsInput.openQuestions(checkOptionalId(projectId, 'project_id'), q);
   }
 
   @Post('projects/:p/tasks/:t/answer')

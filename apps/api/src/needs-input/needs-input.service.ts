@@ -3,6 +3,7 @@ import { scanOpenQuestions } from '@app/runner';
 import { readTaskPrompt } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { formatTime } from '../common/go-format';
+import { byCodeUnits, cursorPage, type PageQuery } from '../projects/pagination';
 import { MetricsService } from '../metrics/metrics.service';
 import { applyTaskWrite } from '../tasks/scaleout-hooks';
 import { TASK_LAUNCHER, TaskLauncher } from '../tasks/task-launcher';
@@ -22,9 +23,13 @@ export class NeedsInputService {
     private readonly metrics: MetricsService,
   ) {}
 
-  openQuestions(projectId?: string) {
-    const tasks = scanOpenQuestions(this.ctx.root, projectId);
-    return { questions: tasks.flatMap((t) => t.questions.map(toRestQuestion)) };
+  /** One page of the open questions (issue #29), by `<project>/<task>/<msg_id>`: next_cursor → after=. */
+  openQuestions(projectId: string | undefined, q: PageQuery) {
+    const keyed = scanOpenQuestions(this.ctx.root, projectId)
+      .flatMap((t) => t.questions.map((question) => ({ question, key: `${t.project_id}/${t.task_id}/${question.msg_id}` })))
+      .sort((a, b) => byCodeUnits(a.key, b.key));
+    const { page, ...more } = cursorPage(keyed, (k) => k.key, q);
+    return { questions: page.map((k) => toRestQuestion(k.question)), ...more };
   }
 
   async answer(projectId: string, taskId: string, body: string, questionId?: string) {

@@ -1,5 +1,12 @@
 import type { RunInfo } from '@app/storage';
+import { isZeroTime } from '../common/go-format';
+import { CursorPage, timeKey } from './pagination';
 import { RunRecord, toFlatRun } from './shapes';
+
+/** The list key of a flat run: start time, then run id (the order of ProjectDataService.runs). */
+export function flatRunKey(r: RunRecord): string {
+  return timeKey(isZeroTime(r.info.start_time) ? 0 : r.info.start_time.getTime(), r.runId);
+}
 
 /**
  * `runs/flat` serialises each run once (issue #15): the storage index hands out the same RunInfo
@@ -20,12 +27,13 @@ export function flatRunJson(r: RunRecord): string {
 /** The last body sent per project: an unchanged list is answered with the same bytes, not joined and encoded again. */
 const lastBody = new Map<string, { pieces: string[]; body: Buffer }>();
 
-/** The `{ "runs": [...] }` body of runs/flat (UTF-8), from the kept JSON of each run. */
-export function flatRunsBody(projectId: string, runs: RunRecord[]): Buffer {
-  const pieces = runs.map(flatRunJson);
+/** The `{ "runs": [...], "has_more": …, "next_cursor"?: … }` body of runs/flat (UTF-8), from the kept JSON of each run. */
+export function flatRunsBody(projectId: string, { page, ...more }: CursorPage<RunRecord>): Buffer {
+  const pieces = page.map(flatRunJson);
+  pieces.push(JSON.stringify(more)); // the paging fields, compared with the runs
   const last = lastBody.get(projectId);
   if (last && samePieces(last.pieces, pieces)) return last.body;
-  const body = Buffer.from(`{"runs":[${pieces.join(',')}]}`);
+  const body = Buffer.from(`{"runs":[${pieces.slice(0, -1).join(',')}],${pieces[pieces.length - 1].slice(1)}`);
   lastBody.set(projectId, { pieces, body });
   return body;
 }

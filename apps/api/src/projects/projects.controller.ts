@@ -6,13 +6,14 @@ import { RunnerService } from '@app/runner';
 import { stopRunRouted } from '../tasks/scaleout-hooks';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { isTruthyFlag, parseGoDurationOrUndefined } from '../common/go-format';
-import { checkId, checkOptionalId } from '../common/ids';
+import { checkId, checkOptionalId, isId, isRunId } from '../common/ids';
 import { AuditLogService } from '../security/audit-log.service';
 import { refuseBrowser } from '../security/browser-origin';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { selectFlatRuns } from './flat-runs';
 import { isDir, ProjectDataService } from './project-data.service';
-import { flatRunsBody } from './flat-run-json';
+import { flatRunKey, flatRunsBody } from './flat-run-json';
+import { byCodeUnits, cursorPage, isTimeKey, pageQuery, timeKey } from './pagination';
 import { checkProjectRoot, createProjectFolder, deleteProjectFolder, gcProjectRuns, projectStats } from './project-files';
 
 const HOME_DIRS_LIMIT = 20;
@@ -30,15 +31,18 @@ export class ProjectsController {
     private readonly runner: RunnerService,
   ) {}
 
-  /** #21 */
+  /** #21: newest activity first (ties by id), one page (issue #29): next_cursor → after= */
   @Get()
-  list() {
-    const projects = this.data
+  list(@Query('limit') limit?: string, @Query('after') after?: string) {
+    const q = pageQuery(limit, after, (c) => isTimeKey(c, isId));
+    const keyed = this.data
       .allProjectIds()
       .map((p) => this.data.project(p))
       .filter((p): p is NonNullable<typeof p> => !!p)
-      .sort((a, b) => b._last - a._last || (a.id < b.id ? -1 : 1));
-    return { projects: projects.map(publicProject) };
+      .map((p) => ({ p, key: timeKey(p._last, p.id, true) }))
+      .sort((a, b) => byCodeUnits(a.key, b.key));
+    const { page, ...more } = cursorPage(keyed, (k) => k.key, q);
+    return { projects: page.map((k) => publicProject(k.p)), ...more };
   }
 
   /** #22 */
@@ -118,8 +122,16 @@ export class ProjectsController {
   /** #27 */
   @Get(':p/runs/flat')
   @Header('Content-Type', 'application/json; charset=utf-8')
-  flat(@Param('p') p: string, @Query('active_only') activeOnly?: string, @Query('selected_task_id') selected?: string, @Query('selected_task_limit') limitText?: string) {
+  flat(
+    @Param('p') p: string,
+    @Query('active_only') activeOnly?: string,
+    @Query('selected_task_id') selected?: string,
+    @Query('selected_task_limit') limitText?: string,
+    @Query('limit') pageLimit?: string,
+    @Query('after') after?: string,
+  ) {
     const id = checkId(p, 'project_id');
+    const q = pageQuery(pageLimit, after, (c) => isTimeKey(c, isRunId));
     const selectedTask = checkOptionalId(selected, 'selected_task_id');
     let limit = 0;
     if (limitText !== undefined && limitText !== '') {
@@ -127,7 +139,9 @@ export class ProjectsController {
       limit = Math.min(200, Number(limitText.trim()));
     }
     const runs = this.data.runs(id);
-    return flatRunsBody(id, selectFlatRuns(runs, { activeOnly: isTruthyFlag(activeOnly), selectedTask, limit }));
+    const selection = selectFlatRuns(runs, { activeOnly: isTruthyFlag(activeOnly), selectedTask, limit });
+    // one page in start order (issue #29), keyed by start time then run id: next_cursor → after=
+    return flatRunsBody(id, cursorPage(selection, flatRunKey, q));
   }
 
   /** #28 (browser-blocked) */

@@ -4,10 +4,10 @@ import { Observable } from 'rxjs';
 import { RunnerService } from '@app/runner';
 import { stopRunRouted } from '../tasks/scaleout-hooks';
 import { conflict, notFound } from '../common/api-error';
-import { checkRunId } from '../common/ids';
+import { checkRunId, isRunId } from '../common/ids';
 import { ProjectDataService } from '../projects/project-data.service';
 import { readRawText } from '../projects/project-files';
-import { cursorPage } from '../projects/pagination';
+import { cursorPage, pageQuery } from '../projects/pagination';
 import { RunRecord, toRunV1 } from '../projects/shapes';
 import { AuditLogService } from '../security/audit-log.service';
 import { RunStreamsService } from '../sse/run-streams.service';
@@ -36,9 +36,10 @@ export class RunsController {
   /** #13 */
   @Get()
   list(@Query('limit') limit?: string, @Query('after') after?: string) {
+    const q = pageQuery(limit, after, isRunId);
     const runs = this.data.allRuns().sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
     // bounded (issue #29): one page in run-id order, next_cursor → after=
-    const { page, ...more } = cursorPage(runs, (r) => r.runId, after, limit);
+    const { page, ...more } = cursorPage(runs, (r) => r.runId, q);
     return { runs: page.map(toRunV1), ...more };
   }
 

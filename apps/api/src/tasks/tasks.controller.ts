@@ -2,9 +2,9 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from
 import type { FastifyRequest } from 'fastify';
 import { formatTime } from '../common/go-format';
 import { SelfUpdateService } from '../admin/self-update.service';
-import { checkId } from '../common/ids';
+import { checkId, isTaskKey } from '../common/ids';
 import { ProjectDataService } from '../projects/project-data.service';
-import { cursorPage } from '../projects/pagination';
+import { cursorPage, pageQuery } from '../projects/pagination';
 import { toRunV1 } from '../projects/shapes';
 import { CreateTaskDto } from './dto/create-task.dto';
 import { TasksService } from './tasks.service';
@@ -39,6 +39,7 @@ export class TasksController {
   /** #9: tasks with a TASK.md, by project then task. */
   @Get()
   list(@Query('limit') limit?: string, @Query('after') after?: string) {
+    const q = pageQuery(limit, after, isTaskKey);
     const keys: { p: string; t: string; key: string }[] = [];
     for (const p of this.data.projectIds()) {
       for (const t of this.data.taskIds(p)) {
@@ -47,7 +48,7 @@ export class TasksController {
     }
     // bounded (issue #29): one page in `<project>/<task>` order, next_cursor → after=; only the page is built
     keys.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    const { page, ...more } = cursorPage(keys, (k) => k.key, after, limit);
+    const { page, ...more } = cursorPage(keys, (k) => k.key, q);
     return { tasks: page.map((k) => this.v1(k.p, k.t).body), ...more };
   }
 

@@ -6,6 +6,7 @@ import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { checkId, checkOptionalId } from '../common/ids';
 import { isDir } from '../projects/project-data.service';
 import { AuditLogService } from '../security/audit-log.service';
+import { usagePage, usagePageQuery } from './usage-page';
 
 function sinceOf(text: string | undefined): Date | undefined {
   if (text === undefined || text === '') return undefined;
@@ -23,26 +24,29 @@ export class UsageController {
   ) {}
 
   @Get('v1/usage')
-  all(@Query('project_id') p?: string, @Query('task_id') t?: string, @Query('since') since?: string) {
+  all(@Query('project_id') p?: string, @Query('task_id') t?: string, @Query('since') since?: string, @Query('limit') limit?: string, @Query('after') after?: string) {
+    const q = usagePageQuery(limit, after);
     const projectId = checkOptionalId(p, 'project_id');
     const taskId = checkOptionalId(t, 'task_id');
     if (taskId && !projectId) throw badRequest('task_id requires project_id');
-    return usageReport({ root: this.ctx.root, projectId, taskId, since: sinceOf(since) });
+    return usagePage(usageReport({ root: this.ctx.root, projectId, taskId, since: sinceOf(since) }), q);
   }
 
   @Get('projects/:p/usage')
-  project(@Param('p') p: string, @Query('since') since?: string) {
+  project(@Param('p') p: string, @Query('since') since?: string, @Query('limit') limit?: string, @Query('after') after?: string) {
     const projectId = checkId(p, 'project_id');
+    const q = usagePageQuery(limit, after);
     if (!isDir(this.ctx.layout.projectDir(projectId))) throw notFound('project not found');
-    return usageReport({ root: this.ctx.root, projectId, since: sinceOf(since) });
+    return usagePage(usageReport({ root: this.ctx.root, projectId, since: sinceOf(since) }), q);
   }
 
   @Get('projects/:p/tasks/:t/usage')
-  task(@Param('p') p: string, @Param('t') t: string, @Query('since') since?: string) {
+  task(@Param('p') p: string, @Param('t') t: string, @Query('since') since?: string, @Query('limit') limit?: string, @Query('after') after?: string) {
     const projectId = checkId(p, 'project_id');
     const taskId = checkId(t, 'task_id');
+    const q = usagePageQuery(limit, after);
     if (!isDir(this.ctx.layout.taskDir(projectId, taskId))) throw notFound('task not found');
-    return usageReport({ root: this.ctx.root, projectId, taskId, since: sinceOf(since) });
+    return usagePage(usageReport({ root: this.ctx.root, projectId, taskId, since: sinceOf(since) }), q);
   }
 
   @Post('projects/:p/pause')

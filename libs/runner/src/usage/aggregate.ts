@@ -75,6 +75,11 @@ export interface UsageQuery {
   since?: Date;
 }
 
+/** The order of usage rows: by key, locale-aware, ties (keys equal to the locale) by code units. */
+export function compareUsageKeys(a: string, b: string): number {
+  return a.localeCompare(b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
 function rows(runs: ScannedRun[], keyOf: (i: RunInfo) => string): UsageRow[] {
   const map = new Map<string, { runs: number; usage: RunUsage }>();
   for (const r of runs) {
@@ -85,7 +90,7 @@ function rows(runs: ScannedRun[], keyOf: (i: RunInfo) => string): UsageRow[] {
     map.set(k, row);
   }
   return [...map.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
+    .sort(([a], [b]) => compareUsageKeys(a, b))
     .map(([key, row]) => ({ key, runs: row.runs, usage: row.usage, total_tokens: totalTokens(row.usage) }));
 }
 

@@ -144,11 +144,9 @@ export async function waitForRun(client: ServerClient, runId: string): Promise<v
 @SubCommand({ name: 'list', description: 'List tasks on the conductor server' })
 export class ServerJobListCommand extends ProjectScopedCommand {
   async execute(_args: string[], opts: ProjectOptions, client: ServerClient): Promise<void> {
-    const { data, text } = await client.getJson<{ tasks?: { project_id: string; task_id: string; status: string; last_activity?: string }[] }>(
-      `/api/v1/tasks${query({ project_id: opts.project })}`,
-    );
-    if (opts.json) return printRaw(text);
-    const tasks = data.tasks ?? [];
+    // every page (issue #29); --json prints them as one `{"tasks": [...]}`
+    const tasks = await client.getAllPages<{ project_id: string; task_id: string; status: string; last_activity?: string }>(`/api/v1/tasks${query({ project_id: opts.project })}`, 'tasks');
+    if (opts.json) return printRaw(JSON.stringify({ tasks }));
     if (tasks.length === 0) return out('No tasks found.\n');
     const rows = [['PROJECT', 'TASK', 'STATUS', 'LAST ACTIVITY']];
     for (const t of tasks) rows.push([t.project_id, t.task_id, t.status, isZeroTime(t.last_activity) ? '-' : formatRfc3339(t.last_activity!)]);

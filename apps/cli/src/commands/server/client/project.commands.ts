@@ -8,10 +8,11 @@ import type { ProjectStats } from '@app/contracts';
 @SubCommand({ name: 'list', description: 'List all projects' })
 export class ServerProjectListCommand extends ClientCommand {
   async execute(_args: string[], opts: ClientOptions, client: ServerClient): Promise<void> {
-    const { data, text } = await client.getJson<{ projects?: { id: string; task_count: number; last_activity?: string }[] }>('/api/projects');
-    if (opts.json) return printRaw(text);
+    // every page (issue #29); --json prints them as one `{"projects": [...]}`
+    const projects = await client.getAllPages<{ id: string; task_count: number; last_activity?: string }>('/api/projects', 'projects');
+    if (opts.json) return printRaw(JSON.stringify({ projects }));
     const rows = [['PROJECT', 'TASKS', 'LAST ACTIVITY']];
-    for (const p of data.projects ?? []) rows.push([p.id, String(p.task_count), isZeroTime(p.last_activity) ? '-' : formatLocal(p.last_activity!)]);
+    for (const p of projects) rows.push([p.id, String(p.task_count), isZeroTime(p.last_activity) ? '-' : formatLocal(p.last_activity!)]);
     out(tabulate(rows));
   }
 }

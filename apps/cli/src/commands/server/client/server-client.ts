@@ -117,6 +117,22 @@ export class ServerClient {
     return { data: parseJson<T>(res.text), text: res.text };
   }
 
+  /**
+   * Every item of a cursor-paged list (issue #29: `/api/projects`, `/api/v1/tasks`, …): pages of
+   * the server's maximum, following `next_cursor` as `after=` while `has_more`.
+   */
+  async getAllPages<T>(path: string, key: string): Promise<T[]> {
+    const all: T[] = [];
+    const sep = path.includes('?') ? '&' : '?';
+    for (let after = ''; ; ) {
+      const { data } = await this.getJson<{ has_more?: boolean; next_cursor?: string } & Record<string, unknown>>(`${path}${sep}limit=${PAGE_MAX}${after && `&after=${seg(after)}`}`);
+      const items = data[key];
+      if (Array.isArray(items)) all.push(...(items as T[]));
+      if (!data.has_more || !data.next_cursor || data.next_cursor === after) return all;
+      after = data.next_cursor;
+    }
+  }
+
   /** Opens a streaming GET (SSE); non-200 answers are errors with the server's message. */
   async openStream(path: string, signal?: AbortSignal, extraHeaders: Record<string, string> = {}): Promise<Response> {
     let res: Response;
@@ -157,6 +173,9 @@ export function parseJson<T>(text: string): T {
 
 /** Path segment, percent-encoded. */
 export const seg = (value: string): string => encodeURIComponent(value);
+
+/** The largest page the server's cursor-paged lists answer (apps/api/src/projects/pagination.ts). */
+const PAGE_MAX = 5000;
 
 export function query(params: Record<string, string | number | boolean | undefined>): string {
   const parts = Object.entries(params)
