@@ -16,7 +16,7 @@ import type {
 } from './types';
 
 const KEY_STORAGE = 'conductor.apiKey';
-/** The largest page the cursor-paged lists answer (apps/api/src/projects/pagination.ts). */
+/** The largest page the cursor-paged lists answer (CURSOR_PAGE_MAX, libs/storage/src/paging.ts). */
 const PAGE_MAX = 5000;
 
 /** The server answered 401: the user must enter the API key. */

@@ -1,8 +1,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { stopTask } from '@app/runner';
-import { StorageIndex } from '@app/storage';
+import { byCodeUnits, cursorPage, isIdentifier as isId, StorageIndex } from '@app/storage';
 import type { ConductorMcpOptions } from './mcp.types';
+import { PAGE_HELP, pageArgs, pageArgsQuery, type PageArgs } from './page-args';
 import { addTool } from './register-tool';
 import { taskSummary, visibleProjects, type TaskSummary } from './task-state';
 import { projectOf, taskOf, type TaskScope } from './tool-scope';
@@ -120,29 +121,38 @@ export function registerTaskTools(server: McpServer, opts: ConductorMcpOptions, 
       }),
   );
 
-  addTool<object>(
+  addTool<PageArgs>(
     server,
     'list_projects',
-    { title: 'List projects', description: 'Projects of the runs root.', inputSchema: {} },
-    () => toolCall(() => ({ projects: scope.confine ? visibleProjects(index).filter((p) => p === scope.projectId) : visibleProjects(index) })),
+    { title: 'List projects', description: `Projects of the runs root, by id. ${PAGE_HELP}`, inputSchema: { ...pageArgs } },
+    (args) =>
+      toolCall(() => {
+        const q = pageArgsQuery(args, isId);
+        const all = scope.confine ? visibleProjects(index).filter((p) => p === scope.projectId) : visibleProjects(index);
+        const { page, ...more } = cursorPage([...all].sort(byCodeUnits), (p) => p, q);
+        return { projects: page, ...more };
+      }),
   );
 
-  addTool<{ project?: string }>(
+  addTool<{ project?: string } & PageArgs>(
     server,
     'list_tasks',
     {
       title: 'List tasks',
-      description: 'Tasks of a project with their state.',
-      inputSchema: { project: z.string().optional().describe('project id (default: the server scope)') },
+      description: `Tasks of a project with their state, by task id. ${PAGE_HELP}`,
+      inputSchema: { project: z.string().optional().describe('project id (default: the server scope)'), ...pageArgs },
     },
     (args) =>
       toolCall(() => {
+        const q = pageArgsQuery(args, isId);
         const projectId = projectOf(scope, args.project);
-        const listed = tasks.tasksOf(projectId).map((t) => {
+        // only the page's tasks are read
+        const { page, ...more } = cursorPage([...tasks.tasksOf(projectId)].sort(byCodeUnits), (t) => t, q);
+        const listed = page.map((t) => {
           const s = taskSummary(index, starter, projectId, t);
           return { task_id: t, state: s.state, runs: s.runs.length, latest_run: s.runs.at(-1)?.run_id ?? '' };
         });
-        return { project_id: projectId, tasks: listed };
+        return { project_id: projectId, tasks: listed, ...more };
       }),
   );
 }

@@ -1,5 +1,6 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z, type ZodTypeAny } from 'zod';
+import { pageOutput } from './page-args';
 
 /**
  * What each tool returns (its `outputSchema`; the result carries the same object as
@@ -49,10 +50,11 @@ export const OUTPUT: Record<string, OutputShape> = {
   task_status: taskSummary,
   task_wait: { ...taskSummary, timed_out: z.boolean() },
   task_stop: { project_id: z.string(), task_id: z.string(), stopped_runs: z.number().int() },
-  list_projects: { projects: z.array(z.string()) },
+  list_projects: { projects: z.array(z.string()), ...pageOutput },
   list_tasks: {
     project_id: z.string(),
     tasks: z.array(z.object({ task_id: z.string(), state: z.string(), runs: z.number().int(), latest_run: z.string() })),
+    ...pageOutput,
   },
   ask: {
     msg_id: z.string(),
@@ -69,9 +71,10 @@ export const OUTPUT: Record<string, OutputShape> = {
     usage: usageNumbers,
     total_tokens: z.number(),
     tree: ANY_OBJECT.optional().describe('with task: the task and every descendant run'),
-    by_agent: z.array(ANY_OBJECT),
+    by_agent: z.array(ANY_OBJECT).describe('rows of this page: agents, then projects, then tasks'),
     by_task: z.array(ANY_OBJECT),
     by_project: z.array(ANY_OBJECT),
+    ...pageOutput,
   },
 };
 

@@ -1,8 +1,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { askQuestion, usageReport, waitForAnswer } from '@app/runner';
+import { askQuestion, isUsageCursor, usagePage, usageReport, waitForAnswer } from '@app/runner';
 import { RunsLayout } from '@app/storage';
 import type { McpScope } from './mcp.types';
+import { PAGE_HELP, pageArgs, pageArgsQuery, type PageArgs } from './page-args';
 import { addTool } from './register-tool';
 import { busTaskOf, projectOf, taskOf, type TaskScope } from './tool-scope';
 import { McpInputError, toolCall } from './tool-result';
@@ -18,7 +19,7 @@ interface AskArgs {
   task?: string;
 }
 
-interface UsageArgs {
+interface UsageArgs extends PageArgs {
   project?: string;
   task?: string;
   since?: string;
@@ -72,15 +73,18 @@ export function registerUsageAndAskTools(server: McpServer, scope: McpScope, tas
     {
       title: 'Token usage and cost',
       description:
-        'Token usage and cost recorded per run, summed for the project (default: the server scope), a task with its whole sub-tree (tree), per agent and per task. Tokens = input + output.',
+        'Token usage and cost recorded per run, summed for the project (default: the server scope), a task with its whole sub-tree (tree), per agent and per task. Tokens = input + output. ' +
+        `The totals cover every run; the rows (by_agent, by_project, by_task) are paged as one list. ${PAGE_HELP}`,
       inputSchema: {
         project: z.string().optional().describe('project id (default: the server scope)'),
         task: z.string().optional().describe('task id: adds `tree` (the task and every descendant run)'),
         since: z.string().optional().describe('only runs started since this RFC 3339 time'),
+        ...pageArgs,
       },
     },
     (args) =>
       toolCall(() => {
+        const q = pageArgsQuery(args, isUsageCursor);
         const projectId = projectOf(scope, args.project);
         // a task-confined session reports its own task's tree unless it names another task it may see
         const taskId = args.task?.trim() ? taskOf(args.task) : scope.confine === 'task' ? scope.taskId : undefined;
@@ -90,7 +94,7 @@ export function registerUsageAndAskTools(server: McpServer, scope: McpScope, tas
           since = /^\d{4}-\d\d-\d\d/.test(args.since.trim()) ? new Date(args.since.trim()) : new Date(NaN);
           if (Number.isNaN(since.getTime())) throw new McpInputError(`since must be an RFC 3339 time, got "${args.since}"`);
         }
-        return usageReport({ root: scope.root, projectId, taskId, since });
+        return usagePage(usageReport({ root: scope.root, projectId, taskId, since }), q);
       }),
   );
 }

@@ -74,6 +74,15 @@ export function validateIdentifier(value: string, name: string): string {
   return trimmed;
 }
 
+/** True when `value` passes the identifier rule exactly as given (list cursors are ids a list handed out). */
+export function isIdentifier(value: string): boolean {
+  try {
+    return validateIdentifier(value, 'id') === value;
+  } catch {
+    return false;
+  }
+}
+
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
 }

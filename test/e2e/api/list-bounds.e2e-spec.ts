@@ -140,7 +140,7 @@ describe('every list route is bounded: default page, maximum, cursor', () => {
       const last = i >= QUESTIONS - 8; // the index file once per task, after its last question
       await askQuestion({ busPath: layout.taskBus(Q, t), taskDir: last ? layout.taskDir(Q, t) : undefined, projectId: Q, taskId: t, body: `question ${i}` });
     }
-  });
+  }, 180_000); // ~3,000 files and 1,000 bus appends: seconds alone, longer on a loaded machine
   afterAll(async () => api.close());
 
   it('GET /api/projects: newest activity first, 1000 by default, every project once through after=next_cursor', async () => {
@@ -155,7 +155,7 @@ describe('every list route is bounded: default page, maximum, cursor', () => {
     expect(all).toHaveLength(new Set(all).size);
     const rest = await get(`/api/projects?after=${encodeURIComponent(first.next_cursor!)}`);
     expect([...keysOf(first, 'projects', 'id'), ...keysOf(rest, 'projects', 'id')]).toEqual(all);
-    const walked = await walk('/api/projects', ['projects'], 'id', 97);
+    const walked = await walk('/api/projects', ['projects'], 'id', 250);
     expect(walked.items).toEqual(all.map((id) => `projects:${id}`));
   });
 
@@ -166,7 +166,7 @@ describe('every list route is bounded: default page, maximum, cursor', () => {
     expect(all).toHaveLength(RUNS);
     const ids = Array.from({ length: RUNS }, (_, i) => ({ id: `20260101-1200000000-${String(5000 + i)}-1`, t: i % 7 }));
     expect(all).toEqual(ids.sort((a, b) => a.t - b.t || (a.id < b.id ? -1 : 1)).map((r) => r.id));
-    const walked = await walk(`/api/projects/${F}/runs/flat`, ['runs'], 'id', 13);
+    const walked = await walk(`/api/projects/${F}/runs/flat`, ['runs'], 'id', 150);
     expect(walked.items).toEqual(all.map((id) => `runs:${id}`));
     const idle = await walk(`/api/projects/${F}/runs/flat?active_only=1`, ['runs'], 'id', 100);
     expect(idle.items).toHaveLength(RUNS); // an idle project: the latest run of every task
@@ -189,7 +189,7 @@ describe('every list route is bounded: default page, maximum, cursor', () => {
   it('GET /api/v1/questions: by project, task and msg_id, 1000 by default, every question once', async () => {
     const first = await get('/api/v1/questions');
     expect([keysOf(first, 'questions', 'msg_id').length, first.has_more]).toEqual([1000, true]);
-    const walked = await walk(`/api/v1/questions?project_id=${Q}`, ['questions'], 'body', 101);
+    const walked = await walk(`/api/v1/questions?project_id=${Q}`, ['questions'], 'body', 300);
     expect(walked.items).toHaveLength(QUESTIONS);
     expect(new Set(walked.items).size).toBe(QUESTIONS);
     const all = (await get('/api/v1/questions?limit=5000')).questions as { task_id: string; msg_id: string; body: string }[];

@@ -53,7 +53,7 @@ describe('MCP tools: annotations, output schemas, bus_post on a new project', ()
     expect(posted.bus).toBe(join(root, 'brand-new', 'PROJECT-MESSAGE-BUS.md'));
     expect(readFileSync(posted.bus, 'utf8')).toContain(`msg_id: ${posted.msg_id}`);
     const listed = (await client.callTool({ name: 'list_projects', arguments: {} })) as CallToolResult;
-    expect(listed.structuredContent).toEqual({ projects: ['brand-new'] });
+    expect(listed.structuredContent).toEqual({ projects: ['brand-new'], has_more: false });
   });
 
   it('a refused bus_post on a new project leaves no folder behind', async () => {

@@ -1,4 +1,4 @@
-import { StorageError, validateIdentifier, validateRunId } from '@app/storage';
+import { isIdentifier, StorageError, validateIdentifier, validateRunId } from '@app/storage';
 import { ApiError } from './api-error';
 
 /** api.md §3.4 identifier rule; any failure → 400 with the storage message. Returns the trimmed id. */
@@ -27,13 +27,7 @@ export function checkOptionalId(value: string | undefined, name: string): string
 }
 
 /** True when `value` is an identifier exactly as given (list cursors are ids the list handed out). */
-export function isId(value: string): boolean {
-  try {
-    return validateIdentifier(value, 'id') === value;
-  } catch {
-    return false;
-  }
-}
+export const isId = isIdentifier;
 
 /** True when `value` is a run id exactly as given. */
 export function isRunId(value: string): boolean {

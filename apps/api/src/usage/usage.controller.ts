@@ -1,12 +1,12 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { pause, unpause, usageReport } from '@app/runner';
+import { isUsageCursor, pause, unpause, usagePage, usageReport } from '@app/runner';
 import { badRequest, notFound } from '../common/api-error';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { checkId, checkOptionalId } from '../common/ids';
 import { isDir } from '../projects/project-data.service';
 import { AuditLogService } from '../security/audit-log.service';
-import { usagePage, usagePageQuery } from './usage-page';
+import { pageQuery } from '../projects/pagination';
 
 function sinceOf(text: string | undefined): Date | undefined {
   if (text === undefined || text === '') return undefined;
@@ -25,7 +25,7 @@ export class UsageController {
 
   @Get('v1/usage')
   all(@Query('project_id') p?: string, @Query('task_id') t?: string, @Query('since') since?: string, @Query('limit') limit?: string, @Query('after') after?: string) {
-    const q = usagePageQuery(limit, after);
+    const q = pageQuery(limit, after, isUsageCursor);
     const projectId = checkOptionalId(p, 'project_id');
     const taskId = checkOptionalId(t, 'task_id');
     if (taskId && !projectId) throw badRequest('task_id requires project_id');
@@ -35,7 +35,7 @@ export class UsageController {
   @Get('projects/:p/usage')
   project(@Param('p') p: string, @Query('since') since?: string, @Query('limit') limit?: string, @Query('after') after?: string) {
     const projectId = checkId(p, 'project_id');
-    const q = usagePageQuery(limit, after);
+    const q = pageQuery(limit, after, isUsageCursor);
     if (!isDir(this.ctx.layout.projectDir(projectId))) throw notFound('project not found');
     return usagePage(usageReport({ root: this.ctx.root, projectId, since: sinceOf(since) }), q);
   }
@@ -44,7 +44,7 @@ export class UsageController {
   task(@Param('p') p: string, @Param('t') t: string, @Query('since') since?: string, @Query('limit') limit?: string, @Query('after') after?: string) {
     const projectId = checkId(p, 'project_id');
     const taskId = checkId(t, 'task_id');
-    const q = usagePageQuery(limit, after);
+    const q = pageQuery(limit, after, isUsageCursor);
     if (!isDir(this.ctx.layout.taskDir(projectId, taskId))) throw notFound('task not found');
     return usagePage(usageReport({ root: this.ctx.root, projectId, taskId, since: sinceOf(since) }), q);
   }

@@ -1,5 +1,6 @@
 import { DEFAULT_SERVER_URL, isLoopbackHost } from '@app/storage/config/settings';
 import { apiKeyFilePath, savedApiKey } from '@app/storage/config/api-key-file';
+import { CURSOR_PAGE_MAX } from '@app/storage/paging';
 
 export { DEFAULT_SERVER_URL };
 
@@ -125,7 +126,7 @@ export class ServerClient {
     const all: T[] = [];
     const sep = path.includes('?') ? '&' : '?';
     for (let after = ''; ; ) {
-      const { data } = await this.getJson<{ has_more?: boolean; next_cursor?: string } & Record<string, unknown>>(`${path}${sep}limit=${PAGE_MAX}${after && `&after=${seg(after)}`}`);
+      const { data } = await this.getJson<{ has_more?: boolean; next_cursor?: string } & Record<string, unknown>>(`${path}${sep}limit=${CURSOR_PAGE_MAX}${after && `&after=${seg(after)}`}`);
       const items = data[key];
       if (Array.isArray(items)) all.push(...(items as T[]));
       if (!data.has_more || !data.next_cursor || data.next_cursor === after) return all;
@@ -173,9 +174,6 @@ export function parseJson<T>(text: string): T {
 
 /** Path segment, percent-encoded. */
 export const seg = (value: string): string => encodeURIComponent(value);
-
-/** The largest page the server's cursor-paged lists answer (apps/api/src/projects/pagination.ts). */
-const PAGE_MAX = 5000;
 
 export function query(params: Record<string, string | number | boolean | undefined>): string {
   const parts = Object.entries(params)

@@ -1,5 +1,5 @@
-import { compareUsageKeys, type UsageReport, type UsageRow } from '@app/runner';
-import { type CursorPage, cursorPage, pageQuery, type PageQuery } from '../projects/pagination';
+import { type CursorPage, cursorPage, parsePageQuery, type PageQuery } from '@app/storage';
+import { compareUsageKeys, type UsageReport, type UsageRow } from './aggregate';
 
 /** The row lists of a usage report, in the order they are paged: agents, then projects, then tasks. */
 const LISTS = [
@@ -16,18 +16,24 @@ function compareCursors(a: string, b: string): number {
   return RANK.get(ka)! - RANK.get(kb)! || compareUsageKeys(a.slice(ka.length + 1), b.slice(kb.length + 1));
 }
 
-/** `limit` / `after` of a usage route, checked at the door; a cursor is `<agent|project|task>:<row key>`. */
-export function usagePageQuery(limit: string | undefined, after: string | undefined): PageQuery {
-  return pageQuery(limit, after, (c) => CURSOR.test(c));
+/** A cursor of a usage report's rows: `<agent|project|task>:<row key>`. */
+export const isUsageCursor = (c: string): boolean => CURSOR.test(c);
+
+/** `limit` / `after` of a usage report (the shared paging rule). */
+export function usagePageQuery(limit: string | number | undefined, after: string | undefined): PageQuery {
+  return parsePageQuery(limit, after, isUsageCursor);
 }
+
+/** A usage report cut to one page of rows, with the paging fields. */
+export type UsagePage = UsageReport & Omit<CursorPage<never>, 'page'>;
 
 /**
  * One page of a usage report (issue #29): the totals (`runs`, `usage`, `total_tokens`, `tree`)
  * always cover every selected run; the rows of `by_agent`, `by_project` and `by_task` are paged as
  * one list (agents, then projects, then tasks, each by key), at most `limit` rows in all, with
- * `next_cursor` → `after=` while `has_more`.
+ * `next_cursor` → `after` while `has_more`.
  */
-export function usagePage(report: UsageReport, q: PageQuery): UsageReport & Omit<CursorPage<never>, 'page'> {
+export function usagePage(report: UsageReport, q: PageQuery): UsagePage {
   const rows = LISTS.flatMap(([kind, list]) => report[list].map((row) => ({ kind, row, key: `${kind}:${row.key}` })));
   const { page, ...more } = cursorPage(rows, (r) => r.key, q, compareCursors);
   const pick = (kind: string): UsageRow[] => page.filter((r) => r.kind === kind).map((r) => r.row);
