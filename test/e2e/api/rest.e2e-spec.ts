@@ -76,6 +76,9 @@ describe('REST routes', () => {
       [T1, 'all_finished'],
       [T2, 'partial_failure'],
     ]);
+    expect((await inject('GET', `/api/v1/tasks?project_id=${P}`)).json().tasks).toHaveLength(2);
+    expect((await inject('GET', '/api/v1/tasks?project_id=other')).json().tasks).toEqual([]);
+    expect((await inject('GET', '/api/v1/tasks?project_id=..')).statusCode).toBe(400);
     const one = (await inject('GET', `/api/v1/tasks/${T2}`)).json();
     expect(one.runs.map((r: { run_id: string }) => r.run_id)).toEqual([R2, R3]);
     expect((await inject('GET', `/api/v1/tasks/${T2}?project_id=other`)).statusCode).toBe(404);

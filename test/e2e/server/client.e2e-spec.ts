@@ -186,6 +186,15 @@ describe('server client commands', () => {
     );
   });
 
+  it('task list pages with --limit/--offset and its hint names flags that exist', async () => {
+    const item = { id: 'task-20260101-000000-aaa', status: 'done', run_count: 1, last_activity: '0001-01-01T00:00:00Z' };
+    api.json('GET', '/api/projects/proj/tasks?limit=1&offset=2', 200, { items: [item], total: 4, limit: 1, offset: 2, has_more: true });
+    const r = await runCli(CONDUCTOR, ['task', 'list', '--server', api.url, '--project', 'proj', '--limit', '1', '--offset', '2'], env);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.split('\n').slice(-2)).toEqual(['(showing 1 of 4 tasks from 2; use --limit (up to 500) and --offset to see more)', '']);
+    expect(api.requests.map((q) => q.url)).toEqual(['/api/projects/proj/tasks?limit=1&offset=2']);
+  });
+
   it('project list and job list follow next_cursor to the last page (issue #29); --json prints every page as one list', async () => {
     const project = (id: string) => ({ id, task_count: 1, last_activity: '2026-01-02T03:04:05Z' });
     api.json('GET', '/api/projects?limit=5000', 200, { projects: [project('p1'), project('p2')], has_more: true, next_cursor: 'c/1' });

@@ -36,12 +36,13 @@ export class TasksController {
     };
   }
 
-  /** #9: tasks with a TASK.md, by project then task. */
+  /** #9: tasks with a TASK.md, by project then task; `project_id` narrows to one project (upstream ignores it). */
   @Get()
-  list(@Query('limit') limit?: string, @Query('after') after?: string) {
+  list(@Query('limit') limit?: string, @Query('after') after?: string, @Query('project_id') projectId?: string) {
     const q = pageQuery(limit, after, isTaskKey);
+    const projects = projectId === undefined ? this.data.projectIds() : [checkId(projectId, 'project_id')];
     const keys: { p: string; t: string; key: string }[] = [];
-    for (const p of this.data.projectIds()) {
+    for (const p of projects) {
       for (const t of this.data.taskIds(p)) {
         if (this.data.hasTaskPrompt(p, t)) keys.push({ p, t, key: `${p}/${t}` });
       }

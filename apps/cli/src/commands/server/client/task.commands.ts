@@ -56,6 +56,8 @@ export class ServerTaskStopCommand extends ProjectScopedCommand {
 
 interface TaskListOptions extends ProjectOptions {
   status?: string;
+  limit?: number;
+  offset?: number;
 }
 
 type TaskListResponse = Paginated<TaskListItem>;
@@ -64,19 +66,29 @@ type TaskListResponse = Paginated<TaskListItem>;
 export class ServerTaskListCommand extends ProjectScopedCommand<TaskListOptions> {
   async execute(_args: string[], opts: TaskListOptions, client: ServerClient): Promise<void> {
     const project = requireFlag(opts.project, 'project');
-    const { data, text } = await client.getJson<TaskListResponse>(`/api/projects/${seg(project)}/tasks${query({ status: opts.status })}`);
+    const { data, text } = await client.getJson<TaskListResponse>(`/api/projects/${seg(project)}/tasks${query({ status: opts.status, limit: opts.limit, offset: opts.offset })}`);
     if (opts.json) return printRaw(text);
     const rows = [['TASK ID', 'STATUS', 'RUNS', 'BLOCKED_BY', 'LAST ACTIVITY']];
     for (const t of data.items ?? []) {
       rows.push([t.id, t.status, String(t.run_count), t.blocked_by?.length ? t.blocked_by.join(',') : '-', isZeroTime(t.last_activity) ? '-' : formatLocal(t.last_activity!)]);
     }
     out(tabulate(rows));
-    if (data.has_more) out(`(showing ${data.items.length} of ${data.total} tasks; use --limit to see more)\n`);
+    if (data.has_more) out(`(showing ${data.items.length} of ${data.total} tasks from ${data.offset}; use --limit (up to 500) and --offset to see more)\n`);
   }
 
   @Option({ flags: '--status <status>', description: 'filter by status: running, active, done, failed, blocked' })
   parseStatus(value: string): string {
     return value;
+  }
+
+  @Option({ flags: '--limit <n>', description: 'page size (default 50, at most 500)' })
+  parseLimit(value: string): number {
+    return parseIntFlag(value, 'limit');
+  }
+
+  @Option({ flags: '--offset <n>', description: 'skip the first n tasks (default 0)' })
+  parseOffset(value: string): number {
+    return parseIntFlag(value, 'offset');
   }
 }
 
