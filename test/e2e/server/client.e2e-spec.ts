@@ -271,4 +271,13 @@ describe('server client commands', () => {
     expect(JSON.parse(r.stdout)).toEqual({ tasks: [{ task_id: 'task-20260101-000000-aaa', status: 'completed', run_count: 2, done: true }], all_done: true });
     expect(polls).toBe(2);
   });
+
+  it('watch without --task walks every page of the project task list (not only the first 50)', async () => {
+    const item = (id: string) => ({ id, status: 'completed', run_count: 1 });
+    api.json('GET', '/api/projects/proj/tasks?limit=500&offset=0', 200, { items: [item('task-a'), item('task-b')], total: 3, limit: 500, offset: 0, has_more: true });
+    api.json('GET', '/api/projects/proj/tasks?limit=500&offset=2', 200, { items: [item('task-c')], total: 3, limit: 500, offset: 2, has_more: false });
+    const r = await runCli(CONDUCTOR, ['watch', '--server', api.url, '--project', 'proj', '--json'], env);
+    expect([r.stderr, r.code]).toEqual(['', 0]);
+    expect(JSON.parse(r.stdout).tasks.map((t: { task_id: string }) => t.task_id)).toEqual(['task-a', 'task-b', 'task-c']);
+  });
 });

@@ -22,9 +22,16 @@ interface WatchOptions extends ProjectOptions {
   interval?: string;
 }
 
+/** Every task of the project: the offset-paged list (#32, at most 500 a page) walked to its end. */
 async function allTaskStatuses(client: ServerClient, project: string): Promise<WatchStatus[]> {
-  const { data } = await client.getJson<{ items?: { id: string; status: string; run_count: number }[] }>(`/api/projects/${seg(project)}/tasks`);
-  return (data.items ?? []).map((t) => ({ task_id: t.id, status: t.status, run_count: t.run_count, done: TERMINAL.has(t.status) }));
+  const all: WatchStatus[] = [];
+  for (let offset = 0; ; ) {
+    const { data } = await client.getJson<{ items?: { id: string; status: string; run_count: number }[]; has_more?: boolean }>(`/api/projects/${seg(project)}/tasks?limit=500&offset=${offset}`);
+    const items = data.items ?? [];
+    all.push(...items.map((t) => ({ task_id: t.id, status: t.status, run_count: t.run_count, done: TERMINAL.has(t.status) })));
+    if (!data.has_more || items.length === 0) return all;
+    offset += items.length;
+  }
 }
 
 async function oneTaskStatus(client: ServerClient, project: string, task: string): Promise<WatchStatus> {
