@@ -56,11 +56,9 @@ export class StopCommand extends TaskScopeParsers {
       const taskDir = existingTaskDir(new RunsLayout(root), scope.projectId, scope.taskId);
       const permanent = flags.noRestart === true || flags.restart === false;
       if (!flags.run) return this.stopTree(taskDir, scope, { graceMs, stoppedBy, permanent });
-      try {
-        writeStopRequested(taskDir, permanent);
-      } catch (err) {
-        process.stderr.write(`warning: ${(err as Error).message}\n`);
-      }
+      // the stop is acknowledged only once its marker is on disk: a failed write fails the stop
+      // (one line, exit 1) before any run is signalled, as stopTask does for the whole task
+      writeStopRequested(taskDir, permanent);
       runDir = findRunningRun(taskDir, flags.run);
       if (!runDir) throw new Error(`no running run ${flags.run} found for project ${scope.projectId} task ${scope.taskId}`);
     }
