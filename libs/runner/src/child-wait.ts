@@ -12,8 +12,12 @@ export interface ChildWaitOptions {
   pollMs: number;
   probe: LivenessProbe;
   signal?: AbortSignal;
+  /** A stop of the task while its children finish: the task ends stopped, not completed. */
+  stopReason?(): string | undefined;
   post(type: string, body: string): Promise<void>;
 }
+
+export type ChildWaitOutcome = 'completed' | 'aborted' | { stopped: string };
 
 interface Child {
   id: string;
@@ -85,7 +89,7 @@ async function childrenAfterSettling(opts: ChildWaitOptions): Promise<Child[]> {
 }
 
 /** handleDone (runner-agents.md §1.4): wait for live child runs, bounded by the timeout. */
-export async function waitForChildren(opts: ChildWaitOptions): Promise<'completed' | 'aborted'> {
+export async function waitForChildren(opts: ChildWaitOptions): Promise<ChildWaitOutcome> {
   let children: Child[];
   try {
     children = await childrenAfterSettling(opts);
@@ -112,6 +116,8 @@ export async function waitForChildren(opts: ChildWaitOptions): Promise<'complete
       if (!known.has(c.id)) remaining.push(c);
     }
     children = remaining.filter((c) => !(c.id.startsWith('pending:') && !isAlive(opts.probe, c.pgid)));
+    const stop = opts.stopReason?.();
+    if (stop) return { stopped: stop };
     if (children.length === 0) {
       await opts.post('INFO', 'task completed (all children finished)');
       return 'completed';

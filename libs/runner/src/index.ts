@@ -28,6 +28,9 @@ export {
   STOPPED_BY_FILE,
   type StopOptions,
   type StopRunResult,
+  type StopTaskOptions,
+  type StopTaskResult,
+  type StoppedRun,
 } from './stop';
 export { deliverWebhook, observeWebhookFailures, signBody, standardWebhooksSignature, webhookWanted, webhookTimeoutMs, WEBHOOK_BACKOFF_MS, type WebhookFailure, type RunStopPayload, type NeedsInputPayload, type WebhookSettings, type WarnSink, type DeliveryOptions, type WebhookSender } from './webhook';
 export { LocalTaskDispatcher, type TaskDispatcher, type DispatchedTask, type TaskRunner } from './task-dispatcher';

@@ -4,7 +4,7 @@ import { LIVENESS_PROBE, LivenessProbe } from '@app/storage';
 import type { AgentExecutor } from './agent-executor';
 import { JobOptions, JobResult, runJob } from './job';
 import { AGENT_EXECUTOR, createTaskDispatcher, RUNNER_OPTIONS, RunnerModuleOptions, WEBHOOK_SENDER } from './runner.providers';
-import { stopRun, stopTask, StopOptions, StopRunResult } from './stop';
+import { stopRun, stopTask, StopOptions, StopRunResult, StopTaskOptions, StopTaskResult } from './stop';
 import { runTask } from './task';
 import type { TaskOptions, TaskResult } from './task-options';
 import type { TaskDispatcher } from './task-dispatcher';
@@ -53,7 +53,7 @@ export class RunnerService implements OnApplicationShutdown {
     return stopRun(runDir, opts);
   }
 
-  stopTask(taskDir: string, opts?: StopOptions): Promise<{ stoppedRuns: number }> {
+  stopTask(taskDir: string, opts?: StopTaskOptions): Promise<StopTaskResult> {
     return stopTask(taskDir, opts);
   }
 

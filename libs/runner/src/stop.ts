@@ -17,6 +17,25 @@ export interface StopOptions {
   pollMs?: number;
 }
 
+export interface StopTaskOptions extends StopOptions {
+  /** stopTask: write a permanent STOP-REQUESTED (nothing restarts the task, not even monitor). */
+  permanent?: boolean;
+}
+
+/** A run a stop ended: the one asked for or a descendant stopped with it. */
+export interface StoppedRun {
+  runId: string;
+  pid: number;
+  /** The run's record was still its runner's: the agent never started. */
+  beforeStart?: boolean;
+}
+
+export interface StopTaskResult {
+  stoppedRuns: number;
+  /** Every run stopped, root runs first, each followed by its descendants. */
+  runs: StoppedRun[];
+}
+
 export interface StopRunResult {
   stopped: boolean;
   pid?: number;
@@ -24,6 +43,8 @@ export interface StopRunResult {
   status?: string;
   /** The run's record was still its runner's: the agent never started (`pid` is the runner's). */
   beforeStart?: boolean;
+  /** Its descendant runs (parent_run_id chain, any task) that were still running and were stopped with it. */
+  descendants?: StoppedRun[];
 }
 
 export function readStoppedBy(runDir: string): string | undefined {
@@ -142,7 +163,8 @@ export async function stopRun(runDir: string, opts: StopOptions = {}): Promise<S
     throw new RunnerError('STOP_TIMEOUT', `run ${info.run_id} (PID ${info.pid}): ${alive.length} process(es) survived SIGKILL`);
   }
   await finaliseIfOrphaned(runs, signal, stoppedBy);
-  return { stopped: true, pid: info.pid, runId: info.run_id };
+  const stoppedDescendants = descendants.map((r) => ({ runId: r.info.run_id, pid: r.info.pid }));
+  return { stopped: true, pid: info.pid, runId: info.run_id, descendants: stoppedDescendants.length ? stoppedDescendants : undefined };
 }
 
 /** Gives the owning runner a moment to record the exit; if it is gone too, record it here. */
@@ -175,22 +197,31 @@ async function finaliseIfOrphaned(runs: ScannedRun[], signal: NodeJS.Signals, st
 
 /**
  * Ends a task (D6): writes STOP-REQUESTED (the Ralph loop honours it and does not restart), then
- * stops every unfinished run of the task together with its descendants.
+ * stops every unfinished run of the task together with its descendants (sub-agent runs, in this
+ * task or any other, whose parent_run_id chain leads to it): the whole tree, not one run of it.
  */
-export async function stopTask(taskDir: string, opts: StopOptions = {}): Promise<{ stoppedRuns: number }> {
+export async function stopTask(taskDir: string, opts: StopTaskOptions = {}): Promise<StopTaskResult> {
   if (!existsSync(taskDir)) throw new RunnerError('NOT_FOUND', `task directory not found: ${taskDir}`);
-  writeStopRequested(taskDir, false);
+  writeStopRequested(taskDir, opts.permanent === true);
   const stoppedBy = opts.stoppedBy ?? `stop of task ${basename(taskDir)}`;
-  let stoppedRuns = 0;
+  const runs: StoppedRun[] = [];
   const done = new Set<string>();
-  for (const r of taskRuns(taskDir)) {
+  // root runs first: stopping a root takes its descendants with it, in one grace period
+  const ordered = (list: ScannedRun[]) => [...list.filter((r) => !r.info.parent_run_id), ...list.filter((r) => r.info.parent_run_id)];
+  for (const r of ordered(taskRuns(taskDir))) {
     if (!isUnfinished(r.info) || done.has(r.info.run_id)) continue;
-    const result = await stopRun(r.dir, { ...opts, stoppedBy }).catch((err) => {
+    const result: StopRunResult = await stopRun(r.dir, { ...opts, stoppedBy }).catch((err) => {
       if (err instanceof RunnerError && err.code === 'EXTERNAL_RUN') return { stopped: false };
       throw err;
     });
-    if (result.stopped) stoppedRuns++;
+    if (result.stopped) {
+      runs.push({ runId: result.runId ?? r.info.run_id, pid: result.pid ?? r.info.pid, beforeStart: result.beforeStart });
+      for (const d of result.descendants ?? []) {
+        runs.push(d);
+        done.add(d.runId);
+      }
+    }
     for (const d of taskRuns(taskDir)) if (!isUnfinished(d.info)) done.add(d.info.run_id);
   }
-  return { stoppedRuns };
+  return { stoppedRuns: runs.length, runs };
 }

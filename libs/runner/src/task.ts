@@ -108,9 +108,11 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
         pollMs: limits.childPollMs,
         probe: opts.probe ?? createLivenessProbe(),
         signal: opts.signal,
+        stopReason,
         post,
       });
       if (outcome === 'aborted') return finish({ status: 'stopped', runIds, error: 'failed waiting for children: context canceled' });
+      if (outcome !== 'completed') return stopped(outcome.stopped);
       await propagateAndReport(
         {
           root: layout.root,
@@ -160,8 +162,9 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
     const firstAttempt = adopted ? 1 : 0;
     for (let attempt = firstAttempt; ; attempt++) {
       if (opts.signal?.aborted) return stopped(String(opts.signal.reason ?? 'interrupted'));
-      if (isTaskDone(taskDir)) return handleDone();
       const reason = stopReason();
+      // a finished task re-run is done; a stop that came while this loop ran wins over DONE
+      if (isTaskDone(taskDir) && !(reason && attempt > firstAttempt)) return handleDone();
       if (reason) return stopped(reason);
       const waited = await input.gate();
       if (waited.kind === 'stopped') return stopped(waited.reason);
@@ -222,7 +225,10 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
         }
         await post('WARNING', `root agent failed on restart #${attempt}: ${result.error}`);
       }
-      if (isTaskDone(taskDir)) return handleDone();
+      const stoppedBy = result.runDir ? readStoppedBy(result.runDir) : undefined;
+      // a stop of the run or the task wins over a DONE written meanwhile (the server's cancel writes
+      // DONE, an agent may write it while dying): a stopped task ends stopped, with no completion
+      if (isTaskDone(taskDir) && !stoppedBy && !stopReason()) return handleDone();
       if (opts.signal?.aborted) return stopped(String(opts.signal.reason ?? 'interrupted'));
       const after = await usage.after(result);
       if (after.kind === 'stopped' || after.kind === 'budget') return stopped(after.kind === 'stopped' ? after.reason : after.error);
@@ -230,7 +236,6 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
         rateLimitedAttempts++;
         continue;
       }
-      const stoppedBy = result.runDir ? readStoppedBy(result.runDir) : undefined;
       if (stoppedBy) return stopped(`run ${result.runId} was stopped by ${stoppedBy}`);
       const late = stopReason();
       if (late) return stopped(late);

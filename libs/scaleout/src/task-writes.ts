@@ -31,8 +31,10 @@ export interface TaskWriteResult {
   reopened?: boolean;
   /** wake: a Ralph loop holds the task (no new loop needed). */
   loopRunning?: boolean;
-  /** wake: agent of the latest run. */
+  /** wake: the configured agent (name) of the latest root run. */
   agent?: string;
+  /** wake: working directory of the latest root run. */
+  cwd?: string;
 }
 
 /** Applies task writes: `LocalTaskWrites` here, `ScaleoutServer` on the owning worker. */
@@ -113,7 +115,7 @@ export async function applyTaskWrite(root: string, w: TaskWrite, writeId?: strin
     }
     case 'wake': {
       const r = await wakeTask({ root, projectId: w.projectId, taskId: w.taskId, body: w.body, type: w.type, meta });
-      return { message: brief(r.message), reopened: r.reopened, loopRunning: r.loopRunning, agent: r.agent };
+      return { message: brief(r.message), reopened: r.reopened, loopRunning: r.loopRunning, agent: r.agent, cwd: r.cwd };
     }
     case 'resume': {
       const reopened = removeDone(taskDir);

@@ -85,11 +85,17 @@ describeNats('scale-out over NATS JetStream (server + 3 workers)', () => {
 
     const bus = (t: string) => readFileSync(join(replica, p, t, 'TASK-MESSAGE-BUS.md'), 'utf8');
     await waitFor('the stopped task to end its loop', () => /task stopped: run \S+ was stopped by api/.test(bus(stopT)), 30_000);
-    await waitFor('the cancelled task to complete', () => taskDone(replica, p, cancelT), 30_000);
-    expect(running(stopT)).toBe(false);
-    expect(running(cancelT)).toBe(false);
+    // a cancel writes DONE and stops the tree: the task ends stopped, not completed (#30 item 2)
+    await waitFor('the cancelled task to end stopped', () => existsSync(join(replica, p, cancelT, 'DONE')) && /task stopped: [^\n]*not restarting/.test(bus(cancelT)), 30_000);
+    // the loop's message and the run's final record replicate separately: wait for both records
+    await waitFor('no run of either task running on the replica', () => !running(stopT) && !running(cancelT), 15_000);
     const owner = c.workers.find((w) => existsSync(join(w.root, p, cancelT, 'DONE')));
     expect(owner).toBeDefined();
+    await waitFor('the owner and the replica to match', () => replicaDiff(owner!.root, replica, p).length === 0, 20_000).catch(() => undefined);
+    for (const root of [owner!.root, replica]) {
+      expect(readFileSync(join(root, p, cancelT, 'TASK-MESSAGE-BUS.md'), 'utf8')).not.toMatch(/task completed|completion facts/);
+      expect(completionFacts(root, p, cancelT)).toBe(0);
+    }
     // resume removes DONE on the owning worker (and the removal replicates back)
     const resume = await fetch(`${c.serverUrl}/api/projects/${p}/tasks/${cancelT}/resume`, { method: 'POST' });
     expect(resume.status).toBe(200);

@@ -45,12 +45,13 @@ export class NeedsInputService {
     let loop: 'running' | 'started' | 'not_started' = woken.loopRunning ? 'running' : 'not_started';
     if (!woken.loopRunning && !this.ctx.disableTaskStart) {
       const taskDir = this.ctx.layout.taskDir(projectId, taskId);
+      // the task's own agent (its config name, not its type: several agents may share a type)
       const agentType = woken.agent ?? this.ctx.config?.defaults?.agent;
       const prompt = readTaskPrompt(taskDir);
       if (agentType && prompt) {
         const { runId, dir } = this.ctx.layout.allocateRunDir(projectId, taskId);
         void this.launcher
-          .launch({ projectId, taskId, runId, runDir: dir, prompt, agentType })
+          .launch({ projectId, taskId, runId, runDir: dir, prompt, agentType, projectRoot: woken.cwd })
           .catch((err) => this.logger.error(`wake ${projectId}/${taskId}: ${(err as Error).message}`));
         loop = 'started';
       }

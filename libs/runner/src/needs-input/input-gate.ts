@@ -1,6 +1,7 @@
+import { statSync } from 'node:fs';
 import { isTaskDone } from '@app/storage';
 import { formatGoDuration } from '../go-duration';
-import { sleep } from '../sleep';
+import { everyWithoutOverlap, sleep } from '../sleep';
 import { deliverWebhook, NeedsInputPayload, WebhookSender, WebhookSettings, webhookWanted, WarnSink } from '../webhook';
 import { OpenQuestion, readOpenQuestions, syncNeedsInputFile } from './questions';
 
@@ -27,6 +28,11 @@ export interface InputGateOptions {
   stopReason(): string | undefined;
   /** Collects the needs_input webhook delivery, so the loop can await it before it ends. */
   onWebhook?(delivery: Promise<boolean>): void;
+  /**
+   * Questions the webhook has been sent for (the loop keeps one set across its attempts, so a
+   * question seen during a run and again at the gate is announced once). Default: a new set.
+   */
+  notified?: Set<string>;
 }
 
 export type InputGateResult = { kind: 'none' } | { kind: 'answered' } | { kind: 'stopped'; reason: string } | { kind: 'timeout'; error: string };
@@ -37,10 +43,23 @@ export function taskUiLink(conductorUrl: string | undefined, projectId: string, 
   return `${conductorUrl.replace(/\/+$/, '')}/ui/?project=${encodeURIComponent(projectId)}&task=${encodeURIComponent(taskId)}`;
 }
 
-function notify(opts: InputGateOptions, open: OpenQuestion[]): void {
+function wantsNotice(opts: InputGateOptions): boolean {
   const sender = opts.webhookSender;
-  if (!(sender ? sender.wanted(opts.webhook, 'needs_input') : webhookWanted(opts.webhook, 'needs_input'))) return;
-  const q = open[open.length - 1];
+  return sender ? sender.wanted(opts.webhook, 'needs_input') : webhookWanted(opts.webhook, 'needs_input');
+}
+
+/**
+ * The one place the `needs_input` webhook is sent from: once per open question (the latest one not
+ * announced yet names the payload; `open_questions` counts them all).
+ */
+function notify(opts: InputGateOptions, open: OpenQuestion[]): void {
+  const notified = opts.notified ?? new Set<string>();
+  const fresh = open.filter((q) => !notified.has(q.msg_id));
+  if (fresh.length === 0) return;
+  for (const q of open) notified.add(q.msg_id);
+  const sender = opts.webhookSender;
+  if (!wantsNotice(opts)) return;
+  const q = fresh[fresh.length - 1];
   const payload: NeedsInputPayload = {
     event: 'needs_input',
     project_id: opts.projectId,
@@ -58,9 +77,33 @@ function notify(opts: InputGateOptions, open: OpenQuestion[]): void {
 }
 
 /**
+ * While an attempt runs: an agent that asks and keeps running (`run-agent ask --wait`) never
+ * reaches the gate, so the task bus is watched (re-read only when it changed) and a new open
+ * question is announced at once through the same notify as the gate. Returns the stop function.
+ */
+export function watchQuestions(opts: InputGateOptions): () => void {
+  if (!wantsNotice(opts)) return () => undefined;
+  let seen = '';
+  const tick = async (): Promise<void> => {
+    let stamp: string;
+    try {
+      const st = statSync(opts.busPath);
+      stamp = `${st.ino}:${st.size}:${st.mtimeMs}`;
+    } catch {
+      return;
+    }
+    if (stamp === seen) return;
+    seen = stamp;
+    const open = readOpenQuestions(opts.busPath);
+    if (open.length > 0) notify(opts, open);
+  };
+  return everyWithoutOverlap(tick, opts.pollMs ?? DEFAULT_INPUT_POLL_MS, { unref: true });
+}
+
+/**
  * The Ralph loop's needs-input hook, called before each attempt: while the task bus has an open
  * question the loop does not start (nor count) an attempt; it marks the task needs_input (state
- * file + INFO + `needs_input` webhook once), then polls until every question is answered, DONE
+ * file + INFO + the `needs_input` webhook, unless the question was announced already), then polls until every question is answered, DONE
  * appears, a stop is requested or the wait budget is spent.
  */
 export async function awaitInput(opts: InputGateOptions): Promise<InputGateResult> {

@@ -2,7 +2,7 @@ import { BusWriter } from '@app/messagebus';
 import { RunsLayout } from '@app/storage';
 import { WebhookSender, WebhookSettings } from '../webhook';
 import { readInputContext } from './context';
-import { awaitInput, InputGateResult } from './input-gate';
+import { awaitInput, InputGateOptions, InputGateResult, watchQuestions } from './input-gate';
 import { watchStall } from './stall';
 
 /** The needs-input settings of a Ralph loop (TaskOptions carries them). */
@@ -37,7 +37,7 @@ export interface LoopHooks {
   gate(): Promise<InputGateResult>;
   /** The prompt of the next attempt: answers and waking messages since the last attempt, then the task. */
   promptFor(prompt: string): string;
-  /** Around an attempt: stall detection (returns the function that ends it). */
+  /** Around an attempt: stall detection and the needs_input webhook of a question asked mid-run (returns the function that ends both). */
   watch(): () => void;
 }
 
@@ -45,29 +45,33 @@ export function needsInputHooks(opts: NeedsInputLoopOptions, ctx: LoopHookContex
   const layout = new RunsLayout(ctx.root);
   const taskDir = layout.taskDir(ctx.projectId, ctx.taskId);
   const busPath = layout.taskBus(ctx.projectId, ctx.taskId);
+  // one set for the loop: a question announced during a run is not announced again at the gate
+  const notified = new Set<string>();
+  const gateOptions: InputGateOptions = {
+    taskDir,
+    busPath,
+    projectId: ctx.projectId,
+    taskId: ctx.taskId,
+    waitBudgetMs: opts.inputWaitMs,
+    pollMs: opts.inputPollMs,
+    signal: ctx.signal,
+    conductorUrl: ctx.conductorUrl,
+    webhook: ctx.webhook,
+    webhookBackoffMs: ctx.webhookBackoffMs,
+    webhookSender: ctx.webhookSender,
+    bus: ctx.bus,
+    post: ctx.post,
+    stopReason: ctx.stopReason,
+    onWebhook: ctx.onWebhook,
+    notified,
+  };
   return {
-    gate: () =>
-      awaitInput({
-        taskDir,
-        busPath,
-        projectId: ctx.projectId,
-        taskId: ctx.taskId,
-        waitBudgetMs: opts.inputWaitMs,
-        pollMs: opts.inputPollMs,
-        signal: ctx.signal,
-        conductorUrl: ctx.conductorUrl,
-        webhook: ctx.webhook,
-        webhookBackoffMs: ctx.webhookBackoffMs,
-        webhookSender: ctx.webhookSender,
-        bus: ctx.bus,
-        post: ctx.post,
-        stopReason: ctx.stopReason,
-        onWebhook: ctx.onWebhook,
-      }),
+    gate: () => awaitInput(gateOptions),
     promptFor: (prompt) => readInputContext(busPath) + prompt,
     watch: () => {
-      if (!opts.stallAfterMs || opts.stallAfterMs <= 0) return () => undefined;
-      return watchStall({
+      const unwatchQuestions = watchQuestions(gateOptions);
+      if (!opts.stallAfterMs || opts.stallAfterMs <= 0) return unwatchQuestions;
+      const unwatchStall = watchStall({
         runsDir: layout.runsDir(ctx.projectId, ctx.taskId),
         busPath,
         stallAfterMs: opts.stallAfterMs,
@@ -76,6 +80,10 @@ export function needsInputHooks(opts: NeedsInputLoopOptions, ctx: LoopHookContex
           await ctx.bus.append({ type, project_id: ctx.projectId, task_id: ctx.taskId, run_id: runId, meta, body });
         },
       });
+      return () => {
+        unwatchQuestions();
+        unwatchStall();
+      };
     },
   };
 }

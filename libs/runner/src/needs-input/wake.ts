@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { BusMessage, BusWriter } from '@app/messagebus';
 import { readRunInfo, removeDone, removeStopRequested, runInfoIn, RunsLayout, tryFlock, unflock, validateProjectId, validateTaskId, taskRunsDir } from '@app/storage';
@@ -15,6 +15,11 @@ export interface WakeOptions {
   parents?: string[];
   /** Extra header meta (scale-out marks a routed write with its id). */
   meta?: Record<string, string>;
+  /**
+   * Set DONE aside instead of deleting it, so a caller whose loop then fails to start can put the
+   * very same file back (`undo`: its completion key is unchanged) or drop it (`settle`).
+   */
+  reversible?: boolean;
 }
 
 export interface WakeResult {
@@ -23,8 +28,14 @@ export interface WakeResult {
   reopened: boolean;
   /** A Ralph loop of this task holds TASK.lock (it will pick the message up; no new loop needed). */
   loopRunning: boolean;
-  /** Agent of the latest run (to start a new loop with), when known. */
+  /** The configured agent (name, else type) of the latest root run: the one to start a new loop with. */
   agent?: string;
+  /** Working directory of the latest root run, when it still exists. */
+  cwd?: string;
+  /** With `reversible`: puts DONE back when no loop could be started. */
+  undo(): void;
+  /** With `reversible`: the loop runs, DONE is gone for good. */
+  settle(): void;
 }
 
 /** True when a Ralph loop of the task holds <task>/TASK.lock (the loop takes it exclusively). */
@@ -41,18 +52,49 @@ export function isTaskLoopRunning(taskDir: string): boolean {
   }
 }
 
-/** Agent of the task's latest run with a readable run-info.yaml. */
-export function latestAgentOf(taskDir: string): string | undefined {
+/**
+ * How the task's loop last ran: the configured agent (run-info `agent_name`, the config key; the
+ * type only for records without it) and the working directory of its latest root run (sub-agent
+ * runs of the task, with a parent_run_id, are not the loop's).
+ */
+export function latestRootRunOf(taskDir: string): { agent?: string; cwd?: string } {
   const runs = taskRunsDir(taskDir);
-  if (!existsSync(runs)) return undefined;
+  if (!existsSync(runs)) return {};
   for (const r of readdirSync(runs).sort().reverse()) {
+    let info;
     try {
-      return readRunInfo(runInfoIn(runs, r)).agent || undefined;
+      info = readRunInfo(runInfoIn(runs, r));
     } catch {
       continue;
     }
+    if (info.parent_run_id) continue;
+    const cwd = info.cwd && isDir(info.cwd) ? info.cwd : undefined;
+    return { agent: info.agent_name || info.agent || undefined, cwd };
   }
-  return undefined;
+  return {};
+}
+
+/** The agent to wake the task with (see latestRootRunOf). */
+export function latestAgentOf(taskDir: string): string | undefined {
+  return latestRootRunOf(taskDir).agent;
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** DONE moved to a hidden name in the task folder (same inode and mtime); undefined without DONE. */
+function setDoneAside(taskDir: string): string | undefined {
+  const done = join(taskDir, 'DONE');
+  if (!existsSync(done)) return undefined;
+  if (statSync(done).isDirectory()) throw new RunnerError('INVALID_INPUT', `DONE marker is a directory: ${done}`);
+  const aside = join(taskDir, `.DONE.waking-${process.pid}`);
+  renameSync(done, aside);
+  return aside;
 }
 
 /**
@@ -85,7 +127,17 @@ export async function wakeTask(opts: WakeOptions): Promise<WakeResult> {
   } finally {
     writer.close();
   }
-  const reopened = removeDone(taskDir);
+  const aside = opts.reversible ? setDoneAside(taskDir) : undefined;
+  const reopened = opts.reversible ? aside !== undefined : removeDone(taskDir);
   removeStopRequested(taskDir);
-  return { message, reopened, loopRunning: isTaskLoopRunning(taskDir), agent: latestAgentOf(taskDir) };
+  const undo = (): void => {
+    if (!aside || !existsSync(aside)) return;
+    // an agent of the new loop may have written a DONE of its own meanwhile: that one stands
+    if (existsSync(join(taskDir, 'DONE'))) rmSync(aside, { force: true });
+    else renameSync(aside, join(taskDir, 'DONE'));
+  };
+  const settle = (): void => {
+    if (aside) rmSync(aside, { force: true });
+  };
+  return { message, reopened, loopRunning: isTaskLoopRunning(taskDir), ...latestRootRunOf(taskDir), undo, settle };
 }

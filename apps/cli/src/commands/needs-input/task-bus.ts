@@ -1,4 +1,4 @@
-import { spawnTaskLoop as spawnLoop } from '@app/runner';
+import { startTaskLoop as startLoop, type TaskLoopSpawn } from '@app/runner';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../../common/cli-errors';
 import { packageRoot } from '../../version';
@@ -12,7 +12,7 @@ export function taskOfBus(busPath: string): { taskDir: string; root: string } {
   return { taskDir, root: dirname(dirname(taskDir)) };
 }
 
-/** Starts a detached loop of the task through this installation's run-agent (see the runner's spawnTaskLoop). */
-export function spawnTaskLoop(root: string, projectId: string, taskId: string, agent: string | undefined): number | undefined {
-  return spawnLoop(join(packageRoot(), 'bin', 'run-agent'), root, projectId, taskId, agent);
+/** Starts a detached loop of the task through this installation's run-agent (see the runner's startTaskLoop). */
+export function startTaskLoop(opts: Omit<TaskLoopSpawn, 'cli'>): Promise<number> {
+  return startLoop({ ...opts, cli: join(packageRoot(), 'bin', 'run-agent') });
 }
