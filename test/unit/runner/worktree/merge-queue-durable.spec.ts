@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { readMessages } from '@app/messagebus';
-import { AppConfig, RunsLayout } from '@app/storage';
+import { AppConfig, RunsLayout, StorageError, withFileLock } from '@app/storage';
 import { ensureTaskWorktree, isRunnerError, mergeQueuePath, mergeTask, readMergeQueue, readWorktreeRecord, resumeMergeQueues, taskQueueEntry } from '@app/runner';
 import { gitSync, makeRepo } from '../../../utils/git-repo';
 import { processAlive } from '../../../utils/processes';
@@ -137,6 +137,20 @@ describe('durable merge queue (real git)', () => {
     expect(isRunnerError(await first, 'MERGE_FAILED')).toBe(true);
     await second;
     expect(readMergeQueue(repo).map((e) => [e.task_id, e.state, e.outcome]).sort()).toEqual([[TASKS[0], 'failed', 'failed'], [TASKS[1], 'merged', 'merged']]);
+  });
+
+  it('a merge still queued when its wait times out is withdrawn (recorded), nothing merged', async () => {
+    const err = await withFileLock(join(repo, '.git', 'conductor-merge.lock'), { timeoutMs: 1000 }, () =>
+      mergeTask({ taskDir: taskDir(TASKS[0]), queueTimeoutMs: 200, pollMs: 20 }).catch((e: unknown) => e),
+    );
+    expect(err).toBeInstanceOf(StorageError);
+    expect((err as StorageError).code).toBe('LOCK_TIMEOUT');
+    expect((err as Error).message).toContain('nothing merged');
+    expect(readMergeQueue(repo).map((e) => [e.state, e.outcome])).toEqual([['failed', 'timeout']]);
+    expect(mergesOn('main')).toEqual([]);
+    // asked again later, it is queued afresh and merges
+    await mergeTask({ taskDir: taskDir(TASKS[0]) });
+    expect(readMergeQueue(repo).map((e) => [e.seq, e.state])).toEqual([[1, 'failed'], [2, 'merged']]);
   });
 
   it('a verify command runs in its own process group; what it leaves running is killed when it exits', async () => {
