@@ -5,12 +5,14 @@
  * verify process may outlive it; after the restart the interrupted merge is re-verified and the
  * waiting ones follow in order; nothing merges twice. Needs `npm run build`.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mergeQueuePath, readMergeQueue } from '@app/runner';
 import { gitSync } from '../../utils/git-repo';
+import { RUN_AGENT } from '../../utils/cli';
 import { processAlive } from '../../utils/processes';
-import { waitFor } from '../../utils/wait';
+import { exitOf, waitFor } from '../../utils/wait';
 import { getJson, RunningServer, startConductor } from '../server/helpers';
 import { P, WorktreeSandbox } from './helpers';
 
@@ -36,32 +38,37 @@ function groupMembers(pgid: number): number[] {
     });
 }
 
-describe('merge queue after a server SIGKILL during verify (issue #31)', () => {
+describe('merge queue after its owner (server or run-agent merge) is SIGKILLed during verify (issue #31)', () => {
   let sb: WorktreeSandbox;
   let server: RunningServer | undefined;
   const gate = (): string => join(sb.dir, 'PASS');
   const log = (): string[] => (existsSync(join(sb.dir, 'verify.log')) ? readFileSync(join(sb.dir, 'verify.log'), 'utf8').trim().split('\n') : []);
   const merges = () => gitSync(sb.repo, 'log', '--merges', '--format=%s', 'main').split('\n').filter(Boolean).reverse();
 
-  afterAll(async () => {
-    if (sb) writeFileSync(gate(), '');
-    await server?.stop('SIGKILL');
-    sb?.cleanup();
-  });
-
-  it('re-verifies the interrupted merge from a clean scratch worktree, runs the waiting ones in order, merges nothing twice', async () => {
+  /** A sandbox whose verify blocks until the gate exists and records "<task> <pid of the verify shell>"; `tasks` ran, each changing its own file. */
+  async function setup(tasks: string[]): Promise<void> {
     sb = new WorktreeSandbox();
-    // blocks until the gate exists; records "<task> <pid of the verify shell>"
     const verify = `echo "$JRUN_TASK_ID $$" >> ${join(sb.dir, 'verify.log')}; while [ ! -f ${gate()} ]; do sleep 0.05; done`;
     sb.writeConfig(`worktree:\n  verify: '${verify}'\n`);
-    for (const [i, t] of TASKS.entries()) {
+    for (const [i, t] of tasks.entries()) {
       const r = await sb.task(t, `text ${i}`);
       expect([r.code, r.stderr]).toEqual([0, expect.stringContaining('DONE: task completed')]);
-      // each task changes its own file (the agent's shared.txt edit is undone): no conflicts between them
+      // the agent's shared.txt edit is undone: each task changes its own file, no conflicts between them
       const wt = join(sb.repo, '.conductor', 'worktrees', t);
       gitSync(wt, 'checkout', '--', 'shared.txt');
       writeFileSync(join(wt, `file-${i}.txt`), `${t}\n`);
     }
+  }
+
+  afterEach(async () => {
+    if (sb) writeFileSync(gate(), '');
+    await server?.stop('SIGKILL');
+    server = undefined;
+    sb?.cleanup();
+  });
+
+  it('re-verifies the interrupted merge from a clean scratch worktree, runs the waiting ones in order, merges nothing twice', async () => {
+    await setup(TASKS);
 
     server = await startConductor(sb.dir, sb.root, sb.config);
     const url = server.url;
@@ -116,4 +123,26 @@ describe('merge queue after a server SIGKILL during verify (issue #31)', () => {
     expect([again.code, again.stdout]).toEqual([0, `conductor/${TASKS[1]} is already merged into main\n`]);
     expect(merges()).toHaveLength(TASKS.length);
   }, 180_000);
+  it('a `run-agent merge` killed during verify takes its verify along; the next merge re-verifies it first', async () => {
+    const [first, second] = TASKS;
+    await setup([first, second]);
+    const child = spawn(process.execPath, [RUN_AGENT, 'merge', ...sb.scope(first), '--config', sb.config], { cwd: sb.dir, env: sb.env(), stdio: 'ignore' });
+    const exited = exitOf(child);
+    await waitFor('the first verify to run', () => log().length === 1);
+    const verifyPid = Number(log()[0].split(' ')[1]);
+    const pgid = pgidOf(verifyPid);
+    child.kill('SIGKILL');
+    await exited;
+    await waitFor(`verify process group ${pgid} to die with run-agent merge`, () => groupMembers(pgid).length === 0);
+    expect(readMergeQueue(sb.repo).map((e) => [e.task_id, e.state])).toEqual([[first, 'verifying']]);
+
+    writeFileSync(gate(), '');
+    const r = await sb.run(['merge', ...sb.scope(second), '--config', sb.config]);
+    expect([r.code, r.stdout]).toEqual([0, expect.stringMatching(new RegExp(`^merged conductor/${second} into main \\([0-9a-f]{40}\\)\\n$`))]);
+    expect(log().map((l) => l.split(' ')[0])).toEqual([first, first, second]);
+    expect(merges()).toEqual([first, second].map((t) => `Merge conductor/${t} (${t})`));
+    expect(readMergeQueue(sb.repo).map((e) => [e.task_id, e.state, e.attempts])).toEqual([[first, 'merged', 2], [second, 'merged', 1]]);
+    const again = await sb.run(['merge', ...sb.scope(first), '--config', sb.config]);
+    expect([again.code, again.stdout]).toEqual([0, `conductor/${first} is already merged into main\n`]);
+  }, 120_000);
 });
