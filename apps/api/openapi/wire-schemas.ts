@@ -82,7 +82,14 @@ export const WIRE_SCHEMAS: Record<string, Schema> = {
   ),
   TaskV1Detail: { allOf: [ref('TaskV1'), obj({ worktree: ref('WorktreeView'), runs: { type: 'array', items: ref('RunV1') } })] },
   WorktreeView: obj(
-    { path: str, branch: str, base_commit: str, base_branch: str, port: int, paths: strings, merge_status: str, merge_detail: str, merge_files: strings, merged_commit: str },
+    { path: str, branch: str, base_commit: str, base_branch: str, port: int, paths: strings, merge_status: str, merge_detail: str, merge_files: strings, merged_commit: str,
+      merge_queue: obj(
+        {
+          seq: int, state: { type: 'string', enum: ['queued', 'verifying', 'merged', 'failed'] }, position: { ...int, description: 'place among the pending merges of the repository (1 = running or next)' },
+          outcome: { type: 'string', enum: ['merged', 'nothing', 'conflict', 'failed', 'error', 'timeout'] }, attempts: int, queued_at: str, started_at: str, finished_at: str, detail: str,
+        },
+        ['seq', 'state', 'attempts', 'queued_at'],
+      ) },
     ['path', 'branch', 'base_commit'],
   ),
   TaskDetail: obj(

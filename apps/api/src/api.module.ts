@@ -33,6 +33,7 @@ import { LauncherModule } from './tasks/launcher.module';
 import { PlannerBridge } from './tasks/planner-bridge';
 import { TasksController } from './tasks/tasks.controller';
 import { WorktreeController } from './tasks/worktree.controller';
+import { MergeQueueService } from './tasks/merge-queue.service';
 import { TasksService } from './tasks/tasks.service';
 import { UsageController } from './usage/usage.controller';
 
@@ -77,6 +78,7 @@ export class ApiModule {
         FileStreamService,
         McpSessions,
         WebhookFailureLog,
+        MergeQueueService,
       ],
     };
   }

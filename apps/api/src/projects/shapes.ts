@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { runState, type RunInfo } from '@app/storage';
 import type { BusMessage } from '@app/messagebus';
 import type { AddedRunFields, BusMessage as RestMessage, FlatRun, OpenQuestion as RestQuestion, ProjectRun, RunFile, RunV1 } from '@app/contracts';
-import { readWorktreeRecord, type OpenQuestion } from '@app/runner';
+import { readWorktreeRecord, taskQueueEntry, type OpenQuestion } from '@app/runner';
 import { formatTime, isZeroTime } from '../common/go-format';
 
 /** A run found on disk with its location. */
@@ -181,6 +181,14 @@ export function worktreeView(taskDir: string) {
     merge_detail: rec.merge_detail,
     merge_files: rec.merge_files?.length ? rec.merge_files : undefined,
     merged_commit: rec.merged_commit,
+    merge_queue: mergeQueueView(rec.repo, taskDir),
     removed: rec.removed_at ? true : undefined,
   };
+}
+
+/** The task's newest entry in its repository's durable merge queue (state, place, timestamps), if any. */
+function mergeQueueView(repo: string, taskDir: string) {
+  const e = taskQueueEntry(repo, path.resolve(taskDir));
+  if (!e) return undefined;
+  return { seq: e.seq, state: e.state, position: e.position, outcome: e.outcome, attempts: e.attempts, queued_at: e.queued_at, started_at: e.started_at, finished_at: e.finished_at, detail: e.detail };
 }

@@ -15,3 +15,5 @@ export {
   type PreparedWorktree,
   type WorktreeFields,
 } from './task-worktree';
+export { readMergeQueue, taskQueueEntry, mergeQueuePath, MERGE_QUEUE_FILE, type MergeQueueEntry, type MergeQueueState, type MergeOutcome } from './merge-queue';
+export { resumeMergeQueues, type ResumeReport } from './merge-run';

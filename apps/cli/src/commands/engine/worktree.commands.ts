@@ -56,8 +56,10 @@ export class DiffCommand extends TaskScopeParsers {
 @Command({
   name: 'merge',
   description:
-    "Merge a finished worktree task's branch into its base branch through the repository's merge queue (one merge " +
-    'at a time per repository). Uncommitted changes are committed first; config worktree.verify runs on the result. ' +
+    "Merge a finished worktree task's branch into its base branch through the repository's durable merge queue " +
+    '(<repo>/.conductor/merge-queue.yaml: one merge at a time per repository, in order; a merge interrupted by a crash ' +
+    'is re-verified and recorded by the next merge or server start). Uncommitted changes are committed first; config ' +
+    'worktree.verify runs on the result in a process group that dies with this process. ' +
     'A conflict or a failing verify leaves the base branch unchanged, posts MERGE_CONFLICT/MERGE_FAILED on the task ' +
     'bus naming the files, and exits 1.',
 })
@@ -81,7 +83,7 @@ export class MergeCommand extends TaskScopeParsers {
     return v;
   }
 
-  @Option({ flags: '--queue-timeout <duration>', description: 'how long to wait for earlier merges of the same repository (default 30m)' })
+  @Option({ flags: '--queue-timeout <duration>', description: 'how long to wait for earlier merges of the same repository (default 30m); a merge still queued then is withdrawn' })
   parseQueueTimeout(v: string): string {
     return v;
   }
