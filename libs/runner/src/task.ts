@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { BusWriter } from '@app/messagebus';
 import {
+  claimOwnerEpoch,
   createLivenessProbe,
   RunsLayout,
   isCancelled,
@@ -23,7 +24,7 @@ import { adoptLiveRootRun, refuseLiveRootRun } from './live-run';
 import { RunnerError, errorText } from './runner.errors';
 import { sleep } from './sleep';
 import { readStoppedBy } from './stop';
-import { lockTask } from './task-lock';
+import { lockTask, taskLeaseMs } from './task-lock';
 import { taskLimits, type TaskOptions, type TaskResult } from './task-options';
 import { resolveTaskPrompt, taskStopReason } from './task-state';
 import { prepareTaskWorktree } from './worktree';
@@ -56,7 +57,20 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
   } catch (err) {
     throw new RunnerError('DEPENDENCY_CYCLE', errorText(err));
   }
-  const releaseLock = await lockTask(taskDir, opts.projectId, opts.taskId, limits.lockWaitMs);
+  const leaseMs = taskLeaseMs();
+  const lock = await lockTask(taskDir, opts.projectId, opts.taskId, limits.lockWaitMs, { takeover: opts.adopt === true, leaseMs });
+  // issue #31: this loop owns the task from here on; every write below proves it with the fence
+  let fence: ReturnType<typeof claimOwnerEpoch>;
+  try {
+    fence = claimOwnerEpoch(taskDir, lock.tookOver ? 'takeover' : (opts.claimKind ?? (opts.adopt ? 'adopt' : opts.resume ? 'resume' : 'loop')));
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  const releaseLock = (): void => {
+    lock.release();
+    fence.close();
+  };
   try {
     if (opts.dependsOn !== undefined) writeDependsOn(taskDir, deps);
     // a bad --repo/--base is refused here, before TASK.md exists
@@ -65,7 +79,8 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
     writeTaskPromptIfAbsent(taskDir, prompt);
 
     const taskBus = layout.taskBus(opts.projectId, opts.taskId);
-    const bus = new BusWriter(taskBus);
+    const bus = new BusWriter(taskBus, { fence });
+    if (lock.tookOver) await bus.append({ type: 'WARNING', project_id: opts.projectId, task_id: opts.taskId, run_id: '', body: `took over the task from a runner that renewed nothing for ${leaseMs} ms (owner epoch ${fence.epoch}); its writes are refused from now on` });
     const post = async (type: string, body: string): Promise<void> => {
       await bus.append({ type, project_id: opts.projectId, task_id: opts.taskId, run_id: '', body });
     };
@@ -85,7 +100,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
     };
 
     if (!opts.adopt) refuseLiveRootRun(taskDir, opts.projectId, opts.taskId, opts.probe);
-    const adopted = opts.adopt ? await adoptLiveRootRun({ taskDir, probe: opts.probe, signal: opts.signal, post }) : undefined;
+    const adopted = opts.adopt ? await adoptLiveRootRun({ taskDir, probe: opts.probe, signal: opts.signal, post, fence }) : undefined;
     if (adopted === 'aborted') return stopped(String(opts.signal?.reason ?? 'interrupted'));
     if (adopted) runIds.push(adopted);
 
@@ -102,6 +117,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
     if (gate === 'stopped') return stopped(stopReason() ?? 'cancelled while waiting for dependencies');
 
     const handleDone = async (): Promise<TaskResult> => {
+      fence.check(); // the DONE decision is the owner's
       const outcome = await waitForChildren({
         taskDir,
         timeoutMs: limits.childWaitMs,
@@ -121,6 +137,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
           taskBus,
         },
         bus,
+        fence,
       );
       return finish({ status: 'done', runIds });
     };
@@ -159,6 +176,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
     // an adopted run counts as the first attempt
     const firstAttempt = adopted ? 1 : 0;
     for (let attempt = firstAttempt; ; attempt++) {
+      fence.check(); // so is every restart: a stale loop stops here
       if (opts.signal?.aborted) return stopped(String(opts.signal.reason ?? 'interrupted'));
       if (isTaskDone(taskDir)) return handleDone();
       const reason = stopReason();
@@ -177,6 +195,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
         await post('ERROR', `task failed: max restarts (${maxRestarts}) exceeded`);
         return finish({ status: 'failed', runIds, error: 'max restarts exceeded' });
       }
+      fence.check();
       const attemptPrompt = input.promptFor(prompt);
       await post('INFO', `starting root agent (restart #${attempt})`);
       const unwatch = input.watch();
@@ -205,6 +224,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
         outliveRunner: opts.outliveRunner,
         resumeSessionId: usage.resumeSession(),
         queueTicket: usage.queueTicket(),
+        fence,
       }).finally(() => {
         unwatch();
         unwatchBudget();
