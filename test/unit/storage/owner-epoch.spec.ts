@@ -1,7 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BusWriter, readMessages } from '@app/messagebus';
+import { referenceRead } from '../messagebus/reference-reader';
 import {
   claimOwnerEpoch,
   isStaleEpoch,
@@ -111,8 +113,38 @@ describe('fencing epochs (issue #31, libs/storage/src/owner-epoch.ts)', () => {
       ['owner 2', 2],
       ['user', undefined],
     ]);
+    // upstream's reader (cli-storage.md §4.4, yaml into a struct) ignores the added header key
+    expect(referenceRead(readFileSync(bus, 'utf8')).map((m) => [m.type, m.body])).toEqual([
+      ['INFO', 'owner 1\n'], // upstream's usual extra newline on a non-final body (format.ts)
+      ['INFO', 'owner 2\n'],
+      ['INFO', 'user'],
+    ]);
     writer.close();
     old.close();
     claimant.close();
   });
+
+  it('a claim from another process is blocked while the owner is inside a guarded write; after it, the claim makes that owner stale', async () => {
+    const old = claimOwnerEpoch(taskDir, 'loop');
+    await old.guardAsync(async () => {
+      // another process claims while this owner is inside its write
+      const child = spawnSync(process.execPath, ['-e', CLAIM_SCRIPT, taskDir], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1' } });
+      expect(child.stdout.trim()).toMatch(/^CLAIM_BLOCKED /);
+      writeRunInfo(runInfo, info('run-1'));
+    });
+    expect(readRunInfo(runInfo).run_id).toBe('run-1');
+    const claimed = claimOwnerEpoch(taskDir, 'takeover');
+    expect([claimed.epoch, old.isCurrent()]).toEqual([2, false]);
+    claimed.close();
+    old.close();
+  });
 });
+
+/** A second process trying to claim (exclusive fence lock) without waiting long: prints what happened. */
+const CLAIM_SCRIPT = `
+const { openSync } = require('node:fs');
+const { join } = require('node:path');
+const { flockSync } = require('fs-ext');
+const fd = openSync(join(process.argv[1], 'OWNER-EPOCH.lock'), 'a+');
+try { flockSync(fd, 'exnb'); console.log('CLAIMED'); } catch (e) { console.log('CLAIM_BLOCKED ' + e.code); }
+`;
