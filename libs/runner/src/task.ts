@@ -3,6 +3,7 @@ import { BusWriter } from '@app/messagebus';
 import {
   claimOwnerEpoch,
   createLivenessProbe,
+  type OwnerFence,
   RunsLayout,
   isCancelled,
   isTaskDone,
@@ -59,22 +60,18 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
   }
   const leaseMs = taskLeaseMs();
   const lock = await lockTask(taskDir, opts.projectId, opts.taskId, limits.lockWaitMs, { takeover: opts.adopt === true, leaseMs });
-  // issue #31: this loop owns the task from here on; every write below proves it with the fence
-  let fence: ReturnType<typeof claimOwnerEpoch>;
-  try {
-    fence = claimOwnerEpoch(taskDir, lock.tookOver ? 'takeover' : (opts.claimKind ?? (opts.adopt ? 'adopt' : opts.resume ? 'resume' : 'loop')));
-  } catch (err) {
-    lock.release();
-    throw err;
-  }
+  let owned: OwnerFence | undefined;
   const releaseLock = (): void => {
     lock.release();
-    fence.close();
+    owned?.close();
   };
   try {
     if (opts.dependsOn !== undefined) writeDependsOn(taskDir, deps);
     // a bad --repo/--base is refused here, before TASK.md exists
     const wt = await prepareTaskWorktree({ ...opts, taskDir, root: layout.root });
+    // issue #31: this loop owns the task from here on (claimed once the input is valid, so a refused
+    // start claims nothing); every write below proves it with the fence
+    const fence = (owned = claimOwnerEpoch(taskDir, lock.tookOver ? 'takeover' : (opts.claimKind ?? (opts.adopt ? 'adopt' : opts.resume ? 'resume' : 'loop'))));
     // written only after validation, so a rejected task leaves no TASK.md behind
     writeTaskPromptIfAbsent(taskDir, prompt);
 
