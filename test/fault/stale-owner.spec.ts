@@ -93,8 +93,8 @@ describe('fault injection: stale owners after SIGSTOP and failed claims (fencing
     const release = join(base, `${task}.release`);
     const starts = () => (existsSync(counter) ? readFileSync(counter, 'utf8').trim().split('\n').length : 0);
     const env = { COUNTER_FILE: counter, RELEASE_FILE: release, BLOCK_FIRST: r.kind === 'stop-before-restart' ? '0' : '1', CONDUCTOR_TASK_LEASE_MS: LEASE_MS };
-    // a long pause before a restart, so that the runner is stopped inside it
-    const first = cli(['task', ...scope(task), '--prompt', `round ${r.n}`, '--max-restarts', '3', '--restart-delay', r.kind === 'stop-before-restart' ? '30s' : '10ms'], env);
+    // a pause before the restart (3 s), so that the runner is stopped inside it
+    const first = cli(['task', ...scope(task), '--prompt', `round ${r.n}`, '--max-restarts', '3', '--restart-delay', r.kind === 'stop-before-restart' ? '3s' : '10ms'], env);
     const runner = first.child.pid!;
     try {
       const firstRun = await waitFor(`round ${r.n}: the first agent started`, () => runInfos(taskDir).find((i) => i.pid > 0 && i.pid !== runner && i.pgid === i.pid), 20_000);
