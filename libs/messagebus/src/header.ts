@@ -98,6 +98,8 @@ export interface HeaderFields {
   parents?: BusParent[];
   links?: BusLink[];
   meta?: Record<string, string>;
+  /** The writer's owner epoch (fencing, issue #31); emitted after meta, ignored by upstream. */
+  ownerEpoch?: number;
   /** The body ends in exactly one newline that is its own, not the writer's terminator (format.ts). */
   trailingNewline?: boolean;
 }
@@ -127,6 +129,7 @@ export function emitHeader(h: HeaderFields): string {
     }
   }
   if (h.meta && Object.keys(h.meta).length > 0) out += 'meta:\n' + emitMap(h.meta, INDENT);
+  if (h.ownerEpoch !== undefined && h.ownerEpoch > 0) out += `${OWNER_EPOCH_KEY}: ${Math.trunc(h.ownerEpoch)}\n`;
   if (h.trailingNewline) out += `${TRAILING_NEWLINE_KEY}: kept\n`;
   return out;
 }
@@ -135,7 +138,13 @@ export function emitHeader(h: HeaderFields): string {
 export type ParsedHeader = Omit<BusMessage, 'body'> & { trailing_newline?: string };
 
 const TRAILING_NEWLINE_KEY = 'trailing_newline';
-const SIMPLE_KEYS = new Set(['msg_id', 'ts', 'type', 'project_id', 'task_id', 'run_id', 'issue_id', TRAILING_NEWLINE_KEY]);
+const OWNER_EPOCH_KEY = 'owner_epoch';
+const SIMPLE_KEYS = new Set(['msg_id', 'ts', 'type', 'project_id', 'task_id', 'run_id', 'issue_id', TRAILING_NEWLINE_KEY, OWNER_EPOCH_KEY]);
+
+/** A positive integer epoch, or undefined (a malformed value is ignored, as upstream ignores the key). */
+function epochOf(v: unknown): number | undefined {
+  return typeof v === 'string' && /^[1-9]\d{0,14}$/.test(v) ? Number(v) : undefined;
+}
 const ZERO_TIME = new Date('0001-01-01T00:00:00Z');
 
 function emptyHeader(): ParsedHeader {
@@ -199,6 +208,9 @@ function parseSimple(text: string): ParsedHeader | undefined {
       const ts = parseTimestamp(value);
       if (!ts) return undefined;
       h.ts = ts;
+    } else if (key === OWNER_EPOCH_KEY) {
+      const epoch = epochOf(value);
+      if (epoch !== undefined) h.owner_epoch = epoch;
     } else {
       rec[key] = value;
     }
@@ -242,6 +254,8 @@ function parseGeneric(text: string): ParsedHeader {
   if (issue) h.issue_id = issue;
   const kept = str(d[TRAILING_NEWLINE_KEY], TRAILING_NEWLINE_KEY);
   if (kept) h.trailing_newline = kept;
+  const epoch = epochOf(d[OWNER_EPOCH_KEY]);
+  if (epoch !== undefined) h.owner_epoch = epoch;
   const tsText = str(d.ts, 'ts');
   if (tsText) {
     const ts = parseTimestamp(tsText);

@@ -2,7 +2,7 @@ export * from './messagebus.module';
 export * from './messagebus.service';
 export * from './errors';
 export * from './types';
-export { BusWriter, archivePath, prepareMessage, type BusWriterOptions } from './writer';
+export { BusWriter, archivePath, prepareMessage, type BusWriterOptions, type BusFence } from './writer';
 export { readMessages, BusCursor, type BusCursorOptions } from './reader';
 export { readBusPage, type BusPage, type BusPageRequest } from './page';
 export { repairBusFile, type BusRepairResult } from './repair-file';

@@ -57,6 +57,10 @@ export function prepareMessage(input: NewMessage, maxBodyBytes: number = MAX_BOD
   if (input.parents && input.parents.length > 0) msg.parents = input.parents;
   if (input.links && input.links.length > 0) msg.links = input.links;
   if (input.meta && Object.keys(input.meta).length > 0) msg.meta = input.meta;
+  if (input.owner_epoch !== undefined) {
+    if (!Number.isSafeInteger(input.owner_epoch) || input.owner_epoch < 1) throw new BusError('INVALID_MESSAGE', `invalid owner_epoch ${JSON.stringify(input.owner_epoch)}`);
+    msg.owner_epoch = input.owner_epoch;
+  }
   const entry = serializeEntry(
     {
       msgId: msg.msg_id,
@@ -69,6 +73,7 @@ export function prepareMessage(input: NewMessage, maxBodyBytes: number = MAX_BOD
       parents: msg.parents,
       links: msg.links,
       meta: msg.meta,
+      ownerEpoch: msg.owner_epoch,
     },
     body,
   );

@@ -22,6 +22,8 @@ export interface BusMessage {
   parents?: BusParent[];
   links?: BusLink[];
   meta?: Record<string, string>;
+  /** Added header (issue #31): the owner epoch of the runner that wrote the record; upstream's yaml decoder ignores it. */
+  owner_epoch?: number;
   body: string;
 }
 

@@ -30,7 +30,23 @@ export interface BusWriterOptions {
   idleCloseMs?: number;
   /** Largest accepted body in UTF-8 bytes (default MAX_BODY_BYTES, 16 MiB). */
   maxBodyBytes?: number;
+  /**
+   * The task owner's fence (OwnerFence of @app/storage, issue #31): every record carries its
+   * `owner_epoch` header and is appended only while that epoch is the task's current one; a
+   * stale one is rejected with its StaleEpochError and nothing is written.
+   */
+  fence?: BusFence;
 }
+
+/** What the writer needs of an OwnerFence (@app/storage/owner-epoch). */
+export interface BusFence {
+  readonly epoch: number;
+  /** Shared fence lock + epoch check: the held fd, undefined while a claim holds the lock; throws when stale. */
+  tryEnter(): number | undefined;
+  leave(fd: number): void;
+}
+
+let fencedFiles = 0;
 
 interface Pending {
   entry: string;
@@ -59,6 +75,7 @@ const sharedFiles = new Map<string, BusFile>();
 export class BusWriter {
   private readonly file: BusFile;
   private readonly maxBodyBytes: number;
+  private readonly fence: BusFence | undefined;
 
   constructor(
     readonly path: string,
@@ -66,7 +83,9 @@ export class BusWriter {
   ) {
     if (typeof path !== 'string' || path.trim() === '') throw new BusError('INVALID_MESSAGE', 'message bus path is empty');
     this.maxBodyBytes = opts.maxBodyBytes ?? MAX_BODY_BYTES;
-    const key = JSON.stringify([resolvePath(path), opts.lockTimeoutMs, opts.retries, opts.fsync, opts.rotateAtBytes, opts.idleCloseMs]);
+    this.fence = opts.fence;
+    // a fenced writer's appends are batched only with its own (one epoch check per batch)
+    const key = JSON.stringify([resolvePath(path), opts.lockTimeoutMs, opts.retries, opts.fsync, opts.rotateAtBytes, opts.idleCloseMs, opts.fence ? ++fencedFiles : 0]);
     let file = sharedFiles.get(key);
     if (!file) {
       file = new BusFile(path, opts, key);
@@ -77,7 +96,7 @@ export class BusWriter {
 
   /** Appends one message; resolves with the stored message (generated msg_id and ts). */
   append(input: NewMessage): Promise<BusMessage> {
-    return this.file.append(input, this.maxBodyBytes);
+    return this.file.append(this.fence ? { ...input, owner_epoch: this.fence.epoch } : input, this.maxBodyBytes);
   }
 
   /** Closes the kept-open descriptor now (it is reopened by the next append). */
@@ -101,12 +120,14 @@ class BusFile {
   private scheduled = false;
   private lastUse = 0;
   private idleTimer: NodeJS.Timeout | undefined;
+  private readonly fence: BusFence | undefined;
 
   constructor(
     readonly path: string,
     opts: BusWriterOptions,
     private readonly key: string,
   ) {
+    this.fence = opts.fence;
     this.lockTimeoutMs = opts.lockTimeoutMs ?? 10_000;
     this.retries = Math.max(1, opts.retries ?? 3);
     this.fsync = opts.fsync ?? true;
@@ -190,11 +211,27 @@ class BusFile {
   /** One attempt without waiting: false when another process holds the lock. */
   private tryAppendNow(entries: string[], context: BusMessage): boolean {
     for (let pass = 0; pass < 3; pass++) {
-      const locked = this.tryLockCurrentFile();
-      if (!locked) return false;
-      if (this.appendLocked(locked.fd, locked.size, entries, pass === 0, context)) return true;
+      const fenced = this.enterFence();
+      if (fenced === false) return false;
+      try {
+        const locked = this.tryLockCurrentFile();
+        if (!locked) return false;
+        if (this.appendLocked(locked.fd, locked.size, entries, pass === 0, context)) return true;
+      } finally {
+        if (fenced !== true) this.fence!.leave(fenced);
+      }
     }
     return false;
+  }
+
+  /**
+   * The fence's shared lock and epoch check, taken before the bus lock and held until the write
+   * is done (so a claim cannot slip between check and write): true without a fence, the fd to
+   * leave() with one, false while a claim holds the fence lock. Throws StaleEpochError.
+   */
+  private enterFence(): number | boolean {
+    if (!this.fence) return true;
+    return this.fence.tryEnter() ?? false;
   }
 
   /** Upstream's algorithm: per attempt, poll the lock every 10 ms up to the timeout; retry timeouts with backoff. */
@@ -205,13 +242,20 @@ class BusFile {
       try {
         const deadline = Date.now() + this.lockTimeoutMs;
         for (let mayRotate = true; ; mayRotate = false) {
-          let locked = this.tryLockCurrentFile();
+          let fenced = this.enterFence();
+          let locked = fenced === false ? undefined : this.tryLockCurrentFile();
           while (!locked) {
+            if (fenced !== true && fenced !== false) this.fence!.leave(fenced);
             if (Date.now() >= deadline) throw new BusError('LOCK_TIMEOUT', 'lock timeout');
             await sleep(LOCK_POLL_MS);
-            locked = this.tryLockCurrentFile();
+            fenced = this.enterFence();
+            locked = fenced === false ? undefined : this.tryLockCurrentFile();
           }
-          if (this.appendLocked(locked.fd, locked.size, entries, mayRotate, context)) return;
+          try {
+            if (this.appendLocked(locked.fd, locked.size, entries, mayRotate, context)) return;
+          } finally {
+            if (fenced !== true && fenced !== false) this.fence!.leave(fenced);
+          }
         }
       } catch (err) {
         if (!(err instanceof BusError && err.code === 'LOCK_TIMEOUT')) {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BusMessage, BusWriter, readMessages } from '@app/messagebus';
-import { isZeroTime, readRunInfo, RunInfo, runInfoFile, runInfoIn, withFileLock, runOutputFile, taskRunsDir } from '@app/storage';
+import { isStaleEpoch, isZeroTime, type OwnerFence, readRunInfo, RunInfo, runInfoFile, runInfoIn, withFileLock, runOutputFile, taskRunsDir } from '@app/storage';
 import { errorText } from './runner.errors';
 import { rfc3339Nano, rfc3339NanoFromNs } from './time-format';
 
@@ -91,7 +91,7 @@ function findExisting(projectBus: string, key: string, taskId: string): BusMessa
 }
 
 /** Posts the project-bus completion FACT once per completion (runner-agents.md §3.6, D4). */
-export async function propagateCompletion(input: PropagationInput): Promise<PropagationResult> {
+export async function propagateCompletion(input: PropagationInput, fence?: OwnerFence): Promise<PropagationResult> {
   const donePath = join(input.taskDir, 'DONE');
   if (!existsSync(donePath)) return { posted: false, key: '' };
   const key = completionKey(donePath);
@@ -103,23 +103,27 @@ export async function propagateCompletion(input: PropagationInput): Promise<Prop
       return { posted: false, key, messageId: existing.msg_id };
     }
     const message = buildCompletionMessage(input, key, donePath);
-    const posted = await new BusWriter(input.projectBus).append(message);
+    const posted = await new BusWriter(input.projectBus, { fence }).append(message);
     writeState(input.taskDir, key, posted.msg_id, new Date());
     return { posted: true, key, messageId: posted.msg_id };
   });
 }
 
-/** Posts the task-bus follow-up and never throws: a propagation failure does not fail the task. */
-export async function propagateAndReport(input: PropagationInput, taskBus: BusWriter): Promise<PropagationResult | undefined> {
+/**
+ * Posts the task-bus follow-up and never throws (a propagation failure does not fail the task),
+ * except for a stale owner (issue #31), which must write nothing more.
+ */
+export async function propagateAndReport(input: PropagationInput, taskBus: BusWriter, fence?: OwnerFence): Promise<PropagationResult | undefined> {
   const base = { project_id: input.projectId, task_id: input.taskId, run_id: '' };
   try {
-    const result = await propagateCompletion(input);
+    const result = await propagateCompletion(input, fence);
     const body = result.posted
       ? `task completion facts propagated to project bus (msg_id=${result.messageId} key=${result.key})`
       : `task completion facts already propagated (key=${result.key})`;
     await taskBus.append({ ...base, type: result.posted ? 'FACT' : 'INFO', body });
     return result;
   } catch (err) {
+    if (isStaleEpoch(err)) throw err;
     await taskBus.append({ ...base, type: 'ERROR', body: `task completion fact propagation failed: ${errorText(err)}` }).catch(() => undefined);
     return undefined;
   }

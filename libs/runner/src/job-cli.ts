@@ -1,6 +1,6 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RunInfo, writeRunInfo, writeRunInfoAsync } from '@app/storage';
+import { isStaleEpoch, RunInfo, writeRunInfo, writeRunInfoAsync } from '@app/storage';
 import { AgentSpec, errorSummaryForExit, extractOutput, GEMINI_FLAG_REJECTED_SUMMARY } from '@app/agents';
 import type { RunSandbox } from './job-sandbox';
 import type { AgentHandle } from './agent-executor';
@@ -37,9 +37,9 @@ export async function executeCli(ctx: ExecContext): Promise<JobResult> {
   } catch (err) {
     await sandbox?.close();
     const info: RunInfo = { ...ctx.info, pid: process.pid, pgid: ownGroupId(), status: 'failed', exit_code: -1, end_time: new Date() };
-    await writeRunInfoAsync(ctx.infoPath, info);
+    await writeRunInfoAsync(ctx.infoPath, info, { fence: ctx.opts.fence });
     if (err instanceof Error && err.name === 'SandboxUnavailableError') {
-      await writeRunInfoAsync(ctx.infoPath, { ...info, error_summary: err.message });
+      await writeRunInfoAsync(ctx.infoPath, { ...info, error_summary: err.message }, { fence: ctx.opts.fence });
       await post(ctx, 'RUN_CRASH', `run failed before start\nrun_dir: ${ctx.runDir}\n${err.message}`).catch(() => undefined);
       return { runId: ctx.runId, runDir: ctx.runDir, info: { ...info, error_summary: err.message }, ok: false, fatal: true, error: err.message };
     }
@@ -56,6 +56,7 @@ export async function executeCli(ctx: ExecContext): Promise<JobResult> {
   const exitPromise = handle.wait();
   let termination: Promise<unknown> = Promise.resolve();
   const onAbort = (): void => {
+    if (ctx.opts.fence && !ctx.opts.fence.isCurrent()) return; // a stale owner signals nothing
     const reason = ctx.opts.signal?.reason;
     const stopReason = typeof reason === 'string' ? reason : 'runner shutdown';
     if (!existsSync(join(ctx.runDir, STOPPED_BY_FILE))) writeFileSync(join(ctx.runDir, STOPPED_BY_FILE), `${stopReason}\n`);
@@ -66,11 +67,16 @@ export async function executeCli(ctx: ExecContext): Promise<JobResult> {
     // Synchronously, before the agent can do anything observable: from here on readers and
     // `stop` see the agent's pid, not the runner's sentinel record. Durable (issue #31): after a
     // power loss the next start finds the agent's pid, not a sentinel without one.
-    writeRunInfo(ctx.infoPath, ctx.info);
+    writeRunInfo(ctx.infoPath, ctx.info, { fence: ctx.opts.fence });
     await post(ctx, 'RUN_START', runStartBody(ctx));
   } catch (err) {
+    // the agent this runner just started (a stale owner's too: nobody else knows of it)
     handle.signal('SIGKILL');
     await exitPromise;
+    if (isStaleEpoch(err)) {
+      await sandbox?.close();
+      throw err;
+    }
     // Best effort (the disk just refused a write): record the run as failed, so that it does not
     // read as running while the runner's own process group lives on (issue #31 fault suite).
     const failed: RunInfo = { ...ctx.info, status: 'failed', exit_code: -1, end_time: new Date() };
@@ -92,6 +98,7 @@ export async function executeCli(ctx: ExecContext): Promise<JobResult> {
   // the leader is gone; wait until the rest of its tree is too (no orphans after a stop)
   await Promise.all([termination, idle.termination()]);
   ctx.opts.signal?.removeEventListener('abort', onAbort);
+  ctx.opts.fence?.check(); // woken after a takeover (SIGSTOP, issue #31): stop here, write nothing
 
   const timedOut = idle.timedOut();
   let exitCode = exit.code ?? signalExitCode(exit.signal ?? 'SIGKILL');
@@ -148,7 +155,7 @@ function watchIdle(ctx: ExecContext, handle: AgentHandle): { stop(): void; timed
       lastChange = Date.now();
       return;
     }
-    if (!fired && Date.now() - lastChange >= timeout) {
+    if (!fired && Date.now() - lastChange >= timeout && (!ctx.opts.fence || ctx.opts.fence.isCurrent())) {
       fired = true;
       const tree = collectProcessTree([handle.pgid]);
       killing = terminateProcesses([handle.pgid], tree, 0);

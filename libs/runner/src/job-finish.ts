@@ -50,6 +50,7 @@ export async function finish(
   error: string | undefined,
   extra: { timedOutNotice?: string; fatal?: boolean; telemetry?: StreamTelemetry },
 ): Promise<JobResult> {
+  ctx.opts.fence?.check(); // a stale owner writes nothing, not even output.md
   const status = exitCode === 0 && !error ? 'completed' : 'failed';
   const telemetry = extra.telemetry ?? readRunTelemetry(ctx.spec.type, ctx.info, status === 'failed');
   // output.md first: whoever reads the run as finished finds its output, and a crash between the
@@ -68,7 +69,7 @@ export async function finish(
     i.error_summary = status === 'failed' ? summary : undefined;
     i.starting = i.in_process = undefined; // records of a running run only
     return i;
-  });
+  }, { fence: ctx.opts.fence });
   if (outputError) return { runId: ctx.runId, runDir: ctx.runDir, info, ok: false, error: outputError };
   let body = `run stopped with code ${exitCode}\nrun_dir: ${ctx.runDir}\noutput: ${info.output_path}`;
   if (status === 'failed') {

@@ -1,4 +1,4 @@
-import type { AppConfig, RunInfo } from '@app/storage';
+import type { AppConfig, OwnerFence, RunInfo } from '@app/storage';
 import type { AgentRegistry } from '@app/agents';
 import type { AgentExecutor } from './agent-executor';
 import type { WebhookSender } from './webhook';
@@ -44,6 +44,8 @@ export interface JobOptions {
   resumeSessionId?: string;
   /** Queue for a max_concurrent_runs slot at this place (the ticket of an earlier grant, after a rate-limit wait). */
   queueTicket?: number;
+  /** The task loop's owner fence (issue #31): the run's run-info and bus records are written as that owner's. */
+  fence?: OwnerFence;
 }
 
 export interface JobResult {

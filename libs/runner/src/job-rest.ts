@@ -14,7 +14,7 @@ export async function executeRest(ctx: ExecContext): Promise<JobResult> {
   const spec = ctx.spec as Extract<AgentSpec, { kind: 'rest' }>;
   // in_process: the pid is this runner's; a stop leaves STOPPED-BY instead of signalling it (stop-starting.ts)
   ctx.info = { ...ctx.info, pid: process.pid, pgid: ownGroupId(), in_process: true };
-  await writeRunInfoAsync(ctx.infoPath, ctx.info);
+  await writeRunInfoAsync(ctx.infoPath, ctx.info, { fence: ctx.opts.fence });
   await post(ctx, 'RUN_START', runStartBody(ctx));
   const timeout = ctx.opts.idleTimeoutMs ?? 0;
   const stopWatch = watchStopRequest(ctx.runDir);

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { RunInfo, updateRunInfo } from '@app/storage';
+import { isStaleEpoch, type OwnerFence, RunInfo, updateRunInfo } from '@app/storage';
 import { ensureOutputFile } from '@app/agents';
 import type { JobResult } from './job-options';
 import { errorText } from './runner.errors';
@@ -31,10 +31,11 @@ export function watchStopRequest(runDir: string, parent?: AbortSignal, pollMs = 
  * A stop request found before the agent is spawned: the run ends `failed` with that summary and
  * no agent, no bus events (like a spawn failure, §2.1 step 7). Undefined when there is none.
  */
-export async function finishIfStoppedBeforeStart(run: { runId: string; runDir: string; infoPath: string }): Promise<JobResult | undefined> {
+export async function finishIfStoppedBeforeStart(run: { runId: string; runDir: string; infoPath: string; fence?: OwnerFence }): Promise<JobResult | undefined> {
   const stoppedBy = readStoppedBy(run.runDir);
   if (!stoppedBy) return undefined;
   const summary = stoppedBeforeStartSummary(stoppedBy);
+  run.fence?.check();
   try {
     ensureOutputFile(run.runDir);
   } catch {
@@ -42,8 +43,9 @@ export async function finishIfStoppedBeforeStart(run: { runId: string; runDir: s
   }
   let info: RunInfo | undefined;
   try {
-    info = await updateRunInfo(run.infoPath, (i) => ({ ...i, status: 'failed', exit_code: -1, end_time: new Date(), error_summary: summary, starting: undefined }));
+    info = await updateRunInfo(run.infoPath, (i) => ({ ...i, status: 'failed', exit_code: -1, end_time: new Date(), error_summary: summary, starting: undefined }), { fence: run.fence });
   } catch (err) {
+    if (isStaleEpoch(err)) throw err;
     return { runId: run.runId, runDir: run.runDir, ok: false, error: `${summary}; record it: ${errorText(err)}` };
   }
   return { runId: run.runId, runDir: run.runDir, info, ok: false, error: summary };

@@ -55,7 +55,7 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
   const { runId, dir: runDir } = opts.runDir ?? layout.allocateRunDir(opts.projectId, opts.taskId);
   const infoPath = runInfoFile(runDir);
   const taskBus = join(taskDir, 'TASK-MESSAGE-BUS.md');
-  const bus = new BusWriter(taskBus);
+  const bus = new BusWriter(taskBus, { fence: opts.fence });
   const paths = runFilePaths(runDir);
   const base = {
     version: 1,
@@ -75,7 +75,7 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
     ...paths,
   };
   if (opts.parentRunId) {
-    writeRunInfo(infoPath, runnerSentinel(base), { fsync: false });
+    writeRunInfo(infoPath, runnerSentinel(base), { fsync: false, fence: opts.fence });
     clearPendingChild();
   }
 
@@ -92,11 +92,11 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
       pollMs: opts.slotPollMs,
     });
   } catch (err) {
-    const early = opts.parentRunId ? await finishIfStoppedBeforeStart({ runId, runDir, infoPath }) : undefined;
+    const early = opts.parentRunId ? await finishIfStoppedBeforeStart({ runId, runDir, infoPath, fence: opts.fence }) : undefined;
     if (early) return early;
     const message = `acquire run slot: ${errorText(err)}`;
     if (opts.parentRunId) {
-      await updateRunInfo(infoPath, (i) => ({ ...i, status: 'failed', end_time: new Date(), error_summary: message })).catch(() => undefined);
+      await updateRunInfo(infoPath, (i) => ({ ...i, status: 'failed', end_time: new Date(), error_summary: message }), { fence: opts.fence }).catch(() => undefined);
     }
     return { runId, runDir, ok: false, error: message };
   } finally {
@@ -143,9 +143,9 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
     });
     const agentSpec = withResumedSession(opts.resumeSessionId, agent.config.mcp ? withMcp(spec, env, { root: layout.root, projectId: opts.projectId, taskId: opts.taskId, runId, runDir }) : spec);
     const started: RunInfo = { ...base, start_time: new Date(), agent_version: agentVersion, pid: 0, pgid: 0 };
-    if (!opts.parentRunId) writeRunInfo(infoPath, { ...runnerSentinel(started), agent_version: agentVersion }, { fsync: false });
+    if (!opts.parentRunId) writeRunInfo(infoPath, { ...runnerSentinel(started), agent_version: agentVersion }, { fsync: false, fence: opts.fence });
     const ctx: ExecContext = { opts, runId, runDir, infoPath, bus, info: started, env, cwd, spec: agentSpec, taskDir, sandbox: sandboxModeFor(opts.config, agent.name ? opts.config?.agents[agent.name] : undefined) };
-    const early = await finishIfStoppedBeforeStart({ runId, runDir, infoPath });
+    const early = await finishIfStoppedBeforeStart({ runId, runDir, infoPath, fence: opts.fence });
     const result = early ?? (spec.kind === 'cli' ? await executeCli(ctx) : await executeRest(ctx));
     result.webhook = startWebhook(opts, result, bus);
     result.queueTicket = slot.ticket;

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { createLivenessProbe, isTaskDone, LivenessProbe, runInfoFile, tryFlock, unflock, updateRunInfo } from '@app/storage';
+import { createLivenessProbe, isStaleEpoch, isTaskDone, LivenessProbe, type OwnerFence, runInfoFile, tryFlock, unflock, updateRunInfo } from '@app/storage';
 import { RunnerError } from './runner.errors';
 import { groupHasLiveMembers } from './process-tree';
 import { isUnfinished, taskRuns } from './run-scan';
@@ -84,6 +84,8 @@ export async function adoptLiveRootRun(opts: {
   signal?: AbortSignal;
   pollMs?: number;
   post(type: string, body: string): Promise<void>;
+  /** The adopting loop's fence: the record it closes is written as that owner's. */
+  fence?: OwnerFence;
 }): Promise<string | 'aborted' | undefined> {
   const probe = opts.probe ?? createLivenessProbe();
   const live = findLiveRootRun(opts.taskDir, probe);
@@ -101,7 +103,9 @@ export async function adoptLiveRootRun(opts: {
     i.exit_code = done ? 0 : -1;
     i.error_summary = done ? undefined : 'runner died; agent adopted, exit code unknown';
     return i;
-  }).catch(() => undefined);
+  }, { fence: opts.fence }).catch((err: unknown) => {
+    if (isStaleEpoch(err)) throw err;
+  });
   await opts.post('INFO', `adopted run ${live.runId} ended (${done ? 'DONE present' : 'no DONE'}); continuing the loop`);
   return live.runId;
 }

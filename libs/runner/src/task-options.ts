@@ -1,5 +1,5 @@
 import type { AgentRegistry } from '@app/agents';
-import type { AppConfig, LivenessProbe } from '@app/storage';
+import type { AppConfig, ClaimKind, LivenessProbe } from '@app/storage';
 import type { AgentExecutor } from './agent-executor';
 import type { JobResult } from './job';
 import type { NeedsInputLoopOptions } from './needs-input/loop-hooks';
@@ -54,6 +54,8 @@ export interface TaskOptions extends NeedsInputLoopOptions, UsageLoopOptions {
   isolation?: IsolationRequest;
   /** A live agent of a dead runner (issue #11): wait for it and continue, instead of refusing. */
   adopt?: boolean;
+  /** How this loop's owner epoch claim is recorded (default: adopt, resume or loop from the options; a scale-out worker's takeover says so). */
+  claimKind?: ClaimKind;
   /** Agents keep running if this process dies (the server, whose planner adopts them). */
   outliveRunner?: boolean;
   /** Called after each attempt (benchmarks and the API use it for progress). */

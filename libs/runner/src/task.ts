@@ -1,7 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { BusWriter } from '@app/messagebus';
 import {
+  claimOwnerEpoch,
   createLivenessProbe,
+  type OwnerFence,
   RunsLayout,
   isCancelled,
   isTaskDone,
@@ -23,7 +25,7 @@ import { adoptLiveRootRun, refuseLiveRootRun } from './live-run';
 import { RunnerError, errorText } from './runner.errors';
 import { sleep } from './sleep';
 import { readStoppedBy } from './stop';
-import { lockTask } from './task-lock';
+import { lockTask, taskLeaseMs } from './task-lock';
 import { taskLimits, type TaskOptions, type TaskResult } from './task-options';
 import { resolveTaskPrompt, taskStopReason } from './task-state';
 import { prepareTaskWorktree } from './worktree';
@@ -56,16 +58,26 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
   } catch (err) {
     throw new RunnerError('DEPENDENCY_CYCLE', errorText(err));
   }
-  const releaseLock = await lockTask(taskDir, opts.projectId, opts.taskId, limits.lockWaitMs);
+  const leaseMs = taskLeaseMs();
+  const lock = await lockTask(taskDir, opts.projectId, opts.taskId, limits.lockWaitMs, { takeover: opts.adopt === true, leaseMs });
+  let owned: OwnerFence | undefined;
+  const releaseLock = (): void => {
+    lock.release();
+    owned?.close();
+  };
   try {
     if (opts.dependsOn !== undefined) writeDependsOn(taskDir, deps);
     // a bad --repo/--base is refused here, before TASK.md exists
     const wt = await prepareTaskWorktree({ ...opts, taskDir, root: layout.root });
+    // issue #31: this loop owns the task from here on (claimed once the input is valid, so a refused
+    // start claims nothing); every write below proves it with the fence
+    const fence = (owned = claimOwnerEpoch(taskDir, lock.tookOver ? 'takeover' : (opts.claimKind ?? (opts.adopt ? 'adopt' : opts.resume ? 'resume' : 'loop'))));
     // written only after validation, so a rejected task leaves no TASK.md behind
     writeTaskPromptIfAbsent(taskDir, prompt);
 
     const taskBus = layout.taskBus(opts.projectId, opts.taskId);
-    const bus = new BusWriter(taskBus);
+    const bus = new BusWriter(taskBus, { fence });
+    if (lock.tookOver) await bus.append({ type: 'WARNING', project_id: opts.projectId, task_id: opts.taskId, run_id: '', body: `took over the task from a runner that renewed nothing for ${leaseMs} ms (owner epoch ${fence.epoch}); its writes are refused from now on` });
     const post = async (type: string, body: string): Promise<void> => {
       await bus.append({ type, project_id: opts.projectId, task_id: opts.taskId, run_id: '', body });
     };
@@ -85,7 +97,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
     };
 
     if (!opts.adopt) refuseLiveRootRun(taskDir, opts.projectId, opts.taskId, opts.probe);
-    const adopted = opts.adopt ? await adoptLiveRootRun({ taskDir, probe: opts.probe, signal: opts.signal, post }) : undefined;
+    const adopted = opts.adopt ? await adoptLiveRootRun({ taskDir, probe: opts.probe, signal: opts.signal, post, fence }) : undefined;
     if (adopted === 'aborted') return stopped(String(opts.signal?.reason ?? 'interrupted'));
     if (adopted) runIds.push(adopted);
 
@@ -102,6 +114,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
     if (gate === 'stopped') return stopped(stopReason() ?? 'cancelled while waiting for dependencies');
 
     const handleDone = async (): Promise<TaskResult> => {
+      fence.check(); // the DONE decision is the owner's
       const outcome = await waitForChildren({
         taskDir,
         timeoutMs: limits.childWaitMs,
@@ -123,6 +136,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
           taskBus,
         },
         bus,
+        fence,
       );
       return finish({ status: 'done', runIds });
     };
@@ -161,6 +175,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
     // an adopted run counts as the first attempt
     const firstAttempt = adopted ? 1 : 0;
     for (let attempt = firstAttempt; ; attempt++) {
+      fence.check(); // so is every restart: a stale loop stops here
       if (opts.signal?.aborted) return stopped(String(opts.signal.reason ?? 'interrupted'));
       const reason = stopReason();
       // a finished task re-run is done; a stop that came while this loop ran wins over DONE
@@ -180,6 +195,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
         await post('ERROR', `task failed: max restarts (${maxRestarts}) exceeded`);
         return finish({ status: 'failed', runIds, error: 'max restarts exceeded' });
       }
+      fence.check();
       const attemptPrompt = input.promptFor(prompt);
       await post('INFO', `starting root agent (restart #${attempt})`);
       const unwatch = input.watch();
@@ -208,6 +224,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
         outliveRunner: opts.outliveRunner,
         resumeSessionId: usage.resumeSession(),
         queueTicket: usage.queueTicket(),
+        fence,
       }).finally(() => {
         unwatch();
         unwatchBudget();

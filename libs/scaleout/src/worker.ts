@@ -298,6 +298,7 @@ export class Worker {
           agent: task.agent,
           cwd: task.cwd,
           env: task.env,
+          claimKind: takeover ? 'takeover' : undefined, // the owner epoch records a worker takeover (issue #31)
           // the server queued it once its dependencies were DONE on the replica (they may live on other hosts)
           dependenciesMet: true,
           resume: task.resume || !fresh,

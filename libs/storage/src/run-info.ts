@@ -2,6 +2,7 @@ import { basename, dirname } from 'node:path';
 import { parse } from 'yaml';
 import { writeFileAtomic, writeFileAtomicAsync } from './atomic-write';
 import { withFileLock } from './file-lock';
+import type { OwnerFence } from './owner-epoch';
 import { readRecordText } from './safe-read';
 import { ioError, StorageError } from './storage.errors';
 import { rfc3339Nano, yamlString } from './yaml-scalar';
@@ -54,6 +55,11 @@ export interface RunInfo {
    * running). Stop never signals it either; the runner ends the request on STOPPED-BY.
    */
   in_process?: boolean;
+  /**
+   * Added field (issue #31): the owner epoch of the loop that last wrote the record (fencing,
+   * owner-epoch.ts). Stamped by the fenced writers; upstream ignores the key.
+   */
+  owner_epoch?: number;
   /** Reader's view only: why the record (status `corrupt`) could not be parsed. Never written. */
   corrupt_reason?: string;
 }
@@ -144,6 +150,7 @@ function serializeAddedFields(info: RunInfo): string {
   }
   if (info.starting && info.status === 'running') out += 'starting: true\n';
   if (info.in_process && info.status === 'running') out += 'in_process: true\n';
+  if (info.owner_epoch !== undefined && info.owner_epoch > 0) out += `owner_epoch: ${Math.trunc(info.owner_epoch)}\n`;
   return out;
 }
 
@@ -299,6 +306,8 @@ export function parseRunInfo(text: string, path?: string): RunInfo {
   if (usage) info.usage = usage;
   if (raw.starting === true || raw.starting === 'true') info.starting = true;
   if (raw.in_process === true || raw.in_process === 'true') info.in_process = true;
+  const epoch = toInt(raw.owner_epoch, 0);
+  if (epoch > 0) info.owner_epoch = epoch;
   const fromPath = path ? idsFromRunInfoPath(path) : undefined;
   if (fromPath) {
     if (!info.run_id) info.run_id = fromPath.run_id;
@@ -319,16 +328,24 @@ export function readRunInfo(path: string): RunInfo {
   return parseRunInfo(text, path);
 }
 
-/** Atomic (temp + fsync + rename): concurrent readers see the old or the new file, never a mix. */
-export function writeRunInfo(path: string, info: RunInfo, opts: { fsync?: boolean } = {}): void {
+/**
+ * Atomic (temp + fsync + rename): concurrent readers see the old or the new file, never a mix.
+ * With `fence` (the task owner's proof, owner-epoch.ts) the record is stamped with its epoch and
+ * written only while that epoch is the task's current one (else StaleEpochError, nothing written).
+ */
+export function writeRunInfo(path: string, info: RunInfo, opts: { fsync?: boolean; fence?: OwnerFence } = {}): void {
   refuseCorruptView(path, info);
-  writeFileAtomic(path, serializeRunInfo(info), RUN_INFO_TEMP_PATTERN, opts);
+  const { fence } = opts;
+  if (!fence) return writeFileAtomic(path, serializeRunInfo(info), RUN_INFO_TEMP_PATTERN, opts);
+  fence.guard(() => writeFileAtomic(path, serializeRunInfo({ ...info, owner_epoch: fence.epoch }), RUN_INFO_TEMP_PATTERN, opts));
 }
 
 /** writeRunInfo without blocking the event loop during the fsync. */
-export async function writeRunInfoAsync(path: string, info: RunInfo): Promise<void> {
+export async function writeRunInfoAsync(path: string, info: RunInfo, opts: { fence?: OwnerFence } = {}): Promise<void> {
   refuseCorruptView(path, info);
-  return writeFileAtomicAsync(path, serializeRunInfo(info), RUN_INFO_TEMP_PATTERN);
+  const { fence } = opts;
+  if (!fence) return writeFileAtomicAsync(path, serializeRunInfo(info), RUN_INFO_TEMP_PATTERN);
+  return fence.guardAsync(() => writeFileAtomicAsync(path, serializeRunInfo({ ...info, owner_epoch: fence.epoch }), RUN_INFO_TEMP_PATTERN));
 }
 
 const RUN_INFO_TEMP_PATTERN = 'run-info.*.yaml.tmp';
@@ -340,7 +357,7 @@ const RUN_INFO_TEMP_PATTERN = 'run-info.*.yaml.tmp';
 export async function updateRunInfo(
   path: string,
   mutate: (info: RunInfo) => RunInfo | void,
-  opts: { timeoutMs?: number } = {},
+  opts: { timeoutMs?: number; fence?: OwnerFence } = {},
 ): Promise<RunInfo> {
   const lockPath = `${path}.lock`;
   try {
@@ -350,8 +367,8 @@ export async function updateRunInfo(
       async () => {
         const current = readRunInfo(path);
         const next = mutate(current) ?? current;
-        await writeRunInfoAsync(path, next);
-        return next;
+        await writeRunInfoAsync(path, next, { fence: opts.fence });
+        return opts.fence ? { ...next, owner_epoch: opts.fence.epoch } : next;
       },
     );
   } catch (err) {

@@ -1,5 +1,5 @@
 /** CORRUPT: a record file exists but cannot be parsed (shown as status `corrupt`, listed by `run-agent doctor`). */
-export type StorageErrorCode = 'INVALID_ID' | 'NOT_FOUND' | 'LOCK_TIMEOUT' | 'INVALID_CONFIG' | 'IO' | 'CONFLICT' | 'CORRUPT' | 'NOT_REGULAR_FILE' | 'NO_SPACE';
+export type StorageErrorCode = 'INVALID_ID' | 'NOT_FOUND' | 'LOCK_TIMEOUT' | 'INVALID_CONFIG' | 'IO' | 'CONFLICT' | 'CORRUPT' | 'NOT_REGULAR_FILE' | 'NO_SPACE' | 'STALE_EPOCH' | 'CLAIM_BLOCKED';
 
 /**
  * A full disk or an exhausted quota: errno ENOSPC / EDQUOT, or a domain error carrying code

@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { readMessages, type BusMessage } from '@app/messagebus';
-import { readRunInfo, type RunInfo } from '@app/storage';
+import { readRunInfo, tryFlock, unflock, type RunInfo } from '@app/storage';
 import { fakeAgentsBinDir } from '../../utils/fake-agents';
 
 export const PROJECT = 'proj';
@@ -60,8 +60,47 @@ export function readJson<T>(path: string): T {
   return JSON.parse(readFileSync(path, 'utf8')) as T;
 }
 
-export { waitFor } from '../../utils/wait';
+import { waitFor } from '../../utils/wait';
+
+export { waitFor };
 export { processAlive } from '../../utils/processes';
+
+function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Nobody holds the task's fence lock (OWNER-EPOCH.lock): no fenced write is under way. */
+function fenceFree(taskDir: string): boolean {
+  const fd = openSync(join(taskDir, 'OWNER-EPOCH.lock'), 'a+');
+  try {
+    if (!tryFlock(fd, 'ex')) return false;
+    unflock(fd);
+    return true;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * SIGSTOPs a runner outside its fenced writes (issue #31): a runner stopped inside one (between a
+ * bus write and the release of its locks, a few microseconds) would make any claim fail, by design;
+ * so when it is caught there it is continued and stopped again. Waits for each state change.
+ */
+export async function stopOutsideFencedWrite(pid: number, taskDir: string): Promise<void> {
+  await waitFor(`runner ${pid} stopped outside a fenced write`, async () => {
+    process.kill(pid, 'SIGSTOP');
+    await waitFor(`runner ${pid} stopped`, () => processState(pid) === 'T', 10_000);
+    if (fenceFree(taskDir)) return true;
+    process.kill(pid, 'SIGCONT');
+    await waitFor(`runner ${pid} continued`, () => processState(pid) !== 'T', 10_000);
+    return undefined;
+  }, 20_000);
+}
 
 /**
  * A temp runs root with a config naming one `command` agent (`script`, written next to the root),

@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeCancelled, writeStopRequested } from '@app/storage';
 import { DEFAULT_MAX_RESTARTS } from '@app/runner';
-import { lockTask, TASK_LOCK_FILE } from '../../../libs/runner/src/task-lock';
+import { lockTask, TASK_LOCK_FILE, taskLeaseMs } from '../../../libs/runner/src/task-lock';
+import { waitFor } from '../../utils/wait';
 import { taskLimits } from '../../../libs/runner/src/task-options';
 import { resolveTaskPrompt, taskStopReason } from '../../../libs/runner/src/task-state';
 
@@ -23,13 +25,40 @@ describe('the parts of the Ralph loop (libs/runner/src/task-*.ts)', () => {
   });
 
   it('lockTask: one holder per task (flock), the pid in the file, released for the next', async () => {
-    const release = await lockTask(dir, 'p', 'task-x', 0);
+    const lock = await lockTask(dir, 'p', 'task-x', 0);
+    expect(lock.tookOver).toBe(false);
     expect(readFileSync(join(dir, TASK_LOCK_FILE), 'utf8')).toBe(`${process.pid}\n`);
     await expect(lockTask(dir, 'p', 'task-x', 50)).rejects.toThrow(`task task-x is already running (its Ralph loop is held by another process, pid ${process.pid})`);
-    release();
-    release(); // idempotent
+    lock.release();
+    lock.release(); // idempotent
     const again = await lockTask(dir, 'p', 'task-x', 0);
-    again();
+    again.release();
+  });
+
+  it('lockTask takeover: a holder that renews its lease keeps the task; one that renews nothing for a lease loses it', async () => {
+    const live = await lockTask(dir, 'p', 'task-x', 0, { leaseMs: 150 });
+    try {
+      await expect(lockTask(dir, 'p', 'task-x', 0, { takeover: true, leaseMs: 150 })).rejects.toThrow('which keeps renewing its lease');
+    } finally {
+      live.release();
+    }
+    // a holder that never renews: flock(1) holding the file, as a stopped runner would
+    const holder = spawn('flock', [join(dir, TASK_LOCK_FILE), 'sleep', '60'], { stdio: 'ignore' });
+    try {
+      await waitFor('flock(1) holds the task lock', async () => (await lockTask(dir, 'p', 'task-x', 0).then((l) => (l.release(), false), () => true)));
+      const taken = await lockTask(dir, 'p', 'task-x', 0, { takeover: true, leaseMs: 150 });
+      expect(taken.tookOver).toBe(true);
+      expect(readFileSync(join(dir, TASK_LOCK_FILE), 'utf8')).toBe(`${process.pid}\n`);
+      taken.release();
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  });
+
+  it('taskLeaseMs: $CONDUCTOR_TASK_LEASE_MS, default 30 s, bad values refused', () => {
+    expect(taskLeaseMs({})).toBe(30_000);
+    expect(taskLeaseMs({ CONDUCTOR_TASK_LEASE_MS: '1500' })).toBe(1500);
+    for (const bad of ['1.5', '-1', 'abc', '50']) expect(() => taskLeaseMs({ CONDUCTOR_TASK_LEASE_MS: bad })).toThrow('invalid CONDUCTOR_TASK_LEASE_MS');
   });
 
   it('resolveTaskPrompt: an explicit prompt wins, else TASK.md, never empty', () => {

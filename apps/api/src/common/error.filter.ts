@@ -16,6 +16,8 @@ function storageCode(code: StorageErrorCode): ApiErrorCode {
     case 'NOT_FOUND':
       return 'NOT_FOUND';
     case 'CONFLICT':
+    case 'STALE_EPOCH': // the task was claimed by a newer owner
+    case 'CLAIM_BLOCKED':
     case 'CORRUPT': // a write to a record that cannot be parsed: the state conflicts, the file stays
       return 'CONFLICT';
     case 'NOT_REGULAR_FILE':

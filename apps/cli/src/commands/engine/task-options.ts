@@ -154,7 +154,7 @@ export abstract class LoopFlagParsers extends WorktreeFlagParsers {
     return v;
   }
 
-  @Option({ flags: '--adopt', description: 'when an agent of a runner that died is still running, wait for it and continue the loop (default: refuse, naming its pid)' })
+  @Option({ flags: '--adopt', description: 'when an agent of a runner that died is still running, or the runner renewed nothing for a lease ($CONDUCTOR_TASK_LEASE_MS, default 30s; e.g. stopped), take the task over: wait for that agent and continue the loop (default: refuse, naming its pid)' })
   parseAdopt(): boolean {
     return true;
   }
