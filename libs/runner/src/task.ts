@@ -15,6 +15,7 @@ import {
 } from '@app/storage';
 import { waitForChildren } from './child-wait';
 import { propagateAndReport } from './completion';
+import { criteriaHooks } from './criteria/loop-hooks';
 import { waitForDependencies } from './dependencies';
 import { needsInputHooks } from './needs-input/loop-hooks';
 import { usageHooks } from './usage/loop-hooks';
@@ -153,6 +154,23 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
       stopGraceMs: opts.stopGraceMs,
       onWebhook: (w) => webhooks.push(w),
     });
+    const criteria = criteriaHooks(opts, {
+      root: layout.root,
+      projectId: opts.projectId,
+      taskId: opts.taskId,
+      cwd: wt?.cwd ?? opts.cwd ?? taskDir,
+      env: { ...process.env, ...opts.env, ...wt?.env, JRUN_PROJECT_ID: opts.projectId, JRUN_TASK_ID: opts.taskId, JRUN_TASK_FOLDER: taskDir },
+      config: opts.config,
+      bus,
+      signal: opts.signal,
+      post,
+    });
+    if (criteria.problem) {
+      await post('ERROR', `task failed: ${criteria.problem}`);
+      return finish({ status: 'failed', runIds, error: criteria.problem });
+    }
+    // DONE counts only once the task's completion criteria pass (issue #33)
+    const doneAccepted = async (): Promise<boolean> => isTaskDone(taskDir) && (await criteria.accept(previousRunId));
     let answeredAttempts = 0; // attempts resumed after an answer do not count as restarts
     let rateLimitedAttempts = 0; // nor do attempts the provider refused with a rate limit
     let previousRunId: string | undefined = adopted;
@@ -160,7 +178,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
     const firstAttempt = adopted ? 1 : 0;
     for (let attempt = firstAttempt; ; attempt++) {
       if (opts.signal?.aborted) return stopped(String(opts.signal.reason ?? 'interrupted'));
-      if (isTaskDone(taskDir)) return handleDone();
+      if (await doneAccepted()) return handleDone();
       const reason = stopReason();
       if (reason) return stopped(reason);
       const waited = await input.gate();
@@ -172,12 +190,14 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
       if (waited.kind === 'answered') answeredAttempts++;
       const held = await usage.gate();
       if (held.kind === 'stopped' || held.kind === 'budget') return stopped(held.kind === 'stopped' ? held.reason : held.error);
-      if (isTaskDone(taskDir)) return handleDone();
+      if (await doneAccepted()) return handleDone();
       if (attempt > maxRestarts + answeredAttempts + rateLimitedAttempts) {
-        await post('ERROR', `task failed: max restarts (${maxRestarts}) exceeded`);
-        return finish({ status: 'failed', runIds, error: 'max restarts exceeded' });
+        const rejected = criteria.lastFailure();
+        const error = `max restarts exceeded${rejected ? `; last completion criteria failure: ${rejected}` : ''}`;
+        await post('ERROR', `task failed: max restarts (${maxRestarts}) exceeded${rejected ? `; last completion criteria failure: ${rejected}` : ''}`);
+        return finish({ status: 'failed', runIds, error });
       }
-      const attemptPrompt = input.promptFor(prompt);
+      const attemptPrompt = criteria.promptFor(input.promptFor(prompt));
       await post('INFO', `starting root agent (restart #${attempt})`);
       const unwatch = input.watch();
       const unwatchBudget = usage.watch();
@@ -222,7 +242,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
         }
         await post('WARNING', `root agent failed on restart #${attempt}: ${result.error}`);
       }
-      if (isTaskDone(taskDir)) return handleDone();
+      if (await doneAccepted()) return handleDone();
       if (opts.signal?.aborted) return stopped(String(opts.signal.reason ?? 'interrupted'));
       const after = await usage.after(result);
       if (after.kind === 'stopped' || after.kind === 'budget') return stopped(after.kind === 'stopped' ? after.reason : after.error);

@@ -6,6 +6,7 @@ export * from './layout';
 export * from './run-files';
 export * from './yaml-scalar';
 export * from './run-info';
+export * from './run-criteria';
 export * from './run-info-factory';
 export * from './run-state';
 export * from './atomic-write';

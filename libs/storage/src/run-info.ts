@@ -3,6 +3,7 @@ import { parse } from 'yaml';
 import { writeFileAtomic, writeFileAtomicAsync } from './atomic-write';
 import { withFileLock } from './file-lock';
 import { readRecordText } from './safe-read';
+import { parseRunCriteria, RunCriteria, serializeRunCriteria } from './run-criteria';
 import { ioError, StorageError } from './storage.errors';
 import { rfc3339Nano, yamlString } from './yaml-scalar';
 
@@ -54,6 +55,8 @@ export interface RunInfo {
    * running). Stop never signals it either; the runner ends the request on STOPPED-BY.
    */
   in_process?: boolean;
+  /** Added field (issue #33): the completion criteria checked when this run's agent wrote DONE. */
+  criteria?: RunCriteria;
   /** Reader's view only: why the record (status `corrupt`) could not be parsed. Never written. */
   corrupt_reason?: string;
 }
@@ -144,6 +147,7 @@ function serializeAddedFields(info: RunInfo): string {
   }
   if (info.starting && info.status === 'running') out += 'starting: true\n';
   if (info.in_process && info.status === 'running') out += 'in_process: true\n';
+  if (info.criteria) out += serializeRunCriteria(info.criteria);
   return out;
 }
 
@@ -193,7 +197,7 @@ function typeProblem(raw: Record<string, unknown>): string | undefined {
     if (v !== undefined && v !== null && toInt(v, NaN) !== toInt(v, NaN)) return `${key} must be an integer, got ${JSON.stringify(v)}`;
   }
   for (const [key, v] of Object.entries(raw)) {
-    if (key !== 'usage' && v !== null && typeof v === 'object' && !(v instanceof Date)) return `${key} must be a scalar, got a ${Array.isArray(v) ? 'list' : 'mapping'}`;
+    if (key !== 'usage' && key !== 'criteria' && v !== null && typeof v === 'object' && !(v instanceof Date)) return `${key} must be a scalar, got a ${Array.isArray(v) ? 'list' : 'mapping'}`;
   }
   if (raw.usage !== undefined && raw.usage !== null && (typeof raw.usage !== 'object' || Array.isArray(raw.usage))) return 'usage must be a mapping';
   const status = toStr(raw.status);
@@ -299,6 +303,8 @@ export function parseRunInfo(text: string, path?: string): RunInfo {
   if (usage) info.usage = usage;
   if (raw.starting === true || raw.starting === 'true') info.starting = true;
   if (raw.in_process === true || raw.in_process === 'true') info.in_process = true;
+  const criteria = parseRunCriteria(raw.criteria);
+  if (criteria) info.criteria = criteria;
   const fromPath = path ? idsFromRunInfoPath(path) : undefined;
   if (fromPath) {
     if (!info.run_id) info.run_id = fromPath.run_id;

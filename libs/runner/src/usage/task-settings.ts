@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 import { AppConfig, writeFileAtomic } from '@app/storage';
 import { formatGoDuration, parseDurationFlag } from '../go-duration';
 import { RunnerError } from '../runner.errors';
+import { DoneCriterion, serializeDoneCriteria, validateCriterionTimeout, validateDoneCriteria } from '../criteria/criteria-settings';
 
 export const TASK_SETTINGS_FILE = 'TASK-SETTINGS.yaml';
 
@@ -18,10 +19,21 @@ export interface TaskBudget {
 
 export interface TaskSettings extends TaskBudget {
   resume_mode?: ResumeMode;
+  /** Completion criteria (issue #33): commands that must pass before DONE counts. */
+  done_criteria?: DoneCriterion[];
+  /** Timeout of a criterion without its own. */
+  done_criteria_timeout_ms?: number;
 }
 
 /** The one validator of budget input (CLI flags, API fields, the settings file). */
-export function validateTaskSettings(raw: { max_tokens?: unknown; max_cost_usd?: unknown; max_wall_time?: unknown; resume_mode?: unknown }): TaskSettings {
+export function validateTaskSettings(raw: {
+  max_tokens?: unknown;
+  max_cost_usd?: unknown;
+  max_wall_time?: unknown;
+  resume_mode?: unknown;
+  done_criteria?: unknown;
+  done_criteria_timeout?: unknown;
+}): TaskSettings {
   const out: TaskSettings = {};
   if (raw.max_tokens !== undefined && raw.max_tokens !== null && raw.max_tokens !== '') {
     const n = typeof raw.max_tokens === 'string' && /^\d+$/.test(raw.max_tokens.trim()) ? Number(raw.max_tokens) : raw.max_tokens;
@@ -49,6 +61,10 @@ export function validateTaskSettings(raw: { max_tokens?: unknown; max_cost_usd?:
   if (raw.resume_mode !== undefined && raw.resume_mode !== null && raw.resume_mode !== '') {
     if (raw.resume_mode !== 'continue' && raw.resume_mode !== 'fresh') throw new RunnerError('INVALID_INPUT', `resume mode must be continue or fresh, got ${JSON.stringify(raw.resume_mode)}`);
     out.resume_mode = raw.resume_mode;
+  }
+  if (raw.done_criteria !== undefined && raw.done_criteria !== null) out.done_criteria = validateDoneCriteria(raw.done_criteria);
+  if (raw.done_criteria_timeout !== undefined && raw.done_criteria_timeout !== null && raw.done_criteria_timeout !== '') {
+    out.done_criteria_timeout_ms = validateCriterionTimeout(raw.done_criteria_timeout, 'done criteria timeout');
   }
   return out;
 }
@@ -97,6 +113,7 @@ export function writeTaskSettings(taskDir: string, given: TaskSettings): TaskSet
   if (merged.max_cost_usd) text += `max_cost_usd: ${merged.max_cost_usd}\n`;
   if (merged.max_wall_time_ms) text += `max_wall_time: ${formatGoDuration(merged.max_wall_time_ms)}\n`;
   if (merged.resume_mode) text += `resume_mode: ${merged.resume_mode}\n`;
+  text += serializeDoneCriteria(merged.done_criteria, merged.done_criteria_timeout_ms);
   writeFileAtomic(join(taskDir, TASK_SETTINGS_FILE), text);
   return merged;
 }

@@ -87,6 +87,8 @@ export interface DefaultsConfig {
   max_wall_time?: string;
   /** `continue`: the next Ralph attempt resumes the agent's own session; default `fresh`. */
   resume_mode?: string;
+  /** Timeout of a completion criterion without its own (Go duration; issue #33); default 10m. */
+  done_criteria_timeout?: string;
 }
 
 export interface SseConfig {

@@ -1,0 +1,3 @@
+export * from './criteria-settings';
+export * from './run-criteria';
+export * from './loop-hooks';
