@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCriterion, runCriteria, runTask, validateDoneCriteria, writeTaskSettings } from '@app/runner';
-import { RunsLayout } from '@app/storage';
+import { buildStatusRow, runCriterion, runCriteria, runTask, validateDoneCriteria, writeTaskSettings } from '@app/runner';
+import { createLivenessProbe, RunsLayout } from '@app/storage';
 import { gitSync, makeRepo } from '../../utils/git-repo';
 import { processAlive } from '../../utils/processes';
 import { waitFor } from '../../utils/wait';
@@ -70,6 +70,12 @@ describe('completion criteria (done_criteria) in the Ralph loop', () => {
     expect(bus.map((m) => m.body)).toContain('completion criteria passed (1 command)');
     // the criteria are stored with the task's settings
     expect(readFileSync(join(taskDir, 'TASK-SETTINGS.yaml'), 'utf8')).toContain('done_criteria:\n    - command: "node --test sum.test.js"\n');
+    // the completion FACT and the status row say what verified the DONE
+    const fact = busMessages(layout.projectBus(PROJECT)).find((m) => m.meta?.kind === 'task_completion_propagation' && m.meta?.source_task_id === task);
+    expect(fact?.meta).toMatchObject({ criteria_state: 'passed', criteria_commands: '1', criteria_rejected: '1', criteria_run_id: result.runIds[1] });
+    expect(fact?.body).toContain('completion_criteria:\n- state: passed\n- rejected_done_count: 1\n- command: node --test sum.test.js');
+    const row = buildStatusRow(layout, PROJECT, task, createLivenessProbe(), { enabled: false, driftAfterMs: 60_000 });
+    expect(row.criteria).toMatchObject({ state: 'passed', rejected: 1, run_id: result.runIds[1], commands: [{ command: 'node --test sum.test.js' }] });
   });
 
   it('a command that cannot start fails closed: the task is not done, the restart budget runs out', async () => {

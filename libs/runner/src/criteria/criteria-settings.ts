@@ -51,10 +51,12 @@ export function validateDoneCriteria(raw: unknown): DoneCriterion[] {
   return raw.map((item: unknown, i) => {
     if (typeof item === 'object' && item !== null && !Array.isArray(item)) {
       const o = item as Record<string, unknown>;
-      const unknown = Object.keys(o).filter((k) => k !== 'command' && k !== 'timeout');
+      // timeout_ms: the parsed form (TaskSettings sent as JSON, e.g. to a scale-out worker)
+      const unknown = Object.keys(o).filter((k) => k !== 'command' && k !== 'timeout' && k !== 'timeout_ms');
       if (unknown.length) throw new RunnerError('INVALID_INPUT', `done criterion ${i + 1}: unknown field ${JSON.stringify(unknown[0])} (use command and timeout)`);
       const c: DoneCriterion = { command: validateCommand(o.command, i) };
-      if (o.timeout !== undefined && o.timeout !== null && o.timeout !== '') c.timeout_ms = validateCriterionTimeout(o.timeout, `done criterion ${i + 1} timeout`);
+      const timeout = o.timeout ?? (typeof o.timeout_ms === 'number' ? `${o.timeout_ms}ms` : o.timeout_ms);
+      if (timeout !== undefined && timeout !== null && timeout !== '') c.timeout_ms = validateCriterionTimeout(timeout, `done criterion ${i + 1} timeout`);
       return c;
     }
     return { command: validateCommand(item, i) };

@@ -33,6 +33,8 @@ export function validateTaskSettings(raw: {
   resume_mode?: unknown;
   done_criteria?: unknown;
   done_criteria_timeout?: unknown;
+  /** The parsed form (TaskSettings sent as JSON, e.g. to a scale-out worker). */
+  done_criteria_timeout_ms?: unknown;
 }): TaskSettings {
   const out: TaskSettings = {};
   if (raw.max_tokens !== undefined && raw.max_tokens !== null && raw.max_tokens !== '') {
@@ -63,8 +65,9 @@ export function validateTaskSettings(raw: {
     out.resume_mode = raw.resume_mode;
   }
   if (raw.done_criteria !== undefined && raw.done_criteria !== null) out.done_criteria = validateDoneCriteria(raw.done_criteria);
-  if (raw.done_criteria_timeout !== undefined && raw.done_criteria_timeout !== null && raw.done_criteria_timeout !== '') {
-    out.done_criteria_timeout_ms = validateCriterionTimeout(raw.done_criteria_timeout, 'done criteria timeout');
+  const criteriaTimeout = raw.done_criteria_timeout ?? (typeof raw.done_criteria_timeout_ms === 'number' ? `${raw.done_criteria_timeout_ms}ms` : undefined);
+  if (criteriaTimeout !== undefined && criteriaTimeout !== null && criteriaTimeout !== '') {
+    out.done_criteria_timeout_ms = validateCriterionTimeout(criteriaTimeout, 'done criteria timeout');
   }
   return out;
 }
