@@ -133,7 +133,7 @@ export function NewTaskDialog({ defaultProject, defaultAgent, onClose, onCreated
             <Input label="Task id" value={taskId} onChange={(e) => setTaskId(e.target.value)} placeholder={generateTaskId(prompt || 'new task')} />
             <Input label="Depends on" value={deps} onChange={(e) => setDeps(e.target.value)} placeholder="task ids, comma-separated (optional)" />
             <details className="dialog-more">
-              <summary>Repository, worktree, budget and completion criteria</summary>
+              <summary>Repository, worktree and budget; completion criteria</summary>
               <div className="dialog-fields">
                 <Input label="Working repository" value={options.projectRoot} onChange={option('projectRoot')} placeholder="folder the agent works in, e.g. ~/src/app (optional)" />
                 <Checkbox

@@ -14,7 +14,7 @@ export function RunCriteria({ criteria }: { criteria: Criteria }) {
         {criteria.results.map((r, i) => (
           <li key={i}>
             <code>{r.command}</code> — {r.passed ? 'passed' : r.timed_out ? 'timed out' : r.error ? r.error : `exit ${r.exit_code}`} ({r.duration_ms} ms)
-            {r.output_tail && <pre className="file-text criteria-output">{r.output_tail}</pre>}
+            {r.output_tail && <pre className="criteria-output">{r.output_tail}</pre>}
           </li>
         ))}
       </ul>

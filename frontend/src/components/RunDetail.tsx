@@ -159,7 +159,8 @@ function RunInfoView({ project, taskId, runId, status }: { project: string; task
   if (!info.data) return <LoaderInline className="loading">Loading…</LoaderInline>;
   const entries = Object.entries(info.data).filter(([k]) => k !== 'files' && k !== 'criteria');
   return (
-    <>
+    // one scroll container (focusable, so the keyboard can scroll it) for the criteria and the fields
+    <div className="run-info-view" tabIndex={0} role="region" aria-label="Run info">
     {info.data.criteria && <RunCriteria criteria={info.data.criteria} />}
     <dl className="run-info">
       {entries.map(([k, v]) => (
@@ -175,6 +176,6 @@ function RunInfoView({ project, taskId, runId, status }: { project: string; task
         </div>
       )}
     </dl>
-    </>
+    </div>
   );
 }
