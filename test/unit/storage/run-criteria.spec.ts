@@ -68,4 +68,11 @@ describe('config defaults.done_criteria_timeout', () => {
     expect(() => load('  done_criteria_timeout: 0s\n')).toThrow(/defaults\.done_criteria_timeout.*between 1s and 24h/);
     expect(() => load('  done_criteria_timeout: soon\n')).toThrow(/defaults\.done_criteria_timeout/);
   });
+
+  it('defaults.max_delegation_depth: 1..1000, 0 = the default', () => {
+    expect(load('  max_delegation_depth: 4\n').defaults.max_delegation_depth).toBe(4);
+    expect(load('  max_delegation_depth: 0\n').defaults.max_delegation_depth).toBeUndefined();
+    expect(() => load('  max_delegation_depth: 1001\n')).toThrow(/defaults\.max_delegation_depth.*from 1 to 1000/);
+    expect(() => load('  max_delegation_depth: -1\n')).toThrow(/defaults\.max_delegation_depth/);
+  });
 });

@@ -80,6 +80,7 @@ export class TasksService {
       resume_mode: body.resume_mode,
       done_criteria: body.done_criteria,
       done_criteria_timeout: body.done_criteria_timeout,
+      max_delegation_depth: body.max_delegation_depth,
     });
     const attachMode = body.attach_mode?.trim() || 'create';
     if (!ATTACH_MODES.includes(attachMode)) throw badRequest(`invalid attach_mode "${attachMode}": must be create, attach, or resume`);

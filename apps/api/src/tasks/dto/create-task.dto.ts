@@ -45,4 +45,6 @@ export class CreateTaskDto {
   /** Completion criteria (#33): commands or {command, timeout}; validated by the runner's validateTaskSettings. */
   @IsOptional() @IsArray() done_criteria?: unknown[];
   @IsOptional() @IsString() done_criteria_timeout?: string;
+  /** Fan-out governor (#33): delegation depth limit of the task's sub-tree (1..1000). */
+  @IsOptional() @IsInt() max_delegation_depth?: number;
 }

@@ -25,6 +25,7 @@ export interface LoopFlags extends RunFlags {
   resumeMode?: string;
   doneWhen?: string[];
   doneTimeout?: string;
+  maxDelegationDepth?: string;
 }
 
 /** `--worktree` (implied by `--repo`, `--base`, `--paths`); undefined leaves it to config and an existing worktree. */
@@ -75,8 +76,14 @@ export interface LoopSettings {
 }
 
 /** --max-tokens, --max-cost-usd, --max-wall-time, --resume-mode: validated by the runner's one validator. */
-export function budgetFlags(flags: { maxTokens?: string; maxCostUsd?: string; maxWallTime?: string; resumeMode?: string }): TaskSettings {
-  return validateTaskSettings({ max_tokens: flags.maxTokens, max_cost_usd: flags.maxCostUsd, max_wall_time: flags.maxWallTime, resume_mode: flags.resumeMode });
+export function budgetFlags(flags: { maxTokens?: string; maxCostUsd?: string; maxWallTime?: string; resumeMode?: string; maxDelegationDepth?: string }): TaskSettings {
+  return validateTaskSettings({
+    max_tokens: flags.maxTokens,
+    max_cost_usd: flags.maxCostUsd,
+    max_wall_time: flags.maxWallTime,
+    resume_mode: flags.resumeMode,
+    max_delegation_depth: flags.maxDelegationDepth,
+  });
 }
 
 /** --done-when (repeatable) and --done-timeout: the task's completion criteria, validated by the runner's one validator. */
@@ -162,6 +169,11 @@ export abstract class LoopFlagParsers extends WorktreeFlagParsers {
 
   @Option({ flags: '--resume-mode <mode>', description: 'continue: each attempt resumes the previous attempt\'s agent session (claude/gemini --resume, codex exec resume); fresh (default) starts cold' })
   parseResumeMode(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--max-delegation-depth <n>', description: 'fan-out governor: child runs of this task\'s tree may nest at most this deep (1-1000; stored in TASK-SETTINGS.yaml; default: defaults.max_delegation_depth, 16); a deeper child job is refused, naming the limit and where it was set' })
+  parseMaxDelegationDepth(v: string): string {
     return v;
   }
 
