@@ -135,6 +135,33 @@ describe('completion criteria (done_criteria) in the Ralph loop', () => {
     expect(busMessages(layout.taskBus(PROJECT, task)).some((m) => /criteri/i.test(m.body) || m.type === 'CRITERIA_FAILED')).toBe(false);
   });
 
+  it('while the criteria run the task is not done for anyone (DONE is held aside), and comes back when they pass', async () => {
+    const task = taskId('held');
+    const result = await runTask({
+      root: tmp.root,
+      projectId: PROJECT,
+      taskId: task,
+      prompt: 'x',
+      agent: 'claude',
+      maxRestarts: 0,
+      doneCriteria: validateDoneCriteria(['test ! -e "$JRUN_TASK_FOLDER/DONE" && test -e "$JRUN_TASK_FOLDER/DONE.checking"']),
+      env: agentEnv({ FAKE_AGENT_DONE: '1' }),
+    });
+    expect(result.status).toBe('done');
+    expect(readdirSync(layout.taskDir(PROJECT, task)).filter((f) => f.startsWith('DONE'))).toEqual(['DONE']);
+  });
+
+  it('a DONE held aside by a check that was cut short is checked again by the next loop', async () => {
+    const task = taskId('resumecheck');
+    const taskDir = layout.taskDir(PROJECT, task);
+    mkdirSync(taskDir, { recursive: true });
+    writeTaskSettings(taskDir, { done_criteria: validateDoneCriteria(['true']) });
+    writeFileSync(join(taskDir, 'DONE.checking'), '');
+    const result = await runTask({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', maxRestarts: 0, env: agentEnv() });
+    expect(result).toMatchObject({ status: 'done', runIds: [] });
+    expect(readdirSync(taskDir).filter((f) => f.startsWith('DONE'))).toEqual(['DONE']);
+  });
+
   it('a timed-out criterion has its whole process group killed', async () => {
     const dir = join(tmp.root, '..', 'timeout');
     mkdirSync(dir, { recursive: true });

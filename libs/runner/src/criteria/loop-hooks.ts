@@ -40,6 +40,9 @@ export interface CriteriaHooks {
   lastFailure(): string | undefined;
 }
 
+/** DONE while its completion criteria run. */
+export const CHECKING_FILE = 'DONE.checking';
+
 /** The prompt section of a rejected DONE. */
 export function criteriaFailurePrompt(result: RunCriteria): string {
   const failed = result.results.find((r) => !r.passed);
@@ -95,15 +98,17 @@ export function criteriaHooks(opts: CriteriaLoopOptions, ctx: CriteriaHookContex
     }
   };
 
-  const setAside = (runId: string | undefined): string => {
-    const aside = join(taskDir, `${DONE_FILE}.rejected-${runId || Date.now()}`);
+  const move = (from: string, to: string, what: string): void => {
     try {
-      renameSync(join(taskDir, DONE_FILE), aside);
+      renameSync(from, to);
     } catch (err) {
-      throw new RunnerError('IO', `set the rejected DONE aside as ${aside}: ${errorText(err)}`);
+      throw new RunnerError('IO', `${what} (${from} → ${to}): ${errorText(err)}`);
     }
-    return aside;
   };
+  const done = join(taskDir, DONE_FILE);
+  const checking = join(taskDir, CHECKING_FILE);
+  // a check cut short (the runner died) is checked again: the DONE comes back
+  if (resolved.criteria && existsSync(checking) && !existsSync(done)) move(checking, done, 'restore the DONE of an interrupted criteria check');
 
   return {
     problem: resolved.problem,
@@ -111,13 +116,23 @@ export function criteriaHooks(opts: CriteriaLoopOptions, ctx: CriteriaHookContex
       const criteria = resolved.criteria;
       if (!criteria) return true;
       await ctx.post('INFO', `DONE written: checking ${criteria.length} completion criteri${criteria.length === 1 ? 'on' : 'a'} in ${ctx.cwd}`);
-      const result = await runCriteria(criteria, { cwd: resolve(ctx.cwd), env: ctx.env, defaultTimeoutMs: resolved.timeoutMs, signal: ctx.signal });
+      // while the commands run the task is not done for anyone (dependents, listings): DONE is held aside
+      move(done, checking, 'hold the DONE aside while the criteria run');
+      let result: RunCriteria;
+      try {
+        result = await runCriteria(criteria, { cwd: resolve(ctx.cwd), env: ctx.env, defaultTimeoutMs: resolved.timeoutMs, signal: ctx.signal });
+      } catch (err) {
+        result = { passed: false, reason: `the criteria could not run: ${errorText(err)}`, checked_at: new Date(), results: [] };
+      }
       await record(runId, result);
       if (result.passed) {
+        // rename keeps the marker's inode and mtime: its completion key is the agent's DONE
+        move(checking, done, 'restore the DONE after the criteria passed');
         await ctx.post('INFO', `completion criteria passed (${result.results.length} command${result.results.length === 1 ? '' : 's'})`);
         return true;
       }
-      const aside = setAside(runId);
+      const aside = join(taskDir, `${DONE_FILE}.rejected-${runId || Date.now()}`);
+      move(checking, aside, 'set the rejected DONE aside');
       last = result.reason;
       pending = result;
       const failed = result.results.find((r) => !r.passed);
