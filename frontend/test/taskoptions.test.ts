@@ -7,7 +7,7 @@ describe('New task dialog options (#30.11)', () => {
   });
 
   it('maps repository, worktree and budget to the POST /api/v1/tasks fields', () => {
-    const form = { projectRoot: ' ~/src/app ', worktree: true, base: 'develop', paths: 'src, docs\nsrc', maxTokens: '50000', maxCostUsd: '$2.50', maxWallTime: '30m' };
+    const form = { projectRoot: ' ~/src/app ', worktree: true, base: 'develop', paths: 'src, docs\nsrc', maxTokens: '50000', maxCostUsd: '$2.50', maxWallTime: '30m', doneCriteria: '', doneTimeout: '' };
     expect(taskOptionFields(form)).toEqual({
       fields: { project_root: '~/src/app', isolation: 'worktree', base: 'develop', paths: ['src', 'docs'], max_tokens: 50000, max_cost_usd: 2.5, max_wall_time: '30m' },
     });

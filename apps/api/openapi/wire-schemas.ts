@@ -1,4 +1,4 @@
-import type { BusMessage, CreateTaskResponse, FileContent, FlatRun, OpenQuestion, Project, ProjectRun, ProjectStats, RunFile, RunV1, ServerStatus, TaskListItem, UsageReport, UsageTotals } from '@app/contracts';
+import type { BusMessage, CreateTaskResponse, CriterionResultView, FileContent, FlatRun, OpenQuestion, Project, ProjectRun, ProjectStats, RunFile, RunCriteriaView, RunV1, ServerStatus, TaskCriteriaInfo, TaskListItem, UsageReport, UsageTotals } from '@app/contracts';
 import type { Schema } from './dto-schemas';
 
 /**
@@ -64,9 +64,9 @@ export const WIRE_SCHEMAS: Record<string, Schema> = {
       id: str, run_id: str, project_id: str, task_id: str, agent: str, agent_version: str, status: str, process_ownership: str,
       exit_code: { ...int, description: '-1 while running' }, start_time: time, end_time: time, parent_run_id: str, previous_run_id: str,
       error_summary: str, version: int, cwd: str, pid: int, pgid: int, commandline: str, session_id: str, resume_at: time,
-      usage: ref('UsageTotals'), files: { type: 'array', items: ref('RunFile') }, ...addedRun,
+      usage: ref('UsageTotals'), criteria: ref('RunCriteria'), files: { type: 'array', items: ref('RunFile') }, ...addedRun,
     },
-    ['run_id', 'project_id', 'task_id', 'agent_version', 'process_ownership', 'end_time', 'parent_run_id', 'previous_run_id', 'error_summary', 'version', 'cwd', 'pid', 'pgid', 'commandline', 'session_id', 'resume_at', 'usage', 'files', 'display_status', 'agent_name', 'corrupt_reason'],
+    ['run_id', 'project_id', 'task_id', 'agent_version', 'process_ownership', 'end_time', 'parent_run_id', 'previous_run_id', 'error_summary', 'version', 'cwd', 'pid', 'pgid', 'commandline', 'session_id', 'resume_at', 'usage', 'criteria', 'files', 'display_status', 'agent_name', 'corrupt_reason'],
   ),
   RunV1: shape<RunV1>(
     { run_id: str, project_id: str, task_id: str, status: str, process_ownership: str, start_time: time, end_time: time, exit_code: { ...int, description: 'omitted when 0' }, agent_version: str, error_summary: str, ...addedRun },
@@ -96,9 +96,26 @@ export const WIRE_SCHEMAS: Record<string, Schema> = {
     {
       id: str, project_id: str, status: str, state: { type: 'string', enum: ['idle', 'running', 'done', 'blocked', 'queued', 'needs_input'] }, queue_position: int,
       last_activity: time, created_at: time, done: bool, depends_on: strings, blocked_by: strings, thread_parent: { type: 'object', additionalProperties: true },
-      open_questions: { type: 'array', items: ref('OpenQuestion') }, stalled: bool, runs: { type: 'array', items: ref('ProjectRun') },
+      open_questions: { type: 'array', items: ref('OpenQuestion') }, stalled: bool, criteria: ref('TaskCriteria'), runs: { type: 'array', items: ref('ProjectRun') },
     },
     ['id', 'project_id', 'status', 'state', 'last_activity', 'created_at', 'done', 'runs'],
+  ),
+  CriterionResult: shape<CriterionResultView>(
+    { command: str, exit_code: { ...int, description: '-1 when it could not start, timed out or was killed' }, passed: bool, timed_out: bool, duration_ms: int, error: str, output_tail: { ...str, description: 'last lines of a failing command\'s output (bounded)' } },
+    ['timed_out', 'error', 'output_tail'],
+  ),
+  RunCriteria: shape<RunCriteriaView>(
+    { passed: bool, reason: str, checked_at: time, results: { type: 'array', items: ref('CriterionResult') } },
+    ['reason'],
+    { description: 'completion criteria checked when the run\'s agent wrote DONE (docs/completion-criteria.md)' },
+  ),
+  TaskCriteria: shape<TaskCriteriaInfo>(
+    {
+      commands: { type: 'array', items: obj({ command: str, timeout: str }, ['command']) },
+      state: { type: 'string', enum: ['pending', 'passed', 'failed', 'unresolvable'] },
+      reason: str, run_id: str, checked_at: time, rejected: { ...int, description: 'DONEs the criteria rejected so far' },
+    },
+    ['reason', 'run_id', 'checked_at'],
   ),
   FileContent: shape<FileContent>({ name: str, content: str, modified: time, size_bytes: int }, []),
   Message: shape<BusMessage>(

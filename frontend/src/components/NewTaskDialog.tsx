@@ -22,8 +22,8 @@ interface NewTaskDialogProps {
 /**
  * Form for POST /api/v1/tasks; the task id is proposed from the prompt and may be edited. The agent
  * starts as the latest run's, else the server's default agent (#30.11). "Repository, worktree and
- * budget" holds the optional fields (docs/worktrees.md, docs/usage-and-budgets.md); completion
- * criteria will join them there.
+ * budget" holds the optional fields (docs/worktrees.md, docs/usage-and-budgets.md), and the
+ * completion criteria (docs/completion-criteria.md).
  */
 export function NewTaskDialog({ defaultProject, defaultAgent, onClose, onCreated }: NewTaskDialogProps) {
   const [project, setProject] = useState(defaultProject ?? '');
@@ -133,7 +133,7 @@ export function NewTaskDialog({ defaultProject, defaultAgent, onClose, onCreated
             <Input label="Task id" value={taskId} onChange={(e) => setTaskId(e.target.value)} placeholder={generateTaskId(prompt || 'new task')} />
             <Input label="Depends on" value={deps} onChange={(e) => setDeps(e.target.value)} placeholder="task ids, comma-separated (optional)" />
             <details className="dialog-more">
-              <summary>Repository, worktree and budget</summary>
+              <summary>Repository, worktree and budget; completion criteria</summary>
               <div className="dialog-fields">
                 <Input label="Working repository" value={options.projectRoot} onChange={option('projectRoot')} placeholder="folder the agent works in, e.g. ~/src/app (optional)" />
                 <Checkbox
@@ -151,6 +151,15 @@ export function NewTaskDialog({ defaultProject, defaultAgent, onClose, onCreated
                 <Input label="Max tokens" value={options.maxTokens} onChange={option('maxTokens')} inputMode="numeric" placeholder="budget of the task tree (optional)" />
                 <Input label="Max cost (USD)" value={options.maxCostUsd} onChange={option('maxCostUsd')} inputMode="decimal" placeholder="e.g. 5 (optional)" />
                 <Input label="Max wall time" value={options.maxWallTime} onChange={option('maxWallTime')} placeholder="e.g. 30m or 2h (optional)" />
+                <Input
+                  multiline
+                  rows={3}
+                  label="Completion criteria"
+                  value={options.doneCriteria}
+                  onChange={option('doneCriteria')}
+                  placeholder="shell commands that must pass before DONE counts, one per line, e.g. npm test (optional)"
+                />
+                {options.doneCriteria.trim() && <Input label="Criteria timeout" value={options.doneTimeout} onChange={option('doneTimeout')} placeholder="per command, e.g. 5m (default 10m)" />}
               </div>
             </details>
             {error && (

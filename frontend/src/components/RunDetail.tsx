@@ -8,6 +8,7 @@ import { normalizeStatus, shownExitCode } from '../data/status';
 import { parseTime, formatDuration } from '../data/time';
 import { usePoll } from '../hooks/usePoll';
 import { LogView } from './LogView';
+import { RunCriteria } from './RunCriteria';
 import { RunTabs, type TabId } from './RunTabs';
 import { HeartbeatBadge, StatusBadge } from './StatusBadge';
 import { WorktreeBadge, WorktreeDiff } from './WorktreeDiff';
@@ -156,8 +157,11 @@ function RunInfoView({ project, taskId, runId, status }: { project: string; task
   const info = usePoll<ProjectRun>(`${project}/${taskId}/${runId}/${status}`, () => api.run(project, taskId, runId), 0);
   if (info.error) return <p className="empty">{describeError(info.error)}</p>;
   if (!info.data) return <LoaderInline className="loading">Loading…</LoaderInline>;
-  const entries = Object.entries(info.data).filter(([k]) => k !== 'files');
+  const entries = Object.entries(info.data).filter(([k]) => k !== 'files' && k !== 'criteria');
   return (
+    // one scroll container (focusable, so the keyboard can scroll it) for the criteria and the fields
+    <div className="run-info-view" tabIndex={0} role="region" aria-label="Run info">
+    {info.data.criteria && <RunCriteria criteria={info.data.criteria} />}
     <dl className="run-info">
       {entries.map(([k, v]) => (
         <div key={k}>
@@ -172,5 +176,6 @@ function RunInfoView({ project, taskId, runId, status }: { project: string; task
         </div>
       )}
     </dl>
+    </div>
   );
 }

@@ -10,11 +10,14 @@ export interface TaskOptionsForm {
   maxTokens: string;
   maxCostUsd: string;
   maxWallTime: string;
+  /** Completion criteria: one shell command per line (docs/completion-criteria.md). */
+  doneCriteria: string;
+  doneTimeout: string;
 }
 
-export const EMPTY_TASK_OPTIONS: TaskOptionsForm = { projectRoot: '', worktree: false, base: '', paths: '', maxTokens: '', maxCostUsd: '', maxWallTime: '' };
+export const EMPTY_TASK_OPTIONS: TaskOptionsForm = { projectRoot: '', worktree: false, base: '', paths: '', maxTokens: '', maxCostUsd: '', maxWallTime: '', doneCriteria: '', doneTimeout: '' };
 
-type TaskOptionFields = Pick<CreateTaskRequest, 'project_root' | 'isolation' | 'base' | 'paths' | 'max_tokens' | 'max_cost_usd' | 'max_wall_time'>;
+type TaskOptionFields = Pick<CreateTaskRequest, 'project_root' | 'isolation' | 'base' | 'paths' | 'max_tokens' | 'max_cost_usd' | 'max_wall_time' | 'done_criteria' | 'done_criteria_timeout'>;
 
 /**
  * The POST /api/v1/tasks fields of the filled-in options (empty ones left out), or the one line
@@ -43,5 +46,12 @@ export function taskOptionFields(form: TaskOptionsForm): { fields: TaskOptionFie
   }
   const wall = form.maxWallTime.trim();
   if (wall) fields.max_wall_time = wall; // a duration like 30m; the server checks it (one rule, one place)
+  const criteria = form.doneCriteria.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  if (criteria.length) fields.done_criteria = criteria;
+  const doneTimeout = form.doneTimeout.trim();
+  if (doneTimeout) {
+    if (!criteria.length) return { error: 'A criteria timeout needs at least one completion criterion.' };
+    fields.done_criteria_timeout = doneTimeout; // the server checks the duration
+  }
   return { fields };
 }

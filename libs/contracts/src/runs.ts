@@ -22,6 +22,37 @@ export interface AddedRunFields {
   corrupt_reason?: string;
 }
 
+/** One completion criterion as checked (issue #33). */
+export interface CriterionResultView {
+  command: string;
+  /** -1 when it could not start, timed out or was killed. */
+  exit_code: number;
+  passed: boolean;
+  timed_out?: boolean;
+  duration_ms: number;
+  error?: string;
+  /** Last lines of a failing command's output (bounded). */
+  output_tail?: string;
+}
+
+/** The completion criteria checked when a run's agent wrote DONE (run-info `criteria`). */
+export interface RunCriteriaView {
+  passed: boolean;
+  reason?: string;
+  checked_at: string;
+  results: CriterionResultView[];
+}
+
+/** A task's completion criteria and its latest check (task detail `criteria`). */
+export interface TaskCriteriaInfo {
+  commands: { command: string; timeout?: string }[];
+  state: 'pending' | 'passed' | 'failed' | 'unresolvable';
+  reason?: string;
+  run_id?: string;
+  checked_at?: string;
+  rejected: number;
+}
+
 /** ProjectRun (api.md §1.3) plus the D12 superset the React run view reads. */
 export interface ProjectRun extends Partial<AddedRunFields> {
   id: string;
@@ -47,6 +78,8 @@ export interface ProjectRun extends Partial<AddedRunFields> {
   session_id?: string;
   resume_at?: string;
   usage?: UsageTotals;
+  /** Added field (#33): the completion criteria checked when this run's agent wrote DONE. */
+  criteria?: RunCriteriaView;
   files?: RunFile[];
 }
 

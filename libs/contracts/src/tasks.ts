@@ -20,6 +20,18 @@ export interface CreateTaskRequest {
   /** A duration like `30m` or `2h`. */
   max_wall_time?: string;
   resume_mode?: 'continue' | 'fresh';
+  /** Completion criteria (docs/completion-criteria.md): shell commands that must pass before DONE counts. */
+  done_criteria?: (string | DoneCriterionInput)[];
+  /** Timeout of a criterion without its own (a duration like `5m`; default config defaults.done_criteria_timeout, 10m). */
+  done_criteria_timeout?: string;
+  /** Fan-out governor: child runs of the task's tree may nest at most this deep (1..1000; default config defaults.max_delegation_depth, 16). */
+  max_delegation_depth?: number;
+}
+
+/** One completion criterion with its own timeout (a duration like `2m`). */
+export interface DoneCriterionInput {
+  command: string;
+  timeout?: string;
 }
 
 /** The answer of `POST /api/v1/tasks`. */

@@ -42,6 +42,8 @@ export class DetachedJobStarter implements SubTaskStarter {
     if (req.agent) args.push('--agent', req.agent);
     if (cwd) args.push('--cwd', cwd);
     if (req.parentRunId) args.push('--parent-run-id', req.parentRunId);
+    for (const c of req.doneCriteria ?? []) args.push('--done-when', c);
+    if (req.doneCriteriaTimeout) args.push('--done-timeout', req.doneCriteriaTimeout);
     if (this.opts.configPath) args.push('--config', this.opts.configPath);
     const logPath = join(runDir.dir, MCP_JOB_LOG);
     const log = openSync(logPath, 'a');

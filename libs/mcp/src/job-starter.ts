@@ -1,4 +1,4 @@
-import { JobResult, runJob, type RunnerService } from '@app/runner';
+import { JobResult, runJob, validateTaskSettings, withJobCriteria, type RunnerService } from '@app/runner';
 import { AppConfig } from '@app/storage';
 import type { SubTaskRequest, SubTaskStarted, SubTaskStarter } from './mcp.types';
 import { preflightSubTask } from './sub-task-preflight';
@@ -32,7 +32,8 @@ export class JobStarter implements SubTaskStarter {
     const runDir = layout.allocateRunDir(req.projectId, taskId);
     this.failures.delete(key);
     const run = this.opts.runner ? (o: Parameters<typeof runJob>[0]) => this.opts.runner!.runJob(o) : runJob;
-    const job = run({
+    const criteria = validateTaskSettings({ done_criteria: req.doneCriteria, done_criteria_timeout: req.doneCriteriaTimeout });
+    const start = () => run({
       root: layout.root,
       projectId: req.projectId,
       taskId,
@@ -46,10 +47,26 @@ export class JobStarter implements SubTaskStarter {
       runDir,
       signal: this.opts.signal,
     });
+    // a DONE written by this job counts only once the task's completion criteria pass (issue #33)
+    const checked = withJobCriteria(
+      {
+        root: layout.root,
+        projectId: req.projectId,
+        taskId,
+        cwd: cwd ?? layout.taskDir(req.projectId, taskId),
+        env: this.opts.env ?? {},
+        config: this.opts.config,
+        doneCriteria: criteria.done_criteria,
+        doneCriteriaTimeoutMs: criteria.done_criteria_timeout_ms,
+      },
+      start,
+    );
+    const job = checked.then((c) => c.result);
     this.active.set(key, job);
-    void job
-      .then((r) => {
+    void checked
+      .then(({ result: r, rejected }) => {
         if (!r.ok && !r.info) this.failures.set(key, r.error ?? 'agent execution failed');
+        else if (rejected) this.failures.set(key, rejected);
       })
       .catch((err: unknown) => this.failures.set(key, err instanceof Error ? err.message : String(err)))
       .finally(() => this.active.delete(key));

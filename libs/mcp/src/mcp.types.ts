@@ -24,6 +24,9 @@ export interface SubTaskRequest {
   agent?: string;
   cwd?: string;
   parentRunId?: string;
+  /** Completion criteria of the task (issue #33), validated by the runner's validateTaskSettings. */
+  doneCriteria?: string[];
+  doneCriteriaTimeout?: string;
 }
 
 export interface SubTaskStarted {

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { stopTask } from '@app/runner';
+import { stopTask, validateTaskSettings } from '@app/runner';
 import { byCodeUnits, cursorPage, isIdentifier as isId, StorageIndex } from '@app/storage';
 import type { ConductorMcpOptions } from './mcp.types';
 import { PAGE_HELP, pageArgs, pageArgsQuery, type PageArgs } from './page-args';
@@ -55,7 +55,7 @@ export function registerTaskTools(server: McpServer, opts: ConductorMcpOptions, 
     project: z.string().optional().describe('project id (default: the server scope)'),
   };
 
-  addTool<{ prompt: string; agent?: string; task?: string; project?: string; cwd?: string }>(
+  addTool<{ prompt: string; agent?: string; task?: string; project?: string; cwd?: string; done_criteria?: string[]; done_criteria_timeout?: string }>(
     server,
     'task_start',
     {
@@ -68,15 +68,21 @@ export function registerTaskTools(server: McpServer, opts: ConductorMcpOptions, 
         task: z.string().optional().describe('task id task-YYYYMMDD-HHMMSS-slug (default: generated)'),
         project: z.string().optional().describe('project id (default: the server scope)'),
         cwd: z.string().optional().describe('working directory of the agent (default: the task folder)'),
+        done_criteria: z
+          .array(z.string())
+          .optional()
+          .describe('completion criteria: shell commands run in the working directory when the agent writes DONE; any failure sets DONE aside and the job fails'),
+        done_criteria_timeout: z.string().optional().describe('timeout of each criterion, a duration like 5m (default 10m)'),
       },
     },
     (args) =>
       toolCall(async () => {
         const projectId = projectOf(scope, args.project);
         if (args.prompt.trim() === '') throw new McpInputError('prompt is empty');
+        checkCriteria(args.done_criteria, args.done_criteria_timeout);
         const taskId = args.task?.trim() ? taskOf(args.task) : undefined;
         if (taskId) tasks.checkStart(projectId, taskId);
-        const started = await starter.start({ projectId, taskId, prompt: args.prompt, agent: args.agent?.trim() || undefined, cwd: args.cwd?.trim() || undefined, parentRunId: scope.runId });
+        const started = await starter.start({ projectId, taskId, prompt: args.prompt, agent: args.agent?.trim() || undefined, cwd: args.cwd?.trim() || undefined, parentRunId: scope.runId, doneCriteria: args.done_criteria, doneCriteriaTimeout: args.done_criteria_timeout });
         tasks.noteStarted(started.project_id, started.task_id);
         return started;
       }),
@@ -175,5 +181,14 @@ export async function waitForTask(read: () => TaskSummary, timeoutMs: number, po
     if (s.finished && s.error !== 'task not found') return { ...s, timed_out: false };
     if (Date.now() >= deadline || extra.signal.aborted) return { ...s, timed_out: true };
     await sleep(Math.min(pollMs, Math.max(1, deadline - Date.now())), extra.signal);
+  }
+}
+
+/** done_criteria / done_criteria_timeout through the runner's one validator; bad input is the caller's error. */
+function checkCriteria(criteria: string[] | undefined, timeout: string | undefined): void {
+  try {
+    validateTaskSettings({ done_criteria: criteria, done_criteria_timeout: timeout });
+  } catch (err) {
+    throw new McpInputError((err as Error).message);
   }
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { BusMessage, BusWriter, readMessages } from '@app/messagebus';
 import { isStaleEpoch, isZeroTime, type OwnerFence, readRunInfo, RunInfo, runInfoFile, runInfoIn, withFileLock, runOutputFile, taskRunsDir } from '@app/storage';
 import { errorText } from './runner.errors';
+import { taskCriteriaView } from './criteria/criteria-view';
 import { rfc3339Nano, rfc3339NanoFromNs } from './time-format';
 
 export const PROPAGATION_KIND = 'task_completion_propagation';
@@ -196,6 +197,14 @@ function buildCompletionMessage(input: PropagationInput, key: string, donePath: 
     meta.source_latest_end_time = timeText(latest.info.end_time);
   }
   if (runEvent) meta.latest_run_event_ts = rfc3339Nano(runEvent.ts);
+  // issue #33: what verified this DONE
+  const criteria = taskCriteriaView(input.taskDir, runs.infos.map((r) => ({ runId: r.id, info: r.info })));
+  if (criteria) {
+    meta.criteria_state = criteria.state;
+    meta.criteria_commands = String(criteria.commands.length);
+    meta.criteria_rejected = String(criteria.rejected);
+    if (criteria.run_id) meta.criteria_run_id = criteria.run_id;
+  }
 
   const lines = [
     'task completion propagated to project scope',
@@ -234,6 +243,11 @@ function buildCompletionMessage(input: PropagationInput, key: string, donePath: 
       `- latest_run_event_type: ${runEvent.type}`,
       `- latest_run_event_ts: ${rfc3339Nano(runEvent.ts)}`,
     );
+  }
+  if (criteria) {
+    lines.push('', 'completion_criteria:', `- state: ${criteria.state}`, `- rejected_done_count: ${criteria.rejected}`);
+    for (const c of criteria.commands) lines.push(`- command: ${c.command.replace(/\s+/g, ' ')}`);
+    if (criteria.run_id) lines.push(`- checked_run_id: ${criteria.run_id}`);
   }
   lines.push('', 'task_fact_signals:', `- count: ${facts.length}`);
   if (facts.length === 0) {

@@ -53,3 +53,4 @@ export { worktreeStatus, type WorktreeStatus } from './status/worktree-status';
 export { scanRecords, taskRecordProblems, taskCorruptReason, relativeRecordPath, type RecordProblem, type RecordKind } from './records/records';
 export { buildBlock, installBlock, uninstallBlock, installShellAliases, uninstallShellAliases, BLOCK_START, BLOCK_END } from './wrap/shell-setup';
 export { writeThreadChild, threadParentMessage, THREAD_LINK_FILE, type ThreadParentRef, type ThreadChildRef } from './thread-link';
+export * from './criteria';

@@ -4,9 +4,9 @@ import { AppConfig, RunInfo, RunsLayout, validateProjectId, validateRunId, valid
 import { AgentSpec, SelectedAgent, isFatalAgentError, runAgentBinDir, setupAgentMcp } from '@app/agents';
 import { resolveSpec, selectAgent } from './agent-resolution';
 import { RunnerError, errorText } from './runner.errors';
-import { findRunById } from './run-scan';
 import { refuseLiveRootRun } from './live-run';
-import { DEFAULT_MAX_DELEGATION_DEPTH, JobOptions } from './job-options';
+import { JobOptions } from './job-options';
+import { checkDelegationDepth } from './governor/depth-limit';
 
 /* The steps of a job before its agent starts: checks that may refuse it, the runner's own record. */
 
@@ -26,24 +26,6 @@ export function ownGroupId(): number {
     return Number(readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')[2]) || process.pid;
   } catch {
     return process.pid;
-  }
-}
-
-/** D13: the parent chain of a new child run must stay below the delegation depth limit. */
-function checkDelegationDepth(root: string, taskDir: string, parentRunId: string, limit: number): void {
-  let depth = 0;
-  let current: string | undefined = parentRunId;
-  const seen = new Set<string>();
-  while (current && !seen.has(current)) {
-    seen.add(current);
-    depth++;
-    if (depth >= limit) {
-      throw new RunnerError(
-        'DEPTH_LIMIT',
-        `delegation depth limit (${limit}) exceeded: a child of run ${parentRunId} would be at depth ${depth + 1}`,
-      );
-    }
-    current = findRunById(root, current, taskDir)?.info.parent_run_id;
   }
 }
 
@@ -102,7 +84,7 @@ export async function prepare(opts: JobOptions): Promise<Prepared> {
   // a root run never starts next to a live agent of a dead runner (issue #11)
   if (!opts.parentRunId) refuseLiveRootRun(taskDir, opts.projectId, opts.taskId);
   if (opts.parentRunId) {
-    checkDelegationDepth(layout.root, taskDir, opts.parentRunId, opts.maxDelegationDepth ?? DEFAULT_MAX_DELEGATION_DEPTH);
+    checkDelegationDepth(layout.root, taskDir, opts.parentRunId, { jobLimit: opts.maxDelegationDepth, config: opts.config });
   }
   mkdirSync(taskRunsDir(taskDir), { recursive: true, mode: 0o755 });
   writeTaskPromptIfAbsent(taskDir, prompt);

@@ -1,6 +1,7 @@
 import type { AgentRegistry } from '@app/agents';
 import type { AppConfig, ClaimKind, LivenessProbe } from '@app/storage';
 import type { AgentExecutor } from './agent-executor';
+import type { CriteriaLoopOptions } from './criteria/loop-hooks';
 import type { JobResult } from './job';
 import type { NeedsInputLoopOptions } from './needs-input/loop-hooks';
 import { RunnerError } from './runner.errors';
@@ -14,7 +15,7 @@ export const DEFAULT_CHILD_WAIT_TIMEOUT_MS = 300_000;
 export const DEFAULT_CHILD_POLL_MS = 1000;
 export const DEFAULT_DEPENDENCY_POLL_MS = 2000;
 
-export interface TaskOptions extends NeedsInputLoopOptions, UsageLoopOptions {
+export interface TaskOptions extends NeedsInputLoopOptions, UsageLoopOptions, CriteriaLoopOptions {
   root: string;
   projectId: string;
   taskId: string;

@@ -17,6 +17,7 @@ import {
 } from '@app/storage';
 import { waitForChildren } from './child-wait';
 import { propagateAndReport } from './completion';
+import { criteriaHooks } from './criteria/loop-hooks';
 import { waitForDependencies } from './dependencies';
 import { needsInputHooks } from './needs-input/loop-hooks';
 import { usageHooks } from './usage/loop-hooks';
@@ -169,6 +170,23 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
       stopGraceMs: opts.stopGraceMs,
       onWebhook: (w) => webhooks.push(w),
     });
+    const criteria = criteriaHooks(opts, {
+      root: layout.root,
+      projectId: opts.projectId,
+      taskId: opts.taskId,
+      cwd: wt?.cwd ?? opts.cwd ?? taskDir,
+      env: { ...process.env, ...opts.env, ...wt?.env, JRUN_PROJECT_ID: opts.projectId, JRUN_TASK_ID: opts.taskId, JRUN_TASK_FOLDER: taskDir },
+      config: opts.config,
+      bus,
+      signal: opts.signal,
+      post,
+    });
+    if (criteria.problem) {
+      await post('ERROR', `task failed: ${criteria.problem}`);
+      return finish({ status: 'failed', runIds, error: criteria.problem });
+    }
+    // DONE counts only once the task's completion criteria pass (issue #33)
+    const doneAccepted = async (): Promise<boolean> => isTaskDone(taskDir) && (await criteria.accept(previousRunId));
     let answeredAttempts = 0; // attempts resumed after an answer do not count as restarts
     let rateLimitedAttempts = 0; // nor do attempts the provider refused with a rate limit
     let previousRunId: string | undefined = adopted;
@@ -179,7 +197,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
       if (opts.signal?.aborted) return stopped(String(opts.signal.reason ?? 'interrupted'));
       const reason = stopReason();
       // a finished task re-run is done; a stop that came while this loop ran wins over DONE
-      if (isTaskDone(taskDir) && !(reason && attempt > firstAttempt)) return handleDone();
+      if (!(reason && attempt > firstAttempt) && (await doneAccepted())) return handleDone();
       if (reason) return stopped(reason);
       const waited = await input.gate();
       if (waited.kind === 'stopped') return stopped(waited.reason);
@@ -190,13 +208,15 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
       if (waited.kind === 'answered') answeredAttempts++;
       const held = await usage.gate();
       if (held.kind === 'stopped' || held.kind === 'budget') return stopped(held.kind === 'stopped' ? held.reason : held.error);
-      if (isTaskDone(taskDir)) return handleDone();
+      if (await doneAccepted()) return handleDone();
       if (attempt > maxRestarts + answeredAttempts + rateLimitedAttempts) {
-        await post('ERROR', `task failed: max restarts (${maxRestarts}) exceeded`);
-        return finish({ status: 'failed', runIds, error: 'max restarts exceeded' });
+        const rejected = criteria.lastFailure();
+        const error = `max restarts exceeded${rejected ? `; last completion criteria failure: ${rejected}` : ''}`;
+        await post('ERROR', `task failed: max restarts (${maxRestarts}) exceeded${rejected ? `; last completion criteria failure: ${rejected}` : ''}`);
+        return finish({ status: 'failed', runIds, error });
       }
       fence.check();
-      const attemptPrompt = input.promptFor(prompt);
+      const attemptPrompt = criteria.promptFor(input.promptFor(prompt));
       await post('INFO', `starting root agent (restart #${attempt})`);
       const unwatch = input.watch();
       const unwatchBudget = usage.watch();
@@ -245,7 +265,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
       const stoppedBy = result.runDir ? readStoppedBy(result.runDir) : undefined;
       // a stop of the run or the task wins over a DONE written meanwhile (the server's cancel writes
       // DONE, an agent may write it while dying): a stopped task ends stopped, with no completion
-      if (isTaskDone(taskDir) && !stoppedBy && !stopReason()) return handleDone();
+      if (!stoppedBy && !stopReason() && (await doneAccepted())) return handleDone();
       if (opts.signal?.aborted) return stopped(String(opts.signal.reason ?? 'interrupted'));
       const after = await usage.after(result);
       if (after.kind === 'stopped' || after.kind === 'budget') return stopped(after.kind === 'stopped' ? after.reason : after.error);

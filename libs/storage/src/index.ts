@@ -8,6 +8,7 @@ export * from './run-files';
 export * from './yaml-scalar';
 export * from './run-info';
 export * from './owner-epoch';
+export * from './run-criteria';
 export * from './run-info-factory';
 export * from './run-state';
 export * from './atomic-write';

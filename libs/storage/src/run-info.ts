@@ -4,6 +4,7 @@ import { writeFileAtomic, writeFileAtomicAsync } from './atomic-write';
 import { withFileLock } from './file-lock';
 import type { OwnerFence } from './owner-epoch';
 import { readRecordText } from './safe-read';
+import { parseRunCriteria, RunCriteria, serializeRunCriteria } from './run-criteria';
 import { ioError, StorageError } from './storage.errors';
 import { rfc3339Nano, yamlString } from './yaml-scalar';
 
@@ -60,6 +61,8 @@ export interface RunInfo {
    * owner-epoch.ts). Stamped by the fenced writers; upstream ignores the key.
    */
   owner_epoch?: number;
+  /** Added field (issue #33): the completion criteria checked when this run's agent wrote DONE. */
+  criteria?: RunCriteria;
   /** Reader's view only: why the record (status `corrupt`) could not be parsed. Never written. */
   corrupt_reason?: string;
 }
@@ -151,6 +154,7 @@ function serializeAddedFields(info: RunInfo): string {
   if (info.starting && info.status === 'running') out += 'starting: true\n';
   if (info.in_process && info.status === 'running') out += 'in_process: true\n';
   if (info.owner_epoch !== undefined && info.owner_epoch > 0) out += `owner_epoch: ${Math.trunc(info.owner_epoch)}\n`;
+  if (info.criteria) out += serializeRunCriteria(info.criteria);
   return out;
 }
 
@@ -200,7 +204,7 @@ function typeProblem(raw: Record<string, unknown>): string | undefined {
     if (v !== undefined && v !== null && toInt(v, NaN) !== toInt(v, NaN)) return `${key} must be an integer, got ${JSON.stringify(v)}`;
   }
   for (const [key, v] of Object.entries(raw)) {
-    if (key !== 'usage' && v !== null && typeof v === 'object' && !(v instanceof Date)) return `${key} must be a scalar, got a ${Array.isArray(v) ? 'list' : 'mapping'}`;
+    if (key !== 'usage' && key !== 'criteria' && v !== null && typeof v === 'object' && !(v instanceof Date)) return `${key} must be a scalar, got a ${Array.isArray(v) ? 'list' : 'mapping'}`;
   }
   if (raw.usage !== undefined && raw.usage !== null && (typeof raw.usage !== 'object' || Array.isArray(raw.usage))) return 'usage must be a mapping';
   const status = toStr(raw.status);
@@ -308,6 +312,8 @@ export function parseRunInfo(text: string, path?: string): RunInfo {
   if (raw.in_process === true || raw.in_process === 'true') info.in_process = true;
   const epoch = toInt(raw.owner_epoch, 0);
   if (epoch > 0) info.owner_epoch = epoch;
+  const criteria = parseRunCriteria(raw.criteria);
+  if (criteria) info.criteria = criteria;
   const fromPath = path ? idsFromRunInfoPath(path) : undefined;
   if (fromPath) {
     if (!info.run_id) info.run_id = fromPath.run_id;

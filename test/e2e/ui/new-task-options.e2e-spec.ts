@@ -100,6 +100,41 @@ describe('New task dialog: default agent, repository, worktree and budget (#30.1
     await dialog.getByRole('button', { name: 'Cancel' }).click();
   }));
 
+  it('sends completion criteria; the run details show a rejected DONE and the passing check (#33)', () => onFailure(page, server!, 'new-task-criteria', async () => {
+    const taskId = 'task-20260101-000000-criteria';
+    // passes once the agent has run three times: at least one DONE before that is rejected
+    const criterion = '[ "$(cat "$JRUN_TASK_FOLDER/ui-agent-attempts")" -ge 3 ]';
+    await page.goto(`${server!.url}/ui/?project=${PROJECT}`);
+    await page.getByRole('button', { name: 'New task' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New task' });
+    await dialog.getByLabel('Project').fill(PROJECT);
+    await dialog.getByLabel('Prompt').fill('Claim done early');
+    await dialog.getByLabel('Task id').fill(taskId);
+    await dialog.getByText('Repository, worktree and budget').click();
+    await dialog.getByLabel('Completion criteria').fill(criterion);
+    await dialog.getByLabel('Criteria timeout').fill('30s');
+    expect(await axeViolations(page)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Start task' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const taskDir = join(server!.root, PROJECT, taskId);
+    // the agent writes DONE on every attempt once FINISH exists (NEXT ends a first attempt that missed it)
+    writeFileSync(join(taskDir, 'FINISH'), '');
+    writeFileSync(join(taskDir, 'NEXT'), '');
+    expect(readFileSync(join(taskDir, 'TASK-SETTINGS.yaml'), 'utf8')).toBe(`done_criteria:\n    - command: ${JSON.stringify(criterion)}\ndone_criteria_timeout: 30s\n`);
+    let detail: any;
+    await eventually('the task to be done with its criteria passed', async () => (detail = await api(`/api/projects/${PROJECT}/tasks/${taskId}`)).criteria?.state === 'passed' && detail.done, 60_000);
+    const rejected = detail.runs.find((r: { criteria?: { passed: boolean } }) => r.criteria && !r.criteria.passed);
+    expect(rejected).toBeDefined();
+    await page.goto(`${server!.url}/ui/?project=${PROJECT}&task=${taskId}&run=${rejected.id}`);
+    await page.getByRole('tab', { name: 'run-info' }).click();
+    const region = page.getByRole('region', { name: 'Completion criteria' });
+    await region.waitFor();
+    expect(await textOf(region.locator('h4'))).toBe('Completion criteria: failed');
+    expect(await textOf(region.locator('li'))).toContain(`${criterion} — exit 1`);
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, 'run-criteria-failed');
+  }));
+
   it('the runs list has no axe violation: the first run\'s expand control has a name that matches it', () => onFailure(page, server!, 'runs-list-axe', async () => {
     // a task whose first run is restarted: the tree shows the first run with an expand control
     const taskId = 'task-20260101-000000-restarted';

@@ -2,7 +2,7 @@ import { Controller, Logger, Delete, Get, Headers, HttpCode, MessageEvent, Param
 import type { FastifyRequest } from 'fastify';
 import * as path from 'node:path';
 import { Observable } from 'rxjs';
-import { RunnerService, type TaskUsageView } from '@app/runner';
+import { RunnerService, taskCriteriaView, type TaskUsageView } from '@app/runner';
 import { applyTaskWrite, stopRunRouted } from '../tasks/scaleout-hooks';
 import { checkServableFile, runInfoFile, taskRunsDir } from '@app/storage';
 import { badRequest, conflict, notFound } from '../common/api-error';
@@ -152,6 +152,7 @@ export class ProjectTasksController {
       stalled: s.stalled || undefined,
       corrupt_reason: s.corruptReason,
       worktree: worktreeView(this.data.taskDir(projectId, taskId)),
+      criteria: taskCriteriaView(this.data.taskDir(projectId, taskId), runs),
       ...usageFields(s.usage),
       runs: runs.map((r) => toProjectRun(r, withFiles)),
     };

@@ -87,6 +87,7 @@ export function toProjectRun(r: RunRecord, withFiles: boolean): ProjectRun {
     session_id: orUndefined(i.session_id),
     resume_at: i.resume_at ? formatTime(i.resume_at) : undefined,
     usage: i.usage,
+    criteria: i.criteria ? { ...i.criteria, checked_at: formatTime(i.criteria.checked_at) } : undefined,
     files: withFiles ? runFiles(r) : undefined,
   };
 }

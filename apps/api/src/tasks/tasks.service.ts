@@ -73,7 +73,15 @@ export class TasksService {
     }
     const isolation = await checkIsolation(body, projectRoot);
     const dependsOn = body.depends_on !== undefined ? normalizeDependsOn(taskId, body.depends_on) : undefined;
-    const settings = validateTaskSettings({ max_tokens: body.max_tokens, max_cost_usd: body.max_cost_usd, max_wall_time: body.max_wall_time, resume_mode: body.resume_mode });
+    const settings = validateTaskSettings({
+      max_tokens: body.max_tokens,
+      max_cost_usd: body.max_cost_usd,
+      max_wall_time: body.max_wall_time,
+      resume_mode: body.resume_mode,
+      done_criteria: body.done_criteria,
+      done_criteria_timeout: body.done_criteria_timeout,
+      max_delegation_depth: body.max_delegation_depth,
+    });
     const attachMode = body.attach_mode?.trim() || 'create';
     if (!ATTACH_MODES.includes(attachMode)) throw badRequest(`invalid attach_mode "${attachMode}": must be create, attach, or resume`);
     if (body.process_import) checkProcessImport(body.process_import);

@@ -8,6 +8,7 @@ import { taskUsageView, type TaskUsageView } from '../usage/task-view';
 import { collectActivity, type ActivitySignals } from './activity';
 import { worktreeStatus, type WorktreeStatus } from './worktree-status';
 import { dependsOnOrNone, taskCorruptReason } from '../records/records';
+import { taskCriteriaView, type TaskCriteriaView } from '../criteria/criteria-view';
 
 export { worktreeCells } from './worktree-cells';
 
@@ -42,6 +43,8 @@ export interface StatusRow extends WorktreeStatus {
   activity?: ActivitySignals;
   /** Status `corrupt` (issue #29): why the latest run-info or a task record file cannot be parsed. */
   corrupt_reason?: string;
+  /** Completion criteria (issue #33): the commands and the latest check; absent when the task has none. */
+  criteria?: TaskCriteriaView;
 }
 
 const ZERO_TIME_MS = Date.UTC(1, 0, 1);
@@ -102,6 +105,8 @@ export function buildStatusRow(
   const { hold, ...usage } = taskUsageView(layout.root, project, task, row.done);
   if (hold && !open.length && row.status !== 'running') row.status = hold;
   Object.assign(row, usage);
+  const criteria = taskCriteriaView(taskDir);
+  if (criteria) row.criteria = criteria;
   const corrupt = taskCorruptReason(taskDir) ?? info?.corrupt_reason;
   if (corrupt) {
     row.corrupt_reason = corrupt;

@@ -53,7 +53,8 @@ export function usageHooks(opts: UsageLoopOptions, ctx: UsageHookContext): Usage
   if (opts.budget && hasSettings(opts.budget)) {
     writeTaskSettings(taskDir, opts.budget);
     // a budget given anew (e.g. raised on resume) is measured afresh
-    clearBudgetExceeded(taskDir);
+    const { max_tokens, max_cost_usd, max_wall_time_ms } = opts.budget;
+    if (max_tokens || max_cost_usd || max_wall_time_ms) clearBudgetExceeded(taskDir);
   }
   const settings = effectiveSettings(taskDir, ctx.config);
   const pollMs = opts.holdPollMs ?? DEFAULT_HOLD_POLL_MS;

@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 import { AppConfig, writeFileAtomic } from '@app/storage';
 import { formatGoDuration, parseDurationFlag } from '../go-duration';
 import { RunnerError } from '../runner.errors';
+import { DoneCriterion, serializeDoneCriteria, validateCriterionTimeout, validateDoneCriteria } from '../criteria/criteria-settings';
 
 export const TASK_SETTINGS_FILE = 'TASK-SETTINGS.yaml';
 
@@ -18,10 +19,26 @@ export interface TaskBudget {
 
 export interface TaskSettings extends TaskBudget {
   resume_mode?: ResumeMode;
+  /** Completion criteria (issue #33): commands that must pass before DONE counts. */
+  done_criteria?: DoneCriterion[];
+  /** Timeout of a criterion without its own. */
+  done_criteria_timeout_ms?: number;
+  /** Fan-out governor (issue #33): the delegation depth limit of the task's sub-tree. */
+  max_delegation_depth?: number;
 }
 
 /** The one validator of budget input (CLI flags, API fields, the settings file). */
-export function validateTaskSettings(raw: { max_tokens?: unknown; max_cost_usd?: unknown; max_wall_time?: unknown; resume_mode?: unknown }): TaskSettings {
+export function validateTaskSettings(raw: {
+  max_tokens?: unknown;
+  max_cost_usd?: unknown;
+  max_wall_time?: unknown;
+  resume_mode?: unknown;
+  done_criteria?: unknown;
+  done_criteria_timeout?: unknown;
+  /** The parsed form (TaskSettings sent as JSON, e.g. to a scale-out worker). */
+  done_criteria_timeout_ms?: unknown;
+  max_delegation_depth?: unknown;
+}): TaskSettings {
   const out: TaskSettings = {};
   if (raw.max_tokens !== undefined && raw.max_tokens !== null && raw.max_tokens !== '') {
     const n = typeof raw.max_tokens === 'string' && /^\d+$/.test(raw.max_tokens.trim()) ? Number(raw.max_tokens) : raw.max_tokens;
@@ -49,6 +66,19 @@ export function validateTaskSettings(raw: { max_tokens?: unknown; max_cost_usd?:
   if (raw.resume_mode !== undefined && raw.resume_mode !== null && raw.resume_mode !== '') {
     if (raw.resume_mode !== 'continue' && raw.resume_mode !== 'fresh') throw new RunnerError('INVALID_INPUT', `resume mode must be continue or fresh, got ${JSON.stringify(raw.resume_mode)}`);
     out.resume_mode = raw.resume_mode;
+  }
+  if (raw.done_criteria !== undefined && raw.done_criteria !== null) out.done_criteria = validateDoneCriteria(raw.done_criteria);
+  if (raw.max_delegation_depth !== undefined && raw.max_delegation_depth !== null && raw.max_delegation_depth !== '') {
+    const v = raw.max_delegation_depth;
+    const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : v;
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1 || n > 1000) {
+      throw new RunnerError('INVALID_INPUT', `max delegation depth must be a whole number from 1 to 1000, got ${JSON.stringify(v)}`);
+    }
+    out.max_delegation_depth = n;
+  }
+  const criteriaTimeout = raw.done_criteria_timeout ?? (typeof raw.done_criteria_timeout_ms === 'number' ? `${raw.done_criteria_timeout_ms}ms` : undefined);
+  if (criteriaTimeout !== undefined && criteriaTimeout !== null && criteriaTimeout !== '') {
+    out.done_criteria_timeout_ms = validateCriterionTimeout(criteriaTimeout, 'done criteria timeout');
   }
   return out;
 }
@@ -97,6 +127,8 @@ export function writeTaskSettings(taskDir: string, given: TaskSettings): TaskSet
   if (merged.max_cost_usd) text += `max_cost_usd: ${merged.max_cost_usd}\n`;
   if (merged.max_wall_time_ms) text += `max_wall_time: ${formatGoDuration(merged.max_wall_time_ms)}\n`;
   if (merged.resume_mode) text += `resume_mode: ${merged.resume_mode}\n`;
+  if (merged.max_delegation_depth) text += `max_delegation_depth: ${merged.max_delegation_depth}\n`;
+  text += serializeDoneCriteria(merged.done_criteria, merged.done_criteria_timeout_ms);
   writeFileAtomic(join(taskDir, TASK_SETTINGS_FILE), text);
   return merged;
 }

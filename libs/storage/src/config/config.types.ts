@@ -87,6 +87,10 @@ export interface DefaultsConfig {
   max_wall_time?: string;
   /** `continue`: the next Ralph attempt resumes the agent's own session; default `fresh`. */
   resume_mode?: string;
+  /** Timeout of a completion criterion without its own (Go duration; issue #33); default 10m. */
+  done_criteria_timeout?: string;
+  /** Fan-out governor (issue #33): a child run's parent chain must stay below this (default 16; 1..1000). */
+  max_delegation_depth?: number;
 }
 
 export interface SseConfig {

@@ -311,8 +311,8 @@ export function loadDefaultConfig(cwd?: string, env: NodeJS.ProcessEnv = process
 }
 
 /** defaults.max_tokens / max_cost_usd / max_wall_time / resume_mode (issue #18). */
-function budgetDefaults(r: RawReader): Pick<DefaultsConfig, 'max_tokens' | 'max_cost_usd' | 'max_wall_time' | 'resume_mode'> {
-  const out: Pick<DefaultsConfig, 'max_tokens' | 'max_cost_usd' | 'max_wall_time' | 'resume_mode'> = {};
+function budgetDefaults(r: RawReader): Pick<DefaultsConfig, 'max_tokens' | 'max_cost_usd' | 'max_wall_time' | 'resume_mode' | 'done_criteria_timeout' | 'max_delegation_depth'> {
+  const out: Pick<DefaultsConfig, 'max_tokens' | 'max_cost_usd' | 'max_wall_time' | 'resume_mode' | 'done_criteria_timeout' | 'max_delegation_depth'> = {};
   const tokens = r.int(['defaults', 'max_tokens']);
   if (tokens < 0) r.fail(['defaults', 'max_tokens'], 'must not be negative');
   if (tokens > 0) out.max_tokens = tokens;
@@ -333,5 +333,19 @@ function budgetDefaults(r: RawReader): Pick<DefaultsConfig, 'max_tokens' | 'max_
   const mode = r.str(['defaults', 'resume_mode']).trim();
   if (mode !== '' && mode !== 'continue' && mode !== 'fresh') r.fail(['defaults', 'resume_mode'], `must be continue or fresh, got ${JSON.stringify(mode)}`);
   if (mode !== '') out.resume_mode = mode;
+  const criteria = r.str(['defaults', 'done_criteria_timeout']).trim();
+  if (criteria !== '') {
+    let ms = NaN;
+    try {
+      ms = parseGoDuration(criteria);
+    } catch {
+      // reported below
+    }
+    if (!(ms >= 1000 && ms <= 24 * 3600 * 1000)) r.fail(['defaults', 'done_criteria_timeout'], `must be a duration between 1s and 24h like 10m, got ${JSON.stringify(criteria)}`);
+    out.done_criteria_timeout = criteria;
+  }
+  const depth = r.int(['defaults', 'max_delegation_depth']);
+  if (depth < 0 || depth > 1000) r.fail(['defaults', 'max_delegation_depth'], `must be from 1 to 1000 (0 = the default, 16), got ${depth}`);
+  if (depth > 0) out.max_delegation_depth = depth;
   return out;
 }

@@ -42,4 +42,9 @@ export class CreateTaskDto {
   @IsOptional() @IsNumber() max_cost_usd?: number;
   @IsOptional() @IsString() max_wall_time?: string;
   @IsOptional() @IsString() resume_mode?: string;
+  /** Completion criteria (#33): commands or {command, timeout}; validated by the runner's validateTaskSettings. */
+  @IsOptional() @IsArray() done_criteria?: unknown[];
+  @IsOptional() @IsString() done_criteria_timeout?: string;
+  /** Fan-out governor (#33): delegation depth limit of the task's sub-tree (1..1000). */
+  @IsOptional() @IsInt() max_delegation_depth?: number;
 }

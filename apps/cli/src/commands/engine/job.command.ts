@@ -1,7 +1,7 @@
 import { Command, Option } from 'nest-commander';
 import { Inject } from '@nestjs/common';
 import { CHANGE_FEED, ChangeFeed, followRunStdout, RunsLayout, StorageError, validateRunId } from '@app/storage';
-import { hasSettings, JobResult, prepareJobWorktree, RunnerService, withJobBudget } from '@app/runner';
+import { hasSettings, JobResult, prepareJobWorktree, RunnerService, withJobBudget, withJobCriteria } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { collect } from './support/options';
 import {
@@ -16,7 +16,7 @@ import {
   runRoot,
 } from './job-common';
 import { JobBatchCommand } from './job-batch.command';
-import { budgetFlags, isolationFromFlags, WorktreeFlagParsers } from './task-options';
+import { budgetFlags, criteriaFlags, isolationFromFlags, WorktreeFlagParsers } from './task-options';
 
 interface JobFlags extends Omit<RunFlags, 'prompt' | 'promptFile'> {
   task?: string;
@@ -34,6 +34,8 @@ interface JobFlags extends Omit<RunFlags, 'prompt' | 'promptFile'> {
   maxTokens?: string;
   maxCostUsd?: string;
   maxWallTime?: string;
+  doneWhen?: string[];
+  doneTimeout?: string;
 }
 
 /** The run folder named by --run-id (RunsLayout.adoptRunDir); one that already holds a run is a usage error. */
@@ -75,6 +77,7 @@ export class JobCommand extends WorktreeFlagParsers {
     const prompt = promptFromFlags(flags);
     if (!prompt) throw new UsageError('prompt is empty: pass --prompt or --prompt-file');
     const idleTimeoutMs = optionalDuration(flags.timeout, '--timeout');
+    const criteria = criteriaFlags(flags);
     const cwd = checkDir(flags.cwd, 'working directory');
     const loaded = loadRunConfig(flags.config);
     const root = runRoot(flags.root, loaded);
@@ -104,7 +107,9 @@ export class JobCommand extends WorktreeFlagParsers {
     });
     const runDir = flags.runId !== undefined ? adoptRunDir(layout, scope.projectId, scope.taskId, flags.runId) : flags.follow ? layout.allocateRunDir(scope.projectId, scope.taskId) : undefined;
     const budget = budgetFlags(flags);
-    const start = () => this.runner.runJob({
+    const env = wt ? { ...agentCallerEnv(loaded), ...wt.env } : agentCallerEnv(loaded);
+    const taskDir = layout.taskDir(scope.projectId, scope.taskId);
+    const run = () => this.runner.runJob({
       root,
       projectId: scope.projectId,
       taskId: scope.taskId,
@@ -117,18 +122,32 @@ export class JobCommand extends WorktreeFlagParsers {
       previousRunId: flags.previousRunId?.trim() || undefined,
       idleTimeoutMs,
       conductorUrl: flags.conductorUrl,
-      env: wt ? { ...agentCallerEnv(loaded), ...wt.env } : agentCallerEnv(loaded),
+      env,
       runDir,
     });
+    // a DONE written by this job counts only once the task's completion criteria pass (issue #33)
+    const start = () => withJobCriteria({ root, projectId: scope.projectId, taskId: scope.taskId, cwd: wt?.cwd ?? cwd ?? taskDir, env: env ?? {}, config: loaded.config, ...criteria }, run);
     const pending = hasSettings(budget)
       ? withJobBudget({ root, projectId: scope.projectId, taskId: scope.taskId, config: loaded.config, budget }, start)
       : start().then((result) => ({ result, exceeded: undefined }));
     if (runDir && flags.follow) await followRunStdout(runDir.dir, pending, { feed: this.feed, write: (text) => void process.stdout.write(text) });
-    const { result, exceeded }: { result: JobResult; exceeded?: string } = await pending;
+    const { result: checked, exceeded }: { result: { result: JobResult; rejected?: string }; exceeded?: string } = await pending;
+    const { result, rejected } = checked;
     // D14: a short-lived job waits for its run_stop webhook delivery (bounded by timeout and retries).
     await result.webhook;
     if (exceeded) throw new Error(exceeded);
     if (!result.ok) throw new Error(result.error ?? 'agent execution failed');
+    if (rejected) throw new Error(rejected);
+  }
+
+  @Option({ flags: '--done-when <command>', description: 'completion criterion (repeatable): a shell command run in the task\'s working tree when this job\'s agent writes DONE; a failure sets DONE aside and the job fails (stored in TASK-SETTINGS.yaml)' })
+  parseDoneWhen(v: string, prev?: string[]): string[] {
+    return collect(v, prev);
+  }
+
+  @Option({ flags: '--done-timeout <duration>', description: 'timeout of each --done-when command (default: defaults.done_criteria_timeout, 10m)' })
+  parseDoneTimeout(v: string): string {
+    return v;
   }
 
   @Option({ flags: '--max-tokens <n>', description: 'budget of this job\'s tree (the run and its child runs): input + output tokens; crossing it stops the tree and posts BUDGET_EXCEEDED' })

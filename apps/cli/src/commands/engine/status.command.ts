@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { Command, Option } from 'nest-commander';
 import { ScopeOptionParsers } from './support/scope-options';
-import { buildStatusRow, STATUS_ROW_FILTERS, statusRowMatches, worktreeCells, type StatusRow } from '@app/runner';
+import { buildStatusRow, criteriaCell, STATUS_ROW_FILTERS, statusRowMatches, worktreeCells, type StatusRow } from '@app/runner';
 import { existingProjectDir, existingTaskDir, invalidChoice, LIVENESS_PROBE, LivenessProbe, RunsLayout, validateProjectId, validateTaskId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import {
@@ -135,6 +135,8 @@ export function renderStatus(
   if (opts.activity) header.push('LAST_BUS', 'LAST_OUTPUT', 'MEANINGFUL_AGE', 'DRIFT_RISK', 'DRIFT_REASON');
   const worktrees = rows.some((r) => r.branch);
   if (worktrees) header.push('BRANCH', 'MERGE');
+  const criteria = rows.some((r) => r.criteria);
+  if (criteria) header.push('CRITERIA');
   const lines = rows.map((r) => {
     const cells = [r.task_id, r.status, show(r.exit_code), show(r.latest_run), String(r.done), show(r.pid_alive), r.blocked_by?.length ? r.blocked_by.join(',') : '-'];
     if (opts.usage) cells.push(show(r.usage?.total_tokens), show(r.usage?.cost_usd));
@@ -149,6 +151,7 @@ export function renderStatus(
       );
     }
     if (worktrees) cells.push(...worktreeCells(r));
+    if (criteria) cells.push(criteriaCell(r.criteria));
     return cells;
   });
   let out = formatTable([header, ...lines]);

@@ -1,5 +1,5 @@
 import { Option } from 'nest-commander';
-import { validateTaskSettings, type IsolationRequest, type TaskSettings } from '@app/runner';
+import { validateTaskSettings, type DoneCriterion, type IsolationRequest, type TaskSettings } from '@app/runner';
 import { ScopeOptionParsers } from './support/scope-options';
 import { collect, countFlag } from './support/options';
 import { RunFlags, optionalDuration } from './job-common';
@@ -23,6 +23,9 @@ export interface LoopFlags extends RunFlags {
   maxCostUsd?: string;
   maxWallTime?: string;
   resumeMode?: string;
+  doneWhen?: string[];
+  doneTimeout?: string;
+  maxDelegationDepth?: string;
 }
 
 /** `--worktree` (implied by `--repo`, `--base`, `--paths`); undefined leaves it to config and an existing worktree. */
@@ -68,11 +71,25 @@ export interface LoopSettings {
   killOnStall?: boolean;
   adopt?: boolean;
   budget?: TaskSettings;
+  doneCriteria?: DoneCriterion[];
+  doneCriteriaTimeoutMs?: number;
 }
 
 /** --max-tokens, --max-cost-usd, --max-wall-time, --resume-mode: validated by the runner's one validator. */
-export function budgetFlags(flags: { maxTokens?: string; maxCostUsd?: string; maxWallTime?: string; resumeMode?: string }): TaskSettings {
-  return validateTaskSettings({ max_tokens: flags.maxTokens, max_cost_usd: flags.maxCostUsd, max_wall_time: flags.maxWallTime, resume_mode: flags.resumeMode });
+export function budgetFlags(flags: { maxTokens?: string; maxCostUsd?: string; maxWallTime?: string; resumeMode?: string; maxDelegationDepth?: string }): TaskSettings {
+  return validateTaskSettings({
+    max_tokens: flags.maxTokens,
+    max_cost_usd: flags.maxCostUsd,
+    max_wall_time: flags.maxWallTime,
+    resume_mode: flags.resumeMode,
+    max_delegation_depth: flags.maxDelegationDepth,
+  });
+}
+
+/** --done-when (repeatable) and --done-timeout: the task's completion criteria, validated by the runner's one validator. */
+export function criteriaFlags(flags: { doneWhen?: string[]; doneTimeout?: string }): Pick<LoopSettings, 'doneCriteria' | 'doneCriteriaTimeoutMs'> {
+  const s = validateTaskSettings({ done_criteria: flags.doneWhen, done_criteria_timeout: flags.doneTimeout });
+  return { doneCriteria: s.done_criteria, doneCriteriaTimeoutMs: s.done_criteria_timeout_ms };
 }
 
 /** Parses the Ralph-loop flags; bad values are usage errors. */
@@ -89,6 +106,7 @@ export function loopSettings(flags: LoopFlags, defaultMaxRestarts?: number): Loo
     killOnStall: flags.killOnStall,
     adopt: flags.adopt === true ? true : undefined,
     budget: budgetFlags(flags),
+    ...criteriaFlags(flags),
   };
 }
 
@@ -151,6 +169,21 @@ export abstract class LoopFlagParsers extends WorktreeFlagParsers {
 
   @Option({ flags: '--resume-mode <mode>', description: 'continue: each attempt resumes the previous attempt\'s agent session (claude/gemini --resume, codex exec resume); fresh (default) starts cold' })
   parseResumeMode(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--max-delegation-depth <n>', description: 'fan-out governor: child runs of this task\'s tree may nest at most this deep (1-1000; stored in TASK-SETTINGS.yaml; default: defaults.max_delegation_depth, 16); a deeper child job is refused, naming the limit and where it was set' })
+  parseMaxDelegationDepth(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--done-when <command>', description: 'completion criterion (repeatable): a shell command run in the task\'s working tree (its worktree when it has one) when the agent writes DONE; any failure sets DONE aside and restarts the agent with the failure (stored in TASK-SETTINGS.yaml)' })
+  parseDoneWhen(v: string, prev?: string[]): string[] {
+    return collect(v, prev);
+  }
+
+  @Option({ flags: '--done-timeout <duration>', description: 'timeout of each --done-when command; its process group is killed and it fails (default: defaults.done_criteria_timeout, 10m)' })
+  parseDoneTimeout(v: string): string {
     return v;
   }
 

@@ -1,0 +1,44 @@
+import { existsSync } from 'node:fs';
+import { BusWriter } from '@app/messagebus';
+import { AppConfig, isTaskDone, RunsLayout } from '@app/storage';
+import { criteriaHooks, CriteriaLoopOptions } from './loop-hooks';
+
+export interface JobCriteriaContext extends CriteriaLoopOptions {
+  root: string;
+  projectId: string;
+  taskId: string;
+  cwd: string;
+  env: Record<string, string | undefined>;
+  config?: AppConfig;
+}
+
+/**
+ * `run-agent job` (one run, no loop): given criteria are stored for the task once the job has
+ * created its folder; when the job's agent wrote DONE and the task has criteria, they run now.
+ * Returns why the job is not done (criteria failed or cannot be resolved; DONE is then set aside),
+ * or undefined.
+ */
+export async function withJobCriteria<T extends { runId?: string }>(ctx: JobCriteriaContext, run: () => Promise<T>): Promise<{ result: T; rejected?: string }> {
+  const layout = new RunsLayout(ctx.root);
+  const taskDir = layout.taskDir(ctx.projectId, ctx.taskId);
+  const doneBefore = existsSync(taskDir) && isTaskDone(taskDir);
+  const result = await run();
+  const given = ctx.doneCriteria !== undefined || ctx.doneCriteriaTimeoutMs !== undefined;
+  if (!existsSync(taskDir) || (!given && (doneBefore || !isTaskDone(taskDir)))) return { result };
+  const bus = new BusWriter(layout.taskBus(ctx.projectId, ctx.taskId));
+  try {
+    const post = async (type: string, body: string): Promise<void> => {
+      await bus.append({ type, project_id: ctx.projectId, task_id: ctx.taskId, run_id: result.runId ?? '', body });
+    };
+    const hooks = criteriaHooks(ctx, { ...ctx, bus, post, env: { ...process.env, ...ctx.env, JRUN_PROJECT_ID: ctx.projectId, JRUN_TASK_ID: ctx.taskId, JRUN_TASK_FOLDER: taskDir } });
+    if (doneBefore || !isTaskDone(taskDir)) return { result };
+    if (hooks.problem) {
+      await post('ERROR', hooks.problem);
+      return { result, rejected: hooks.problem };
+    }
+    if (await hooks.accept(result.runId)) return { result };
+    return { result, rejected: `completion criteria failed: ${hooks.lastFailure() ?? 'not passed'}` };
+  } finally {
+    bus.close();
+  }
+}
