@@ -3,7 +3,7 @@ import type * as JetStream from '@nats-io/jetstream';
 import type { JetStreamClient, JetStreamManager, StreamConfig } from '@nats-io/jetstream';
 import type { MsgHdrs, NatsConnection } from '@nats-io/nats-core';
 import { connectionAuth, type NatsAuth } from './auth';
-import { CHANGES_STREAM, CONTROL_STREAM, ScaleoutError, TASKS_STREAM, WORKERS_CONSUMER } from './subjects';
+import { CHANGES_STREAM, CLAIMS_STREAM, CONTROL_STREAM, ScaleoutError, TASKS_STREAM, WORKERS_CONSUMER } from './subjects';
 
 let loaded: { transport: typeof TransportNode; jetstream: typeof JetStream } | undefined;
 /**
@@ -50,6 +50,8 @@ export interface Retention {
   tasksMaxBytes: number;
   controlMaxAgeMs: number;
   controlMaxBytes: number;
+  /** CONDUCTOR_CLAIMS (one small record per task; its max age is the tasks'). */
+  claimsMaxBytes: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -60,6 +62,7 @@ export const DEFAULT_RETENTION: Retention = {
   tasksMaxBytes: 1024 ** 3,
   controlMaxAgeMs: 3_600_000,
   controlMaxBytes: 256 * 1024 ** 2,
+  claimsMaxBytes: 64 * 1024 ** 2,
 };
 
 export const DEFAULT_LEASE_MS = 30_000;
@@ -119,6 +122,16 @@ export async function connectNats(url: string, name: string, opts: LinkOptions =
     storage: StorageType.File,
     max_age: nanos(r.controlMaxAgeMs),
     max_bytes: r.controlMaxBytes,
+    discard: DiscardPolicy.Old,
+  });
+  await ensureStream(jsm, {
+    name: CLAIMS_STREAM,
+    subjects: ['conductor.claims.>'],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_msgs_per_subject: 1,
+    max_age: nanos(r.tasksMaxAgeMs),
+    max_bytes: r.claimsMaxBytes,
     discard: DiscardPolicy.Old,
   });
   await ensureConsumer(jsm, TASKS_STREAM, {

@@ -4,6 +4,7 @@ import type { JsMsg } from '@nats-io/jetstream';
 import { RunnerError, runTask, type RunnerService, type TaskOptions } from '@app/runner';
 import { runInfoFile, RunsLayout, type AppConfig } from '@app/storage';
 import { ChangeTailer } from './change-tailer';
+import { claimTask, HeartbeatWatch, releaseClaim, type StoredClaim } from './claims';
 import { recordHeaders } from './change-record';
 import type { NatsAuth } from './auth';
 import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type NatsLink } from './nats';
@@ -36,8 +37,12 @@ export interface WorkerOptions {
 
 interface Active {
   msg: JsMsg;
+  /** Other messages of the same task delivered while it runs here (a duplicate submission): acked with it. */
+  others: JsMsg[];
   abort: AbortController;
   done: Promise<void>;
+  /** This host's claim of the task, once written (CONDUCTOR_CLAIMS). */
+  claim?: StoredClaim;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -67,6 +72,8 @@ export class Worker {
   private ticker?: NodeJS.Timeout;
   private beat?: NodeJS.Timeout;
   private heartbeat: () => void = () => undefined;
+  /** Other workers' heartbeats: is the host that claimed a redelivered task still running it? */
+  private readonly watch = new HeartbeatWatch();
   /** The control messages being applied, chained per task. */
   private readonly controls = new Map<string, Promise<void>>();
   /** Tasks whose files a killed process of this worker left here: a stale copy until the queue gives them back. */
@@ -110,6 +117,7 @@ export class Worker {
         });
     };
     tick();
+    this.watch.start(this.link.nc);
     // the server judges this host's runs alive by this heartbeat (their pids are ours)
     const beat = (this.heartbeat = () => {
       if (this.link.nc.isClosed()) return;
@@ -128,6 +136,7 @@ export class Worker {
     await Promise.allSettled(this.loops);
     clearTimeout(this.ticker);
     clearInterval(this.beat);
+    this.watch.stop();
     await this.link.close();
   }
 
@@ -253,10 +262,11 @@ export class Worker {
     const current = this.active.get(key);
     if (current) {
       // our own lease expired (a late heartbeat) and came back to us: keep running, heartbeat the new delivery
-      current.msg = msg;
+      if (msg.info.streamSequence === current.msg.info.streamSequence) current.msg = msg;
+      else current.others.push(msg);
       return;
     }
-    const entry: Active = { msg, abort: new AbortController(), done: Promise.resolve() };
+    const entry: Active = { msg, others: [], abort: new AbortController(), done: Promise.resolve() };
     this.active.set(key, entry);
     entry.done = this.execute(task, entry).finally(() => {
       this.active.delete(key);
@@ -266,11 +276,20 @@ export class Worker {
   }
 
   private async execute(task: QueuedTask, entry: Active): Promise<void> {
-    const heartbeat = setInterval(() => entry.msg.working(), Math.max(100, Math.floor(this.leaseMs / 3)));
+    const heartbeat = setInterval(() => [entry.msg, ...entry.others].forEach((m) => m.working()), Math.max(100, Math.floor(this.leaseMs / 3)));
     const layout = new RunsLayout(this.opts.root);
     const taskDir = layout.taskDir(task.projectId, task.taskId);
     let started = false;
     try {
+      const mine = { host: this.opts.host, leaseMs: this.leaseMs };
+      const outcome = await this.retry(() => claimTask(this.link, this.watch, task.projectId, task.taskId, mine));
+      if ('busy' in outcome) {
+        // redelivered while its holder still runs it (e.g. after a NATS restart): the holder acks it
+        this.log(`task ${task.projectId}/${task.taskId} is running on ${outcome.busy}: left to it`);
+        entry.msg.nak(this.leaseMs);
+        return;
+      }
+      entry.claim = outcome.claimed;
       const takeover = entry.msg.info.deliveryCount > 1 || !existsSync(join(taskDir, 'TASK.md'));
       if (takeover) {
         const n = await this.retry(() => replayTask(this.link, this.opts.root, task.projectId, task.taskId));
@@ -318,6 +337,8 @@ export class Worker {
       else entry.msg.nak(1000);
     } finally {
       clearInterval(heartbeat);
+      // the loop ended here (or never started): the next delivery of the task claims it at once
+      if (entry.claim) await releaseClaim(this.link, task.projectId, task.taskId, entry.claim).catch((err) => this.log(`release claim: ${(err as Error).message}`));
     }
   }
 
@@ -337,7 +358,10 @@ export class Worker {
   private async ack(entry: Active): Promise<void> {
     for (let i = 0; i < 40; i++) {
       try {
-        if (await entry.msg.ackAck({ timeout: 2000 })) return;
+        if (await entry.msg.ackAck({ timeout: 2000 })) {
+          for (const m of entry.others) m.ack();
+          return;
+        }
       } catch {
         // not connected: retry
       }
