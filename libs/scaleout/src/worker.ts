@@ -215,8 +215,9 @@ export class Worker {
     let reply: { result?: TaskWriteResult; error?: WireError };
     try {
       if (!held) throw new RunnerError('NOT_FOUND', `task ${write.taskId} is not on worker ${this.opts.host}`);
-      reply = { result: await applyTaskWrite(this.opts.root, write, writeId) };
-      this.log(`${write.op} ${write.projectId}/${write.taskId}`);
+      const result = await applyTaskWrite(this.opts.root, write, writeId);
+      reply = { result };
+      this.log(`${write.op} ${write.projectId}/${write.taskId} write ${writeId}${result.duplicate ? ' already applied (answered again)' : ' applied'}`);
     } catch (err) {
       reply = { error: toWireError(err) };
     }
