@@ -1,6 +1,6 @@
 export { ScaleoutError, validateHostId, TASKS_STREAM, CHANGES_STREAM, CONTROL_STREAM, CLAIMS_STREAM } from './subjects';
-export { claimTask, readClaim, type Claim, type StoredClaim } from './claims';
-export { connectNats, validateNatsUrl, publishDurably, DEFAULT_LEASE_MS, type NatsLink, type LinkOptions } from './nats';
+export { claimTask, decodeClaim, readClaim, type Claim, type StoredClaim } from './claims';
+export { connectNats, validateNatsUrl, publishDurably, syncNote, DEFAULT_LEASE_MS, type NatsLink, type LinkOptions } from './nats';
 export { applyRecord, decodeRecord, recordHeaders, splitEntries, type ChangeRecord, type ChangeOp } from './change-record';
 export { ChangeTailer, type PublishRecord } from './change-tailer';
 export { decodeQueuedTask, decodeRoutedWrite, submissionId, type QueuedTask, type RoutedWrite } from './task-message';

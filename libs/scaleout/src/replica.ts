@@ -4,7 +4,7 @@ import type { ConsumerMessages } from '@nats-io/jetstream';
 import { prepareMessage, type BusMessage, type NewMessage } from '@app/messagebus';
 import { applyRecord, decodeRecord, PROJECT_BUS, recordHeaders } from './change-record';
 import { decodeHeartbeat, HeartbeatLivenessProbe, HeartbeatTable, heartbeatSubject } from './heartbeat';
-import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type LinkOptions, type NatsLink } from './nats';
+import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, syncNote, type LinkOptions, type NatsLink } from './nats';
 import { ALL_HOSTS, CHANGES_STREAM, ScaleoutError, changeSubject, controlSubject, SERVER_HOST, parseChangeSubject, PROJECT_TOKEN, REPLICA_CONSUMER, taskSubject } from './subjects';
 import { InflightWrites, INFLIGHT_KEEP_MS } from './inflight-writes';
 import { PendingTasks } from './pending';
@@ -58,6 +58,7 @@ export class ScaleoutServer implements TaskWrites {
 
   async start(): Promise<void> {
     this.link = await connectNats(this.url, 'conductor', this.opts);
+    this.opts.log?.(syncNote(this.link.serverVersion));
     this.link.nc.subscribe(heartbeatSubject('*'), {
       callback: (_err, m) => {
         const hb = decodeHeartbeat(m.data);

@@ -7,7 +7,7 @@ import { ChangeTailer } from './change-tailer';
 import { claimTask, HeartbeatWatch, releaseClaim, type StoredClaim } from './claims';
 import { recordHeaders } from './change-record';
 import type { NatsAuth } from './auth';
-import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type NatsLink } from './nats';
+import { connectNats, DEFAULT_LEASE_MS, syncNote, ensureConsumer, natsClient, publishDurably, type NatsLink } from './nats';
 import { heartbeatSubject } from './heartbeat';
 import { failOrphanRuns, replayTask } from './replay';
 import { prepareQueuedTask } from './task-setup';
@@ -94,6 +94,7 @@ export class Worker {
 
   async start(): Promise<void> {
     this.link = await connectNats(this.opts.url, `worker-${this.opts.host}`, { leaseMs: this.leaseMs, auth: this.opts.auth });
+    this.log(syncNote(this.link.serverVersion));
     for (const key of await reconcileOrphans(this.opts.root, this.opts.host)) {
       this.released.add(key);
       this.log(`stopped the orphaned runs of ${key} (left by a killed worker process; the task continues from the queue)`);

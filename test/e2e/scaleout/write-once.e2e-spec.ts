@@ -34,6 +34,11 @@ describeNats('scale-out: control writes are applied once', () => {
   /** How often the worker's processes applied the write (each process logs every write it applies). */
   const applied = (writeId: string) => c.workers.map((w) => w.out.split('\n').filter((l) => l.endsWith(`write ${writeId} applied`)).length).reduce((a, b) => a + b, 0);
 
+  it('server and worker say at start that they cannot confirm JetStream fsyncs every write', async () => {
+    await waitFor('the server to say so', () => /cannot confirm .*JetStream fsyncs every write/.test(c.server.out), 10_000);
+    expect(c.workers[0].out).toMatch(/cannot confirm .*JetStream fsyncs every write/);
+  });
+
   it('a burst of cancel/resume writes, sent again after a worker SIGKILL and restart: each applied once', async () => {
     const p = 'once';
     const t = 'task-20260101-000000-once';
