@@ -9,7 +9,7 @@ export { replayTask, failOrphanRuns } from './replay';
 export { Worker, type WorkerOptions } from './worker';
 export { ScaleoutServer, type ReplicaEvent } from './replica';
 export { heldTasksDir, PendingTasks, type PendingTask } from './pending';
-export { InflightWrites } from './inflight-writes';
+export { InflightWrites, inflightWritesDir } from './inflight-writes';
 export { ReplicaLivenessProbe } from './replica-probe';
 export { createScaleoutServer, createReplicaLivenessProbe, createWorker } from './scaleout.providers';
 export { resolveNatsAuth, type NatsAuth, type NatsAuthFlags } from './auth';
