@@ -11,6 +11,7 @@ import { connectNats, DEFAULT_LEASE_MS, syncNote, ensureConsumer, natsClient, pu
 import { heartbeatSubject } from './heartbeat';
 import { failOrphanRuns, replayTask } from './replay';
 import { prepareQueuedTask } from './task-setup';
+import { followServerPosts } from './server-posts';
 import { reconcileOrphans } from './orphans';
 import { ALL_HOSTS, CONTROL_STREAM, TASKS_STREAM, validateHostId, WORKERS_CONSUMER } from './subjects';
 import { decodeQueuedTask, decodeRoutedWrite, isSnapshotRequest, type QueuedTask, type RoutedWrite } from './task-message';
@@ -126,7 +127,11 @@ export class Worker {
     });
     beat();
     this.beat = setInterval(beat, Math.max(100, Math.floor(this.leaseMs / 3)));
-    this.loops = [this.pullLoop(), this.controlLoop()];
+    this.loops = [
+      this.pullLoop(),
+      this.controlLoop(),
+      followServerPosts(this.link, this.opts.root, this.opts.host, () => this.stopping, (l) => this.log(l)).catch((err) => this.log(`server posts: ${(err as Error).message}`)),
+    ];
     this.log(`pulling tasks (capacity ${this.capacity}, lease ${this.leaseMs} ms)`);
   }
 
@@ -307,7 +312,8 @@ export class Worker {
       const fresh = !existsSync(runInfoFile(firstRun));
       if (fresh) mkdirSync(firstRun, { recursive: true });
       started = true;
-      if (!(takeover && existsSync(join(taskDir, 'DONE')))) {
+      // DONE after a takeover, or this very launch (its first run is here) ran already: a redelivery or a duplicate message
+      if (!((takeover || !fresh) && existsSync(join(taskDir, 'DONE')))) {
         const run = this.opts.runner ? (o: TaskOptions) => this.opts.runner!.runTask(o) : runTask;
         const result = await run({
           ...this.opts.task,
