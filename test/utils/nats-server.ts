@@ -45,11 +45,12 @@ export class NatsServerProcess {
     return this;
   }
 
-  async stop(): Promise<void> {
+  /** SIGTERM (a clean shutdown) by default; `SIGKILL` is a crash (JetStream state not yet flushed is lost). */
+  async stop(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
     const child = this.child;
     if (!child || child.exitCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
+    child.kill(signal);
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     await exited;
     clearTimeout(timer);

@@ -1,5 +1,6 @@
-export { ScaleoutError, validateHostId, TASKS_STREAM, CHANGES_STREAM, CONTROL_STREAM } from './subjects';
-export { connectNats, validateNatsUrl, publishDurably, DEFAULT_LEASE_MS, type NatsLink, type LinkOptions } from './nats';
+export { ScaleoutError, validateHostId, TASKS_STREAM, CHANGES_STREAM, CONTROL_STREAM, CLAIMS_STREAM } from './subjects';
+export { claimTask, decodeClaim, readClaim, type Claim, type StoredClaim } from './claims';
+export { connectNats, validateNatsUrl, publishDurably, syncNote, DEFAULT_LEASE_MS, type NatsLink, type LinkOptions } from './nats';
 export { applyRecord, decodeRecord, recordHeaders, splitEntries, type ChangeRecord, type ChangeOp } from './change-record';
 export { ChangeTailer, type PublishRecord } from './change-tailer';
 export { decodeQueuedTask, decodeRoutedWrite, submissionId, type QueuedTask, type RoutedWrite } from './task-message';
@@ -8,7 +9,7 @@ export { replayTask, failOrphanRuns } from './replay';
 export { Worker, type WorkerOptions } from './worker';
 export { ScaleoutServer, type ReplicaEvent } from './replica';
 export { heldTasksDir, PendingTasks, type PendingTask } from './pending';
-export { InflightWrites } from './inflight-writes';
+export { InflightWrites, inflightWritesDir } from './inflight-writes';
 export { ReplicaLivenessProbe } from './replica-probe';
 export { createScaleoutServer, createReplicaLivenessProbe, createWorker } from './scaleout.providers';
 export { resolveNatsAuth, type NatsAuth, type NatsAuthFlags } from './auth';

@@ -3,7 +3,7 @@ import type * as JetStream from '@nats-io/jetstream';
 import type { JetStreamClient, JetStreamManager, StreamConfig } from '@nats-io/jetstream';
 import type { MsgHdrs, NatsConnection } from '@nats-io/nats-core';
 import { connectionAuth, type NatsAuth } from './auth';
-import { CHANGES_STREAM, CONTROL_STREAM, ScaleoutError, TASKS_STREAM, WORKERS_CONSUMER } from './subjects';
+import { CHANGES_STREAM, CLAIMS_STREAM, CONTROL_STREAM, ScaleoutError, TASKS_STREAM, WORKERS_CONSUMER } from './subjects';
 
 let loaded: { transport: typeof TransportNode; jetstream: typeof JetStream } | undefined;
 /**
@@ -25,6 +25,8 @@ export const nanos = (ms: number): number => ms * 1_000_000;
 
 export interface NatsLink {
   nc: NatsConnection;
+  /** The connected nats-server's version (its INFO). */
+  serverVersion?: string;
   js: JetStreamClient;
   jsm: JetStreamManager;
   close(): Promise<void>;
@@ -50,6 +52,8 @@ export interface Retention {
   tasksMaxBytes: number;
   controlMaxAgeMs: number;
   controlMaxBytes: number;
+  /** CONDUCTOR_CLAIMS (one small record per task; its max age is the tasks'). */
+  claimsMaxBytes: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -60,11 +64,28 @@ export const DEFAULT_RETENTION: Retention = {
   tasksMaxBytes: 1024 ** 3,
   controlMaxAgeMs: 3_600_000,
   controlMaxBytes: 256 * 1024 ** 2,
+  claimsMaxBytes: 64 * 1024 ** 2,
 };
 
 export const DEFAULT_LEASE_MS = 30_000;
 const RETRY_MS = 250;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * What a client can tell about JetStream's fsync (issue #31 "Durable acknowledgements"): a
+ * client cannot read the server's `sync_interval` (only its monitoring port or system account
+ * can), so the answer is always a warning: one line the server and workers log at start.
+ * nats-server before 2.10 has no `sync_interval` (it fsyncs every 2 minutes, fixed); from 2.10 on
+ * the documented configuration sets `jetstream { sync_interval: always }`.
+ */
+export function syncNote(version: string | undefined): string {
+  const [major, minor] = String(version ?? '').split('.').map((n) => Number.parseInt(n, 10));
+  if (!Number.isInteger(major) || !Number.isInteger(minor)) return `cannot confirm that JetStream fsyncs every write: unknown nats-server version "${version ?? ''}"`;
+  if (major < 2 || (major === 2 && minor < 10)) {
+    return `cannot confirm that JetStream fsyncs every write: nats-server ${version} has no sync_interval (2.10+); it fsyncs every 2 minutes, so a power loss can lose acknowledged tasks, changes and writes`;
+  }
+  return `cannot confirm from a client that JetStream fsyncs every write: make sure nats-server ${version} runs with jetstream { sync_interval: always } (docs/scale-out.md)`;
+}
 
 /** Accepts nats:// (or tls://) URLs only, so a typo is one clear error instead of a hang. */
 export function validateNatsUrl(url: string): string {
@@ -121,6 +142,16 @@ export async function connectNats(url: string, name: string, opts: LinkOptions =
     max_bytes: r.controlMaxBytes,
     discard: DiscardPolicy.Old,
   });
+  await ensureStream(jsm, {
+    name: CLAIMS_STREAM,
+    subjects: ['conductor.claims.>'],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_msgs_per_subject: 1,
+    max_age: nanos(r.tasksMaxAgeMs),
+    max_bytes: r.claimsMaxBytes,
+    discard: DiscardPolicy.Old,
+  });
   await ensureConsumer(jsm, TASKS_STREAM, {
     durable_name: WORKERS_CONSUMER,
     ack_policy: AckPolicy.Explicit,
@@ -128,7 +159,7 @@ export async function connectNats(url: string, name: string, opts: LinkOptions =
     max_deliver: -1,
     deliver_policy: DeliverPolicy.All,
   });
-  return { nc, js: jsmod.jetstream(nc), jsm, close: () => nc.close() };
+  return { nc, js: jsmod.jetstream(nc), jsm, serverVersion: nc.info?.version, close: () => nc.close() };
 }
 
 /**

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { blockedBy, writeFileAtomic } from '@app/storage';
 import { decodeQueuedTask, type QueuedTask } from './task-message';
 
-/** Where the server keeps the tasks it holds for their dependencies (host-local, never replicated). */
+/** Where the server keeps the tasks it accepted that no worker reported yet (host-local, never replicated). */
 export const heldTasksDir = (root: string) => join(root, '.conductor', 'nats-held');
 
 export interface PendingTask {
@@ -20,9 +20,10 @@ export interface PendingTask {
  * Tasks the server accepted that no worker has reported yet (the server writes nothing into its
  * replica): the read model shows them as queued or blocked until the first replicated record of
  * the task arrives. A task with unfinished dependencies is held here and queued once they are
- * DONE on the replica, since its worker cannot see other workers' tasks. A held task is in no
- * queue yet, so it is also kept on disk (one file per task, written before the API answers) and
- * held again when the server restarts; queued tasks are JetStream's to keep.
+ * DONE on the replica, since its worker cannot see other workers' tasks. Every pending task is
+ * also kept on disk (one file per task, written before the API answers, removed once the replica
+ * shows the task): a restarted server holds a held task again (it is in no queue yet) and lists a
+ * queued one as queued (JetStream keeps the message).
  */
 export class PendingTasks {
   private readonly tasks = new Map<string, { info: PendingTask; task: QueuedTask; held: boolean }>();
@@ -46,7 +47,7 @@ export class PendingTasks {
     for (const name of readdirSync(this.dir).filter((n) => n.endsWith('.json'))) {
       const path = join(this.dir, name);
       try {
-        const { task, createdAt } = JSON.parse(readFileSync(path, 'utf8')) as { task: unknown; createdAt: string };
+        const { task, createdAt, queued } = JSON.parse(readFileSync(path, 'utf8')) as { task: unknown; createdAt: string; queued?: boolean };
         const t = decodeQueuedTask(Buffer.from(JSON.stringify(task)));
         if (existsSync(join(this.root, t.projectId, t.taskId))) {
           rmSync(path, { force: true });
@@ -54,6 +55,11 @@ export class PendingTasks {
         }
         const deps = t.dependsOn ?? [];
         const info: PendingTask = { projectId: t.projectId, taskId: t.taskId, runId: t.runId, dependsOn: deps, blockedBy: blockedBy(this.root, t.projectId, deps), createdAt: new Date(createdAt) };
+        if (queued === true) {
+          this.tasks.set(this.key(t.projectId, t.taskId), { info: { ...info, blockedBy: [] }, task: t, held: false });
+          this.log?.(`queued task ${t.projectId}/${t.taskId} kept from before the restart (in the queue until a worker takes it)`);
+          continue;
+        }
         this.tasks.set(this.key(t.projectId, t.taskId), { info, task: t, held: true });
         this.log?.(`held task ${t.projectId}/${t.taskId} kept from before the restart (waits for ${info.blockedBy.join(', ') || 'its next release'})`);
       } catch (err) {
@@ -62,9 +68,9 @@ export class PendingTasks {
     }
   }
 
-  private keep(task: QueuedTask, createdAt: Date): void {
+  private keep(task: QueuedTask, createdAt: Date, queued: boolean): void {
     mkdirSync(this.dir, { recursive: true });
-    writeFileAtomic(this.file(task.projectId, task.taskId), JSON.stringify({ task, createdAt: createdAt.toISOString() }));
+    writeFileAtomic(this.file(task.projectId, task.taskId), JSON.stringify({ task, createdAt: createdAt.toISOString(), queued }));
   }
 
   private forget(p: string, t: string): void {
@@ -80,7 +86,7 @@ export class PendingTasks {
     const deps = task.dependsOn ?? [];
     const blocked = deps.length ? blockedBy(this.root, task.projectId, deps) : [];
     const info: PendingTask = { projectId: task.projectId, taskId: task.taskId, runId: task.runId, dependsOn: deps, blockedBy: blocked, createdAt: new Date() };
-    if (blocked.length > 0) this.keep(task, info.createdAt);
+    this.keep(task, info.createdAt, blocked.length === 0);
     this.tasks.set(this.key(task.projectId, task.taskId), { info, task, held: blocked.length > 0 });
     return blocked.length === 0;
   }
@@ -99,9 +105,10 @@ export class PendingTasks {
     return out;
   }
 
-  /** A released task is in the queue now: its file goes (a crash before this republishes it under the same message id). */
+  /** A released task is in the queue now: its file says so (a crash before this republishes it under the same message id). */
   queued(p: string, t: string): void {
-    if (!this.isHeld(p, t)) this.forget(p, t);
+    const e = this.tasks.get(this.key(p, t));
+    if (e && !e.held) this.keep(e.task, e.info.createdAt, true);
   }
 
   /** Puts a task back on hold (its publish failed): the next release retries it. */
@@ -124,7 +131,7 @@ export class PendingTasks {
 
   /** The replica shows the task now (or it was cancelled before any worker took it). */
   delete(p: string, t: string): void {
-    if (this.tasks.get(this.key(p, t))?.held) this.forget(p, t);
+    if (this.tasks.has(this.key(p, t))) this.forget(p, t);
     this.tasks.delete(this.key(p, t));
   }
 }

@@ -4,9 +4,9 @@ import type { ConsumerMessages } from '@nats-io/jetstream';
 import { prepareMessage, type BusMessage, type NewMessage } from '@app/messagebus';
 import { applyRecord, decodeRecord, PROJECT_BUS, recordHeaders } from './change-record';
 import { decodeHeartbeat, HeartbeatLivenessProbe, HeartbeatTable, heartbeatSubject } from './heartbeat';
-import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type LinkOptions, type NatsLink } from './nats';
+import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, syncNote, type LinkOptions, type NatsLink } from './nats';
 import { ALL_HOSTS, CHANGES_STREAM, ScaleoutError, changeSubject, controlSubject, SERVER_HOST, parseChangeSubject, PROJECT_TOKEN, REPLICA_CONSUMER, taskSubject } from './subjects';
-import { InflightWrites, INFLIGHT_KEEP_MS } from './inflight-writes';
+import { InflightWrites, inflightWritesDir, INFLIGHT_KEEP_MS } from './inflight-writes';
 import { PendingTasks } from './pending';
 import { submissionId, type QueuedTask, type RoutedWrite } from './task-message';
 import { fromWireError, type TaskWrite, type TaskWriteResult, type TaskWrites, type WireError } from './task-writes';
@@ -38,7 +38,7 @@ export class ScaleoutServer implements TaskWrites {
   readonly liveness: HeartbeatLivenessProbe;
   /** Accepted tasks no worker has reported yet (and those held for their dependencies). */
   readonly pending: PendingTasks;
-  private readonly inflight = new InflightWrites();
+  private readonly inflight: InflightWrites;
   private releaser?: NodeJS.Timeout;
 
   constructor(
@@ -54,10 +54,12 @@ export class ScaleoutServer implements TaskWrites {
     this.heartbeats = new HeartbeatTable(opts.leaseMs ?? DEFAULT_LEASE_MS);
     this.liveness = new HeartbeatLivenessProbe(this.heartbeats);
     this.pending = new PendingTasks(root, opts.log);
+    this.inflight = new InflightWrites(Date.now, inflightWritesDir(root));
   }
 
   async start(): Promise<void> {
     this.link = await connectNats(this.url, 'conductor', this.opts);
+    this.opts.log?.(syncNote(this.link.serverVersion));
     this.link.nc.subscribe(heartbeatSubject('*'), {
       callback: (_err, m) => {
         const hb = decodeHeartbeat(m.data);
@@ -72,6 +74,7 @@ export class ScaleoutServer implements TaskWrites {
     });
     const consumer = await this.link.jsm.consumers.info(CHANGES_STREAM, REPLICA_CONSUMER);
     this.expected = consumer.ack_floor.stream_seq + 1;
+    await this.resendRestored();
     this.loop = this.applyLoop();
     this.releaser = setInterval(() => this.releaseHeld(), 1000);
   }
@@ -103,7 +106,12 @@ export class ScaleoutServer implements TaskWrites {
    */
   async submit(task: QueuedTask): Promise<boolean> {
     if (!this.pending.add(task)) return true;
-    return this.publish(task);
+    try {
+      return await this.publish(task);
+    } catch (err) {
+      this.pending.delete(task.projectId, task.taskId);
+      throw err;
+    }
   }
 
   private async publish(task: QueuedTask): Promise<boolean> {
@@ -205,6 +213,27 @@ export class ScaleoutServer implements TaskWrites {
       await new Promise((r) => setTimeout(r, 20));
     }
     return msg;
+  }
+
+  /**
+   * Writes a previous run of this server sent and no worker confirmed (kept on disk): sent again
+   * to the task's owner now (it may have changed while the server was down), same write ids, with
+   * a reply subject of this process. A worker that applied one already answers with its recorded
+   * result and applies nothing; a later takeover gets them too.
+   */
+  private async resendRestored(): Promise<void> {
+    const restored = this.inflight.restore(this.opts.log);
+    for (const { routed } of restored) {
+      const { projectId, taskId } = routed.write;
+      const owner = (await this.ownerOf(projectId, taskId).catch(() => undefined)) ?? restored.find((e) => e.routed === routed)!.host;
+      this.inflight.takeOver(projectId, taskId, owner);
+      const { createInbox } = natsClient().transport as unknown as { createInbox(): string };
+      routed.replyTo = createInbox();
+      const sub = this.link.nc.subscribe(routed.replyTo, { max: 1, callback: () => this.inflight.confirm(routed) });
+      setTimeout(() => sub.unsubscribe(), INFLIGHT_KEEP_MS).unref();
+      this.opts.log?.(`control: ${routed.write.op} on ${projectId}/${taskId} (write ${routed.writeId}) unconfirmed before the restart: sent again to ${owner}`);
+      await publishDurably(this.link, controlSubject(owner), JSON.stringify(routed));
+    }
   }
 
   /** Unconfirmed writes of a task another host took over: to the new owner, in order, same write ids. */

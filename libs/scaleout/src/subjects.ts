@@ -2,6 +2,8 @@
 export const TASKS_STREAM = 'CONDUCTOR_TASKS';
 export const CHANGES_STREAM = 'CONDUCTOR_CHANGES';
 export const CONTROL_STREAM = 'CONDUCTOR_CONTROL';
+/** Which host runs each task (one message per task subject; docs/scale-out.md "Claims"). */
+export const CLAIMS_STREAM = 'CONDUCTOR_CLAIMS';
 /** The one durable pull consumer every worker pulls tasks from (work-queue streams allow one per subject). */
 export const WORKERS_CONSUMER = 'conductor-workers';
 /** The server's durable consumer applying every host's changes to its replica. */

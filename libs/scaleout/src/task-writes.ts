@@ -4,6 +4,7 @@ import { BusError, BusWriter, readMessages, type BusMessage, type BusParent } fr
 import { answerQuestion, RunnerError, stopRun, stopTask, wakeTask } from '@app/runner';
 import { clearStopMarkers, removeDone, RunsLayout, StorageError, validateProjectId, validateRunId, validateTaskId, writeDone } from '@app/storage';
 import { ScaleoutError } from './subjects';
+import { appliedResult, recordApplied } from './applied-writes';
 
 /**
  * Every write the server makes to an existing task's files. Without --nats they are applied to
@@ -35,8 +36,9 @@ export interface TaskWriteResult {
   agent?: string;
   /** wake: working directory of the latest root run. */
   cwd?: string;
+  /** A routed write sent again: applied earlier under the same write id, this is that result. */
+  duplicate?: boolean;
 }
-
 /** Applies task writes: `LocalTaskWrites` here, `ScaleoutServer` on the owning worker. */
 export interface TaskWrites {
   apply(write: TaskWrite): Promise<TaskWriteResult>;
@@ -84,11 +86,22 @@ function findWritten(busPath: string, writeId: string): BusMessage | undefined {
 }
 
 /**
- * Applies one write to the task's files under `root` (the only place that does). `writeId` (a
- * routed write) is recorded in the appended message's meta: a redelivered write is answered with
- * the message already there instead of appending it twice.
+ * Applies one write to the task's files under `root` (the only place that does). A routed write
+ * (`writeId`) is applied once: its id and result are recorded in the task's APPLIED-WRITES.json
+ * (and in an appended message's meta), so the same write sent again is answered with the earlier
+ * result instead of being applied twice.
  */
 export async function applyTaskWrite(root: string, w: TaskWrite, writeId?: string): Promise<TaskWriteResult> {
+  if (!writeId) return applyOnce(root, w);
+  const taskDir = new RunsLayout(root).taskDir(w.projectId, w.taskId);
+  const earlier = appliedResult(taskDir, writeId);
+  if (earlier) return { ...earlier, duplicate: true };
+  const result = await applyOnce(root, w, writeId);
+  recordApplied(taskDir, writeId, w.op, result);
+  return result;
+}
+
+async function applyOnce(root: string, w: TaskWrite, writeId?: string): Promise<TaskWriteResult> {
   const layout = new RunsLayout(root);
   const taskDir = layout.taskDir(w.projectId, w.taskId);
   const busPath = layout.taskBus(w.projectId, w.taskId);

@@ -4,12 +4,14 @@ import type { JsMsg } from '@nats-io/jetstream';
 import { RunnerError, runTask, type RunnerService, type TaskOptions } from '@app/runner';
 import { runInfoFile, RunsLayout, type AppConfig } from '@app/storage';
 import { ChangeTailer } from './change-tailer';
+import { claimTask, HeartbeatWatch, releaseClaim, type StoredClaim } from './claims';
 import { recordHeaders } from './change-record';
 import type { NatsAuth } from './auth';
-import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, type NatsLink } from './nats';
+import { connectNats, DEFAULT_LEASE_MS, syncNote, ensureConsumer, natsClient, publishDurably, type NatsLink } from './nats';
 import { heartbeatSubject } from './heartbeat';
 import { failOrphanRuns, replayTask } from './replay';
 import { prepareQueuedTask } from './task-setup';
+import { followServerPosts } from './server-posts';
 import { reconcileOrphans } from './orphans';
 import { ALL_HOSTS, CONTROL_STREAM, TASKS_STREAM, validateHostId, WORKERS_CONSUMER } from './subjects';
 import { decodeQueuedTask, decodeRoutedWrite, isSnapshotRequest, type QueuedTask, type RoutedWrite } from './task-message';
@@ -36,8 +38,12 @@ export interface WorkerOptions {
 
 interface Active {
   msg: JsMsg;
+  /** Other messages of the same task delivered while it runs here (a duplicate submission): acked with it. */
+  others: JsMsg[];
   abort: AbortController;
   done: Promise<void>;
+  /** This host's claim of the task, once written (CONDUCTOR_CLAIMS). */
+  claim?: StoredClaim;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -67,6 +73,8 @@ export class Worker {
   private ticker?: NodeJS.Timeout;
   private beat?: NodeJS.Timeout;
   private heartbeat: () => void = () => undefined;
+  /** Other workers' heartbeats: is the host that claimed a redelivered task still running it? */
+  private readonly watch = new HeartbeatWatch();
   /** The control messages being applied, chained per task. */
   private readonly controls = new Map<string, Promise<void>>();
   /** Tasks whose files a killed process of this worker left here: a stale copy until the queue gives them back. */
@@ -87,6 +95,7 @@ export class Worker {
 
   async start(): Promise<void> {
     this.link = await connectNats(this.opts.url, `worker-${this.opts.host}`, { leaseMs: this.leaseMs, auth: this.opts.auth });
+    this.log(syncNote(this.link.serverVersion));
     for (const key of await reconcileOrphans(this.opts.root, this.opts.host)) {
       this.released.add(key);
       this.log(`stopped the orphaned runs of ${key} (left by a killed worker process; the task continues from the queue)`);
@@ -110,6 +119,7 @@ export class Worker {
         });
     };
     tick();
+    this.watch.start(this.link.nc);
     // the server judges this host's runs alive by this heartbeat (their pids are ours)
     const beat = (this.heartbeat = () => {
       if (this.link.nc.isClosed()) return;
@@ -117,7 +127,11 @@ export class Worker {
     });
     beat();
     this.beat = setInterval(beat, Math.max(100, Math.floor(this.leaseMs / 3)));
-    this.loops = [this.pullLoop(), this.controlLoop()];
+    this.loops = [
+      this.pullLoop(),
+      this.controlLoop(),
+      followServerPosts(this.link, this.opts.root, this.opts.host, () => this.stopping, (l) => this.log(l)).catch((err) => this.log(`server posts: ${(err as Error).message}`)),
+    ];
     this.log(`pulling tasks (capacity ${this.capacity}, lease ${this.leaseMs} ms)`);
   }
 
@@ -128,6 +142,7 @@ export class Worker {
     await Promise.allSettled(this.loops);
     clearTimeout(this.ticker);
     clearInterval(this.beat);
+    this.watch.stop();
     await this.link.close();
   }
 
@@ -206,8 +221,9 @@ export class Worker {
     let reply: { result?: TaskWriteResult; error?: WireError };
     try {
       if (!held) throw new RunnerError('NOT_FOUND', `task ${write.taskId} is not on worker ${this.opts.host}`);
-      reply = { result: await applyTaskWrite(this.opts.root, write, writeId) };
-      this.log(`${write.op} ${write.projectId}/${write.taskId}`);
+      const result = await applyTaskWrite(this.opts.root, write, writeId);
+      reply = { result };
+      this.log(`${write.op} ${write.projectId}/${write.taskId} write ${writeId}${result.duplicate ? ' already applied (answered again)' : ' applied'}`);
     } catch (err) {
       reply = { error: toWireError(err) };
     }
@@ -253,10 +269,11 @@ export class Worker {
     const current = this.active.get(key);
     if (current) {
       // our own lease expired (a late heartbeat) and came back to us: keep running, heartbeat the new delivery
-      current.msg = msg;
+      if (msg.info.streamSequence === current.msg.info.streamSequence) current.msg = msg;
+      else current.others.push(msg);
       return;
     }
-    const entry: Active = { msg, abort: new AbortController(), done: Promise.resolve() };
+    const entry: Active = { msg, others: [], abort: new AbortController(), done: Promise.resolve() };
     this.active.set(key, entry);
     entry.done = this.execute(task, entry).finally(() => {
       this.active.delete(key);
@@ -266,11 +283,20 @@ export class Worker {
   }
 
   private async execute(task: QueuedTask, entry: Active): Promise<void> {
-    const heartbeat = setInterval(() => entry.msg.working(), Math.max(100, Math.floor(this.leaseMs / 3)));
+    const heartbeat = setInterval(() => [entry.msg, ...entry.others].forEach((m) => m.working()), Math.max(100, Math.floor(this.leaseMs / 3)));
     const layout = new RunsLayout(this.opts.root);
     const taskDir = layout.taskDir(task.projectId, task.taskId);
     let started = false;
     try {
+      const mine = { host: this.opts.host, leaseMs: this.leaseMs };
+      const outcome = await this.retry(() => claimTask(this.link, this.watch, task.projectId, task.taskId, mine));
+      if ('busy' in outcome) {
+        // redelivered while its holder still runs it (e.g. after a NATS restart): the holder acks it
+        this.log(`task ${task.projectId}/${task.taskId} is running on ${outcome.busy}: left to it`);
+        entry.msg.nak(this.leaseMs);
+        return;
+      }
+      entry.claim = outcome.claimed;
       const takeover = entry.msg.info.deliveryCount > 1 || !existsSync(join(taskDir, 'TASK.md'));
       if (takeover) {
         const n = await this.retry(() => replayTask(this.link, this.opts.root, task.projectId, task.taskId));
@@ -286,7 +312,8 @@ export class Worker {
       const fresh = !existsSync(runInfoFile(firstRun));
       if (fresh) mkdirSync(firstRun, { recursive: true });
       started = true;
-      if (!(takeover && existsSync(join(taskDir, 'DONE')))) {
+      // DONE after a takeover, or this very launch (its first run is here) ran already: a redelivery or a duplicate message
+      if (!((takeover || !fresh) && existsSync(join(taskDir, 'DONE')))) {
         const run = this.opts.runner ? (o: TaskOptions) => this.opts.runner!.runTask(o) : runTask;
         const result = await run({
           ...this.opts.task,
@@ -319,6 +346,8 @@ export class Worker {
       else entry.msg.nak(1000);
     } finally {
       clearInterval(heartbeat);
+      // the loop ended here (or never started): the next delivery of the task claims it at once
+      if (entry.claim) await releaseClaim(this.link, task.projectId, task.taskId, entry.claim).catch((err) => this.log(`release claim: ${(err as Error).message}`));
     }
   }
 
@@ -338,7 +367,10 @@ export class Worker {
   private async ack(entry: Active): Promise<void> {
     for (let i = 0; i < 40; i++) {
       try {
-        if (await entry.msg.ackAck({ timeout: 2000 })) return;
+        if (await entry.msg.ackAck({ timeout: 2000 })) {
+          for (const m of entry.others) m.ack();
+          return;
+        }
       } catch {
         // not connected: retry
       }

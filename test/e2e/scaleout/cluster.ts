@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { parseBus } from '@app/messagebus';
 import { envWithFakeAgents } from '../../utils/fake-agents';
 import { NatsServerProcess } from '../../utils/nats-server';
 import { waitFor as waitForEvent } from '../../utils/wait';
@@ -150,4 +151,26 @@ export function replicaDiff(worker: string, replica: string, projectId: string):
 export function tasksIn(root: string, projectId: string): string[] {
   const dir = join(root, projectId);
   return existsSync(dir) ? readdirSync(dir).filter((n) => n.startsWith('task-')) : [];
+}
+
+/** DONE, and the completion facts reached the project bus (the loop ended). */
+export function taskDone(root: string, p: string, t: string): boolean {
+  const bus = join(root, p, t, 'TASK-MESSAGE-BUS.md');
+  return existsSync(join(root, p, t, 'DONE')) && existsSync(bus) && /completion facts (already )?propagated/.test(readFileSync(bus, 'utf8'));
+}
+
+/** The workers holding a copy of the task (the one that ran it, and any that took it over). */
+export function ownersOf(c: Cluster, p: string, t: string): string[] {
+  return c.workers.filter((w) => existsSync(join(w.root, p, t, 'TASK.md'))).map((w) => w.host);
+}
+
+export function projectBusIds(root: string, p: string): string[] {
+  const f = join(root, p, 'PROJECT-MESSAGE-BUS.md');
+  return existsSync(f) ? parseBus(readFileSync(f)).map((m) => m.msg_id) : [];
+}
+
+/** How many completion facts of the task the project bus holds (one per completed loop). */
+export function completionFacts(root: string, p: string, t: string): number {
+  const f = join(root, p, 'PROJECT-MESSAGE-BUS.md');
+  return existsSync(f) ? parseBus(readFileSync(f)).filter((m) => m.type === 'FACT' && m.task_id === t).length : 0;
 }

@@ -3,30 +3,11 @@ import { join } from 'node:path';
 import { parseBus } from '@app/messagebus';
 import { readRunInfo } from '@app/storage';
 import { natsServerAvailable } from '../../utils/nats-server';
-import { Cluster, projectFiles, replicaDiff, tasksIn, waitFor } from './cluster';
+import { Cluster, completionFacts, ownersOf, projectBusIds, projectFiles, replicaDiff, taskDone, tasksIn, waitFor } from './cluster';
 
 // Real nats-server (Debian package; .ci/run installs it), real conductor and worker processes.
 const describeNats = natsServerAvailable() ? describe : describe.skip;
 const id = (prefix: string, i: number) => `task-20260101-000000-${prefix}${String(i).padStart(2, '0')}`;
-
-function taskDone(root: string, p: string, t: string): boolean {
-  const bus = join(root, p, t, 'TASK-MESSAGE-BUS.md');
-  return existsSync(join(root, p, t, 'DONE')) && existsSync(bus) && /completion facts (already )?propagated/.test(readFileSync(bus, 'utf8'));
-}
-
-function ownersOf(c: Cluster, p: string, t: string): string[] {
-  return c.workers.filter((w) => existsSync(join(w.root, p, t, 'TASK.md'))).map((w) => w.host);
-}
-
-function projectBusIds(root: string, p: string): string[] {
-  const f = join(root, p, 'PROJECT-MESSAGE-BUS.md');
-  return existsSync(f) ? parseBus(readFileSync(f)).map((m) => m.msg_id) : [];
-}
-
-function completionFacts(root: string, p: string, t: string): number {
-  const f = join(root, p, 'PROJECT-MESSAGE-BUS.md');
-  return existsSync(f) ? parseBus(readFileSync(f)).filter((m) => m.type === 'FACT' && m.task_id === t).length : 0;
-}
 
 describeNats('scale-out over NATS JetStream (server + 3 workers)', () => {
   const c = new Cluster();

@@ -126,7 +126,7 @@ describeNats('task writes from the server go to the owning worker (real nats-ser
     expect(messages(c.server.root, p, parent).filter((m) => m.meta?.thread_child_task_id === child)).toHaveLength(1);
   });
 
-  it('a project-bus post from the server reaches the replica through the change stream, once', async () => {
+  it('a project-bus post from the server reaches the replica and the workers\' copies through the change stream, once', async () => {
     const p = 'writes';
     const res = await fetch(`${c.serverUrl}/api/v1/messages`, {
       method: 'POST',
@@ -148,6 +148,15 @@ describeNats('task writes from the server go to the owning worker (real nats-ser
     } finally {
       await link.close();
     }
+    // the worker's copy of the project bus (its agents read it) gets it too, once; coming back
+    // from the worker's tailer it is not appended to the replica again
+    const ids = (root: string) => parseBus(readFileSync(join(root, p, 'PROJECT-MESSAGE-BUS.md'))).map((m) => m.msg_id);
+    const worker = c.workers[0];
+    await waitFor('the post on the worker\'s project bus', () => ids(worker.root).includes(msg_id), 15_000);
+    await waitFor('the worker\'s copy and the replica to hold the same project-bus messages', () => ids(c.server.root).length === ids(worker.root).length, 15_000).catch(() => undefined);
+    expect(ids(worker.root).filter((id) => id === msg_id)).toHaveLength(1);
+    expect(ids(c.server.root).filter((id) => id === msg_id)).toHaveLength(1);
+    expect([...ids(c.server.root)].sort()).toEqual([...ids(worker.root)].sort());
   });
 
   it('a stop waiting out its grace period does not hold up a write to another task on the same worker', async () => {

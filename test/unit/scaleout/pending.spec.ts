@@ -45,7 +45,7 @@ describe('tasks the server accepted that no worker reported yet', () => {
       writeFileSync(join(root, P, t, 'DONE'), '');
     };
 
-    it('holds a task again after a restart, releases it when its dependencies are DONE, and forgets it once queued', () => {
+    it('holds a task again after a restart, releases it when its dependencies are DONE, and lists it queued once queued', () => {
       const before = new PendingTasks(root);
       before.add({ ...task(B, [A]), env: { K: 'v' } });
       const lines: string[] = [];
@@ -60,7 +60,22 @@ describe('tasks the server accepted that no worker reported yet', () => {
       // released but not yet confirmed in the queue: a crash now republishes it under the same message id
       expect(new PendingTasks(root).isHeld(P, B)).toBe(true);
       after.queued(P, B);
-      expect(new PendingTasks(root).get(P, B)).toBeUndefined();
+      // queued: JetStream keeps the message; a restarted server lists it as queued and publishes nothing
+      const restarted = new PendingTasks(root);
+      expect(restarted.isHeld(P, B)).toBe(false);
+      expect(restarted.get(P, B)).toMatchObject({ taskId: B, blockedBy: [] });
+      expect(restarted.release()).toEqual([]);
+    });
+
+    it('a task queued at once is listed as queued after a restart until the replica shows it', () => {
+      new PendingTasks(root).add(task(A, []));
+      const lines: string[] = [];
+      const after = new PendingTasks(root, (l) => lines.push(l));
+      expect(after.get(P, A)).toMatchObject({ taskId: A, blockedBy: [] });
+      expect(after.isHeld(P, A)).toBe(false);
+      expect(lines.join('\n')).toContain(`queued task ${P}/${A} kept from before the restart`);
+      after.delete(P, A);
+      expect(new PendingTasks(root).get(P, A)).toBeUndefined();
     });
 
     it('forgets a held task that was cancelled, and one a worker has reported since', () => {
