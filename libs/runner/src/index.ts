@@ -45,6 +45,7 @@ export { runGc, gcProjects, gcSummary, parseSizeBytes, type GcSettings, type GcR
 export { runWrapped, checkWorkingDir, renderCommandLine, wrapProject, WRAP_STDIO_NOTICE, type WrapRunOptions, type WrapRunResult } from './wrap/wrap';
 export { buildStatusRow, STATUS_ROW_FILTERS, statusRowMatches, watchTaskStatus, watchedTaskPaths, worktreeCells, type StatusRow, type WatchTaskStatus } from './status/task-rows';
 export { buildTaskRow, buildRunRow, filterTaskRows, runsDirOf, TASK_STATUS_FILTERS, type TaskRow, type RunRow } from './status/list-rows';
+export { buildRunForest, latestRunTree, type RunNode } from './status/run-tree';
 export { collectActivity, compactPreview, rfc3339Seconds, utcSecond, DEFAULT_DRIFT_AFTER_MS, type ActivitySignals, type ActivityBusMessage, type LatestRunFacts } from './status/activity';
 export { worktreeStatus, type WorktreeStatus } from './status/worktree-status';
 export { scanRecords, taskRecordProblems, taskCorruptReason, relativeRecordPath, type RecordProblem, type RecordKind } from './records/records';
