@@ -2,7 +2,7 @@ export * from './runner.module';
 export * from './runner.providers';
 export { RunnerService, type RunnerSeams } from './runner.service';
 export { RunnerError, isRunnerError, type RunnerErrorCode } from './runner.errors';
-export { checkTaskStart, type StartCheck } from './preflight';
+export { checkAgentName, checkTaskStart, type StartCheck } from './preflight';
 export { formatGoDuration, parseDurationFlag } from './go-duration';
 export { buildPrompt, buildPreamble, RESTART_PREFIX, type PromptContext } from './prompt';
 export { LocalAgentExecutor, type AgentExecutor, type AgentHandle, type AgentLaunch, type AgentExit } from './agent-executor';
