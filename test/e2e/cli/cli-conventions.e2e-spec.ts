@@ -63,6 +63,8 @@ describe('issue #30 CLI conventions', () => {
       [['task', '--config', join(sb.dir, 'missing.yaml'), '--project', P, '--task', T, '--prompt', 'x'], /missing\.yaml/],
       [['task', '--root', sb.root, '--project', P, '--task', 'task-20260101-000000-new', '--prompt', 'x'], /^Error: no config found: create config\.yaml \(see README\) or pass --config/],
       [['task', '--config', configFile(), '--project', P, '--task', 'task-20260101-000000-new', '--prompt', 'x', '--agent', 'fak'], /^Error: unknown agent "fak" \(did you mean "fake"\?\)\n$/],
+      [['server', 'status', '--server', 'ftp://localhost:1'], /^Error: invalid --server URL "ftp:\/\/localhost:1": only http and https are supported\n$/],
+      [['server', 'status', '--server', 'not a url'], /^Error: invalid --server URL "not a url"/],
     ];
     for (const [args, message] of cases) {
       const r = await sb.run(args);
