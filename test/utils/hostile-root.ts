@@ -1,7 +1,7 @@
 /**
  * A runs root built the way a hostile or broken disk would leave it (issue #29 acceptance): run
  * files that are symlinks out of the root or to /dev/zero, FIFOs in place of run files, folders that
- * are symlinks out of the root, and a very large message bus. Each kind is one builder in
+ * are symlinks out of the root, message buses that are not regular files, and a very large message bus. Each kind is one builder in
  * HOSTILE_ENTRIES, so another kind (corrupt records, …) is one more entry.
  */
 import { execFileSync } from 'node:child_process';
@@ -13,6 +13,14 @@ import { seedRun } from './run-fixtures';
 
 export const HOSTILE_PROJECT = 'hostile';
 export const HOSTILE_TASK = 'task-20260101-120000-hostile';
+/** The project of HOSTILE_ENTRIES.busNotFiles: its bus is a FIFO, and so are (or worse) its tasks' buses. */
+export const BUS_PROJECT = 'bus-not-files';
+export const BUS_TASKS = {
+  fifo: 'task-20260101-120000-bus-fifo',
+  devZero: 'task-20260101-120000-bus-zero',
+  folder: 'task-20260101-120000-bus-folder',
+  good: 'task-20260101-120000-bus-good',
+} as const;
 
 export interface HostileContext {
   root: string;
@@ -55,6 +63,18 @@ export const HOSTILE_ENTRIES: Record<string, HostileEntry> = {
   recordsNotFiles: (ctx) => {
     replaceWith(path.join(ctx.run('20260101-1200000000-900-5'), 'run-info.yaml'), fifo);
     replaceWith(path.join(ctx.run('20260101-1200000000-900-6'), 'run-info.yaml'), (p) => fs.symlinkSync('/dev/zero', p));
+  },
+  /** BUS_PROJECT: a FIFO project bus; task buses that are a FIFO, a /dev/zero link, a folder; one good task. */
+  busNotFiles: (ctx) => {
+    const taskDir = (t: string) => path.join(ctx.root, BUS_PROJECT, t);
+    Object.values(BUS_TASKS).forEach((t, i) => seedRun(ctx.root, BUS_PROJECT, t, `20260101-1200000000-901-${i + 1}`, {}, 'ok\n'));
+    fifo(path.join(ctx.root, BUS_PROJECT, 'PROJECT-MESSAGE-BUS.md'));
+    fifo(path.join(taskDir(BUS_TASKS.fifo), 'TASK-MESSAGE-BUS.md'));
+    fs.symlinkSync('/dev/zero', path.join(taskDir(BUS_TASKS.devZero), 'TASK-MESSAGE-BUS.md'));
+    fs.mkdirSync(path.join(taskDir(BUS_TASKS.folder), 'TASK-MESSAGE-BUS.md'));
+    fs.writeFileSync(path.join(taskDir(BUS_TASKS.good), 'TASK-MESSAGE-BUS.md'), '');
+    // the needs-input index makes the questions scan read the task's bus
+    fs.writeFileSync(path.join(taskDir(BUS_TASKS.fifo), 'NEEDS-INPUT.json'), '{}');
   },
   /** Projects `bad` (a corrupt run-info of every kind, corrupt task state files) and `good`. */
   corruptRecords: (ctx) => seedCorruptRoot(ctx.root),

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { didYouMean } from '@app/storage';
 import { AgentError } from './agents.errors';
-import { AgentConfigLike, AgentSpec, CliAgentSpec, normalizeAgentType, RestAgentConfig, RestRunContext, tokenEnvVarFor } from './agent.types';
+import { AGENT_TYPES, AgentConfigLike, AgentSpec, CliAgentSpec, isAgentType, normalizeAgentType, RestAgentConfig, RestRunContext, tokenEnvVarFor } from './agent.types';
 import { detectCliVersion, findExecutable, runShortCommand } from './binaries';
 import { runPerplexity } from './rest/perplexity';
 import { RestBackendOptions } from './rest/rest-options';
@@ -44,7 +44,12 @@ export function selectAgentConfig(config: AgentsConfigLike | undefined, preferre
   const wanted = preferred?.trim() ?? '';
   if (!config) {
     if (!wanted) throw new AgentError('INVALID_CONFIG', 'no config found: create config.yaml (see README) or pass --config, or name an agent type with --agent');
-    return { name: wanted, type: normalizeAgentType(wanted), config: { name: wanted, type: normalizeAgentType(wanted) } };
+    const type = normalizeAgentType(wanted);
+    if (!isAgentType(type)) {
+      const types = AGENT_TYPES.filter((t) => t !== 'command');
+      throw new AgentError('UNKNOWN_AGENT', `unknown agent type "${wanted}"${didYouMean(wanted, types)}: without a config the agent must be a type: ${types.join(', ')}`);
+    }
+    return { name: wanted, type, config: { name: wanted, type } };
   }
   const names = Object.keys(config.agents ?? {}).sort();
   const pick = (name: string): SelectedAgent => {

@@ -11,7 +11,8 @@ export function checkBusPath(path: string): Stats | undefined {
   try {
     st = lstatSync(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw ioError('stat', path, err);
   }
   if (st.isSymbolicLink()) throw new BusError('SYMLINK', `message bus path "${path}" is a symlink`);

@@ -10,17 +10,25 @@ const BYTES_PER_MESSAGE_GUESS = 384;
 // (A header-closing fence follows a header line, never an empty line, so bodies that start with
 // "msg_id:" are not mistaken for headers.)
 const ENTRY_START = Buffer.from('\n\n---\nmsg_id:');
-const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW;
+// O_NONBLOCK: a FIFO swapped in after the check must not block open() (issue #29); reads of a
+// regular file ignore it.
+const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 export function openForRead(path: string): number | undefined {
   if (!checkBusPath(path)) return undefined;
+  let fd: number;
   try {
-    return openSync(path, READ_FLAGS);
+    fd = openSync(path, READ_FLAGS);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new BusError('SYMLINK', `message bus path "${path}" is a symlink`);
     throw ioError('open', path, err);
   }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw new BusError('NOT_REGULAR_FILE', `message bus path "${path}" is not a regular file`);
+  }
+  return fd;
 }
 
 export function readRange(fd: number, start: number, end: number, path: string): Buffer {

@@ -17,7 +17,7 @@ export function rotateBus(path: string, now: Date = new Date()): string | undefi
   if (!checkBusPath(path)) return undefined;
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw ioError('open', path, err);

@@ -2,7 +2,7 @@ export * from './runner.module';
 export * from './runner.providers';
 export { RunnerService, type RunnerSeams } from './runner.service';
 export { RunnerError, isRunnerError, type RunnerErrorCode } from './runner.errors';
-export { checkTaskStart, type StartCheck } from './preflight';
+export { checkAgentName, checkTaskStart, type StartCheck } from './preflight';
 export { formatGoDuration, parseDurationFlag } from './go-duration';
 export { buildPrompt, buildPreamble, RESTART_PREFIX, type PromptContext } from './prompt';
 export { LocalAgentExecutor, type AgentExecutor, type AgentHandle, type AgentLaunch, type AgentExit } from './agent-executor';
@@ -48,6 +48,7 @@ export { runGc, gcProjects, gcSummary, parseSizeBytes, type GcSettings, type GcR
 export { runWrapped, checkWorkingDir, renderCommandLine, wrapProject, WRAP_STDIO_NOTICE, type WrapRunOptions, type WrapRunResult } from './wrap/wrap';
 export { buildStatusRow, STATUS_ROW_FILTERS, statusRowMatches, watchTaskStatus, watchedTaskPaths, worktreeCells, type StatusRow, type WatchTaskStatus } from './status/task-rows';
 export { buildTaskRow, buildRunRow, filterTaskRows, runsDirOf, TASK_STATUS_FILTERS, type TaskRow, type RunRow } from './status/list-rows';
+export { buildRunForest, latestRunTree, type RunNode } from './status/run-tree';
 export { collectActivity, compactPreview, rfc3339Seconds, utcSecond, DEFAULT_DRIFT_AFTER_MS, type ActivitySignals, type ActivityBusMessage, type LatestRunFacts } from './status/activity';
 export { worktreeStatus, type WorktreeStatus } from './status/worktree-status';
 export { scanRecords, taskRecordProblems, taskCorruptReason, relativeRecordPath, type RecordProblem, type RecordKind } from './records/records';

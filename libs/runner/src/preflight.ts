@@ -18,7 +18,21 @@ export interface StartCheck {
   cwd?: string;
 }
 
-/** Throws RunnerError INVALID_INPUT (no prompt) or FATAL_AGENT (unknown agent, missing binary …). */
+const isBadAgentInput = (err: unknown): boolean => err instanceof AgentError && (err.code === 'UNKNOWN_AGENT' || err.code === 'INVALID_CONFIG');
+
+/**
+ * The agent a start names (config name or agent type; undefined = the config's default) exists:
+ * RunnerError INVALID_INPUT with a "did you mean" otherwise. Checked before anything is written.
+ */
+export function checkAgentName(config: AppConfig | undefined, agent: string | undefined): void {
+  try {
+    selectAgent(config, agent);
+  } catch (err) {
+    throw isBadAgentInput(err) ? new RunnerError('INVALID_INPUT', errorText(err)) : err;
+  }
+}
+
+/** Throws RunnerError INVALID_INPUT (no prompt, unknown agent, no config) or FATAL_AGENT (missing binary …). */
 export async function checkTaskStart(check: StartCheck): Promise<void> {
   if (!check.prompt?.trim() && !existsSync(join(check.taskDir, 'TASK.md'))) {
     throw new RunnerError('INVALID_INPUT', 'TASK.md not found and no prompt provided');
@@ -28,7 +42,6 @@ export async function checkTaskStart(check: StartCheck): Promise<void> {
     await resolveSpec(agent, { ...process.env, ...check.env }, check.cwd ?? process.cwd());
   } catch (err) {
     // an agent name that matches nothing, or no agent to pick (no config), is bad input (CLI exit 2); a missing binary is fatal
-    const badInput = err instanceof AgentError && (err.code === 'UNKNOWN_AGENT' || err.code === 'INVALID_CONFIG');
-    throw new RunnerError(badInput ? 'INVALID_INPUT' : 'FATAL_AGENT', errorText(err));
+    throw new RunnerError(isBadAgentInput(err) ? 'INVALID_INPUT' : 'FATAL_AGENT', errorText(err));
   }
 }

@@ -29,7 +29,7 @@ import { readStoppedBy } from './stop';
 import { lockTask, taskLeaseMs } from './task-lock';
 import { taskLimits, type TaskOptions, type TaskResult } from './task-options';
 import { resolveTaskPrompt, taskStopReason } from './task-state';
-import { prepareTaskWorktree } from './worktree';
+import { checkTaskWorktree, prepareTaskWorktree } from './worktree';
 
 export { TASK_LOCK_FILE } from './task-lock';
 
@@ -48,6 +48,8 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
   let deps: string[] | undefined;
   if (opts.dependsOn !== undefined) deps = normalizeDependsOn(opts.taskId, opts.dependsOn);
 
+  // a bad --repo/--base/--paths is refused before the task folder exists (issue #29)
+  await checkTaskWorktree({ ...opts, taskDir, root: layout.root });
   mkdirSync(taskDir, { recursive: true, mode: 0o755 });
   const prompt = resolveTaskPrompt(taskDir, opts.prompt);
   if (isCancelled(taskDir)) {
@@ -68,7 +70,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
   };
   try {
     if (opts.dependsOn !== undefined) writeDependsOn(taskDir, deps);
-    // a bad --repo/--base is refused here, before TASK.md exists
+    // checked above; what is left to fail here (git itself, the setup hook) fails before TASK.md exists
     const wt = await prepareTaskWorktree({ ...opts, taskDir, root: layout.root });
     // issue #31: this loop owns the task from here on (claimed once the input is valid, so a refused
     // start claims nothing); every write below proves it with the fence

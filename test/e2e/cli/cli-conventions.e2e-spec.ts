@@ -3,7 +3,7 @@
  * attempt), unknown names exit 2 with a did-you-mean, errors are JSON under --json, and
  * diff/merge find the runs root of --config.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Sandbox, writeRun } from './inspect-helpers';
 
@@ -63,11 +63,37 @@ describe('issue #30 CLI conventions', () => {
       [['task', '--config', join(sb.dir, 'missing.yaml'), '--project', P, '--task', T, '--prompt', 'x'], /missing\.yaml/],
       [['task', '--root', sb.root, '--project', P, '--task', 'task-20260101-000000-new', '--prompt', 'x'], /^Error: no config found: create config\.yaml \(see README\) or pass --config/],
       [['task', '--config', configFile(), '--project', P, '--task', 'task-20260101-000000-new', '--prompt', 'x', '--agent', 'fak'], /^Error: unknown agent "fak" \(did you mean "fake"\?\)\n$/],
+      [['server', 'status', '--server', 'ftp://localhost:1'], /^Error: invalid --server URL "ftp:\/\/localhost:1": only http and https are supported\n$/],
+      [['server', 'status', '--server', 'not a url'], /^Error: invalid --server URL "not a url"/],
     ];
     for (const [args, message] of cases) {
       const r = await sb.run(args);
       expect({ args, code: r.code }).toEqual({ args, code: 2 });
       expect(r.stderr).toMatch(message);
+    }
+  });
+
+  it('defect 7: an agent typo in job (any form) or task exits 2 with a did-you-mean and creates nothing', async () => {
+    const withConfig = ['--config', configFile(), '--project', P, '--prompt', 'x', '--agent', 'fak'];
+    const noConfig = ['--root', sb.root, '--project', P, '--prompt', 'x'];
+    const named = /^Error: unknown agent "fak" \(did you mean "fake"\?\)\n$/;
+    const typed = /^Error: unknown agent type "cluade" \(did you mean "claude"\?\): without a config the agent must be a type: claude, codex, gemini, perplexity, xai\n$/;
+    const cases: [string[], RegExp][] = [
+      [['job', ...withConfig], named],
+      [['job', ...withConfig, '--task', T], named],
+      [['job', ...withConfig, '--follow'], named],
+      [['job', ...withConfig, '--run-id', '20260101-1200000000-1-1', '--task', T], named],
+      [['job', 'batch', ...withConfig], named],
+      [['task', ...withConfig], named],
+      [['job', ...noConfig, '--agent', 'cluade'], typed],
+      [['task', ...noConfig, '--agent', 'cluade'], typed],
+      [['job', ...noConfig], /^Error: no config found: create config\.yaml \(see README\) or pass --config/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await sb.run(args);
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 2, stdout: '' });
+      expect(r.stderr).toMatch(message);
+      expect({ args, left: readdirSync(sb.root) }).toEqual({ args, left: [] });
     }
   });
 

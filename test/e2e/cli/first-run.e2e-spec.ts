@@ -58,7 +58,7 @@ describe('first run with an empty HOME', () => {
   });
 
   it.each([
-    ['an unknown agent', ['--agent', 'nosuch', '--prompt', 'x'], 1, /^Error: unsupported agent type "nosuch"\n$/],
+    ['an unknown agent', ['--agent', 'nosuch', '--prompt', 'x'], 2, /^Error: unknown agent type "nosuch": without a config the agent must be a type: claude, codex, gemini, perplexity, xai\n$/],
     ['no prompt', ['--agent', 'codex'], 2, /^Error: TASK.md not found and no prompt provided\n$/],
     ['a missing agent binary', ['--agent', 'codex', '--prompt', 'x'], 1, /^Error: agent cli "codex" not found in PATH\n$/],
   ])('a task start refused for %s leaves no task folder behind', (_name, args, code, stderr) => {

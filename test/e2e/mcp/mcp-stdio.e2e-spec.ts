@@ -79,7 +79,7 @@ describe('run-agent mcp over stdio (the SDK client)', () => {
     expect(await callError(client, 'bus_post', { type: 'INFO', body: 'x'.repeat(16 * 1024 * 1024 + 1) })).toMatch(/over the 16777216-byte limit/);
     expect(await callError(client, 'bus_read', { since: 'no-such-id' })).toMatch(/not found/);
     expect(await callError(client, 'task_start', { prompt: '   ' })).toBe('prompt is empty');
-    expect(await callError(client, 'task_start', { prompt: 'x', agent: 'no-such-agent', task: 'task-20260101-120000-refused' })).toBe('unsupported agent type "no-such-agent"');
+    expect(await callError(client, 'task_start', { prompt: 'x', agent: 'no-such-agent', task: 'task-20260101-120000-refused' })).toBe('unknown agent type "no-such-agent": without a config the agent must be a type: claude, codex, gemini, perplexity, xai');
     expect(readFileSync(bus, 'utf8')).toBe(before);
     expect(existsSync(join(root, P, 'task-20260101-120000-refused'))).toBe(false);
   });

@@ -32,7 +32,7 @@ describe('run ids given to job and wrap', () => {
 
   it('an unknown agent or a missing --cwd refuses the job before the task folder exists', async () => {
     const unknown = await runJob({ root, projectId: PROJECT, taskId: taskId('agent'), prompt: 'x', agent: 'nosuch', env: agentEnv() });
-    expect(unknown).toMatchObject({ ok: false, error: expect.stringContaining('unsupported agent type "nosuch"') });
+    expect(unknown).toMatchObject({ ok: false, error: expect.stringContaining('unknown agent type "nosuch"') });
     const noCwd = await runJob({ root, projectId: PROJECT, taskId: taskId('cwd'), prompt: 'x', agent: 'claude', cwd: join(dir, 'missing'), env: agentEnv() });
     expect(noCwd).toMatchObject({ ok: false, error: expect.stringContaining('working directory does not exist') });
     expect(existsSync(root)).toBe(false);

@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRunInfo } from '@app/storage';
 import { gitSync } from '../../utils/git-repo';
@@ -124,16 +124,27 @@ describe('run-agent task --worktree, diff and merge (real git, built CLI)', () =
     expect(sb.read(join(ownWt, 'shared.txt'))).toContain('OWN');
   });
 
-  it('bad --repo or --base is a usage error that leaves no TASK.md or worktree', async () => {
+  it('bad --repo, --base or --paths is a usage error that leaves nothing behind: no task folder, no run, repository as it was (#29)', async () => {
     sb = new WorktreeSandbox();
+    const exclude = join(sb.repo, '.git', 'info', 'exclude');
+    const excludeBefore = existsSync(exclude) ? sb.read(exclude) : undefined;
     const notRepo = await sb.task(T1, 'X', ['--repo', sb.root]);
-    expect(notRepo.code).toBe(2);
-    expect(notRepo.stderr).toMatch(/^Error: not a git repository: /);
+    expect([notRepo.code, notRepo.stdout]).toEqual([2, '']);
+    expect(notRepo.stderr).toMatch(/^Error: not a git repository: [^\n]+\n$/);
     const badBase = await sb.task(T2, 'X', ['--base', 'no-such-branch']);
-    expect(badBase.code).toBe(2);
-    expect(badBase.stderr).toContain('--base "no-such-branch" is not a commit');
-    for (const t of [T1, T2]) expect(readdirSync(sb.taskDir(t))).not.toContain('TASK.md');
+    expect([badBase.code, badBase.stdout]).toEqual([2, '']);
+    expect(badBase.stderr).toMatch(/^Error: --base "no-such-branch" is not a commit in [^\n]+\n$/);
+    const treeBase = await sb.task(T2, 'X', ['--base', 'main^{tree}']);
+    expect([treeBase.code, treeBase.stderr]).toEqual([2, expect.stringContaining('is not a commit')]);
+    const badPaths = await sb.task(T2, 'X', ['--paths', '../outside']);
+    expect([badPaths.code, badPaths.stderr]).toEqual([2, expect.stringContaining('invalid path "../outside"')]);
+    const job = await sb.run(['job', '--root', sb.root, '--config', sb.config, '--project', P, '--task', T2, '--agent', 'writer', '--prompt', 'x', '--worktree', '--repo', sb.repo, '--base', 'no-such-branch']);
+    expect([job.code, job.stderr]).toEqual([2, expect.stringContaining('--base "no-such-branch" is not a commit')]);
+    expect(existsSync(sb.root) ? readdirSync(sb.root) : []).toEqual([]);
+    expect(existsSync(join(sb.repo, '.conductor'))).toBe(false);
+    expect(existsSync(exclude) ? sb.read(exclude) : undefined).toBe(excludeBefore);
     expect(gitSync(sb.repo, 'worktree', 'list').split('\n')).toHaveLength(1);
+    expect(gitSync(sb.repo, 'branch', '--list', 'conductor/*')).toBe('');
   });
 
   it('gc removes the merged task worktree and branch, keeps the unmerged one unless --force', async () => {

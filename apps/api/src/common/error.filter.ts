@@ -44,9 +44,10 @@ function busCode(code: BusErrorCode): ApiErrorCode {
       return 'PAYLOAD_TOO_LARGE';
     case 'NO_SPACE':
       return 'INSUFFICIENT_STORAGE';
-    case 'LOCK_TIMEOUT':
-    case 'NOT_REGULAR_FILE':
+    case 'NOT_REGULAR_FILE': // a FIFO, device, folder or symlink in place of the bus: that bus's problem (issue #29)
     case 'SYMLINK':
+      return 'FORBIDDEN';
+    case 'LOCK_TIMEOUT':
     case 'IO':
       return 'INTERNAL';
     default: {
@@ -87,6 +88,13 @@ function runnerCode(code: RunnerErrorCode): ApiErrorCode {
 
 const INTERNAL_MESSAGES: Partial<Record<string, string>> = {};
 
+/** Bus errors answered with a fixed line (no server paths), as the file routes answer theirs. */
+const BUS_MESSAGES: Partial<Record<BusErrorCode, string>> = {
+  SINCE_NOT_FOUND: 'message id not found',
+  NOT_REGULAR_FILE: 'message bus path: not a regular file',
+  SYMLINK: 'message bus path: a symlink',
+};
+
 /** Renders a thrown value as [status, envelope body]; 500s carry a short phrase, the cause is logged. */
 export function toEnvelope(err: unknown, logger?: Logger, methodNotAllowed?: (err: unknown) => boolean): { status: number; body: ReturnType<typeof envelope> } {
   let code: ApiErrorCode;
@@ -105,7 +113,7 @@ export function toEnvelope(err: unknown, logger?: Logger, methodNotAllowed?: (er
     message = err.message;
   } else if (err instanceof BusError) {
     code = busCode(err.code);
-    message = err.code === 'SINCE_NOT_FOUND' ? 'message id not found' : err.message;
+    message = BUS_MESSAGES[err.code] ?? err.message;
   } else if (err instanceof RunnerError) {
     code = runnerCode(err.code);
     message = err.message;

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BusPageRequest, MessageBusService, readBusPage, validateHeaderFields } from '@app/messagebus';
+import { BusPageRequest, checkBusPath, MessageBusService, readBusPage, validateHeaderFields } from '@app/messagebus';
 import { checkRealPathInside } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { ApiError, badRequest } from '../common/api-error';
@@ -35,15 +35,12 @@ export class MessagesService {
    * found`; missing bus → [].
    */
   list(busPath: string, req: BusPageRequest): { messages: ReturnType<typeof toRestMessage>[]; has_more: boolean; next_cursor?: string } {
-    let st: fs.Stats;
-    try {
-      st = fs.lstatSync(busPath);
-    } catch {
+    // a FIFO, device, folder or symlink in place of the bus: BusError → 403, nothing opened (issue #29)
+    if (!checkBusPath(busPath)) {
       const cursor = req.kind === 'newest' ? req.before : req.kind === 'oldest' ? req.after : req.since;
       if (cursor) throw new ApiError('NOT_FOUND', 'message id not found');
       return { messages: [], has_more: false };
     }
-    if (st.isSymbolicLink() || !st.isFile()) throw new ApiError('INTERNAL', 'read message bus');
     const page = readBusPage(busPath, req);
     const out: { messages: ReturnType<typeof toRestMessage>[]; has_more: boolean; next_cursor?: string } = { messages: page.messages.map(toRestMessage), has_more: page.hasMore };
     if (page.hasMore && page.messages.length > 0) out.next_cursor = (req.kind === 'oldest' ? page.messages[page.messages.length - 1] : page.messages[0]).msg_id;

@@ -5,11 +5,12 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { readDependsOn, readRunInfo, StorageError, TASK_CONFIG_FILE, type StorageIndex } from '@app/storage';
+import { checkBusPath } from '@app/messagebus';
+import { readDependsOn, readRunInfo, StorageError, TASK_BUS_FILE, TASK_CONFIG_FILE, type StorageIndex } from '@app/storage';
 import { readWorktreeRecord, WORKTREE_RECORD_FILE } from '../worktree/record';
 import { taskSettingsProblem, TASK_SETTINGS_FILE } from '../usage/task-settings';
 
-export type RecordKind = 'run-info' | 'task-config' | 'task-settings' | 'worktree';
+export type RecordKind = 'run-info' | 'task-config' | 'task-settings' | 'worktree' | 'message-bus';
 
 export interface RecordProblem {
   /** Absolute path of the file. */
@@ -21,7 +22,8 @@ export interface RecordProblem {
 const firstLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0];
 
 /**
- * Problems of the task's own record files (TASK-CONFIG.yaml, TASK-SETTINGS.yaml, WORKTREE.yaml);
+ * Problems of the task's own record files (TASK-CONFIG.yaml, TASK-SETTINGS.yaml, WORKTREE.yaml,
+ * and a TASK-MESSAGE-BUS.md that is not a regular file);
  * `has` (a listing check) lets callers skip files they know are absent.
  */
 export function taskRecordProblems(taskDir: string, has: (name: string) => boolean = (n) => existsSync(join(taskDir, n))): RecordProblem[] {
@@ -38,6 +40,8 @@ export function taskRecordProblems(taskDir: string, has: (name: string) => boole
   check(TASK_CONFIG_FILE, 'task-config', () => void readDependsOn(taskDir));
   check(TASK_SETTINGS_FILE, 'task-settings', () => taskSettingsProblem(taskDir));
   check(WORKTREE_RECORD_FILE, 'worktree', () => void readWorktreeRecord(taskDir));
+  // a FIFO, device, folder or symlink in place of the bus: checked with lstat, never opened
+  check(TASK_BUS_FILE, 'message-bus', () => void checkBusPath(join(taskDir, TASK_BUS_FILE)));
   return out;
 }
 
@@ -61,6 +65,12 @@ export function scanRecords(index: StorageIndex): RecordProblem[] {
   const layout = index.layout;
   const out: RecordProblem[] = [];
   for (const project of index.listProjects()) {
+    const projectBus = layout.projectBus(project);
+    try {
+      checkBusPath(projectBus);
+    } catch (err) {
+      out.push({ path: projectBus, kind: 'message-bus', reason: firstLine(err) });
+    }
     for (const task of index.listTasks(project)) {
       out.push(...taskRecordProblems(layout.taskDir(project, task)));
       for (const run of index.listRuns(project, task)) {

@@ -99,18 +99,16 @@ export async function ensureTaskWorktree(opts: EnsureWorktreeOptions): Promise<W
   const path = worktreePath(repo, opts.taskId);
   const branch = taskBranch(opts.taskId);
   let record = existing && !existing.removed_at ? existing : undefined;
+  // resolved before anything is written: a base that names no commit leaves the repository as it was
+  const base = record ? { commit: record.base_commit, branch: record.base_branch } : await resolveBase(repo, opts.request.base);
   await withFileLock(join(commonDir, 'conductor-worktree.lock'), { timeoutMs: REPO_LOCK_TIMEOUT_MS, pollMs: 50 }, async () => {
     excludeConductorDir(commonDir);
     if (await isUsable(repo, path, branch)) {
-      if (!record) {
-        const base = await resolveBase(repo, opts.request.base);
-        record = newRecord(opts, repo, path, branch, base, paths);
-      }
+      record ??= newRecord(opts, repo, path, branch, base, paths);
       return;
     }
     await removeWorktreeFolder(repo, path);
     mkdirSync(join(repo, WORKTREES_DIR), { recursive: true });
-    const base = record ? { commit: record.base_commit, branch: record.base_branch } : await resolveBase(repo, opts.request.base);
     if (await branchExists(repo, branch)) await git(repo, ['worktree', 'add', path, branch]);
     else await git(repo, ['worktree', 'add', '-b', branch, '--end-of-options', path, checkRefArg(base.commit, 'base_commit', true)]);
     record ??= newRecord(opts, repo, path, branch, base, paths);

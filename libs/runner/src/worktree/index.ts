@@ -7,6 +7,7 @@ export { pathsOverlap, overlappingSiblings } from './overlap';
 export { reservePort, releasePort } from './port';
 export { gcWorktrees, type WorktreeGcOptions, type WorktreeGcReport, type WorktreeGcEntry } from './gc';
 export {
+  checkTaskWorktree,
   prepareTaskWorktree,
   prepareJobWorktree,
   configIsolation,

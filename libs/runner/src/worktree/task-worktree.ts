@@ -1,8 +1,9 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { AppConfig, TASK_CONFIG_FILE } from '@app/storage';
-import { ensureTaskWorktree, worktreeEnv, WorktreeRequest } from './create';
+import { ensureTaskWorktree, normalizePaths, worktreeEnv, WorktreeRequest } from './create';
+import { repoRoot, resolveCommit } from './git';
 import { warnOverlaps } from './overlap';
 import { readWorktreeRecord, WorktreeRecord } from './record';
 
@@ -80,6 +81,25 @@ export interface TaskWorktreeOptions {
   cwd?: string;
 }
 
+function wantsWorktree(opts: TaskWorktreeOptions, existing: WorktreeRecord | undefined): boolean {
+  const live = !!existing && !existing.removed_at && existing.merge_status !== 'merged';
+  return opts.isolation?.worktree ?? (live || configIsolation(opts.config, opts.agent));
+}
+
+/**
+ * What {@link prepareTaskWorktree} would refuse for a task without a worktree yet (declared paths
+ * outside the repository, no repository, a base that names no commit), checked before anything
+ * is written: RunnerError INVALID_INPUT with one line. Reads only (issue #29: a bad --base used
+ * to leave the task folder behind).
+ */
+export async function checkTaskWorktree(opts: TaskWorktreeOptions): Promise<void> {
+  const existing = readWorktreeRecord(opts.taskDir);
+  if (!wantsWorktree(opts, existing) || (existing && !existing.removed_at)) return;
+  normalizePaths(opts.isolation?.paths);
+  const repo = await repoRoot(resolve(opts.isolation?.repo ?? opts.cwd ?? process.cwd()));
+  await resolveCommit(repo, opts.isolation?.base?.trim() || 'HEAD', '--base');
+}
+
 /**
  * The worktree a task's runs use, created on first use: when asked (`--worktree`, API
  * `isolation: worktree`), when the config says so, or when the task already has one (resume).
@@ -87,9 +107,7 @@ export interface TaskWorktreeOptions {
  */
 export async function prepareTaskWorktree(opts: TaskWorktreeOptions): Promise<PreparedWorktree | undefined> {
   const existing = readWorktreeRecord(opts.taskDir);
-  const live = existing && !existing.removed_at && existing.merge_status !== 'merged';
-  const wanted = opts.isolation?.worktree ?? (live || configIsolation(opts.config, opts.agent));
-  if (!wanted) return undefined;
+  if (!wantsWorktree(opts, existing)) return undefined;
   const paths = opts.isolation?.paths?.length ? opts.isolation.paths : declaredPaths(opts.taskDir);
   const rec = await ensureTaskWorktree({
     projectId: opts.projectId,

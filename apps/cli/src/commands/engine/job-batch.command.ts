@@ -1,6 +1,6 @@
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
 import { generateTaskId, readUserFile, validateTaskId } from '@app/storage';
-import { RunnerService } from '@app/runner';
+import { checkAgentName, RunnerService } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { collect } from './support/options';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, optionalDuration, resolveScope, runRoot, withParentOptions } from './job-common';
@@ -74,6 +74,7 @@ export class JobBatchCommand extends CommandRunner {
     const idleTimeoutMs = optionalDuration(flags.timeout, '--timeout');
     const cwd = checkDir(flags.cwd, 'working directory');
     const loaded = loadRunConfig(flags.config);
+    if (flags.agent?.trim() || !loaded.config) checkAgentName(loaded.config, flags.agent);
     const root = runRoot(flags.root, loaded);
     const { projectId } = resolveScope({ project: flags.project, task: tasks[0] }, root, { generate: true });
     let firstError: string | undefined;

@@ -1,7 +1,7 @@
 import { Command, Option } from 'nest-commander';
 import { Inject } from '@nestjs/common';
 import { CHANGE_FEED, ChangeFeed, followRunStdout, RunsLayout, StorageError, validateRunId } from '@app/storage';
-import { hasSettings, JobResult, prepareJobWorktree, RunnerService, withJobBudget, withJobCriteria } from '@app/runner';
+import { checkAgentName, hasSettings, JobResult, prepareJobWorktree, RunnerService, withJobBudget, withJobCriteria } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { collect } from './support/options';
 import {
@@ -80,6 +80,9 @@ export class JobCommand extends WorktreeFlagParsers {
     const criteria = criteriaFlags(flags);
     const cwd = checkDir(flags.cwd, 'working directory');
     const loaded = loadRunConfig(flags.config);
+    // an agent typo (or no config and no agent) is a usage error before any folder exists; without
+    // --agent a configured diversification policy picks the agent when the run starts
+    if (flags.agent?.trim() || !loaded.config) checkAgentName(loaded.config, flags.agent);
     const root = runRoot(flags.root, loaded);
     const scope = resolveScope(flags, root, { generate: true });
     if (scope.generated) process.stderr.write(`task: ${scope.taskId}\n`);

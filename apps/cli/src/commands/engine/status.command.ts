@@ -1,8 +1,19 @@
 import { Inject } from '@nestjs/common';
 import { Command, Option } from 'nest-commander';
 import { ScopeOptionParsers } from './support/scope-options';
-import { buildStatusRow, criteriaCell, STATUS_ROW_FILTERS, statusRowMatches, worktreeCells, type StatusRow } from '@app/runner';
-import { existingProjectDir, existingTaskDir, invalidChoice, LIVENESS_PROBE, LivenessProbe, RunsLayout, validateProjectId, validateTaskId } from '@app/storage';
+import { buildRunForest, buildStatusRow, criteriaCell, latestRunTree, STATUS_ROW_FILTERS, statusRowMatches, worktreeCells, type RunNode, type StatusRow } from '@app/runner';
+import {
+  existingProjectDir,
+  existingTaskDir,
+  invalidChoice,
+  LIVENESS_PROBE,
+  LivenessProbe,
+  RunsLayout,
+  STORAGE_INDEX_FACTORY,
+  type StorageIndexFactory,
+  validateProjectId,
+  validateTaskId,
+} from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import {
   DEFAULT_DRIFT_AFTER_MS,
@@ -12,6 +23,7 @@ import {
   safeField,
 } from './support/activity';
 import { durationFlag } from './support/options';
+import { checkTreeFlags, renderRunTree } from './support/run-tree-view';
 import { resolveRoot } from './support/runs-root';
 import { inferScope } from './support/scope';
 import { formatTable } from './support/table';
@@ -28,6 +40,7 @@ interface StatusOptions {
   activity?: boolean;
   usage?: boolean;
   driftAfter?: string;
+  tree?: boolean;
 }
 
 function emptyMessage(project: string, task: string | undefined, filter: string): string {
@@ -42,12 +55,17 @@ const show = (v: number | boolean | null | string | undefined): string => (v ===
   description: 'Show the latest run status of every task of a project (or of one task)',
 })
 export class StatusCommand extends ScopeOptionParsers {
-  constructor(@Inject(LIVENESS_PROBE) private readonly probe: LivenessProbe) {
+  constructor(
+    @Inject(LIVENESS_PROBE) private readonly probe: LivenessProbe,
+    @Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory,
+  ) {
     super();
   }
 
   async run(_params: string[], options: StatusOptions = {}): Promise<void> {
     if (options.json && options.concise) throw new UsageError('--concise cannot be used with --json');
+    if (options.tree && options.concise) throw new UsageError('--tree cannot be used with --concise');
+    checkTreeFlags({ ...options }, { activity: '--activity', usage: '--usage' });
     const driftAfterMs = options.driftAfter !== undefined ? durationFlag(options.driftAfter, '--drift-after') : DEFAULT_DRIFT_AFTER_MS;
     const root = resolveRoot(options.root, process.env, options.config);
     const scope = inferScope({ project: options.project }, { root });
@@ -71,7 +89,20 @@ export class StatusCommand extends ScopeOptionParsers {
     const probe = this.probe;
     const activity = { enabled: !!options.activity, driftAfterMs };
     const rows = tasks.map((t) => buildStatusRow(layout, project, t, probe, activity)).filter((r) => !filter || statusRowMatches(r, filter));
+    if (options.tree) {
+      const forest = buildRunForest(this.indexFor(root), project);
+      process.stdout.write(renderStatusTree(rows.map((row) => ({ row, tree: latestRunTree(forest, row.task_id) })), !!options.json));
+      return;
+    }
     process.stdout.write(renderStatus(rows, { ...options, project, task, filter: filterText }));
+  }
+
+  @Option({
+    flags: '--tree',
+    description: 'each task with its latest run as a tree, sub-agent runs (parent_run_id) indented beneath the run that started them; with --json nested as "tree", each run with "children"',
+  })
+  parseTree(): boolean {
+    return true;
   }
 
   @Option({ flags: '--status <filter>', description: 'keep rows by status: running|active, completed, failed, stopped, cancelled, unknown, queued, blocked, needs_input, rate_limited, paused, budget_exceeded, corrupt, done|all_finished, pending' })
@@ -103,6 +134,12 @@ export class StatusCommand extends ScopeOptionParsers {
   parseDriftAfter(v: string): string {
     return v;
   }
+}
+
+/** `status --tree`: every task row with the tree of its latest root run (JSON: the row plus `tree`). */
+export function renderStatusTree(rows: { row: StatusRow; tree: RunNode[] }[], json: boolean): string {
+  if (json) return `${JSON.stringify({ tasks: rows.map(({ row, tree }) => ({ ...row, tree })) }, null, 2)}\n`;
+  return renderRunTree(rows.map(({ row, tree }) => ({ cells: [row.task_id, row.status, show(row.exit_code), show(row.agent_name)], task_id: row.task_id, tree })));
 }
 
 export function renderStatus(

@@ -13,12 +13,12 @@ interface DoctorOptions {
 
 /**
  * `run-agent doctor`: lists every record file of the runs root that cannot be parsed (run-info,
- * task config and settings, worktree records). Exit 0 when clean, 1 when it found any, 2 on bad input.
+ * task config and settings, worktree records, message buses that are not regular files). Exit 0 when clean, 1 when it found any, 2 on bad input.
  * Read-only: it never changes, moves or deletes a file. The logic is @app/runner's scanRecords.
  */
 @Command({
   name: 'doctor',
-  description: 'List the record files of the runs root that cannot be parsed (run-info.yaml, TASK-CONFIG.yaml, TASK-SETTINGS.yaml, WORKTREE.yaml); exit 1 when any',
+  description: 'List the record files of the runs root that cannot be parsed (run-info.yaml, TASK-CONFIG.yaml, TASK-SETTINGS.yaml, WORKTREE.yaml) and message buses that are not regular files; exit 1 when any',
 })
 export class DoctorCommand extends CommandRunner {
   constructor(@Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory) {

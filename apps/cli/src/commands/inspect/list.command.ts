@@ -8,7 +8,8 @@ import { durationFlag } from '../engine/support/options';
 import { resolveRoot } from '../engine/support/runs-root';
 import { formatTable, localMinute } from '../engine/support/table';
 import { goJson } from './go-json';
-import { buildRunRow, buildTaskRow, filterTaskRows, RunRow, runsDirOf, TASK_STATUS_FILTERS, TaskRow } from '@app/runner';
+import { buildRunForest, buildRunRow, buildTaskRow, filterTaskRows, RunRow, runsDirOf, TASK_STATUS_FILTERS, TaskRow } from '@app/runner';
+import { checkTreeFlags, renderRunTree } from '../engine/support/run-tree-view';
 
 interface ListOptions {
   config?: string;
@@ -20,6 +21,7 @@ interface ListOptions {
   activity?: boolean;
   usage?: boolean;
   driftAfter?: string;
+  tree?: boolean;
 }
 
 function renderTasks(rows: TaskRow[], withActivity: boolean, withUsage = false): string {
@@ -66,6 +68,8 @@ export class ListCommand extends ScopeOptionParsers {
     const project = options.project?.trim() || undefined;
     const task = options.task?.trim() || undefined;
     if (task && !project) throw new UsageError('--task requires --project');
+    if (options.tree && !project) throw new UsageError('--tree requires --project');
+    checkTreeFlags({ ...options }, { activity: '--activity', usage: '--usage' });
     try {
       if (project) validateProjectId(project);
       if (task) validateSegment(task, 'task');
@@ -91,6 +95,12 @@ export class ListCommand extends ScopeOptionParsers {
     if (task) {
       existingTaskDir(index.layout, project, task);
       if (!isDirectory(runsDirOf(index, project, task))) throw new Error(`no runs found for project ${project} task ${task}`);
+      if (options.tree) {
+        const tree = buildRunForest(index, project).get(task) ?? [];
+        const status = buildTaskRow(index, project, task).latest_status;
+        process.stdout.write(options.json ? goJson({ runs: tree.length ? tree : null }) : renderRunTree([{ cells: [task, status], task_id: task, tree }]));
+        return;
+      }
       const rows = index.listRuns(project, task).map((run) => buildRunRow(index, project, task, run));
       process.stdout.write(options.json ? goJson({ runs: rows.length ? rows : null }) : renderRuns(rows));
       return;
@@ -100,6 +110,13 @@ export class ListCommand extends ScopeOptionParsers {
     const activity = options.activity ? { driftAfterMs } : undefined;
     let rows = index.listTasks(project).map((t) => buildTaskRow(index, project, t, activity));
     rows = filterTaskRows(rows, filter) ?? rows;
+    if (options.tree) {
+      const forest = buildRunForest(index, project);
+      const trees = rows.map((r) => ({ row: r, tree: forest.get(r.task_id) ?? [] }));
+      if (options.json) process.stdout.write(goJson({ tasks: trees.length ? trees.map(({ row, tree }) => ({ ...row, tree })) : null }));
+      else process.stdout.write(renderRunTree(trees.map(({ row, tree }) => ({ cells: [row.task_id, row.latest_status], task_id: row.task_id, tree }))));
+      return;
+    }
     process.stdout.write(options.json ? goJson({ tasks: rows.length ? rows : null }) : renderTasks(rows, !!options.activity, !!options.usage));
   }
 
@@ -113,6 +130,14 @@ export class ListCommand extends ScopeOptionParsers {
 
   @Option({ flags: '--json', description: 'print JSON: {"projects":[...]}, {"tasks":[...]} or {"runs":[...]}' })
   parseJson(): boolean {
+    return true;
+  }
+
+  @Option({
+    flags: '--tree',
+    description: 'with --project: each task with its runs as a tree, sub-agent runs (parent_run_id) indented beneath the run that started them; with --json nested as "tree" ("runs" with --task), each run with "children"',
+  })
+  parseTree(): boolean {
     return true;
   }
 

@@ -1,6 +1,7 @@
 import { DEFAULT_SERVER_URL, isLoopbackHost } from '@app/storage/config/settings';
 import { apiKeyFilePath, savedApiKey } from '@app/storage/config/api-key-file';
 import { CURSOR_PAGE_MAX } from '@app/storage/paging';
+import { UsageError } from '../../../common/cli-errors';
 
 export { DEFAULT_SERVER_URL };
 
@@ -76,10 +77,10 @@ export class ServerClient {
     try {
       url = new URL(server);
     } catch {
-      throw new ServerClientError(`invalid --server URL "${server}": expected e.g. ${DEFAULT_SERVER_URL}`);
+      throw new UsageError(`invalid --server URL "${server}": expected e.g. ${DEFAULT_SERVER_URL}`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new ServerClientError(`invalid --server URL "${server}": only http and https are supported`);
+      throw new UsageError(`invalid --server URL "${server}": only http and https are supported`);
     }
     this.base = server.replace(/\/+$/, '');
   }
