@@ -19,7 +19,8 @@ export function slotsBetween(s: Pick<ScheduleConfig, 'cron' | 'timezone'>, after
   let d = cron.nextRun(after);
   while (d && d.getTime() <= until.getTime()) {
     if (out.length === MAX_SCAN) {
-      const latest = cron.previousRuns(MAX_SCAN, new Date(until.getTime() + 1)).reverse();
+      // previousRuns excludes its reference second: start one second later, then cut at `until`
+      const latest = cron.previousRuns(MAX_SCAN, new Date(until.getTime() + 1000)).reverse();
       return latest.filter((x) => x.getTime() > after.getTime() && x.getTime() <= until.getTime());
     }
     out.push(d);
