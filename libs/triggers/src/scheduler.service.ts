@@ -8,6 +8,15 @@ import { TRIGGERS_OPTIONS, TriggersOptions } from './triggers.options';
 
 /** Longest wait between two checks (a clock step is noticed within it). */
 const MAX_WAIT_MS = 30_000;
+/** How often a run waiting behind an active task (concurrency `queue`) looks again. */
+const QUEUE_CHECK_MS = 1000;
+/** History outcome of a run claimed under concurrency `queue`, not started yet. */
+const WAITING = 'waiting';
+
+/** The newest run that has a task (a waiting run has none yet). */
+function lastTask(history: ScheduleRun[]): ScheduleRun | undefined {
+  return [...history].reverse().find((h) => h.task_id && h.project_id && h.outcome !== WAITING);
+}
 
 /** A task id slug from a schedule or trigger name (3–50 of [a-z0-9-], alphanumeric at both ends). */
 export function slugOf(name: string, suffix = ''): string {
@@ -22,7 +31,7 @@ export function slugOf(name: string, suffix = ''): string {
  * started, so a crash between the claim and the start loses that slot rather than firing it twice
  * (the history shows it as `claimed`). Slots missed while the server was down follow the
  * schedule's missed-run policy; a slot whose previous task is still active follows its
- * concurrency policy.
+ * concurrency policy (`queue`: one run waits, durably, for the previous task to end).
  */
 @Injectable()
 export class SchedulerService implements OnApplicationBootstrap, OnModuleDestroy {
@@ -58,6 +67,12 @@ export class SchedulerService implements OnApplicationBootstrap, OnModuleDestroy
     return this.serial(name, () => this.fire(s, undefined));
   }
 
+  /** Does now what the timer does for one schedule: a waiting run (`queue`), then the due slots. */
+  check(name: string): Promise<void> {
+    const s = this.opts.schedules[name];
+    return s ? this.serial(name, () => this.runDue(s)) : Promise.resolve();
+  }
+
   private withStatus(h: ScheduleRun): ScheduleRun & { active?: boolean } {
     if (!h.task_id || !h.project_id) return h;
     return { ...h, active: this.starter.isActive(h.project_id, h.task_id) };
@@ -78,12 +93,22 @@ export class SchedulerService implements OnApplicationBootstrap, OnModuleDestroy
     if (this.stopped) return;
     const now = Date.now();
     const next = Math.min(...Object.values(this.opts.schedules).map((s) => nextSlot(s, new Date(now))?.getTime() ?? Infinity));
-    const wait = Math.max(0, Math.min(MAX_WAIT_MS, next - now + 5));
+    const queued = Object.values(this.opts.schedules).some((s) => s.concurrency === 'queue' && this.waits(s.name));
+    const wait = Math.max(0, Math.min(queued ? QUEUE_CHECK_MS : MAX_WAIT_MS, next - now + 5));
     this.timer = setTimeout(() => void this.pass(), wait);
     this.timer.unref?.();
   }
 
+  private waits(name: string): boolean {
+    try {
+      return !!readScheduleRecord(this.opts.root, name)?.history.some((h) => h.outcome === WAITING);
+    } catch {
+      return false;
+    }
+  }
+
   private async runDue(s: ScheduleConfig): Promise<void> {
+    if (s.concurrency === 'queue') await this.startWaiting(s);
     const now = new Date();
     let rec = readScheduleRecord(this.opts.root, s.name);
     if (!rec) {
@@ -106,23 +131,48 @@ export class SchedulerService implements OnApplicationBootstrap, OnModuleDestroy
     const rec: ScheduleRecord = readScheduleRecord(this.opts.root, s.name) ?? { schedule: s.name, last_slot: new Date().toISOString(), history: [] };
     const firedAt = new Date();
     if (slot && slot.getTime() <= new Date(rec.last_slot).getTime()) return { slot: slot.toISOString(), fired_at: firedAt.toISOString(), outcome: 'already_fired' };
-    const prev = [...rec.history].reverse().find((h) => h.task_id && h.project_id);
+    const prev = lastTask(rec.history);
+    const waiting = rec.history.find((h) => h.outcome === WAITING);
     const entry: ScheduleRun = { slot: slot?.toISOString(), fired_at: firedAt.toISOString(), project_id: s.task.project_id, outcome: 'claimed' };
-    if (slot) rec.last_slot = slot.toISOString();
-    if (prev && this.starter.isActive(prev.project_id!, prev.task_id!)) {
-      if (s.concurrency === 'skip') {
-        rec.history.push({ ...entry, project_id: undefined, outcome: 'skipped_running', error: `previous task ${prev.task_id} is still active` });
-        writeScheduleRecord(this.opts.root, rec);
-        return rec.history[rec.history.length - 1];
-      }
-      await this.starter.stop(prev.project_id!, prev.task_id!);
-      entry.error = `replaced ${prev.task_id}`;
-    }
     entry.task_id = `task-${utcStamp(slot ?? firedAt)}-${slugOf(s.name, slot ? '' : `m${randomSlug(4)}`)}`;
+    if (slot) rec.last_slot = slot.toISOString();
+    const busy = !!prev && this.starter.isActive(prev.project_id!, prev.task_id!);
+    if ((busy && s.concurrency === 'skip') || (s.concurrency === 'queue' && waiting)) {
+      const why = waiting ? `run ${waiting.task_id} already waits` : `previous task ${prev!.task_id} is still active`;
+      rec.history.push({ slot: entry.slot, fired_at: entry.fired_at, outcome: 'skipped_running', error: why });
+      writeScheduleRecord(this.opts.root, rec);
+      return rec.history[rec.history.length - 1];
+    }
+    if (busy && s.concurrency === 'queue') {
+      // claimed as waiting: started by a later pass once the previous task is no longer active
+      rec.history.push({ ...entry, outcome: WAITING });
+      writeScheduleRecord(this.opts.root, rec);
+      return rec.history[rec.history.length - 1];
+    }
+    if (busy) {
+      await this.starter.stop(prev!.project_id!, prev!.task_id!);
+      entry.error = `replaced ${prev!.task_id}`;
+    }
     rec.history.push(entry);
     writeScheduleRecord(this.opts.root, rec); // the claim: from here on this slot never fires again
+    return this.start(s, rec, entry);
+  }
+
+  /** Concurrency `queue`: starts the waiting run once the task before it is no longer active. */
+  private async startWaiting(s: ScheduleConfig): Promise<void> {
+    const rec = readScheduleRecord(this.opts.root, s.name);
+    const entry = rec?.history.find((h) => h.outcome === WAITING);
+    if (!rec || !entry) return;
+    const prev = lastTask(rec.history.slice(0, rec.history.indexOf(entry)));
+    if (prev && this.starter.isActive(prev.project_id!, prev.task_id!)) return;
+    entry.outcome = 'claimed';
+    writeScheduleRecord(this.opts.root, rec);
+    await this.start(s, rec, entry);
+  }
+
+  private async start(s: ScheduleConfig, rec: ScheduleRecord, entry: ScheduleRun): Promise<ScheduleRun> {
     try {
-      const res = await this.starter.start({ ...s.task, task_id: entry.task_id, source: `schedule ${s.name}` });
+      const res = await this.starter.start({ ...s.task, task_id: entry.task_id!, source: `schedule ${s.name}` });
       entry.outcome = res.status;
     } catch (err) {
       entry.outcome = 'failed';

@@ -23,7 +23,7 @@ describe('schedules and triggers config', () => {
   it.each([
     ['a bad cron', 'cron: "61 * * * *"', /config\.yaml:3:5: schedules\.s\.cron: /],
     ['an unknown time zone', 'cron: "* * * * *"\n    timezone: Mars/Base', /config\.yaml:4:5: schedules\.s\.timezone: "Mars\/Base" is not an IANA time zone/],
-    ['an unsupported concurrency policy', 'cron: "* * * * *"\n    concurrency: queue', /config\.yaml:4:5: schedules\.s\.concurrency: must be one of skip, replace, got "queue"/],
+    ['an unsupported concurrency policy', 'cron: "* * * * *"\n    concurrency: parallel', /config\.yaml:4:5: schedules\.s\.concurrency: must be one of skip, replace, queue, got "parallel"/],
     ['an unknown missed-run policy', 'cron: "* * * * *"\n    missed: always', /schedules\.s\.missed: must be one of skip, run_once, run_all/],
     ['a zero max_missed', 'cron: "* * * * *"\n    max_missed: 0', /schedules\.s\.max_missed: must be a positive integer/],
   ])('fails closed on %s with file:line:col: key: problem', (_what, line, re) => {

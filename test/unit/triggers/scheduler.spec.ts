@@ -67,6 +67,22 @@ describe('SchedulerService firing', () => {
     expect(second.task_id).not.toBe(first.task_id);
   });
 
+  it('concurrency queue: one run waits (durably) for the previous task, then starts; a further one is skipped', async () => {
+    const starter = new RecordingStarter();
+    const svc = service(schedule('queue'), starter);
+    const first = await svc.fireNow('job');
+    const second = await svc.fireNow('job');
+    expect(second.outcome).toBe('waiting');
+    expect((await svc.fireNow('job')).outcome).toBe('skipped_running');
+    await svc.check('job');
+    expect(starter.started.map((r) => r.task_id)).toEqual([first.task_id]); // still waiting: the first is active
+    starter.active.delete(first.task_id!);
+    // a new service (a server restart) finds the waiting run in the record and starts it
+    await service(schedule('queue'), starter).check('job');
+    expect(starter.started.map((r) => r.task_id)).toEqual([first.task_id, second.task_id]);
+    expect(readScheduleRecord(root, 'job')?.history.map((h) => h.outcome)).toEqual(['started', 'started', 'skipped_running']);
+  });
+
   it('a failed start is recorded with its error and not retried', async () => {
     const starter = new RecordingStarter();
     starter.fail = 'agent missing';

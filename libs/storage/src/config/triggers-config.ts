@@ -17,8 +17,8 @@ export interface TaskTemplate {
 
 export const MISSED_RUN_POLICIES = ['skip', 'run_once', 'run_all'] as const;
 export type MissedRunPolicy = (typeof MISSED_RUN_POLICIES)[number];
-/** `queue` is not implemented yet: it is refused as a config error rather than ignored. */
-export const CONCURRENCY_POLICIES = ['skip', 'replace'] as const;
+/** When the previous task still runs: skip this run, replace (stop) the previous task, or queue one run behind it. */
+export const CONCURRENCY_POLICIES = ['skip', 'replace', 'queue'] as const;
 export type ConcurrencyPolicy = (typeof CONCURRENCY_POLICIES)[number];
 
 export interface ScheduleConfig {
