@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '@app/storage';
 
@@ -106,4 +106,9 @@ export function readIdempotency(root: string, name: string, key: string): Idempo
 export function writeIdempotency(root: string, name: string, rec: IdempotencyRecord): void {
   mkdirSync(join(triggerDir(root, name), 'idempotency'), { recursive: true });
   writeFileAtomic(idempotencyPath(root, name, rec.key), `${JSON.stringify(rec)}\n`);
+}
+
+/** Drops a key whose task was refused (nothing started): the caller may retry with it. */
+export function removeIdempotency(root: string, name: string, key: string): void {
+  rmSync(idempotencyPath(root, name, key), { force: true });
 }

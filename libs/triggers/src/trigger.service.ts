@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomSlug, utcStamp, validateTriggerName } from '@app/storage';
 import { slugOf } from './scheduler.service';
-import { readIdempotency, readTokenHash, sha256Hex, writeIdempotency } from './state';
+import { readIdempotency, readTokenHash, removeIdempotency, sha256Hex, writeIdempotency } from './state';
 import { renderPrompt } from './template';
 import { TASK_STARTER, TaskStarter, TriggerError } from './task-starter';
 import { TRIGGERS_OPTIONS, TriggersOptions } from './triggers.options';
@@ -93,7 +93,13 @@ export class TriggerService {
     const taskId = `task-${utcStamp(now)}-${slugOf(name, randomSlug(4))}`;
     const rec = { key: key ?? '', project_id: t.task.project_id, task_id: taskId, status: 'claimed', created_at: now.toISOString() };
     if (key !== undefined) writeIdempotency(this.opts.root, name, rec); // claimed before the start (at most once)
-    const res = await this.starter.start({ ...t.task, prompt: renderPrompt(t.task.prompt, call.payload), task_id: taskId, source: `trigger ${name}`, httpRequest: call.httpRequest });
+    let res;
+    try {
+      res = await this.starter.start({ ...t.task, prompt: renderPrompt(t.task.prompt, call.payload), task_id: taskId, source: `trigger ${name}`, httpRequest: call.httpRequest });
+    } catch (err) {
+      if (key !== undefined) removeIdempotency(this.opts.root, name, key); // refused: nothing started, the key is free again
+      throw err;
+    }
     if (key !== undefined) writeIdempotency(this.opts.root, name, { ...rec, run_id: res.run_id, status: res.status });
     return { trigger: name, project_id: res.project_id, task_id: res.task_id, run_id: res.run_id, status: res.status, replayed: false };
   }

@@ -36,6 +36,12 @@ describe('HTTP triggers', () => {
       '    task:',
       '      project: hooks',
       '      prompt: limited {{payload}}',
+      '  broken:',
+      `    token_sha256: ${hash}`,
+      '    task:',
+      '      project: hooks',
+      '      prompt: never starts',
+      '      agent: no-such-agent',
       '',
     ].join('\n');
     config = writeConfig(dir, writeFakeAgent(dir), extra);
@@ -90,6 +96,13 @@ describe('HTTP triggers', () => {
     expect(other.body.task_id).not.toBe(first.body.task_id);
   });
 
+  it('a refused start does not keep the idempotency key: a retry is refused again, not replayed', async () => {
+    for (let i = 0; i < 2; i++) {
+      const res = await call('broken', FIXED_TOKEN, {}, 'retry-me');
+      expect(res.status).toBe(422);
+    }
+  });
+
   it('a new token replaces the old one at once (rotation)', async () => {
     const old = await newToken();
     const fresh = await newToken();
@@ -109,6 +122,6 @@ describe('HTTP triggers', () => {
     const res = await runCli(RUN_AGENT, ['trigger', 'token', 'nope', '--config', config, '--root', root], serverEnv(dir));
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/trigger "nope" is not in the config/);
-    expect(readdirSync(join(root, '.triggers', 'triggers'))).toEqual(['deploy']);
+    expect(readdirSync(join(root, '.triggers', 'triggers'))).not.toContain('nope');
   });
 });
