@@ -39,7 +39,7 @@ describe('library boundaries', () => {
   });
 
   it('each library exports exactly one Nest module from its index', () => {
-    for (const lib of ['storage', 'messagebus', 'runner', 'agents', 'planner', 'webhook', 'sandbox']) {
+    for (const lib of ['storage', 'messagebus', 'runner', 'agents', 'planner', 'webhook', 'sandbox', 'triggers']) {
       const index = readFileSync(join(root, 'libs', lib, 'src', 'index.ts'), 'utf8');
       expect(index).toMatch(new RegExp(`export \\* from '\\./${lib}\\.module'`));
     }
@@ -50,7 +50,7 @@ describe('library boundaries', () => {
  * Lib order (docs/architecture.md): a lib imports only libs below it. mcp, planner, webhook and
  * scaleout sit on the runner; nothing imports them but the apps. contracts is types only.
  */
-const LIB_ORDER = ['contracts', 'storage', 'messagebus', 'agents', 'sandbox', 'runner', 'webhook', 'planner', 'mcp', 'scaleout'];
+const LIB_ORDER = ['contracts', 'storage', 'messagebus', 'agents', 'sandbox', 'runner', 'webhook', 'planner', 'mcp', 'scaleout', 'triggers'];
 const ALLOWED_LIB_DEPS: Record<string, string[]> = {
   contracts: [],
   storage: [],
@@ -62,6 +62,7 @@ const ALLOWED_LIB_DEPS: Record<string, string[]> = {
   planner: ['storage', 'messagebus', 'runner'],
   mcp: ['storage', 'messagebus', 'runner'],
   scaleout: ['storage', 'messagebus', 'runner'],
+  triggers: ['storage'],
 };
 
 describe('lib order', () => {

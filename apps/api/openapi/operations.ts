@@ -57,6 +57,16 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   'GET /api/v1/messages/stream': { summary: 'SSE: messages', ok: sse, requiredQueries: ['project_id'] },
   'GET /api/v1/usage': { summary: 'Usage report (rows cursor-paged: limit 1000, at most 5000)', ok: json(200, ref('UsageReport')) },
   'GET /api/v1/questions': { summary: 'Open questions across projects, by project, task and msg_id (cursor-paged: limit 1000, at most 5000)', ok: json(200, ref('OpenQuestions')) },
+  'GET /api/v1/schedules': {
+    summary: 'Schedules of the config with next fire time and run history (docs/triggers.md)',
+    ok: json(200, obj({ schedules: { type: 'array', items: { type: 'object', additionalProperties: true } } })),
+  },
+  'POST /api/v1/schedules/{name}/fire': { summary: "Start a schedule's task now (concurrency policy applies; slots unchanged)", ok: json(201, obj({ schedule: str, run: { type: 'object', additionalProperties: true } })) },
+  'POST /api/v1/triggers/{name}': {
+    summary: "HTTP trigger: starts the trigger's task with the JSON payload in its prompt. Auth: the trigger's own bearer token, not the API key (401 without it); Idempotency-Key replays answer 200 with the same task",
+    ok: json(201, obj({ trigger: str, project_id: str, task_id: str, run_id: str, status: str, replayed: bool }, ['trigger', 'project_id', 'task_id', 'status', 'replayed'])),
+    open: true,
+  },
 
   'GET /api/projects': { summary: 'Projects, newest activity first (cursor-paged: limit 1000, at most 5000)', ok: json(200, ref('Projects')) },
   'POST /api/projects': { summary: 'Register a project root', ok: json(201, ref('Project')) },

@@ -7,6 +7,7 @@ import { RunnerModule } from '@app/runner';
 import { createReplicaLivenessProbe } from '@app/scaleout';
 import { StorageModule } from '@app/storage';
 import { WebhookModule } from '@app/webhook';
+import { SchedulerService, TASK_STARTER, TriggerService, TriggersModule, triggersOptionsFrom } from '@app/triggers';
 import { ApiSettings } from './common/api-context';
 import { CoreModule } from './common/core.module';
 import { WebhookFailureLog } from './common/webhook-failure-log';
@@ -36,6 +37,8 @@ import { WorktreeController } from './tasks/worktree.controller';
 import { MergeQueueService } from './tasks/merge-queue.service';
 import { TasksService } from './tasks/tasks.service';
 import { UsageController } from './usage/usage.controller';
+import { ApiTaskStarter } from './triggers/api-task-starter';
+import { SchedulesController, TriggersController } from './triggers/triggers.controller';
 
 export interface ApiModuleOptions {
   defaultMetrics?: boolean;
@@ -63,8 +66,9 @@ export class ApiModule {
         LauncherModule,
         PlannerModule.forRoot(plannerOptionsFrom(ctx), [LauncherModule]),
         AdminModule,
+        TriggersModule.forRoot(triggersOptionsFrom(ctx)),
       ],
-      controllers: [HealthController, OpenApiController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController, NeedsInputController, McpController, WorktreeController, UsageController],
+      controllers: [HealthController, OpenApiController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController, NeedsInputController, McpController, WorktreeController, UsageController, SchedulesController, TriggersController],
       providers: [
         PlannerBridge,
         ProjectDataService,
@@ -79,6 +83,10 @@ export class ApiModule {
         McpSessions,
         WebhookFailureLog,
         MergeQueueService,
+        // schedules and HTTP triggers start tasks through TasksService.create (docs/triggers.md)
+        { provide: TASK_STARTER, useClass: ApiTaskStarter },
+        SchedulerService,
+        TriggerService,
       ],
     };
   }

@@ -30,6 +30,7 @@ const GROUPS = {
   mcp: (): Provider[] => require('./commands/mcp').mcpCommands,
   scaleout: (): Provider[] => require('./commands/scaleout').scaleoutCommands,
   usage: (): Provider[] => require('./commands/usage').usageCommands,
+  triggers: (): Provider[] => require('./commands/triggers').triggerCommands,
 } satisfies Record<string, () => Provider[]>;
 
 export type CommandGroup = keyof typeof GROUPS;
@@ -67,6 +68,8 @@ export const GROUP_OF_COMMAND: Readonly<Record<string, CommandGroup>> = {
   usage: 'usage',
   pause: 'usage',
   unpause: 'usage',
+  schedule: 'triggers',
+  trigger: 'triggers',
 };
 
 function moduleOf(name: string, providers: Provider[]): Type {
@@ -81,7 +84,7 @@ function moduleOf(name: string, providers: Provider[]): Type {
 export function fullCliModule(): Type {
   const all = new Set<Provider>();
   // this order is the order of `--help` (docs/cli-reference.md)
-  const order: CommandGroup[] = ['bus', 'inspect', 'engine', 'server', 'completion', 'orchestration', 'needsInput', 'mcp', 'scaleout', 'usage'];
+  const order: CommandGroup[] = ['bus', 'inspect', 'engine', 'server', 'completion', 'orchestration', 'needsInput', 'mcp', 'scaleout', 'usage', 'triggers'];
   for (const group of order) for (const p of GROUPS[group]()) all.add(p);
   return moduleOf('CliModule', [...all]);
 }

@@ -36,3 +36,4 @@ export * from './config/runs-root';
 export * from './config/settings';
 export * from './config/webhook-secret';
 export * from './config/api-key-file';
+export * from './config/triggers-config';

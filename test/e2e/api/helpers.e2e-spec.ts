@@ -71,6 +71,10 @@ describe('API helpers', () => {
     }
     expect(isAuthExempt('GET', '/*', '/metrics/', { isApiPath: (p) => p === '/metrics/' })).toBe(false);
     expect(isAuthExempt('OPTIONS', '/api/projects', '/api/projects')).toBe(true);
+    // an HTTP trigger has its own token (libs/triggers): only its POST goes without the API key
+    expect(isAuthExempt('POST', '/api/v1/triggers/:name', '/api/v1/triggers/deploy')).toBe(true);
+    expect(isAuthExempt('GET', '/api/v1/triggers/:name', '/api/v1/triggers/deploy')).toBe(false);
+    expect(isAuthExempt('POST', '/api/v1/schedules/:name/fire', '/api/v1/schedules/x/fire')).toBe(false);
   });
 
   it('takes SSE tuning from api.sse with defaults for 0', () => {

@@ -38,6 +38,11 @@ export interface RequestLogEntry {
  */
 const PUBLIC_ROUTES = new Set(['/healthz', '/api/v1/health', '/api/v1/version', '/favicon.ico', '/', '/ui', '/ui/', '/*', '/ui/*', ...PROTECTED_RESOURCE_ROUTES]);
 export const isPublicRoute = (url: string): boolean => PUBLIC_ROUTES.has(url);
+/**
+ * Routes with their own credentials instead of the API key: an HTTP trigger checks its own bearer
+ * token (libs/triggers, 401 without it), so a caller never holds the server's key. POST only.
+ */
+const OWN_AUTH_ROUTES = new Set(['/api/v1/triggers/:name']);
 const SSE_ROUTE = /\/stream(\/all)?$/;
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 export const API_KEY_COOKIE = 'conductor_api_key';
@@ -97,6 +102,7 @@ export function isAuthExempt(method: string, route: string | undefined, rawPath:
     const decoded = canonicalPath(rawPath);
     if (decoded === undefined || /^\/api(\/|$)/i.test(decoded) || opts.isApiPath?.(decoded)) return false;
   }
+  if (method === 'POST' && OWN_AUTH_ROUTES.has(route)) return true;
   return PUBLIC_ROUTES.has(route) || (!!opts.metricsPublic && route === '/metrics');
 }
 

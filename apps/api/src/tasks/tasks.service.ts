@@ -148,6 +148,11 @@ export class TasksService {
     return { project_id: projectId, task_id: taskId, run_id: runId, status, queue_position: queuePosition, depends_on: dependsOn?.length ? dependsOn : undefined };
   }
 
+  /** The agent a task started without one uses (config defaults.agent; '' when none is set). */
+  defaultAgent(): string {
+    return this.ctx.config?.defaults?.agent ?? '';
+  }
+
   /** Finds a task by id, in one project or across all (404 / 409 `multiple tasks found`). */
   locate(taskIdRaw: string, projectIdRaw?: string): { projectId: string; taskId: string } {
     const taskId = checkId(taskIdRaw, 'task_id');

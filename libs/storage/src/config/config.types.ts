@@ -1,3 +1,4 @@
+import type { ScheduleConfig, TriggerConfig } from './triggers-config';
 /** Agent types the runner knows (cli-storage.md §5.2 plus D17's generic `command`). */
 export const AGENT_TYPES = ['claude', 'codex', 'gemini', 'perplexity', 'xai', 'command'] as const;
 export type AgentType = (typeof AGENT_TYPES)[number];
@@ -145,6 +146,10 @@ export interface AppConfig {
   webhook?: WebhookConfig;
   worktree?: WorktreeConfig;
   sandbox?: SandboxConfig;
+  /** `schedules:` (docs/triggers.md): tasks started on a cron expression. */
+  schedules?: Record<string, ScheduleConfig>;
+  /** `triggers:` (docs/triggers.md): tasks started by an HTTP call with the trigger's token. */
+  triggers?: Record<string, TriggerConfig>;
   /** Absolute path of the file this config was loaded from. */
   path?: string;
 }

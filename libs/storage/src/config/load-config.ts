@@ -21,6 +21,7 @@ import { ConfigProblem, configKeyName, formatConfigProblem, RawReader, readRawCo
 import { resolveConfigPath } from './paths';
 import { isValidationProblem, validateConfig } from './validate-config';
 import { configFileFor } from './settings';
+import { buildSchedules, buildTriggers } from './triggers-config';
 
 export interface LoadConfigOptions {
   /**
@@ -187,6 +188,8 @@ function build(r: RawReader): AppConfig {
     webhook: buildWebhook(r),
     worktree: buildWorktree(r),
     sandbox: buildSandbox(r),
+    schedules: buildSchedules(r),
+    triggers: buildTriggers(r),
   };
 }
 

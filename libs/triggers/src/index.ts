@@ -1,0 +1,10 @@
+export * from './triggers.module';
+export * from './triggers.options';
+export * from './task-starter';
+export * from './scheduler.service';
+export * from './trigger.service';
+export * from './schedule-view';
+export * from './slots';
+export * from './template';
+export { readScheduleRecord, readTokenHash, writeTokenHash, sha256Hex, triggersStateDir } from './state';
+export type { ScheduleRecord, ScheduleRun } from './state';

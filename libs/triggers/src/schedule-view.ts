@@ -1,0 +1,45 @@
+import type { ScheduleConfig } from '@app/storage';
+import { nextSlot } from './slots';
+import { readScheduleRecord, ScheduleRun } from './state';
+
+export interface ScheduleView {
+  name: string;
+  cron: string;
+  timezone: string;
+  missed: string;
+  max_missed: number;
+  concurrency: string;
+  project_id: string;
+  next_fire?: string;
+  last_slot?: string;
+  history: ScheduleRun[];
+  /** Set when this schedule's record cannot be read (the other schedules are listed). */
+  error?: string;
+}
+
+/** The schedules with their next fire time and history, from the config and the records (no server needed). */
+export function listSchedules(root: string, schedules: Record<string, ScheduleConfig>, now = new Date()): ScheduleView[] {
+  return Object.values(schedules).map((s) => {
+    const view: ScheduleView = {
+      name: s.name,
+      cron: s.cron,
+      timezone: s.timezone,
+      missed: s.missed,
+      max_missed: s.max_missed,
+      concurrency: s.concurrency,
+      project_id: s.task.project_id,
+      next_fire: nextSlot(s, now)?.toISOString(),
+      history: [],
+    };
+    try {
+      const rec = readScheduleRecord(root, s.name);
+      if (rec) {
+        view.last_slot = rec.last_slot;
+        view.history = rec.history;
+      }
+    } catch (err) {
+      view.error = (err as Error).message;
+    }
+    return view;
+  });
+}
