@@ -16,8 +16,9 @@ interface Run {
 
 const CRON_EVERY_2S = '"*/2 * * * * *"';
 
+// concurrency replace: a slot (or a fire) never meets a busy schedule as skip would, however slow the agent on a loaded machine
 function scheduleConfig(dir: string, missed: string): string {
-  const extra = `schedules:\n  tick:\n    cron: ${CRON_EVERY_2S}\n    missed: ${missed}\n    max_missed: 50\n    task:\n      project: sched\n      prompt: scheduled work\n`;
+  const extra = `schedules:\n  tick:\n    cron: ${CRON_EVERY_2S}\n    missed: ${missed}\n    max_missed: 50\n    concurrency: replace\n    task:\n      project: sched\n      prompt: scheduled work\n`;
   return writeConfig(dir, writeFakeAgent(dir), extra);
 }
 
