@@ -1,7 +1,7 @@
 'use strict';
 // Bundles the built API server (dist/apps/api, from `nest build api`) into one file that a bare
-// `conductor` (bin/launch.js) and `run-agent serve` (apps/cli/.../api-loader.ts) load through V8's
-// code cache (docs/decisions.md, "Server start-up: one bundle"). `npm run build` runs it after bundle-cli.js.
+// `conductor` (bin/launch.js) and `run-agent serve` (apps/cli/.../api-loader.ts) load through Node's
+// compile cache (docs/decisions.md, "Server start-up: one bundle"). `npm run build` runs it after bundle-cli.js.
 const path = require('node:path');
 const TerserPlugin = require('terser-webpack-plugin');
 const webpack = require('webpack');
@@ -77,7 +77,7 @@ const config = {
     ...cliConfig.module,
     rules: [patchRule('api'), { test: lazyBarrels('api'), loader: path.join(__dirname, 'cli-bundle', 'lazy-barrel-loader.js') }],
   },
-  resolve: { alias: { API_SERVE$: path.join(src, 'boot', 'serve.js'), API_BOOT_FLAGS$: path.join(src, 'boot', 'boot-flags.js') } },
+  resolve: { alias: { API_SERVE$: path.join(src, 'boot', 'serve.js') } },
   plugins: [
     new webpack.NormalModuleReplacementPlugin(/[\\/]boot[\\/]lean-server(\.js)?$/, path.join(shims, 'lean-server.js')),
     lazyRequire(LAZY, (request, context) => {

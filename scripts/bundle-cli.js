@@ -92,7 +92,7 @@ const config = {
     nodeEnv: false,
     splitChunks: false,
     // whitespace and comments only: names stay (NestJS keys providers by class name) and the
-    // output is ASCII, so the launcher reads it as a one-byte string (half the time of UTF-8)
+    // output is ASCII (assertAscii)
     minimize: true,
     minimizer: [new TerserPlugin({ extractComments: false, terserOptions: { compress: false, mangle: false, format: { comments: false, ascii_only: true } } })],
   },
@@ -125,10 +125,10 @@ const config = {
   stats: 'errors-warnings',
 };
 
-/** The launcher reads the bundle as Latin-1 (bin/code-cache.js): a byte above 0x7f would change meaning. */
+/** Plain ASCII (terser's ascii_only): V8 keeps a one-byte source string, half the size of a two-byte one. */
 function assertAscii(file) {
   const at = fs.readFileSync(file).findIndex((b) => b > 0x7f);
-  if (at >= 0) throw new Error(`${file}: byte ${at} is not ASCII; the launcher reads the bundle as Latin-1`);
+  if (at >= 0) throw new Error(`${file}: byte ${at} is not ASCII; terser's ascii_only should have escaped it`);
 }
 
 /** Runs webpack with `cfg`; resolves with its stats once `file` is written and checked. */

@@ -1,5 +1,5 @@
 // first: trims what NestJS and class-validator load at start-up (boot/lean-load.ts)
-import { leanBootDone } from './boot/lean-server';
+import './boot/lean-server';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -179,7 +179,6 @@ export async function createApiApp(opts: ServerOptions): Promise<NestFastifyAppl
   if (opts.logger) new Logger('server').log(`serving web UI from ${ui}`);
   await app.init();
   await (app.getHttpAdapter().getInstance() as FastifyInstance).ready();
-  leanBootDone();
   return app;
 }
 

@@ -102,7 +102,7 @@ describe('CLI bundle', () => {
     }
   });
 
-  it('is plain ASCII (the launcher reads it as Latin-1)', () => {
+  it('is plain ASCII (V8 keeps it as a one-byte string)', () => {
     expect(readFileSync(BUNDLE).findIndex((b) => b > 0x7f)).toBe(-1);
   });
 });
