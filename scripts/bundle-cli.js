@@ -30,9 +30,8 @@ const EXTERNAL = new Set([
 // Built-ins that bundled code requires at load time and `run-agent task` does not use before its
 // agent runs: each gets a stand-in that Node's require replaces on first use (lazyRequire below).
 // node:crypto (webhook signatures, completion hashes) alone costs ~3 ms to load; NestJS's
-// exception filter requires node:http, its injector perf_hooks (patched out of its use:
-// cli-bundle/patch-loader.js); node:fs/promises brings readline with it.
-const LAZY = /^(?:node:)?(crypto|https?|net|perf_hooks|fs\/promises)$/;
+// exception filter requires node:http; node:fs/promises brings readline with it.
+const LAZY = /^(?:node:)?(crypto|https?|net|fs\/promises)$/;
 /**
  * Replaces the requests `pattern` matches by a stand-in (cli-bundle/lazy-require.js) that loads,
  * on first use, what `queryOf(request, context)` names: `node:<builtin>`, `esm:<file>` (a compiled
@@ -46,7 +45,7 @@ const lazyRequire = (pattern, queryOf) =>
   });
 /** The barrels (index.js) whose re-exports the lazy-barrel loader defers: NestJS's, rxjs's and the app's own libs. */
 const lazyBarrels = (app) => new RegExp(`([\\\\/]node_modules[\\\\/](@nestjs[\\\\/](common|core)|rxjs[\\\\/]dist[\\\\/]cjs)|[\\\\/]dist[\\\\/]apps[\\\\/]${app}[\\\\/]libs)([\\\\/].*)?[\\\\/]index\\.js$`);
-/** The rule applying `app`'s patches of NestJS, nest-commander and Fastify (cli-bundle/patch-loader.js). */
+/** The rule applying `app`'s patch of NestJS (cli-bundle/patch-loader.js). */
 const patchRule = (app) => ({ test: (file) => patchesOf(app).some((p) => p.file.test(file)), loader: path.join(shims, 'patch-loader.js'), options: { app } });
 const packageOf = (request) => request.split('/').slice(0, request.startsWith('@') ? 2 : 1).join('/');
 const resolvedFrom = (request, dir) => {
