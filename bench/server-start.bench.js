@@ -3,12 +3,12 @@
 // Server start (#15), measured from outside the process: spawn → first answer of
 // /api/v1/health (the whole process: node start, module loading, Nest init, listen), then VmRSS
 // from /proc after 2 s idle, and once 35 s after start (the watchdog's first probe is at 30 s). The figure is the path users run: a bare `bin/conductor` (launcher,
-// CLI bundle, fast path, API server bundle with its V8 code cache; settings from CONDUCTOR_*).
+// CLI bundle, fast path, API server bundle through Node's compile cache; settings from CONDUCTOR_*).
 // Interleaved with `node -e 0`, the same with the API's tsc build (CONDUCTOR_API_UNBUNDLED=1),
 // startServer() of the tsc build required directly (the server without the CLI), and the NestJS +
 // Fastify floor (server-floor.js: one controller, nothing of ours), unbundled and bundled with the
-// API bundle's webpack settings (built here into a temp folder, loaded with the same code-cache
-// handling), so the notes carry same-run ratios.
+// API bundle's webpack settings (built here into a temp folder, loaded through Node's compile cache
+// too), so the notes carry same-run ratios.
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -46,17 +46,13 @@ async function measure(args, env, idleMs = 2000) {
   }
 }
 
-/**
- * The floor app bundled as scripts/bundle-api.js bundles the server: the same webpack settings (lazy
- * requires included) and V8 boot flags, first, restored once ready as the server restores them.
- */
+/** The floor app bundled as scripts/bundle-api.js bundles the server: the same webpack settings (lazy requires included). */
 async function buildBundledFloor(ctx) {
   const dir = ctx.tmpDir('bench-floor-bundle-');
   const entry = path.join(dir, 'entry.js');
   fs.writeFileSync(entry, [
     "'use strict';",
-    "const { leanBootDone } = require('API_BOOT_FLAGS');",
-    `module.exports = require(${JSON.stringify(path.join(__dirname, 'server-floor-app.js'))}).then((port) => { leanBootDone(); return port; });`,
+    `module.exports = require(${JSON.stringify(path.join(__dirname, 'server-floor-app.js'))});`,
     '',
   ].join('\n'));
   const { config } = require(path.join(ctx.root, 'scripts', 'bundle-api.js'));
@@ -76,14 +72,14 @@ module.exports.run = async (ctx) => {
   const probe = `require(${JSON.stringify(serverJs)}).startServer({ root: ${JSON.stringify(root)}, host: '127.0.0.1', port: 0, portExplicit: true })
     .then(({ port }) => process.stdout.write(port + '\\n'))`;
   const floorArgs = [path.join(__dirname, 'server-floor.js'), path.join(apiDist, 'boot', 'lean-server.js')];
-  const bundledFloorArgs = [path.join(__dirname, 'server-floor.js'), '--bundle', await buildBundledFloor(ctx), path.join(ctx.root, 'bin', 'code-cache.js')];
+  const bundledFloorArgs = [path.join(__dirname, 'server-floor.js'), '--bundle', await buildBundledFloor(ctx)];
   const base = [];
   const ours = [];
   const direct = [];
   const floor = [];
   const bundledFloor = [];
   const unbundled = [];
-  await measure([ctx.bin('conductor')], conductorEnv); // a first run writes the bundle's V8 code cache
+  await measure([ctx.bin('conductor')], conductorEnv); // a first run writes the bundle's compile cache
   await measure(bundledFloorArgs, env); // and the floor bundle's
   for (let i = 0; i < 5; i++) {
     const t0 = process.hrtime.bigint();

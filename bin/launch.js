@@ -6,7 +6,6 @@
 const path = require('node:path');
 const fs = require('node:fs');
 const nodeModule = require('node:module');
-const { setImmediate } = require('node:timers');
 
 const DIST = path.join(__dirname, '..', 'dist', 'apps', 'cli');
 const ENTRY = path.join(DIST, 'apps', 'cli', 'src', 'main.js');
@@ -53,30 +52,7 @@ function serveFlags(programName, args) {
 
 /** The server from the API bundle, without loading the CLI (the same serveMain the CLI calls). */
 function serve(programName, bundle, flags) {
-  let onListening;
-  let api;
-  if (typeof nodeModule.enableCompileCache === 'function' || process.env.NODE_DISABLE_COMPILE_CACHE) {
-    api = require(bundle);
-  } else {
-    const cache = require('./code-cache');
-    api = cache.requireWithCodeCache(bundle, 'serve');
-    // a server may never exit cleanly: save V8's cached data once it listens
-    onListening = () => setImmediate(() => cache.saveCodeCache(bundle));
-  }
-  return api.serveMain(programName, { onListening }, flags);
-}
-
-function load(file) {
-  if (file !== BUNDLE) return require(file);
-  // V8 compile cache: Node's own (>= 22.1, switched on below) or, on older Node, bin/code-cache.js
-  if (typeof nodeModule.enableCompileCache === 'function' || process.env.NODE_DISABLE_COMPILE_CACHE) return require(file);
-  // the command (up to two words: `bus read`, `status`) names the part of the cache it adds to (bin/code-cache.js)
-  const words = [];
-  for (const arg of process.argv.slice(2, 4)) {
-    if (!/^[a-z][a-z-]{0,30}$/.test(arg)) break;
-    words.push(arg);
-  }
-  return require('./code-cache').requireWithCodeCache(file, words.join('-') || 'other');
+  return require(bundle).serveMain(programName, flags);
 }
 
 /**
@@ -91,8 +67,8 @@ function exitWhenIdle() {
 
 module.exports = function launch(programName) {
   process.on('beforeExit', exitWhenIdle);
-  // V8 compile cache (Node >= 22.1) before any of the CLI is loaded; Node 20 has no such function.
-  if (typeof nodeModule.enableCompileCache === 'function' && !process.env.NODE_DISABLE_COMPILE_CACHE) {
+  // Node's compile cache (V8's code cache of every module loaded, kept across runs) before any of the CLI loads
+  if (!process.env.NODE_DISABLE_COMPILE_CACHE) {
     try {
       nodeModule.enableCompileCache();
     } catch {
@@ -110,7 +86,7 @@ module.exports = function launch(programName) {
     process.stderr.write(`${programName}: the CLI is not built (missing ${ENTRY}); run \`npm ci && npm run build\` in ${path.join(__dirname, '..')}\n`);
     process.exit(1);
   }
-  load(cliEntry(entryTime)).main(process.argv.slice(2), programName).catch(reportFailure);
+  require(cliEntry(entryTime)).main(process.argv.slice(2), programName).catch(reportFailure);
 };
 
 function reportFailure(err) {

@@ -1,7 +1,7 @@
 'use strict';
 // Bundles the built API server (dist/apps/api, from `nest build api`) into one file that a bare
-// `conductor` (bin/launch.js) and `run-agent serve` (apps/cli/.../api-loader.ts) load through V8's
-// code cache (docs/decisions.md, "Server start-up: one bundle"). `npm run build` runs it after bundle-cli.js.
+// `conductor` (bin/launch.js) and `run-agent serve` (apps/cli/.../api-loader.ts) load through Node's
+// compile cache (docs/decisions.md, "Server start-up: one bundle"). `npm run build` runs it after bundle-cli.js.
 const path = require('node:path');
 const TerserPlugin = require('terser-webpack-plugin');
 const webpack = require('webpack');
@@ -15,8 +15,8 @@ const BUNDLE = path.join(built, 'bundle', 'server.js');
 
 // Kept out, loaded by Node's require: native addons; what loads on first use only, so an idle
 // server does not keep its source (MCP SDK and zod on the first /mcp request, NATS for scale-out,
-// Fastify's schema compilers for a route with a schema (see cli-bundle/patch-loader.js), its logger
-// and inject(), glob for @fastify/static without wildcards); NestJS's optional packages.
+// Fastify's schema compilers for a route with a schema (apps/api/src/boot/schema-compilers.ts), its
+// logger and inject(), glob (api-bundle/glob.js)); NestJS's optional packages.
 const EXTERNAL = new Set([
   'fs-ext',
   'file-type',
@@ -28,7 +28,6 @@ const EXTERNAL = new Set([
   '@fastify/fast-json-stringify-compiler',
   'pino',
   'light-my-request',
-  'glob',
   '@nestjs/microservices',
   '@nestjs/websockets',
   '@nestjs/platform-express',
@@ -77,7 +76,8 @@ const config = {
     ...cliConfig.module,
     rules: [patchRule('api'), { test: lazyBarrels('api'), loader: path.join(__dirname, 'cli-bundle', 'lazy-barrel-loader.js') }],
   },
-  resolve: { alias: { API_SERVE$: path.join(src, 'boot', 'serve.js'), API_BOOT_FLAGS$: path.join(src, 'boot', 'boot-flags.js') } },
+  // glob: a stand-in that loads the package on first use (api-bundle/glob.js)
+  resolve: { alias: { API_SERVE$: path.join(src, 'boot', 'serve.js'), glob$: path.join(shims, 'glob.js') } },
   plugins: [
     new webpack.NormalModuleReplacementPlugin(/[\\/]boot[\\/]lean-server(\.js)?$/, path.join(shims, 'lean-server.js')),
     lazyRequire(LAZY, (request, context) => {

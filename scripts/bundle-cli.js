@@ -30,9 +30,8 @@ const EXTERNAL = new Set([
 // Built-ins that bundled code requires at load time and `run-agent task` does not use before its
 // agent runs: each gets a stand-in that Node's require replaces on first use (lazyRequire below).
 // node:crypto (webhook signatures, completion hashes) alone costs ~3 ms to load; NestJS's
-// exception filter requires node:http, its injector perf_hooks (patched out of its use:
-// cli-bundle/patch-loader.js); node:fs/promises brings readline with it.
-const LAZY = /^(?:node:)?(crypto|https?|net|perf_hooks|fs\/promises)$/;
+// exception filter requires node:http; node:fs/promises brings readline with it.
+const LAZY = /^(?:node:)?(crypto|https?|net|fs\/promises)$/;
 /**
  * Replaces the requests `pattern` matches by a stand-in (cli-bundle/lazy-require.js) that loads,
  * on first use, what `queryOf(request, context)` names: `node:<builtin>`, `esm:<file>` (a compiled
@@ -46,7 +45,7 @@ const lazyRequire = (pattern, queryOf) =>
   });
 /** The barrels (index.js) whose re-exports the lazy-barrel loader defers: NestJS's, rxjs's and the app's own libs. */
 const lazyBarrels = (app) => new RegExp(`([\\\\/]node_modules[\\\\/](@nestjs[\\\\/](common|core)|rxjs[\\\\/]dist[\\\\/]cjs)|[\\\\/]dist[\\\\/]apps[\\\\/]${app}[\\\\/]libs)([\\\\/].*)?[\\\\/]index\\.js$`);
-/** The rule applying `app`'s patches of NestJS, nest-commander and Fastify (cli-bundle/patch-loader.js). */
+/** The rule applying `app`'s patch of NestJS (cli-bundle/patch-loader.js). */
 const patchRule = (app) => ({ test: (file) => patchesOf(app).some((p) => p.file.test(file)), loader: path.join(shims, 'patch-loader.js'), options: { app } });
 const packageOf = (request) => request.split('/').slice(0, request.startsWith('@') ? 2 : 1).join('/');
 const resolvedFrom = (request, dir) => {
@@ -92,7 +91,7 @@ const config = {
     nodeEnv: false,
     splitChunks: false,
     // whitespace and comments only: names stay (NestJS keys providers by class name) and the
-    // output is ASCII, so the launcher reads it as a one-byte string (half the time of UTF-8)
+    // output is ASCII (assertAscii)
     minimize: true,
     minimizer: [new TerserPlugin({ extractComments: false, terserOptions: { compress: false, mangle: false, format: { comments: false, ascii_only: true } } })],
   },
@@ -125,10 +124,10 @@ const config = {
   stats: 'errors-warnings',
 };
 
-/** The launcher reads the bundle as Latin-1 (bin/code-cache.js): a byte above 0x7f would change meaning. */
+/** Plain ASCII (terser's ascii_only): V8 keeps a one-byte source string, half the size of a two-byte one. */
 function assertAscii(file) {
   const at = fs.readFileSync(file).findIndex((b) => b > 0x7f);
-  if (at >= 0) throw new Error(`${file}: byte ${at} is not ASCII; the launcher reads the bundle as Latin-1`);
+  if (at >= 0) throw new Error(`${file}: byte ${at} is not ASCII; terser's ascii_only should have escaped it`);
 }
 
 /** Runs webpack with `cfg`; resolves with its stats once `file` is written and checked. */

@@ -2,6 +2,8 @@
 // `npm start`: on a fresh clone installs (npm ci) what is missing, rebuilds what is missing or
 // older than its sources (e.g. after `git pull`), then runs the conductor server with its
 // dashboard (http://localhost:14355/ui/). Extra arguments go to `conductor`.
+// On an unsupported Node it says which Node is needed and exits 2 before anything else (bin/node-check.js).
+if (!require('../bin/node-check')('npm start')) return;
 const { execSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');

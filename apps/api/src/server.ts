@@ -1,5 +1,5 @@
 // first: trims what NestJS and class-validator load at start-up (boot/lean-load.ts)
-import { leanBootDone } from './boot/lean-server';
+import './boot/lean-server';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -22,6 +22,7 @@ import { installRequestHooks, isPublicRoute, type RequestLogEntry } from './secu
 import { buildHostPolicy, exposureRefusal, isLoopbackHost } from './security/host-check';
 import { registerProtectedResourceMetadata } from './security/protected-resource';
 import { findUiDir, packageRoot, registerStaticUi } from './static/static-ui';
+import { lazySchemaCompilers } from './boot/schema-compilers';
 
 export interface ServerOptions {
   root: string;
@@ -166,7 +167,12 @@ export async function createApiApp(opts: ServerOptions): Promise<NestFastifyAppl
   // maxParamLength: the router matches an id of any length (Fastify's default, 100, made ids of
   // 101–128 characters unroutable), so the one id rule (MAX_ID_LENGTH, @app/storage) answers 400
   // for an over-long one; Node's header limit (16 KiB) bounds a request line anyway.
-  const adapter = new FastifyAdapter({ bodyLimit, forceCloseConnections: true, routerOptions: { maxParamLength: ROUTER_MAX_PARAM_LENGTH } });
+  const adapter = new FastifyAdapter({
+    bodyLimit,
+    forceCloseConnections: true,
+    routerOptions: { maxParamLength: ROUTER_MAX_PARAM_LENGTH },
+    schemaController: { compilersFactory: lazySchemaCompilers() },
+  });
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(ctx, { defaultMetrics: opts.defaultMetrics }), adapter, {
     logger: jsonLogger ?? (opts.logger ? ['log', 'error', 'warn'] : false),
     // Fastify's own parsers only (JSON with a depth limit, see configureApp): Nest's would add
@@ -179,7 +185,6 @@ export async function createApiApp(opts: ServerOptions): Promise<NestFastifyAppl
   if (opts.logger) new Logger('server').log(`serving web UI from ${ui}`);
   await app.init();
   await (app.getHttpAdapter().getInstance() as FastifyInstance).ready();
-  leanBootDone();
   return app;
 }
 

@@ -9,20 +9,17 @@ import { cleanEnv, repoRoot, runAgentBin } from './bus-helpers';
 const BUNDLE = join(repoRoot, 'dist', 'apps', 'cli', 'bundle', 'run-agent.js');
 const MAIN = join(repoRoot, 'dist', 'apps', 'cli', 'apps', 'cli', 'src', 'main.js');
 
-/** Preloaded into the CLI: records the files it required, the packages Node resolved, DateTimeFormats built and whether stdin was read. */
+/** Preloaded into the CLI: records the files it required, the packages Node resolved, and the DateTimeFormats built. */
 const PROBE = `
 const fs = require('node:fs');
 let formats = 0;
-let stdinRead = false;
 const RealFormat = Intl.DateTimeFormat;
 Intl.DateTimeFormat = new Proxy(RealFormat, { construct: (t, a) => (formats++, Reflect.construct(t, a)), apply: (t, self, a) => (formats++, Reflect.apply(t, self, a)) });
-const stdin = Object.getOwnPropertyDescriptor(process, 'stdin');
-Object.defineProperty(process, 'stdin', { configurable: true, enumerable: stdin.enumerable, get() { stdinRead = true; return stdin.get.call(process); } });
 const Module = require('node:module');
 const resolveFilename = Module._resolveFilename;
 const asked = [];
 Module._resolveFilename = function (request, ...rest) { asked.push(request); return resolveFilename.call(this, request, ...rest); };
-process.on('exit', () => fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify({ files: Object.keys(require.cache), formats, stdinRead, asked })));
+process.on('exit', () => fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify({ files: Object.keys(require.cache), formats, asked })));
 `;
 
 /** Preloaded into the CLI: the Node built-ins loaded at each process it spawns, and at exit. */
@@ -52,7 +49,7 @@ describe('CLI bundle', () => {
   const run = (args: string[], extra: Record<string, string> = {}) =>
     spawnSync(process.execPath, [runAgentBin, ...args], { env: cleanEnv(dir, extra), cwd: dir, encoding: 'utf8' });
 
-  it('bin/run-agent loads one file of ours and no NestJS file (nor searches for one), inquirer, cosmiconfig, Intl formatter or stdin', () => {
+  it('bin/run-agent loads one file of ours and no NestJS file (nor searches for one), inquirer, cosmiconfig or Intl formatter', () => {
     const root = join(dir, 'runs');
     mkdirSync(root);
     const probe = join(dir, 'probe.js');
@@ -60,17 +57,16 @@ describe('CLI bundle', () => {
     const out = join(dir, 'probe.json');
     const r = spawnSync(process.execPath, ['-r', probe, runAgentBin, 'list', '--root', root], { env: cleanEnv(dir, { PROBE_OUT: out }), cwd: dir, encoding: 'utf8' });
     expect([r.status, r.stderr]).toEqual([0, `no runs yet in ${root} (start one with \`run-agent task\`)\n`]);
-    const seen = JSON.parse(readFileSync(out, 'utf8')) as { files: string[]; formats: number; stdinRead: boolean; asked: string[] };
+    const seen = JSON.parse(readFileSync(out, 'utf8')) as { files: string[]; formats: number; asked: string[] };
     const ours = seen.files.filter((f) => f.startsWith(join(repoRoot, 'dist')));
     expect(ours).toEqual([BUNDLE]);
     expect(seen.files.filter((f) => /node_modules[\\/](@nestjs|nest-commander|inquirer|cosmiconfig|rxjs|lodash)[\\/]/.test(f))).toEqual([]);
     expect(seen.formats).toBe(0);
-    expect(seen.stdinRead).toBe(false);
     // NestJS's optional @nestjs/microservices and @nestjs/websockets are absent inside the bundle (absent.js): no node_modules search
     expect(seen.asked.filter((r) => r.startsWith('@nestjs/'))).toEqual([]);
   });
 
-  it('`run-agent task` starts its agent before loading node:crypto, http, perf_hooks or fs/promises (LAZY in scripts/bundle-cli.js), which still load when used', () => {
+  it('`run-agent task` starts its agent before loading node:crypto, http or fs/promises (LAZY in scripts/bundle-cli.js), which still load when used', () => {
     const root = join(dir, 'runs');
     const agent = join(dir, 'agent.sh');
     writeFileSync(agent, '#!/bin/sh\ncat >/dev/null\n: > "$JRUN_TASK_FOLDER/DONE"\necho done\n', { mode: 0o755 });
@@ -84,7 +80,7 @@ describe('CLI bundle', () => {
     const seen = JSON.parse(readFileSync(out, 'utf8')) as { spawns: { file: string; args: string[]; builtins: string[] }[]; atExit: string[] };
     const atAgent = seen.spawns.find((s) => s.args.includes(agent) || s.file === agent);
     expect(atAgent).toBeDefined();
-    expect(atAgent!.builtins.filter((m) => /^(crypto|http|perf_hooks|fs\/promises)$/.test(m))).toEqual([]);
+    expect(atAgent!.builtins.filter((m) => /^(crypto|http|fs\/promises)$/.test(m))).toEqual([]);
     // loaded once used: the task's completion record hashes its facts with node:crypto after the run
     expect(seen.atExit).toContain('crypto');
   });
@@ -102,7 +98,7 @@ describe('CLI bundle', () => {
     }
   });
 
-  it('is plain ASCII (the launcher reads it as Latin-1)', () => {
+  it('is plain ASCII (V8 keeps it as a one-byte string)', () => {
     expect(readFileSync(BUNDLE).findIndex((b) => b > 0x7f)).toBe(-1);
   });
 });

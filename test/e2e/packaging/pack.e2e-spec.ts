@@ -46,7 +46,7 @@ describe('npm package (npm pack + install of the tarball)', () => {
 
   it('contains the builds, the UI and the engines range, and no dev dependencies', () => {
     const pkg = JSON.parse(readFileSync(join(installed(), 'package.json'), 'utf8'));
-    expect(pkg.engines.node).toBe('^20.19.0 || ^22.13.0 || >=24');
+    expect(pkg.engines.node).toBe('^22.13.0 || >=24');
     expect(readFileSync(join(installed(), 'frontend', 'dist', 'index.html'), 'utf8')).toContain('<html');
     expect(readdirSync(join(installed(), 'dist', 'apps'))).toEqual(expect.arrayContaining(['api', 'cli']));
     const modules = readdirSync(join(prefix, 'node_modules'));

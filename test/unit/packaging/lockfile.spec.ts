@@ -97,7 +97,7 @@ describe('lockProblems', () => {
 
 describe('engines of what users install (issue #13 item 2)', () => {
   // the oldest release of each Node line package.json's engines admits
-  const SUPPORTED = ['20.19.0', '22.13.0', '24.0.0'];
+  const SUPPORTED = ['22.13.0', '24.0.0'];
 
   /**
    * Test-only tools (dev dependencies, never installed by users) that declare a newer Node than

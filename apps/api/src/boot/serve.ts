@@ -5,7 +5,7 @@
 // both with the same settings, banner, exit codes and signals.
 // '../server' first: it trims what NestJS and class-validator load before anything else loads.
 import { serverVersion, startServer } from '../server';
-import { releaseBootMemory } from './boot-flags';
+import * as nodeModule from 'node:module';
 import { displayHost, loopbackHost, resolveServeOptions, ServeFlags } from './serve-options';
 import { startWatchdog } from './watchdog';
 
@@ -14,14 +14,18 @@ export type { ServeFlags } from './serve-options';
 export { startServer };
 export type ProgramName = 'run-agent' | 'conductor';
 
-/** What the launcher adds: a callback once the server listens (it saves V8's code cache then). */
-export interface ServeHooks {
-  onListening?: () => void;
-}
-
 type StartedApiServer = Awaited<ReturnType<typeof startServer>>;
 
 const SHUTDOWN_DEADLINE_MS = 5000;
+
+/** module.flushCompileCache (Node >= 22.10; not in @types/node 20). */
+function flushCompileCache(): void {
+  try {
+    (nodeModule as { flushCompileCache?: () => void }).flushCompileCache?.();
+  } catch {
+    // an optimisation only: an unwritable cache folder must not stop the server
+  }
+}
 
 function log(line: string): void {
   process.stderr.write(`${line}\n`);
@@ -50,7 +54,7 @@ async function closeWithin(server: StartedApiServer, ms: number): Promise<boolea
  * `run-agent serve` and `conductor` without a subcommand: starts the API server and keeps
  * running until SIGINT/SIGTERM.
  */
-export async function runServe(flags: ServeFlags, programName: ProgramName, hooks: ServeHooks = {}): Promise<void> {
+export async function runServe(flags: ServeFlags, programName: ProgramName): Promise<void> {
   const opts = resolveServeOptions(flags);
   process.stdout.write(`${programName} ${serverVersion()}\n`);
   if (opts.authWarning) log(`warning: ${opts.authWarning}`);
@@ -87,9 +91,8 @@ export async function runServe(flags: ServeFlags, programName: ProgramName, hook
   if (opts.disableTaskStart) process.stdout.write('Task start is disabled (monitoring mode)\n');
   if (opts.nats) process.stdout.write(`Tasks go to worker hosts via ${opts.nats}\n`);
   process.stdout.write(`Runs root: ${opts.root}\n`);
-  hooks.onListening?.();
-  // after the launcher's code-cache save (a setImmediate of onListening), which needs the boot's bytecode
-  setTimeout(releaseBootMemory, 100).unref();
+  // a server may never exit cleanly: write Node's compile cache (bin/launch.js switches it on) now that the boot ran
+  flushCompileCache();
 
   const stopWatchdog = startWatchdog({
     healthUrl: `http://${loopbackHost(opts.host)}:${server.port}/healthz`,
@@ -137,9 +140,9 @@ function reportServeError(err: unknown): void {
  * The launcher's entry (bin/launch.js): a bare `conductor`, or `run-agent serve` / `conductor [serve]`
  * with flags it parsed with serve-flags.ts; the rest from CONDUCTOR_* and the config file; errors as one line.
  */
-export async function serveMain(programName: ProgramName = 'conductor', hooks: ServeHooks = {}, flags: ServeFlags = {}): Promise<void> {
+export async function serveMain(programName: ProgramName = 'conductor', flags: ServeFlags = {}): Promise<void> {
   try {
-    await runServe(flags, programName, hooks);
+    await runServe(flags, programName);
   } catch (err) {
     reportServeError(err);
   }

@@ -1,13 +1,9 @@
-import * as nodeModule from 'node:module';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { packageRoot } from '../../../version';
 import { fileMtimeMs, pathExists } from '@app/storage';
 
 export type ProgramName = 'run-agent' | 'conductor';
-
-interface ServeHooks {
-  onListening?: () => void;
-}
 
 /**
  * What the CLI needs from apps/api/src/boot/serve.ts (loaded at run time from the API build): the
@@ -15,8 +11,8 @@ interface ServeHooks {
  * are ServeCommand's options as commander parsed them (apps/api/src/boot/serve-options.ts ServeFlags).
  */
 export interface ApiServeModule {
-  runServe(flags: object, programName: ProgramName, hooks?: ServeHooks): Promise<void>;
-  serveMain(programName: ProgramName, hooks?: ServeHooks): Promise<void>;
+  runServe(flags: object, programName: ProgramName): Promise<void>;
+  serveMain(programName: ProgramName): Promise<void>;
 }
 
 /** The tsc build of the API's serve entry (bin/launch.js knows the same path). */
@@ -41,33 +37,6 @@ export function apiServerFile(entry = apiServerEntry()): string {
   return bundleTime !== undefined && entryTime !== undefined && bundleTime >= entryTime ? bundle : entry;
 }
 
-interface CodeCache {
-  requireWithCodeCache(file: string, variant: string): unknown;
-  saveCodeCache(file: string): boolean;
-}
-
-/**
- * Node's own require (also inside the CLI bundle, which cannot hold a file named at run time); the
- * bundle through V8's code cache on Node without `module.enableCompileCache` (bin/code-cache.js),
- * saved once the server listens, since a server may never exit cleanly.
- */
-function requireApi(file: string, bundled: boolean): Partial<ApiServeModule> {
-  const nodeRequire = nodeModule.createRequire(__filename);
-  const cacheJs = join(packageRoot(), 'bin', 'code-cache.js');
-  if (!bundled || typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === 'function' || process.env.NODE_DISABLE_COMPILE_CACHE || !pathExists(cacheJs)) {
-    return nodeRequire(file) as Partial<ApiServeModule>;
-  }
-  const cache = nodeRequire(cacheJs) as CodeCache;
-  const mod = cache.requireWithCodeCache(file, 'serve') as Partial<ApiServeModule>;
-  const { runServe, serveMain } = mod;
-  if (typeof runServe !== 'function' || typeof serveMain !== 'function') return mod;
-  const onListening = () => setImmediate(() => cache.saveCodeCache(file));
-  return {
-    runServe: (flags, programName) => runServe(flags, programName, { onListening }),
-    serveMain: (programName) => serveMain(programName, { onListening }),
-  };
-}
-
 /**
  * The CLI and the API compile to different dist folders, and the CLI must not pay for loading
  * the server unless it serves: the API is required lazily from its own build (its bundle when current).
@@ -77,7 +46,8 @@ export function loadApiServer(entry = apiServerEntry()): ApiServeModule {
     throw new Error(`the API server is not built (missing ${entry}); run \`npx nest build api\` (or \`npm run build\`)`);
   }
   const file = apiServerFile(entry);
-  const mod = requireApi(file, file !== entry);
+  // Node's own require (also inside the CLI bundle, which cannot hold a file named at run time)
+  const mod = createRequire(__filename)(file) as Partial<ApiServeModule>;
   if (typeof mod.runServe !== 'function' || typeof mod.serveMain !== 'function') throw new Error(`${file} does not export runServe() and serveMain()`);
   return mod as ApiServeModule;
 }
