@@ -83,6 +83,7 @@ export const WIRE_SCHEMAS: Record<string, Schema> = {
   TaskV1Detail: { allOf: [ref('TaskV1'), obj({ worktree: ref('WorktreeView'), runs: { type: 'array', items: ref('RunV1') } })] },
   WorktreeView: obj(
     { path: str, branch: str, base_commit: str, base_branch: str, port: int, paths: strings, merge_status: str, merge_detail: str, merge_files: strings, merged_commit: str,
+      setup_script: obj({ path: str, sha256: { ...str, description: 'sha256 of the approved repository setup script that ran in the worktree (run-agent approve-setup)' } }, ['path', 'sha256']),
       merge_queue: obj(
         {
           seq: int, state: { type: 'string', enum: ['queued', 'verifying', 'merged', 'failed'] }, position: { ...int, description: 'place among the pending merges of the repository (1 = running or next)' },

@@ -181,6 +181,7 @@ export function worktreeView(taskDir: string) {
     merge_detail: rec.merge_detail,
     merge_files: rec.merge_files?.length ? rec.merge_files : undefined,
     merged_commit: rec.merged_commit,
+    setup_script: rec.setup_script,
     merge_queue: mergeQueueView(rec.repo, taskDir),
     removed: rec.removed_at ? true : undefined,
   };

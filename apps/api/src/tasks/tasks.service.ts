@@ -71,7 +71,7 @@ export class TasksService {
       projectRoot = expandHome(body.project_root.trim());
       if (!fs.existsSync(projectRoot)) throw badRequest(`project_root does not exist: ${projectRoot}`);
     }
-    const isolation = await checkIsolation(body, projectRoot);
+    const isolation = await checkIsolation(body, projectRoot, this.data.taskDir(projectId, taskId));
     const dependsOn = body.depends_on !== undefined ? normalizeDependsOn(taskId, body.depends_on) : undefined;
     const settings = validateTaskSettings({ max_tokens: body.max_tokens, max_cost_usd: body.max_cost_usd, max_wall_time: body.max_wall_time, resume_mode: body.resume_mode });
     const attachMode = body.attach_mode?.trim() || 'create';
