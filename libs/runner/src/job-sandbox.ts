@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import { runAgentBinDir } from '@app/agents';
 import { EgressDecision, openSandbox, OpenSandbox } from '@app/sandbox';
 import { ExecContext, post } from './job-finish';
+import { writeEgressBytes } from './usage/egress-bytes';
 
 export type RunSandbox = OpenSandbox;
 
@@ -44,6 +45,11 @@ export async function openRunSandbox(ctx: ExecContext, command: string, args: st
     close: async () => {
       await opened.close();
       await Promise.all([...pending]);
+      try {
+        writeEgressBytes(ctx.runDir, opened.egressBytes());
+      } catch {
+        // the counts are a report: a failed write does not fail the run
+      }
     },
   };
 }
