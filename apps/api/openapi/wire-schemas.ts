@@ -65,16 +65,20 @@ export const WIRE_SCHEMAS: Record<string, Schema> = {
       exit_code: { ...int, description: '-1 while running' }, start_time: time, end_time: time, parent_run_id: str, previous_run_id: str,
       error_summary: str, version: int, cwd: str, pid: int, pgid: int, commandline: str, session_id: str, resume_at: time,
       usage: ref('UsageTotals'), files: { type: 'array', items: ref('RunFile') }, ...addedRun,
+      sandbox: { type: 'string', enum: ['bwrap'], description: 'the sandbox the run is confined by (absent: none)' },
+      egress_bytes: { type: 'object', additionalProperties: int, description: 'bytes moved through the egress proxy per `host:port` (sandboxed runs)' },
     },
-    ['run_id', 'project_id', 'task_id', 'agent_version', 'process_ownership', 'end_time', 'parent_run_id', 'previous_run_id', 'error_summary', 'version', 'cwd', 'pid', 'pgid', 'commandline', 'session_id', 'resume_at', 'usage', 'files', 'display_status', 'agent_name', 'corrupt_reason'],
+    ['sandbox', 'egress_bytes', 'run_id', 'project_id', 'task_id', 'agent_version', 'process_ownership', 'end_time', 'parent_run_id', 'previous_run_id', 'error_summary', 'version', 'cwd', 'pid', 'pgid', 'commandline', 'session_id', 'resume_at', 'usage', 'files', 'display_status', 'agent_name', 'corrupt_reason'],
   ),
   RunV1: shape<RunV1>(
     { run_id: str, project_id: str, task_id: str, status: str, process_ownership: str, start_time: time, end_time: time, exit_code: { ...int, description: 'omitted when 0' }, agent_version: str, error_summary: str, ...addedRun },
     ['process_ownership', 'exit_code', 'agent_version', 'error_summary', 'display_status', 'agent_name', 'corrupt_reason'],
   ),
   FlatRun: shape<FlatRun>(
-    { id: str, task_id: str, agent: str, status: str, exit_code: int, start_time: time, end_time: time, parent_run_id: str, previous_run_id: str, error_summary: str, ...addedRun },
-    ['end_time', 'parent_run_id', 'previous_run_id', 'error_summary', 'display_status', 'agent_name', 'corrupt_reason'],
+    { id: str, task_id: str, agent: str, status: str, exit_code: int, start_time: time, end_time: time, parent_run_id: str, previous_run_id: str, error_summary: str, ...addedRun,
+      sandbox: { type: 'string', enum: ['bwrap'], description: 'the sandbox the run is confined by (absent: none)' },
+      egress_bytes: { type: 'object', additionalProperties: int, description: 'bytes moved through the egress proxy per `host:port` (sandboxed runs)' } },
+    ['sandbox', 'egress_bytes', 'end_time', 'parent_run_id', 'previous_run_id', 'error_summary', 'display_status', 'agent_name', 'corrupt_reason'],
   ),
   TaskV1: obj(
     { project_id: str, task_id: str, status: { type: 'string', enum: ['idle', 'running', 'partial_failure', 'all_finished', 'blocked', 'queued'] }, queue_position: int, last_activity: time, depends_on: strings, blocked_by: strings },

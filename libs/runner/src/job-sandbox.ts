@@ -40,6 +40,11 @@ export async function openRunSandbox(ctx: ExecContext, command: string, args: st
     },
     onDecision,
   );
+  try {
+    writeEgressBytes(ctx.runDir, {}); // marks the run as sandboxed while it runs (the API's `sandbox`)
+  } catch {
+    // a report only
+  }
   return {
     ...opened,
     close: async () => {
