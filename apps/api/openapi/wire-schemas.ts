@@ -65,16 +65,20 @@ export const WIRE_SCHEMAS: Record<string, Schema> = {
       exit_code: { ...int, description: '-1 while running' }, start_time: time, end_time: time, parent_run_id: str, previous_run_id: str,
       error_summary: str, version: int, cwd: str, pid: int, pgid: int, commandline: str, session_id: str, resume_at: time,
       usage: ref('UsageTotals'), criteria: ref('RunCriteria'), files: { type: 'array', items: ref('RunFile') }, ...addedRun,
+      sandbox: { type: 'string', enum: ['bwrap'], description: 'the sandbox the run is confined by (absent: none)' },
+      egress_bytes: { type: 'object', additionalProperties: int, description: 'bytes moved through the egress proxy per `host:port` (sandboxed runs)' },
     },
-    ['run_id', 'project_id', 'task_id', 'agent_version', 'process_ownership', 'end_time', 'parent_run_id', 'previous_run_id', 'error_summary', 'version', 'cwd', 'pid', 'pgid', 'commandline', 'session_id', 'resume_at', 'usage', 'criteria', 'files', 'display_status', 'agent_name', 'corrupt_reason'],
+    ['sandbox', 'egress_bytes', 'run_id', 'project_id', 'task_id', 'agent_version', 'process_ownership', 'end_time', 'parent_run_id', 'previous_run_id', 'error_summary', 'version', 'cwd', 'pid', 'pgid', 'commandline', 'session_id', 'resume_at', 'usage', 'criteria', 'files', 'display_status', 'agent_name', 'corrupt_reason'],
   ),
   RunV1: shape<RunV1>(
     { run_id: str, project_id: str, task_id: str, status: str, process_ownership: str, start_time: time, end_time: time, exit_code: { ...int, description: 'omitted when 0' }, agent_version: str, error_summary: str, ...addedRun },
     ['process_ownership', 'exit_code', 'agent_version', 'error_summary', 'display_status', 'agent_name', 'corrupt_reason'],
   ),
   FlatRun: shape<FlatRun>(
-    { id: str, task_id: str, agent: str, status: str, exit_code: int, start_time: time, end_time: time, parent_run_id: str, previous_run_id: str, error_summary: str, ...addedRun },
-    ['end_time', 'parent_run_id', 'previous_run_id', 'error_summary', 'display_status', 'agent_name', 'corrupt_reason'],
+    { id: str, task_id: str, agent: str, status: str, exit_code: int, start_time: time, end_time: time, parent_run_id: str, previous_run_id: str, error_summary: str, ...addedRun,
+      sandbox: { type: 'string', enum: ['bwrap'], description: 'the sandbox the run is confined by (absent: none)' },
+      egress_bytes: { type: 'object', additionalProperties: int, description: 'bytes moved through the egress proxy per `host:port` (sandboxed runs)' } },
+    ['sandbox', 'egress_bytes', 'end_time', 'parent_run_id', 'previous_run_id', 'error_summary', 'display_status', 'agent_name', 'corrupt_reason'],
   ),
   TaskV1: obj(
     { project_id: str, task_id: str, status: { type: 'string', enum: ['idle', 'running', 'partial_failure', 'all_finished', 'blocked', 'queued'] }, queue_position: int, last_activity: time, depends_on: strings, blocked_by: strings },
@@ -83,6 +87,7 @@ export const WIRE_SCHEMAS: Record<string, Schema> = {
   TaskV1Detail: { allOf: [ref('TaskV1'), obj({ worktree: ref('WorktreeView'), runs: { type: 'array', items: ref('RunV1') } })] },
   WorktreeView: obj(
     { path: str, branch: str, base_commit: str, base_branch: str, port: int, paths: strings, merge_status: str, merge_detail: str, merge_files: strings, merged_commit: str,
+      setup_script: obj({ path: str, sha256: { ...str, description: 'sha256 of the approved repository setup script that ran in the worktree (run-agent approve-setup)' } }, ['path', 'sha256']),
       merge_queue: obj(
         {
           seq: int, state: { type: 'string', enum: ['queued', 'verifying', 'merged', 'failed'] }, position: { ...int, description: 'place among the pending merges of the repository (1 = running or next)' },
@@ -145,9 +150,10 @@ export const WIRE_SCHEMAS: Record<string, Schema> = {
       by_agent: usageRows('one page of the rows (agents, then projects, then tasks, at most `limit` in all)'),
       by_project: usageRows('rows after the agents on this page'),
       by_task: usageRows('rows `<project>/<task>` after the projects on this page'),
+      egress_bytes: { type: 'object', additionalProperties: int, description: 'bytes the selected sandboxed runs moved through their egress proxies, per `host:port` (both directions; absent when none was sandboxed)' },
       ...paging,
     },
-    ['project_id', 'task_id', 'since', 'tree', 'next_cursor'],
+    ['project_id', 'task_id', 'since', 'tree', 'next_cursor', 'egress_bytes'],
   ),
   Diff: obj({ task_id: str, branch: str, base_commit: str, files: { type: 'array', items: { type: 'object', additionalProperties: true } }, patch: str, worktree: ref('WorktreeView') }, ['task_id', 'branch', 'base_commit', 'files', 'patch']),
   MergeResult: obj({ task_id: str, branch: str, base_branch: str, commit: str, already_merged: bool, worktree: ref('WorktreeView') }, ['task_id', 'branch', 'commit', 'already_merged']),

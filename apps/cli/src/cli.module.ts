@@ -52,6 +52,7 @@ export const GROUP_OF_COMMAND: Readonly<Record<string, CommandGroup>> = {
   'shell-setup': 'engine',
   diff: 'engine',
   merge: 'engine',
+  'approve-setup': 'engine',
   serve: 'server',
   server: 'server',
   goal: 'orchestration',

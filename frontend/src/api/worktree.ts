@@ -12,6 +12,8 @@ export interface WorktreeInfo {
   merge_detail?: string;
   merge_files?: string[];
   merged_commit?: string;
+  /** The approved repository setup script that ran in the worktree (run-agent approve-setup). */
+  setup_script?: { path: string; sha256: string };
   removed?: boolean;
 }
 

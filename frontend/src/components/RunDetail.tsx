@@ -79,6 +79,12 @@ export function RunDetail({ project, taskId, run, taskStatus, taskDone, heartbea
                 <span className="agent-name">{agentLabel(run)}</span>
                 {shownExitCode(run) !== '' && ` · exit ${shownExitCode(run)}`} · {duration(run)}
               </span>
+              {run.sandbox && (
+                <span className="muted run-sandbox" data-testid="run-sandbox">
+                  sandbox {run.sandbox}
+                  {Object.entries(run.egress_bytes ?? {}).map(([host, n]) => ` · ${host} ${n} B`).join('')}
+                </span>
+              )}
               {run.error_summary && (
                 <span className="run-error" role="status">
                   {run.error_summary}

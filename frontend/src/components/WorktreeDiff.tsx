@@ -57,6 +57,11 @@ export function WorktreeDiff({ project, taskId, notify, onChanged }: WorktreeDif
           {d.branch} against {d.base_commit.slice(0, 10)}
           {d.worktree?.base_branch ? ` (${d.worktree.base_branch})` : ''} · {d.files.length} file(s)
         </span>
+        {d.worktree?.setup_script && (
+          <span className="muted" title={`sha256 ${d.worktree.setup_script.sha256}`} data-testid="setup-script">
+            setup {d.worktree.setup_script.path} (approved, sha256 {d.worktree.setup_script.sha256.slice(0, 12)})
+          </span>
+        )}
         {d.worktree && <MergeStatus w={d.worktree} />}
         <Button primary disabled={merging || d.worktree?.merge_status === 'merged'} onClick={merge} data-testid="merge-button">
           {merging ? 'Merging…' : 'Merge'}

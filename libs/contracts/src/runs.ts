@@ -80,6 +80,10 @@ export interface ProjectRun extends Partial<AddedRunFields> {
   usage?: UsageTotals;
   /** Added field (#33): the completion criteria checked when this run's agent wrote DONE. */
   criteria?: RunCriteriaView;
+  /** `bwrap` for a run confined by the sandbox (docs/sandbox.md); absent for unconfined runs. */
+  sandbox?: 'bwrap';
+  /** Bytes the sandboxed run moved through its egress proxy, per `host:port` (written when the proxy stops). */
+  egress_bytes?: Record<string, number>;
   files?: RunFile[];
 }
 
@@ -110,4 +114,7 @@ export interface FlatRun extends Partial<AddedRunFields> {
   previous_run_id?: string;
   /** Why a run failed (e.g. the task could not start). */
   error_summary?: string;
+  /** `bwrap` for a sandboxed run (docs/sandbox.md), with its egress bytes per `host:port`. */
+  sandbox?: 'bwrap';
+  egress_bytes?: Record<string, number>;
 }

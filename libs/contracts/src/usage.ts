@@ -35,4 +35,6 @@ export interface UsageReport extends CursorPaged {
   by_agent: UsageRow[];
   by_project: UsageRow[];
   by_task: UsageRow[];
+  /** Bytes the selected sandboxed runs moved through their egress proxies, per `host:port` (absent when none was sandboxed). */
+  egress_bytes?: Record<string, number>;
 }

@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import { runAgentBinDir } from '@app/agents';
 import { EgressDecision, openSandbox, OpenSandbox } from '@app/sandbox';
 import { ExecContext, post } from './job-finish';
+import { writeEgressBytes } from './usage/egress-bytes';
 
 export type RunSandbox = OpenSandbox;
 
@@ -39,11 +40,21 @@ export async function openRunSandbox(ctx: ExecContext, command: string, args: st
     },
     onDecision,
   );
+  try {
+    writeEgressBytes(ctx.runDir, {}); // marks the run as sandboxed while it runs (the API's `sandbox`)
+  } catch {
+    // a report only
+  }
   return {
     ...opened,
     close: async () => {
       await opened.close();
       await Promise.all([...pending]);
+      try {
+        writeEgressBytes(ctx.runDir, opened.egressBytes());
+      } catch {
+        // the counts are a report: a failed write does not fail the run
+      }
     },
   };
 }

@@ -106,6 +106,8 @@ export interface OpenSandbox {
   command: string;
   args: string[];
   env: Record<string, string>;
+  /** Bytes moved through the egress proxy so far, per `host:port` (both directions). */
+  egressBytes(): Record<string, number>;
   /** Stops the egress proxy (after the agent has exited). */
   close(): Promise<void>;
 }
@@ -135,6 +137,7 @@ export async function openSandbox(req: SandboxRequest, onDecision: (d: EgressDec
     command: check.bwrap,
     args,
     env,
+    egressBytes: () => ({ ...proxy.bytes }),
     close: async () => {
       await proxy.close();
       rmSync(socketDir, { recursive: true, force: true });

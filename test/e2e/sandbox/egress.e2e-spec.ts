@@ -3,8 +3,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runJob } from '@app/runner';
+import { readEgressBytes, runJob, usageReport } from '@app/runner';
+import { renderUsage } from '../../../apps/cli/src/commands/usage/usage.command';
 import { loadConfig, RunsLayout } from '@app/storage';
+import { createApiApp } from '../../utils/api-app';
 import { agentEnv, busMessages, PROJECT, taskId } from '../runner/helpers';
 
 /* The sandbox's empty network namespace and the egress proxy: real bwrap, real sockets. */
@@ -103,5 +105,30 @@ describe('sandbox egress: only the allow-list, only through the proxy', () => {
       `EGRESS_DENIED egress denied: 127.0.0.1:${portOf(denied)}`,
     ]);
     expect(bus.find((m) => m.type === 'EGRESS_DENIED')?.body).toContain(`host: 127.0.0.1\nport: ${portOf(denied)}`);
+
+    // bytes per host:port, counted by the proxy, in the run's folder and in the usage report (issue #35)
+    const bytes = readEgressBytes(result.runDir)!;
+    const allowedKey = `127.0.0.1:${portOf(allowed)}`;
+    // plain HTTP counts the bodies both ways: the GET sent none, the response is the line the probe printed
+    expect(bytes[allowedKey]).toBe('hello from allowed\n'.length);
+    expect(Object.keys(bytes)).toEqual([allowedKey]);
+    const report = usageReport({ root, projectId: PROJECT, taskId: task });
+    expect(report.egress_bytes).toEqual(bytes);
+    expect(renderUsage(report)).toContain(`egress  ${allowedKey}  ${bytes[allowedKey]}\n`);
+    expect(usageReport({ root: join(dir, 'no-runs') }).egress_bytes).toBeUndefined();
+
+    // the API's run views carry the sandbox and the counts (the dashboard's run header shows them)
+    const api = await createApiApp({ root });
+    try {
+      const runId = result.runDir.split('/').pop()!;
+      const one = (await api.app.inject({ method: 'GET', url: `/api/projects/${PROJECT}/tasks/${task}/runs/${runId}` })).json();
+      expect([one.sandbox, one.egress_bytes]).toEqual(['bwrap', bytes]);
+      const flat = (await api.app.inject({ method: 'GET', url: `/api/projects/${PROJECT}/runs/flat` })).json();
+      const row = (flat.runs as { id: string; sandbox?: string; egress_bytes?: object }[]).find((r) => r.id === runId);
+      expect([row?.sandbox, row?.egress_bytes]).toEqual(['bwrap', bytes]);
+      expect((await api.app.inject({ method: 'GET', url: '/api/v1/usage' })).json().egress_bytes).toEqual(bytes);
+    } finally {
+      await api.close();
+    }
   });
 });

@@ -118,6 +118,8 @@ describe('dashboard views in Chromium (issue #20)', () => {
     const runs = (await fetch(`${c.url}/api/projects/${PROJECT}/runs/flat`).then((r) => r.json())) as { runs?: { id: string; task_id: string }[] } | { id: string; task_id: string }[];
     const list = Array.isArray(runs) ? runs : (runs.runs ?? []);
     const first = list[0];
+    // a sandboxed run (issue #35): its run folder's egress counts; the run header shows the sandbox and the bytes
+    writeFileSync(join(c.root, PROJECT, first.task_id, 'runs', first.id, 'egress-bytes.json'), '{"api.anthropic.com:80": 1234}\n');
     await page.goto(`${c.url}/ui/?project=${PROJECT}&task=${first.task_id}`);
     await page.locator('.detail-title .task-id', { hasText: first.task_id }).waitFor();
     await runRow(page, first.id).locator('.tree-label').click();
@@ -127,6 +129,7 @@ describe('dashboard views in Chromium (issue #20)', () => {
     await eventually('Back to drop the run', async () => new URL(page.url()).searchParams.get('run') === null);
     await page.goto(`${c.url}/ui/?project=${PROJECT}&task=${first.task_id}&run=${first.id}`);
     await page.locator('.detail-title .run-id', { hasText: `run ${first.id}` }).waitFor();
+    expect(await textOf(page.locator('[data-testid=run-sandbox]'))).toBe('sandbox bwrap · api.anthropic.com:80 1234 B');
     await liveLog(page).getByText(/hello from attempt 1 line \d/).first().waitFor();
   }));
 

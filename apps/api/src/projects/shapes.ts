@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { runState, type RunInfo } from '@app/storage';
 import type { BusMessage } from '@app/messagebus';
 import type { AddedRunFields, BusMessage as RestMessage, FlatRun, OpenQuestion as RestQuestion, ProjectRun, RunFile, RunV1 } from '@app/contracts';
-import { readWorktreeRecord, taskQueueEntry, type OpenQuestion } from '@app/runner';
+import { readEgressBytes, readWorktreeRecord, taskQueueEntry, type OpenQuestion } from '@app/runner';
 import { formatTime, isZeroTime } from '../common/go-format';
 
 /** A run found on disk with its location. */
@@ -60,6 +60,12 @@ export function addedRunFields(r: RunRecord): AddedRunFields {
   return { display_status: runState(r.info, path.dirname(path.dirname(r.dir))), agent_name: orUndefined(r.info.agent_name), corrupt_reason: r.info.corrupt_reason };
 }
 
+/** `sandbox` and `egress_bytes` of a sandboxed run (its egress-bytes.json, written when its proxy starts and stops). */
+function sandboxFields(runDir: string): Pick<ProjectRun & FlatRun, 'sandbox' | 'egress_bytes'> {
+  const bytes = readEgressBytes(runDir);
+  return bytes ? { sandbox: 'bwrap', egress_bytes: bytes } : {};
+}
+
 /** ProjectRun (api.md §1.3) plus the D12 superset the React run view reads. */
 export function toProjectRun(r: RunRecord, withFiles: boolean): ProjectRun {
   const i = r.info;
@@ -88,6 +94,7 @@ export function toProjectRun(r: RunRecord, withFiles: boolean): ProjectRun {
     resume_at: i.resume_at ? formatTime(i.resume_at) : undefined,
     usage: i.usage,
     criteria: i.criteria ? { ...i.criteria, checked_at: formatTime(i.criteria.checked_at) } : undefined,
+    ...sandboxFields(r.dir),
     files: withFiles ? runFiles(r) : undefined,
   };
 }
@@ -126,6 +133,7 @@ export function toFlatRun(r: RunRecord): FlatRun {
     previous_run_id: orUndefined(i.previous_run_id),
     // why a run failed (e.g. the task could not start): shown by the dashboard
     error_summary: orUndefined(i.error_summary),
+    ...sandboxFields(r.dir),
   };
 }
 
@@ -182,6 +190,7 @@ export function worktreeView(taskDir: string) {
     merge_detail: rec.merge_detail,
     merge_files: rec.merge_files?.length ? rec.merge_files : undefined,
     merged_commit: rec.merged_commit,
+    setup_script: rec.setup_script,
     merge_queue: mergeQueueView(rec.repo, taskDir),
     removed: rec.removed_at ? true : undefined,
   };

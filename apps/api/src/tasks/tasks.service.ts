@@ -71,7 +71,7 @@ export class TasksService {
       projectRoot = expandHome(body.project_root.trim());
       if (!fs.existsSync(projectRoot)) throw badRequest(`project_root does not exist: ${projectRoot}`);
     }
-    const isolation = await checkIsolation(body, projectRoot);
+    const isolation = await checkIsolation(body, projectRoot, this.data.taskDir(projectId, taskId));
     const dependsOn = body.depends_on !== undefined ? normalizeDependsOn(taskId, body.depends_on) : undefined;
     const settings = validateTaskSettings({
       max_tokens: body.max_tokens,

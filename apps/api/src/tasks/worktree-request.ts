@@ -1,4 +1,4 @@
-import { checkRefArg, IsolationRequest, isGitMissing, normalizePaths, repoRoot, resolveCommit } from '@app/runner';
+import { assertApproved, checkRefArg, IsolationRequest, isGitMissing, normalizePaths, readWorktreeRecord, repoRoot, resolveCommit, scriptsAtCommit } from '@app/runner';
 import { badRequest, unprocessable } from '../common/api-error';
 import type { CreateTaskDto } from './dto/create-task.dto';
 
@@ -6,7 +6,7 @@ import type { CreateTaskDto } from './dto/create-task.dto';
  * `isolation`, `base`, `paths` of POST /api/v1/tasks, checked before anything is written: the
  * repository is project_root's (or the server's working directory's) and must be a git repository.
  */
-export async function checkIsolation(body: CreateTaskDto, projectRoot: string | undefined): Promise<IsolationRequest | undefined> {
+export async function checkIsolation(body: CreateTaskDto, projectRoot: string | undefined, taskDir?: string): Promise<IsolationRequest | undefined> {
   const mode = body.isolation?.trim() ?? '';
   if (mode !== '' && mode !== 'worktree' && mode !== 'none') throw badRequest(`invalid isolation "${mode}": must be worktree or none`);
   if (mode !== 'worktree') {
@@ -25,7 +25,19 @@ export async function checkIsolation(body: CreateTaskDto, projectRoot: string | 
     throw badRequest(`isolation "worktree" needs project_root inside a git repository: ${projectRoot ?? process.cwd()}`);
   }
   // resolved now, so a base that names no commit (`main^{tree}`, a typo) is a 400, not a failed start
-  if (base !== undefined) await resolveCommit(repo, base, 'base');
+  const commit = await resolveCommit(repo, base ?? 'HEAD', 'base');
+  // an unapproved or changed repository setup script is a 400 now, not a failed start later (docs/worktrees.md)
+  if (!setupDone(taskDir)) assertApproved(repo, await scriptsAtCommit(repo, commit), commit);
   return { worktree: true, repo: projectRoot, base, paths };
 }
 
+
+/** True when the task's worktree exists and its setup has run (no setup runs again: nothing to approve). */
+function setupDone(taskDir: string | undefined): boolean {
+  try {
+    const rec = taskDir ? readWorktreeRecord(taskDir) : undefined;
+    return rec?.setup_done === true && !rec.removed_at;
+  } catch {
+    return false; // a corrupt record: the start reports it; the scripts are checked anyway
+  }
+}

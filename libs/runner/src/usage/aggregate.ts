@@ -1,5 +1,6 @@
 import { RunInfo, RunsLayout, RunUsage } from '@app/storage';
 import { allRuns, descendantRuns, ScannedRun, taskRuns } from '../run-scan';
+import { sumEgressBytes } from './egress-bytes';
 
 export const ZERO_USAGE: RunUsage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
 
@@ -65,6 +66,8 @@ export interface UsageReport {
   by_agent: UsageRow[];
   by_task: UsageRow[];
   by_project: UsageRow[];
+  /** Bytes the selected sandboxed runs moved through their egress proxies, per `host:port` (absent when none was sandboxed). */
+  egress_bytes?: Record<string, number>;
 }
 
 export interface UsageQuery {
@@ -121,5 +124,7 @@ export function usageReport(q: UsageQuery): UsageReport {
   report.by_agent = rows(selected, (i) => i.agent || 'unknown');
   report.by_task = rows(selected, (i) => `${i.project_id}/${i.task_id}`);
   report.by_project = rows(selected, (i) => i.project_id);
+  const egress = sumEgressBytes(selected.map((r) => r.dir));
+  if (egress) report.egress_bytes = egress;
   return report;
 }

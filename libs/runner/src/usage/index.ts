@@ -7,3 +7,4 @@ export { usageHooks, DEFAULT_HOLD_POLL_MS, type UsageHooks, type UsageHold, type
 export * from './task-view';
 export * from './job-budget';
 export * from './usage-page';
+export * from './egress-bytes';

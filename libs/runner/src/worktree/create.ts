@@ -4,6 +4,7 @@ import { AppConfig, withFileLock } from '@app/storage';
 import { RunnerError, errorText } from '../runner.errors';
 import { checkRefArg, git, gitCommonDir, gitRaw, repoRoot, resolveCommit } from './git';
 import { runHook } from './hooks';
+import { assertApproved, RepoScriptKind, scriptInTree, scriptsAtCommit } from './setup-approval';
 import { releasePort, reservePort } from './port';
 import { listWorktrees, removeWorktreeFolder } from './list';
 import { readWorktreeRecord, updateWorktreeRecord, WorktreeRecord, writeWorktreeRecord } from './record';
@@ -101,6 +102,8 @@ export async function ensureTaskWorktree(opts: EnsureWorktreeOptions): Promise<W
   let record = existing && !existing.removed_at ? existing : undefined;
   // resolved before anything is written: a base that names no commit leaves the repository as it was
   const base = record ? { commit: record.base_commit, branch: record.base_branch } : await resolveBase(repo, opts.request.base);
+  // repository-provided scripts of the commit the worktree starts from must be approved before anything is made or run
+  if (!record?.setup_done) assertApproved(repo, await scriptsAtCommit(repo, base.commit), base.commit);
   await withFileLock(join(commonDir, 'conductor-worktree.lock'), { timeoutMs: REPO_LOCK_TIMEOUT_MS, pollMs: 50 }, async () => {
     excludeConductorDir(commonDir);
     if (await isUsable(repo, path, branch)) {
@@ -119,8 +122,10 @@ export async function ensureTaskWorktree(opts: EnsureWorktreeOptions): Promise<W
   delete rec.removed_at;
   writeWorktreeRecord(opts.taskDir, rec);
   if (!rec.setup_done) {
+    const script = approvedScript(rec, 'setup');
     await runHook('setup', opts.config?.worktree?.setup, rec.path, worktreeEnv(rec));
-    return updateWorktreeRecord(opts.taskDir, { setup_done: true });
+    if (script) await runHook('setup', script.content, rec.path, worktreeEnv(rec), script.path);
+    return updateWorktreeRecord(opts.taskDir, { setup_done: true, ...(script ? { setup_script: { path: script.path, sha256: script.sha256 } } : {}) });
   }
   return rec;
 }
@@ -148,6 +153,17 @@ function newRecord(
   };
 }
 
+/**
+ * The repository's script of `kind` as checked out in the worktree (what runs), if approved for the
+ * repository; an unapproved or changed one is INVALID_INPUT before anything runs. The exact bytes
+ * that were hashed are what runs (`sh -c <content>`), so a change after the check is never run.
+ */
+function approvedScript(rec: WorktreeRecord, kind: RepoScriptKind) {
+  const script = scriptInTree(rec.path, kind);
+  if (script) assertApproved(rec.repo, [script], rec.base_commit);
+  return script;
+}
+
 /** The variables every process in the worktree gets. */
 export function worktreeEnv(rec: WorktreeRecord): Record<string, string> {
   return {
@@ -167,7 +183,9 @@ export async function removeTaskWorktree(taskDir: string, opts: { config?: AppCo
   if (!rec || rec.removed_at) return;
   if (existsSync(rec.path)) {
     try {
+      const script = approvedScript(rec, 'teardown');
       await runHook('teardown', opts.config?.worktree?.teardown, rec.path, worktreeEnv(rec));
+      if (script) await runHook('teardown', script.content, rec.path, worktreeEnv(rec), script.path);
     } catch (err) {
       throw new RunnerError('WORKTREE', `remove worktree ${rec.path}: ${errorText(err)}`);
     }

@@ -74,11 +74,11 @@ export function lastLines(text: string, n = 20): string {
 }
 
 /** A setup/teardown hook; a non-zero exit is a RunnerError naming the hook. */
-export async function runHook(kind: 'setup' | 'teardown', command: string | undefined, worktree: string, env: Record<string, string>): Promise<void> {
+export async function runHook(kind: 'setup' | 'teardown', command: string | undefined, worktree: string, env: Record<string, string>, name?: string): Promise<void> {
   if (!command) return;
   const r = await runShell(command, worktree, { ...env, JRUN_WORKTREE: worktree });
   if (r.code !== 0) {
     const tail = lastLines(r.output);
-    throw new RunnerError('WORKTREE', `${kind} hook ${JSON.stringify(command)} failed with exit code ${r.code}${tail ? `: ${tail}` : ''}`);
+    throw new RunnerError('WORKTREE', `${kind} ${name ? `script ${name}` : `hook ${JSON.stringify(command)}`} failed with exit code ${r.code}${tail ? `: ${tail}` : ''}`);
   }
 }

@@ -18,3 +18,17 @@ export {
 } from './task-worktree';
 export { readMergeQueue, taskQueueEntry, mergeQueuePath, MERGE_QUEUE_FILE, type MergeQueueEntry, type MergeQueueState, type MergeOutcome } from './merge-queue';
 export { resumeMergeQueues, type ResumeReport } from './merge-run';
+export {
+  REPO_SCRIPT_FILES,
+  approvalsFile,
+  approveCommand,
+  assertApproved,
+  isApproved,
+  readApprovals,
+  recordApprovals,
+  scriptInTree,
+  scriptsAtCommit,
+  type ApprovalEntry,
+  type RepoScript,
+  type RepoScriptKind,
+} from './setup-approval';

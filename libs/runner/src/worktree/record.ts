@@ -25,6 +25,8 @@ export interface WorktreeRecord {
   /** Declared paths the task expects to touch (overlap warnings). */
   paths: string[];
   setup_done: boolean;
+  /** The approved repository setup script that ran in this worktree (docs/worktrees.md). */
+  setup_script?: { path: string; sha256: string };
   created_at: string;
   merge_status?: MergeStatus;
   merge_detail?: string;

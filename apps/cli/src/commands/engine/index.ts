@@ -15,6 +15,7 @@ import { StatusCommand } from './status.command';
 import { WatchCommand } from './watch.command';
 import { WrapCommand } from './wrap.command';
 import { DiffCommand, MergeCommand } from './worktree.commands';
+import { ApproveSetupCommand } from './approve-setup.command';
 
 /** task, job, stop, resume, output, watch, status, gc, wrap, shell-setup (owner: runner work) */
 export const engineCommands: Provider[] = [
@@ -33,6 +34,7 @@ export const engineCommands: Provider[] = [
   GcCommand,
   DiffCommand,
   MergeCommand,
+  ApproveSetupCommand,
   WrapCommand,
   ShellSetupCommand,
   ShellSetupInstallCommand,

@@ -96,5 +96,6 @@ export function renderUsage(r: UsageReport): string {
   }
   if (!r.project_id) lines.push(...rows('project', r.by_project));
   lines.push(...rows('task', r.by_task), ...rows('agent', r.by_agent));
-  return formatTable(lines);
+  const egress = Object.entries(r.egress_bytes ?? {}).map(([host, n]) => ['egress', host, String(n)]);
+  return formatTable(lines) + (egress.length ? `\n${formatTable([['SCOPE', 'HOST:PORT', 'BYTES'], ...egress])}` : '');
 }
