@@ -10,13 +10,15 @@ const R = '20260101-1200000000-300-1';
 
 /** Patterns that answer without a key (the rest of the table needs one). */
 const PUBLIC = new Set(['/healthz', '/api/v1/health', '/api/v1/version', '/favicon.ico', '/', '/ui', '/ui/', '/*', '/ui/*', '/metrics', '/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']);
+/** Routes with their own credential (an HTTP trigger's token, docs/triggers.md): the API key is no key there. */
+const OWN_AUTH = new Set(['/api/v1/triggers/:name']);
 /** The key checks use ids that name nothing, so a request that gets through (DELETE, gc, resume) changes nothing. */
 const NOTHING = { p: 'nothing', t: 'task-20990101-000000-none', r: '20990101-0000000000-1-1', id: 'task-20990101-000000-none' };
 
 /** The protected routes the app registered (#22 item 2), with ids that name nothing. */
 function protectedRoutes(api: TestApi): [string, string][] {
   return registeredRoutes(api.app)
-    .filter((r) => !PUBLIC.has(r.url) && r.method !== 'OPTIONS' && r.method !== 'HEAD')
+    .filter((r) => !PUBLIC.has(r.url) && !OWN_AUTH.has(r.url) && r.method !== 'OPTIONS' && r.method !== 'HEAD')
     .map((r) => [r.method, fillRoute(r.url, NOTHING)]);
 }
 
@@ -48,6 +50,14 @@ describe('security', () => {
         expect([method, url, bearer.status === 401]).toEqual([method, url, false]);
         const header = await rawRequest(api.base, method, url, { 'X-API-Key': 'sekret-key' });
         expect([method, url, header.status === 401]).toEqual([method, url, false]);
+      }
+    });
+
+    it('an HTTP trigger answers 401 in its own realm, also to the API key', async () => {
+      expect(registeredRoutes(api.app).filter((r) => OWN_AUTH.has(r.url)).map((r) => r.method)).toEqual(['POST']);
+      for (const headers of [{}, { Authorization: 'Bearer sekret-key' }, { 'X-API-Key': 'sekret-key' }]) {
+        const res = await rawRequest(api.base, 'POST', '/api/v1/triggers/nothing', headers);
+        expect([res.status, res.headers['www-authenticate']]).toEqual([401, 'Bearer realm="conductor-trigger"']);
       }
     });
 

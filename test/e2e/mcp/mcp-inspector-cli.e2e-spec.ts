@@ -45,7 +45,7 @@ describe('MCP Inspector CLI against run-agent mcp (stdio)', () => {
   it('calls a read-only tool and reads a resource', async () => {
     const res = await inspect(['--method', 'tools/call', '--tool-name', 'list_tasks']);
     expect(res.isError).toBeFalsy();
-    expect(res.structuredContent).toEqual({ project_id: P, tasks: [{ task_id: T, state: 'pending', runs: 0, latest_run: '' }] });
+    expect(res.structuredContent).toEqual({ project_id: P, tasks: [{ task_id: T, state: 'pending', runs: 0, latest_run: '' }], has_more: false });
     const read = await inspect(['--method', 'resources/read', '--uri', `conductor://bus/${P}/${T}`]);
     expect(JSON.parse(read.contents[0].text)).toEqual({ messages: [] });
   });

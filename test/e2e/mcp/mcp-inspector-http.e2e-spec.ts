@@ -35,7 +35,7 @@ describe('MCP Inspector CLI against /mcp (HTTP)', () => {
     const { tools } = await inspect(['--method', 'tools/list']);
     expect(tools.map((t: { name: string }) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
     const res = await inspect(['--method', 'tools/call', '--tool-name', 'list_tasks', '--tool-arg', `project=${P}`]);
-    expect(res.structuredContent).toEqual({ project_id: P, tasks: [{ task_id: T, state: 'pending', runs: 0, latest_run: '' }] });
+    expect(res.structuredContent).toEqual({ project_id: P, tasks: [{ task_id: T, state: 'pending', runs: 0, latest_run: '' }], has_more: false });
     const read = await inspect(['--method', 'resources/read', '--uri', `conductor://bus/${P}/${T}`]);
     expect(JSON.parse(read.contents[0].text)).toEqual({ messages: [] });
   });
