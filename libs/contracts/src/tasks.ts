@@ -26,6 +26,10 @@ export interface CreateTaskRequest {
   done_criteria_timeout?: string;
   /** Fan-out governor: child runs of the task's tree may nest at most this deep (1..1000; default config defaults.max_delegation_depth, 16). */
   max_delegation_depth?: number;
+  /** Fan-out governor: unfinished child runs per run in the task's tree (1..100000; default config defaults.max_children_per_run, unset = no limit). */
+  max_children_per_run?: number;
+  /** Fan-out governor: runs per task tree, root and all descendants (1..100000; default config defaults.max_runs_per_tree, unset = no limit). */
+  max_runs_per_tree?: number;
 }
 
 /** One completion criterion with its own timeout (a duration like `2m`). */

@@ -5,6 +5,7 @@ export type RunnerErrorCode =
   | 'AGENT_FAILED' // the agent ran and failed (transient: the loop restarts)
   | 'DEPENDENCY_CYCLE'
   | 'DEPTH_LIMIT'
+  | 'FANOUT_LIMIT' // fan-out governor: children per run / runs per task tree (issue #33)
   | 'MAX_RESTARTS'
   | 'STOPPED'
   | 'NOT_FOUND'

@@ -75,4 +75,11 @@ describe('config defaults.done_criteria_timeout', () => {
     expect(() => load('  max_delegation_depth: 1001\n')).toThrow(/defaults\.max_delegation_depth.*from 1 to 1000/);
     expect(() => load('  max_delegation_depth: -1\n')).toThrow(/defaults\.max_delegation_depth/);
   });
+
+  it('defaults.max_children_per_run / max_runs_per_tree: 1..100000, 0 = no limit', () => {
+    expect(load('  max_children_per_run: 3\n').defaults.max_children_per_run).toBe(3);
+    expect(load('  max_runs_per_tree: 0\n').defaults.max_runs_per_tree).toBeUndefined();
+    expect(() => load('  max_runs_per_tree: 100001\n')).toThrow(/defaults\.max_runs_per_tree.*from 1 to 100000/);
+    expect(() => load('  max_children_per_run: -1\n')).toThrow(/defaults\.max_children_per_run/);
+  });
 });

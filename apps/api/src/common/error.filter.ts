@@ -67,6 +67,7 @@ function runnerCode(code: RunnerErrorCode): ApiErrorCode {
     case 'NOT_RUNNING':
     case 'EXTERNAL_RUN':
     case 'DEPTH_LIMIT':
+    case 'FANOUT_LIMIT':
     case 'TASK_LOCKED':
     case 'MERGE_CONFLICT':
     case 'MERGE_FAILED':

@@ -81,6 +81,8 @@ export class TasksService {
       done_criteria: body.done_criteria,
       done_criteria_timeout: body.done_criteria_timeout,
       max_delegation_depth: body.max_delegation_depth,
+      max_children_per_run: body.max_children_per_run,
+      max_runs_per_tree: body.max_runs_per_tree,
     });
     const attachMode = body.attach_mode?.trim() || 'create';
     if (!ATTACH_MODES.includes(attachMode)) throw badRequest(`invalid attach_mode "${attachMode}": must be create, attach, or resume`);

@@ -25,6 +25,10 @@ export interface TaskSettings extends TaskBudget {
   done_criteria_timeout_ms?: number;
   /** Fan-out governor (issue #33): the delegation depth limit of the task's sub-tree. */
   max_delegation_depth?: number;
+  /** Fan-out governor: unfinished child runs per run in the task's sub-tree. */
+  max_children_per_run?: number;
+  /** Fan-out governor: runs per task tree (root run and descendants). */
+  max_runs_per_tree?: number;
 }
 
 /** The one validator of budget input (CLI flags, API fields, the settings file). */
@@ -38,6 +42,8 @@ export function validateTaskSettings(raw: {
   /** The parsed form (TaskSettings sent as JSON, e.g. to a scale-out worker). */
   done_criteria_timeout_ms?: unknown;
   max_delegation_depth?: unknown;
+  max_children_per_run?: unknown;
+  max_runs_per_tree?: unknown;
 }): TaskSettings {
   const out: TaskSettings = {};
   if (raw.max_tokens !== undefined && raw.max_tokens !== null && raw.max_tokens !== '') {
@@ -75,6 +81,15 @@ export function validateTaskSettings(raw: {
       throw new RunnerError('INVALID_INPUT', `max delegation depth must be a whole number from 1 to 1000, got ${JSON.stringify(v)}`);
     }
     out.max_delegation_depth = n;
+  }
+  for (const key of ['max_children_per_run', 'max_runs_per_tree'] as const) {
+    const v = raw[key];
+    if (v === undefined || v === null || v === '') continue;
+    const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : v;
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1 || n > 100000) {
+      throw new RunnerError('INVALID_INPUT', `${key.replace(/_/g, ' ')} must be a whole number from 1 to 100000, got ${JSON.stringify(v)}`);
+    }
+    out[key] = n;
   }
   const criteriaTimeout = raw.done_criteria_timeout ?? (typeof raw.done_criteria_timeout_ms === 'number' ? `${raw.done_criteria_timeout_ms}ms` : undefined);
   if (criteriaTimeout !== undefined && criteriaTimeout !== null && criteriaTimeout !== '') {
@@ -128,6 +143,8 @@ export function writeTaskSettings(taskDir: string, given: TaskSettings): TaskSet
   if (merged.max_wall_time_ms) text += `max_wall_time: ${formatGoDuration(merged.max_wall_time_ms)}\n`;
   if (merged.resume_mode) text += `resume_mode: ${merged.resume_mode}\n`;
   if (merged.max_delegation_depth) text += `max_delegation_depth: ${merged.max_delegation_depth}\n`;
+  if (merged.max_children_per_run) text += `max_children_per_run: ${merged.max_children_per_run}\n`;
+  if (merged.max_runs_per_tree) text += `max_runs_per_tree: ${merged.max_runs_per_tree}\n`;
   text += serializeDoneCriteria(merged.done_criteria, merged.done_criteria_timeout_ms);
   writeFileAtomic(join(taskDir, TASK_SETTINGS_FILE), text);
   return merged;

@@ -92,6 +92,10 @@ export interface DefaultsConfig {
   done_criteria_timeout?: string;
   /** Fan-out governor (issue #33): a child run's parent chain must stay below this (default 16; 1..1000). */
   max_delegation_depth?: number;
+  /** Fan-out governor: a run may have at most this many unfinished child runs (issue #33; unset = no limit). */
+  max_children_per_run?: number;
+  /** Fan-out governor: a task tree (root run and all descendants) may hold at most this many runs (unset = no limit). */
+  max_runs_per_tree?: number;
 }
 
 export interface SseConfig {

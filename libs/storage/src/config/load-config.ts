@@ -314,8 +314,8 @@ export function loadDefaultConfig(cwd?: string, env: NodeJS.ProcessEnv = process
 }
 
 /** defaults.max_tokens / max_cost_usd / max_wall_time / resume_mode (issue #18). */
-function budgetDefaults(r: RawReader): Pick<DefaultsConfig, 'max_tokens' | 'max_cost_usd' | 'max_wall_time' | 'resume_mode' | 'done_criteria_timeout' | 'max_delegation_depth'> {
-  const out: Pick<DefaultsConfig, 'max_tokens' | 'max_cost_usd' | 'max_wall_time' | 'resume_mode' | 'done_criteria_timeout' | 'max_delegation_depth'> = {};
+function budgetDefaults(r: RawReader): Pick<DefaultsConfig, 'max_tokens' | 'max_cost_usd' | 'max_wall_time' | 'resume_mode' | 'done_criteria_timeout' | 'max_delegation_depth' | 'max_children_per_run' | 'max_runs_per_tree'> {
+  const out: Pick<DefaultsConfig, 'max_tokens' | 'max_cost_usd' | 'max_wall_time' | 'resume_mode' | 'done_criteria_timeout' | 'max_delegation_depth' | 'max_children_per_run' | 'max_runs_per_tree'> = {};
   const tokens = r.int(['defaults', 'max_tokens']);
   if (tokens < 0) r.fail(['defaults', 'max_tokens'], 'must not be negative');
   if (tokens > 0) out.max_tokens = tokens;
@@ -350,5 +350,10 @@ function budgetDefaults(r: RawReader): Pick<DefaultsConfig, 'max_tokens' | 'max_
   const depth = r.int(['defaults', 'max_delegation_depth']);
   if (depth < 0 || depth > 1000) r.fail(['defaults', 'max_delegation_depth'], `must be from 1 to 1000 (0 = the default, 16), got ${depth}`);
   if (depth > 0) out.max_delegation_depth = depth;
+  for (const key of ['max_children_per_run', 'max_runs_per_tree'] as const) {
+    const n = r.int(['defaults', key]);
+    if (n < 0 || n > 100000) r.fail(['defaults', key], `must be from 1 to 100000 (0 = no limit), got ${n}`);
+    if (n > 0) out[key] = n;
+  }
   return out;
 }

@@ -47,4 +47,6 @@ export class CreateTaskDto {
   @IsOptional() @IsString() done_criteria_timeout?: string;
   /** Fan-out governor (#33): delegation depth limit of the task's sub-tree (1..1000). */
   @IsOptional() @IsInt() max_delegation_depth?: number;
+  @IsOptional() @IsInt() max_children_per_run?: number;
+  @IsOptional() @IsInt() max_runs_per_tree?: number;
 }

@@ -26,6 +26,8 @@ export interface LoopFlags extends RunFlags {
   doneWhen?: string[];
   doneTimeout?: string;
   maxDelegationDepth?: string;
+  maxChildrenPerRun?: string;
+  maxRunsPerTree?: string;
 }
 
 /** `--worktree` (implied by `--repo`, `--base`, `--paths`); undefined leaves it to config and an existing worktree. */
@@ -76,13 +78,15 @@ export interface LoopSettings {
 }
 
 /** --max-tokens, --max-cost-usd, --max-wall-time, --resume-mode: validated by the runner's one validator. */
-export function budgetFlags(flags: { maxTokens?: string; maxCostUsd?: string; maxWallTime?: string; resumeMode?: string; maxDelegationDepth?: string }): TaskSettings {
+export function budgetFlags(flags: { maxTokens?: string; maxCostUsd?: string; maxWallTime?: string; resumeMode?: string; maxDelegationDepth?: string; maxChildrenPerRun?: string; maxRunsPerTree?: string }): TaskSettings {
   return validateTaskSettings({
     max_tokens: flags.maxTokens,
     max_cost_usd: flags.maxCostUsd,
     max_wall_time: flags.maxWallTime,
     resume_mode: flags.resumeMode,
     max_delegation_depth: flags.maxDelegationDepth,
+    max_children_per_run: flags.maxChildrenPerRun,
+    max_runs_per_tree: flags.maxRunsPerTree,
   });
 }
 
@@ -174,6 +178,16 @@ export abstract class LoopFlagParsers extends WorktreeFlagParsers {
 
   @Option({ flags: '--max-delegation-depth <n>', description: 'fan-out governor: child runs of this task\'s tree may nest at most this deep (1-1000; stored in TASK-SETTINGS.yaml; default: defaults.max_delegation_depth, 16); a deeper child job is refused, naming the limit and where it was set' })
   parseMaxDelegationDepth(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--max-children-per-run <n>', description: 'fan-out governor: a run in this task\'s tree may have at most n unfinished child runs (1-100000; stored in TASK-SETTINGS.yaml; default: defaults.max_children_per_run, unset = no limit); one more child job is refused, naming the limit and where it was set' })
+  parseMaxChildrenPerRun(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--max-runs-per-tree <n>', description: 'fan-out governor: this task\'s tree (root run and all descendants) may hold at most n runs (1-100000; stored in TASK-SETTINGS.yaml; default: defaults.max_runs_per_tree, unset = no limit); one more child job is refused, naming the limit and where it was set' })
+  parseMaxRunsPerTree(v: string): string {
     return v;
   }
 

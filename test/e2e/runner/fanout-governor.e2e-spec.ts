@@ -1,0 +1,54 @@
+import { join } from 'node:path';
+import { runJob, validateTaskSettings, writeTaskSettings } from '@app/runner';
+import { RunsLayout, writeRunInfo, ZERO_TIME } from '@app/storage';
+import { agentEnv, PROJECT, taskId, tempRoot } from './helpers';
+
+describe('fan-out governor: children per run and runs per task tree (issue #33)', () => {
+  const tmp = tempRoot();
+  const layout = new RunsLayout(tmp.root);
+  afterAll(() => tmp.cleanup());
+
+  /** Writes a run of `task` (a child of `parent` when given); `live` leaves it unfinished. */
+  function run(task: string, parent: string | undefined, live: boolean): string {
+    const { runId, dir } = layout.allocateRunDir(PROJECT, task);
+    writeRunInfo(join(dir, 'run-info.yaml'), {
+      version: 1, run_id: runId, parent_run_id: parent, project_id: PROJECT, task_id: task, agent: 'claude',
+      pid: 0, pgid: 0, start_time: new Date(), end_time: live ? ZERO_TIME : new Date(), exit_code: live ? -1 : 0,
+      status: live ? 'running' : 'completed', agent_version: '',
+    });
+    return runId;
+  }
+  const child = (parentRunId: string, config?: unknown) =>
+    runJob({ root: tmp.root, projectId: PROJECT, taskId: taskId('kid'), prompt: 'x', agent: 'claude', parentRunId, config: config as never, env: agentEnv() });
+  const cfg = (extra: Record<string, number>) => ({ agents: {}, defaults: { agent: '', timeout: 0, max_concurrent_runs: 0, max_concurrent_root_tasks: 0, ...extra } });
+
+  it('a run with max_children_per_run unfinished children gets no more; finished children do not count', async () => {
+    const rootTask = taskId('kids');
+    const parent = run(rootTask, undefined, true);
+    run(taskId('k1'), parent, true);
+    run(taskId('k2'), parent, false);
+    writeTaskSettings(layout.taskDir(PROJECT, rootTask), validateTaskSettings({ max_children_per_run: 1 }));
+    const refused = await child(parent);
+    expect(refused.ok).toBe(false);
+    expect(refused.error).toBe(`children per run limit (1) reached: run ${parent} has 1 unfinished children (limit set by max_children_per_run of task ${rootTask})`);
+    writeTaskSettings(layout.taskDir(PROJECT, rootTask), validateTaskSettings({ max_children_per_run: 2 }));
+    expect((await child(parent)).ok).toBe(true);
+  });
+
+  it('config defaults.max_runs_per_tree counts the root run and all its descendants, finished or not', async () => {
+    const top = run(taskId('tree'), undefined, false);
+    const mid = run(taskId('mid'), top, false);
+    const refused = await child(mid, cfg({ max_runs_per_tree: 2 }));
+    expect(refused.ok).toBe(false);
+    expect(refused.error).toBe(`runs per task tree limit (2) reached: the tree of run ${top} has 2 runs (limit set by config defaults.max_runs_per_tree)`);
+    expect((await child(mid, cfg({ max_runs_per_tree: 3 }))).ok).toBe(true);
+    // now the tree holds 3 runs
+    expect((await child(mid, cfg({ max_runs_per_tree: 3 }))).error).toContain('the tree of run');
+  });
+
+  it('bad limits are refused by the one validator', () => {
+    expect(() => validateTaskSettings({ max_children_per_run: 0 })).toThrow('max children per run must be a whole number from 1 to 100000, got 0');
+    expect(() => validateTaskSettings({ max_runs_per_tree: 'x' })).toThrow('max runs per tree must be a whole number from 1 to 100000, got "x"');
+    expect(validateTaskSettings({ max_runs_per_tree: '5' })).toEqual({ max_runs_per_tree: 5 });
+  });
+});
