@@ -57,6 +57,8 @@ export interface JobResult {
   error?: string;
   /** D1: no restart can fix this (binary missing, unknown type, bad config, permission denied). */
   fatal?: boolean;
+  /** The RunnerError code when the job was refused before it ran (DEPTH_LIMIT, FANOUT_LIMIT, …). */
+  code?: string;
   /** Settles when the run_stop webhook is delivered or given up (false); undefined when not configured. */
   webhook?: Promise<boolean>;
   /** The slot-queue ticket this run was granted with (max_concurrent_runs set). */

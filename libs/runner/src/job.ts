@@ -49,7 +49,7 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
     prepared = await prepare(opts);
   } catch (err) {
     const fatal = err instanceof RunnerError ? err.code !== 'AGENT_FAILED' : true;
-    return { runId: '', runDir: '', ok: false, error: errorText(err), fatal };
+    return { runId: '', runDir: '', ok: false, error: errorText(err), fatal, code: err instanceof RunnerError ? err.code : undefined };
   }
   const { layout, taskDir, prompt, cwd, agent, spec } = prepared;
   const { runId, dir: runDir } = opts.runDir ?? layout.allocateRunDir(opts.projectId, opts.taskId);

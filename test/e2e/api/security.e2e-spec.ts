@@ -55,7 +55,7 @@ describe('security', () => {
 
     it('an HTTP trigger answers 401 in its own realm, also to the API key', async () => {
       expect(registeredRoutes(api.app).filter((r) => OWN_AUTH.has(r.url)).map((r) => r.method)).toEqual(['POST']);
-      for (const headers of [{}, { Authorization: 'Bearer sekret-key' }, { 'X-API-Key': 'sekret-key' }]) {
+      for (const headers of [{}, { Authorization: 'Bearer sekret-key' }, { 'X-API-Key': 'sekret-key' }] as Record<string, string>[]) {
         const res = await rawRequest(api.base, 'POST', '/api/v1/triggers/nothing', headers);
         expect([res.status, res.headers['www-authenticate']]).toEqual([401, 'Bearer realm="conductor-trigger"']);
       }

@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { RunsLayout } from '@app/storage';
+import { validateTaskSettings, writeTaskSettings } from '@app/runner';
+import { RunsLayout, writeRunInfo, ZERO_TIME } from '@app/storage';
 import { runCli } from '../../utils/cli';
 import { cliEnv, PROJECT, taskId, tempRoot } from './helpers';
 
@@ -17,5 +18,25 @@ describe('run-agent task --max-runs-per-tree / --max-children-per-run (fan-out g
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe('Error: max runs per tree must be a whole number from 1 to 100000, got "0"');
     expect(existsSync(layout.taskDir(PROJECT, task))).toBe(false);
+  });
+
+  it('a sub-agent job refused by max_children_per_run is one line, exit 2, and no run folder', async () => {
+    const rootTask = taskId('kids');
+    const seed = (task: string, parent?: string) => {
+      const { runId, dir } = layout.allocateRunDir(PROJECT, task);
+      writeRunInfo(join(dir, 'run-info.yaml'), {
+        version: 1, run_id: runId, parent_run_id: parent, project_id: PROJECT, task_id: task, agent: 'claude', pid: 0, pgid: 0,
+        start_time: new Date(), end_time: ZERO_TIME, exit_code: -1, status: 'running', agent_version: '',
+      });
+      return runId;
+    };
+    const parent = seed(rootTask);
+    seed(taskId('k1'), parent);
+    writeTaskSettings(layout.taskDir(PROJECT, rootTask), validateTaskSettings({ max_children_per_run: 1 }));
+    const child = taskId('k2');
+    const r = await runCli(['job', '--root', tmp.root, '--project', PROJECT, '--task', child, '--parent-run-id', parent, '--prompt', 'x', '--agent', 'claude'], { env: cliEnv(home), cwd: home });
+    expect([r.code, r.stderr.trim()]).toEqual([2, `Error: children per run limit (1) reached: run ${parent} has 1 unfinished children (limit set by max_children_per_run of task ${rootTask})`]);
+    const runs = join(layout.taskDir(PROJECT, child), 'runs');
+    expect(existsSync(runs) ? readdirSync(runs) : []).toEqual([]);
   });
 });

@@ -20,6 +20,9 @@ const INVALID_INPUT_CODES = new Set(['INVALID_ID', 'INVALID_INPUT', 'INVALID_MES
  */
 const UNKNOWN_NAME_CODES = new Set(['NOT_FOUND', 'UNKNOWN_AGENT', 'SINCE_NOT_FOUND']);
 
+/** A request refused by a configured limit (fan-out governor, issue #33): exit 2, the API answers 409. */
+const LIMIT_CODES = new Set(['DEPTH_LIMIT', 'FANOUT_LIMIT']);
+
 const codeOf = (err: unknown): string | undefined => {
   const code = (err as { code?: unknown } | null)?.code;
   return err instanceof Error && typeof code === 'string' ? code : undefined;
@@ -29,7 +32,7 @@ const codeOf = (err: unknown): string | undefined => {
 export function exitCodeFor(err: unknown): number {
   if (err instanceof UsageError) return EXIT_USAGE;
   const code = codeOf(err);
-  return code !== undefined && (INVALID_INPUT_CODES.has(code) || UNKNOWN_NAME_CODES.has(code)) ? EXIT_USAGE : EXIT_FAILURE;
+  return code !== undefined && (INVALID_INPUT_CODES.has(code) || UNKNOWN_NAME_CODES.has(code) || LIMIT_CODES.has(code)) ? EXIT_USAGE : EXIT_FAILURE;
 }
 
 /**

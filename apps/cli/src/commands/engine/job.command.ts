@@ -139,7 +139,7 @@ export class JobCommand extends WorktreeFlagParsers {
     // D14: a short-lived job waits for its run_stop webhook delivery (bounded by timeout and retries).
     await result.webhook;
     if (exceeded) throw new Error(exceeded);
-    if (!result.ok) throw new Error(result.error ?? 'agent execution failed');
+    if (!result.ok) throw Object.assign(new Error(result.error ?? 'agent execution failed'), { code: result.code });
     if (rejected) throw new Error(rejected);
   }
 
