@@ -1,6 +1,8 @@
 /**
- * On a Node older than the supported lines (package.json engines), `npm start` and both CLIs print
- * one line naming the Node they need and exit 2 (bin/node-check.js), before any of the CLI loads.
+ * On a Node older than the supported lines (package.json engines), both CLIs print one line naming
+ * the Node they need and exit 2 (bin/node-check.js), before any of the CLI loads; `npm start` runs
+ * itself again under a supported Node (scripts/supported-node.js) and stops the same way only when
+ * it cannot get one.
  * Runs a real old Node: $CONDUCTOR_TEST_OLD_NODE (.ci/run passes the machine's own when it is older),
  * else this Node when it is itself unsupported, else Node 20 from the npm registry's
  * node-<os>-<arch> package, installed once into the folder .ci/run uses for its Node lines.
@@ -61,9 +63,24 @@ describe('an unsupported Node', () => {
     expect(r.status).toBe(2);
   });
 
-  it('npm start says which Node it needs and exits 2, before installing or building anything', () => {
-    const r = spawnSync('npm', ['start', '--silent'], { cwd: REPO, env: env(), encoding: 'utf8' });
+  it('npm start with the download turned off says which Node it needs and exits 2, before installing or building anything', () => {
+    const r = spawnSync('npm', ['start', '--silent'], { cwd: REPO, env: { ...env(), CONDUCTOR_NODE_DOWNLOAD: '0' }, encoding: 'utf8' });
     expect(r.stderr).toMatch(new RegExp(`^npm start: ${NEEDS.source}`));
     expect(r.status).toBe(2);
+  });
+
+  it('npm start runs itself again under a supported Node (here: the one running jest, as CONDUCTOR_NODE names it)', () => {
+    const r = spawnSync('npm', ['start', '--silent', '--', '--version'], { cwd: REPO, env: { ...env(), CONDUCTOR_NODE: process.execPath }, encoding: 'utf8' });
+    expect(r.stderr).toContain(`npm start: Node v${version} is older than Node.js 22.13+ or 24+; running under ${process.execPath}\n`);
+    expect([r.stdout, r.status]).toEqual([`conductor ${require('../../../package.json').version}\n`, 0]);
+  });
+
+  it('npm test runs its chain under a supported Node the same way (scripts/with-supported-node.js), fs-ext loading there', () => {
+    const probe = "require('fs-ext'); console.log(process.version)";
+    const r = spawnSync(node, [join(REPO, 'scripts', 'with-supported-node.js'), 'node', '-e', probe], { cwd: REPO, env: { ...env(), CONDUCTOR_NODE: process.execPath }, encoding: 'utf8' });
+    expect([r.stdout, r.status]).toEqual([`${process.version}\n`, 0]);
+    expect(r.stderr).toContain(`with-supported-node: Node v${version} is older than Node.js 22.13+ or 24+`);
+    const off = spawnSync(node, [join(REPO, 'scripts', 'with-supported-node.js'), 'node', '-e', probe], { cwd: REPO, env: { ...env(), CONDUCTOR_NODE_DOWNLOAD: '0' }, encoding: 'utf8' });
+    expect([off.stderr, off.status]).toEqual([`node: needs Node.js 22.13+ or 24+ (this is Node.js v${version})\n`, 2]);
   });
 });
