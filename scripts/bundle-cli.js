@@ -78,7 +78,7 @@ const externalsOf = (names, bundleDir) => [
 
 const config = {
   mode: 'production',
-  target: 'node20',
+  target: 'node22',
   context: root,
   entry: path.join(shims, 'entry.js'),
   // always written (compareBeforeEmit: false): bin/launch.js runs the bundle only when it is newer than main.js
