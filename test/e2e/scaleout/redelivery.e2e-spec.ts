@@ -82,6 +82,8 @@ describeNats('scale-out: a task delivered again while its worker runs it', () =>
     }
     await waitFor('w2 to leave the task to w1', () => /is running on w1: left to it/.test(w2.out), 30_000);
     await waitFor('the task DONE in the replica', () => taskDone(c.server.root, p, t), 60_000);
+    // DONE can reach the replica before the run's final run-info does: wait for the run to end there
+    await waitFor('the run to end in the replica', () => !runStatuses(c.server.root, p, t).includes('running'), 30_000);
     expect(runStatuses(c.server.root, p, t)).toEqual(['completed']);
     expect(completionFacts(c.server.root, p, t)).toBe(1);
     expect(runStatuses(w1.root, p, t)).toEqual(['completed']);
