@@ -7,6 +7,7 @@ import { sandboxModeFor } from '@app/sandbox';
 import { AgentChoice, chooseAgent, detectVersion } from './agent-resolution';
 import { buildPrompt } from './prompt';
 import { acquireRunSlot, RunSlot } from './run-slots';
+import { admitByMemory } from './governor/memory-admission';
 import { RunnerError, errorText } from './runner.errors';
 import { clearPendingChild } from './pending-child';
 import type { JobOptions, JobResult } from './job-options';
@@ -83,6 +84,13 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
   let slot: RunSlot;
   const stopWatch = watchStopRequest(runDir, opts.signal);
   try {
+    await admitByMemory({
+      floor: opts.config?.defaults?.min_available_memory,
+      signal: stopWatch.signal,
+      pollMs: opts.memoryPollMs,
+      env: { ...process.env, ...opts.env },
+      post: (type, body) => bus.append({ type, project_id: opts.projectId, task_id: opts.taskId, run_id: runId, body }).then(() => undefined),
+    });
     slot = await acquireRunSlot({
       root: layout.root,
       limit: maxConcurrentRuns(opts.config),
@@ -90,11 +98,13 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
       signal: stopWatch.signal,
       ticket: opts.queueTicket,
       pollMs: opts.slotPollMs,
+    }).catch((err: unknown) => {
+      throw new Error(`acquire run slot: ${errorText(err)}`);
     });
   } catch (err) {
     const early = opts.parentRunId ? await finishIfStoppedBeforeStart({ runId, runDir, infoPath, fence: opts.fence }) : undefined;
     if (early) return early;
-    const message = `acquire run slot: ${errorText(err)}`;
+    const message = errorText(err);
     if (opts.parentRunId) {
       await updateRunInfo(infoPath, (i) => ({ ...i, status: 'failed', end_time: new Date(), error_summary: message }), { fence: opts.fence }).catch(() => undefined);
     }
