@@ -1,13 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BusWriter } from '@app/messagebus';
-import { RunInfo, runFilePaths, runInfoFile, RunsLayout, updateRunInfo, validateProjectId, validateTaskId, writeRunInfo, ZERO_TIME, taskRunsDir } from '@app/storage';
+import { isStaleEpoch, RunInfo, runFilePaths, runInfoFile, RunsLayout, updateRunInfo, validateProjectId, validateTaskId, writeRunInfo, ZERO_TIME, taskRunsDir } from '@app/storage';
 import { buildAgentEnv, runAgentBinDir } from '@app/agents';
 import { sandboxModeFor } from '@app/sandbox';
 import { AgentChoice, chooseAgent, detectVersion } from './agent-resolution';
 import { buildPrompt } from './prompt';
 import { acquireRunSlot, RunSlot } from './run-slots';
 import { admitByMemory } from './governor/memory-admission';
+import { admitChild } from './governor/fanout-limit';
 import { RunnerError, errorText } from './runner.errors';
 import { clearPendingChild } from './pending-child';
 import type { JobOptions, JobResult } from './job-options';
@@ -53,32 +54,42 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
     return { runId: '', runDir: '', ok: false, error: errorText(err), fatal, code: err instanceof RunnerError ? err.code : undefined };
   }
   const { layout, taskDir, prompt, cwd, agent, spec } = prepared;
-  const { runId, dir: runDir } = opts.runDir ?? layout.allocateRunDir(opts.projectId, opts.taskId);
+  const newRun = () => {
+    const { runId, dir: runDir } = opts.runDir ?? layout.allocateRunDir(opts.projectId, opts.taskId);
+    const paths = runFilePaths(runDir);
+    const base = {
+      version: 1,
+      run_id: runId,
+      parent_run_id: opts.parentRunId || undefined,
+      previous_run_id: opts.previousRunId || undefined,
+      project_id: opts.projectId,
+      task_id: opts.taskId,
+      agent: spec.type,
+      agent_name: agent.name || undefined,
+      start_time: new Date(),
+      end_time: ZERO_TIME,
+      exit_code: -1,
+      status: 'running' as const,
+      cwd,
+      ...opts.worktree,
+      ...paths,
+    };
+    // a child's record is written at once (the parent's DONE handling and the fan-out count see it)
+    if (opts.parentRunId) writeRunInfo(runInfoFile(runDir), runnerSentinel(base), { fsync: false, fence: opts.fence });
+    return { runId, runDir, paths, base };
+  };
+  let created: ReturnType<typeof newRun>;
+  try {
+    created = opts.parentRunId ? await admitChild(layout.root, taskDir, opts.parentRunId, { config: opts.config }, newRun) : newRun();
+  } catch (err) {
+    if (isStaleEpoch(err)) throw err;
+    return { runId: '', runDir: '', ok: false, error: errorText(err), fatal: true, code: err instanceof RunnerError ? err.code : undefined };
+  }
+  const { runId, runDir, paths, base } = created;
+  if (opts.parentRunId) clearPendingChild();
   const infoPath = runInfoFile(runDir);
   const taskBus = join(taskDir, 'TASK-MESSAGE-BUS.md');
   const bus = new BusWriter(taskBus, { fence: opts.fence });
-  const paths = runFilePaths(runDir);
-  const base = {
-    version: 1,
-    run_id: runId,
-    parent_run_id: opts.parentRunId || undefined,
-    previous_run_id: opts.previousRunId || undefined,
-    project_id: opts.projectId,
-    task_id: opts.taskId,
-    agent: spec.type,
-    agent_name: agent.name || undefined,
-    start_time: new Date(),
-    end_time: ZERO_TIME,
-    exit_code: -1,
-    status: 'running' as const,
-    cwd,
-    ...opts.worktree,
-    ...paths,
-  };
-  if (opts.parentRunId) {
-    writeRunInfo(infoPath, runnerSentinel(base), { fsync: false, fence: opts.fence });
-    clearPendingChild();
-  }
 
   const agentVersion = await detectVersion(spec, { ...process.env, ...opts.env }, opts.registry);
   let slot: RunSlot;
