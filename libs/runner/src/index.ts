@@ -55,3 +55,4 @@ export { scanRecords, taskRecordProblems, taskCorruptReason, relativeRecordPath,
 export { buildBlock, installBlock, uninstallBlock, installShellAliases, uninstallShellAliases, BLOCK_START, BLOCK_END } from './wrap/shell-setup';
 export { writeThreadChild, threadParentMessage, THREAD_LINK_FILE, type ThreadParentRef, type ThreadChildRef } from './thread-link';
 export * from './criteria';
+export { admitByMemory, readMemAvailable, MEMINFO_PATH_ENV, type MemoryAdmissionOptions } from './governor/memory-admission';

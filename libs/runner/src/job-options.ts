@@ -40,6 +40,8 @@ export interface JobOptions {
   outliveRunner?: boolean;
   /** Poll interval while queued for a max_concurrent_runs slot. */
   slotPollMs?: number;
+  /** Poll interval while waiting for defaults.min_available_memory (default 1 s). */
+  memoryPollMs?: number;
   /** Continue this agent session (resume_mode: continue): claude/gemini `--resume <id>`, `codex exec resume <id>`. */
   resumeSessionId?: string;
   /** Queue for a max_concurrent_runs slot at this place (the ticket of an earlier grant, after a rate-limit wait). */

@@ -86,6 +86,7 @@ export async function prepare(opts: JobOptions): Promise<Prepared> {
   if (!opts.parentRunId) refuseLiveRootRun(taskDir, opts.projectId, opts.taskId);
   if (opts.parentRunId) {
     checkDelegationDepth(layout.root, taskDir, opts.parentRunId, { jobLimit: opts.maxDelegationDepth, config: opts.config });
+    // refused here with nothing written; checked again under the tree's lock when the run is created (job.ts)
     checkFanout(layout.root, taskDir, opts.parentRunId, { config: opts.config });
   }
   mkdirSync(taskRunsDir(taskDir), { recursive: true, mode: 0o755 });

@@ -1,12 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BusWriter } from '@app/messagebus';
-import { RunInfo, runFilePaths, runInfoFile, RunsLayout, updateRunInfo, validateProjectId, validateTaskId, writeRunInfo, ZERO_TIME, taskRunsDir } from '@app/storage';
+import { isStaleEpoch, RunInfo, runFilePaths, runInfoFile, RunsLayout, updateRunInfo, validateProjectId, validateTaskId, writeRunInfo, ZERO_TIME, taskRunsDir } from '@app/storage';
 import { buildAgentEnv, runAgentBinDir } from '@app/agents';
 import { sandboxModeFor } from '@app/sandbox';
 import { AgentChoice, chooseAgent, detectVersion } from './agent-resolution';
 import { buildPrompt } from './prompt';
 import { acquireRunSlot, RunSlot } from './run-slots';
+import { admitByMemory } from './governor/memory-admission';
+import { admitChild } from './governor/fanout-limit';
 import { RunnerError, errorText } from './runner.errors';
 import { clearPendingChild } from './pending-child';
 import type { JobOptions, JobResult } from './job-options';
@@ -52,37 +54,54 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
     return { runId: '', runDir: '', ok: false, error: errorText(err), fatal, code: err instanceof RunnerError ? err.code : undefined };
   }
   const { layout, taskDir, prompt, cwd, agent, spec } = prepared;
-  const { runId, dir: runDir } = opts.runDir ?? layout.allocateRunDir(opts.projectId, opts.taskId);
+  const newRun = () => {
+    const { runId, dir: runDir } = opts.runDir ?? layout.allocateRunDir(opts.projectId, opts.taskId);
+    const paths = runFilePaths(runDir);
+    const base = {
+      version: 1,
+      run_id: runId,
+      parent_run_id: opts.parentRunId || undefined,
+      previous_run_id: opts.previousRunId || undefined,
+      project_id: opts.projectId,
+      task_id: opts.taskId,
+      agent: spec.type,
+      agent_name: agent.name || undefined,
+      start_time: new Date(),
+      end_time: ZERO_TIME,
+      exit_code: -1,
+      status: 'running' as const,
+      cwd,
+      ...opts.worktree,
+      ...paths,
+    };
+    // a child's record is written at once (the parent's DONE handling and the fan-out count see it)
+    if (opts.parentRunId) writeRunInfo(runInfoFile(runDir), runnerSentinel(base), { fsync: false, fence: opts.fence });
+    return { runId, runDir, paths, base };
+  };
+  let created: ReturnType<typeof newRun>;
+  try {
+    created = opts.parentRunId ? await admitChild(layout.root, taskDir, opts.parentRunId, { config: opts.config }, newRun) : newRun();
+  } catch (err) {
+    if (isStaleEpoch(err)) throw err;
+    return { runId: '', runDir: '', ok: false, error: errorText(err), fatal: true, code: err instanceof RunnerError ? err.code : undefined };
+  }
+  const { runId, runDir, paths, base } = created;
+  if (opts.parentRunId) clearPendingChild();
   const infoPath = runInfoFile(runDir);
   const taskBus = join(taskDir, 'TASK-MESSAGE-BUS.md');
   const bus = new BusWriter(taskBus, { fence: opts.fence });
-  const paths = runFilePaths(runDir);
-  const base = {
-    version: 1,
-    run_id: runId,
-    parent_run_id: opts.parentRunId || undefined,
-    previous_run_id: opts.previousRunId || undefined,
-    project_id: opts.projectId,
-    task_id: opts.taskId,
-    agent: spec.type,
-    agent_name: agent.name || undefined,
-    start_time: new Date(),
-    end_time: ZERO_TIME,
-    exit_code: -1,
-    status: 'running' as const,
-    cwd,
-    ...opts.worktree,
-    ...paths,
-  };
-  if (opts.parentRunId) {
-    writeRunInfo(infoPath, runnerSentinel(base), { fsync: false, fence: opts.fence });
-    clearPendingChild();
-  }
 
   const agentVersion = await detectVersion(spec, { ...process.env, ...opts.env }, opts.registry);
   let slot: RunSlot;
   const stopWatch = watchStopRequest(runDir, opts.signal);
   try {
+    await admitByMemory({
+      floor: opts.config?.defaults?.min_available_memory,
+      signal: stopWatch.signal,
+      pollMs: opts.memoryPollMs,
+      env: { ...process.env, ...opts.env },
+      post: (type, body) => bus.append({ type, project_id: opts.projectId, task_id: opts.taskId, run_id: runId, body }).then(() => undefined),
+    });
     slot = await acquireRunSlot({
       root: layout.root,
       limit: maxConcurrentRuns(opts.config),
@@ -90,11 +109,13 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
       signal: stopWatch.signal,
       ticket: opts.queueTicket,
       pollMs: opts.slotPollMs,
+    }).catch((err: unknown) => {
+      throw new Error(`acquire run slot: ${errorText(err)}`);
     });
   } catch (err) {
     const early = opts.parentRunId ? await finishIfStoppedBeforeStart({ runId, runDir, infoPath, fence: opts.fence }) : undefined;
     if (early) return early;
-    const message = `acquire run slot: ${errorText(err)}`;
+    const message = errorText(err);
     if (opts.parentRunId) {
       await updateRunInfo(infoPath, (i) => ({ ...i, status: 'failed', end_time: new Date(), error_summary: message }), { fence: opts.fence }).catch(() => undefined);
     }

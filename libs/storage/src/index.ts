@@ -28,6 +28,7 @@ export * from './known-names';
 export * from './user-files';
 export * from './config/config.types';
 export * from './config/duration';
+export * from './config/byte-size';
 export * from './config/paths';
 export * from './config/hcl';
 export * from './config/load-config';

@@ -1,7 +1,9 @@
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runJob, validateTaskSettings, writeTaskSettings } from '@app/runner';
 import { RunsLayout, writeRunInfo, ZERO_TIME } from '@app/storage';
-import { agentEnv, PROJECT, taskId, tempRoot } from './helpers';
+import { waitFor } from '../../utils/wait';
+import { agentEnv, PROJECT, runInfos, taskId, tempRoot } from './helpers';
 
 describe('fan-out governor: children per run and runs per task tree (issue #33)', () => {
   const tmp = tempRoot();
@@ -44,6 +46,29 @@ describe('fan-out governor: children per run and runs per task tree (issue #33)'
     expect((await child(mid, cfg({ max_runs_per_tree: 3 }))).ok).toBe(true);
     // now the tree holds 3 runs
     expect((await child(mid, cfg({ max_runs_per_tree: 3 }))).error).toContain('the tree of run');
+  });
+
+  it('children started at the same instant are counted under a lock: exactly max_children_per_run pass', async () => {
+    const rootTask = taskId('race');
+    const parent = run(rootTask, undefined, true);
+    const kidTask = taskId('racekid');
+    const release = join(tmp.root, '..', `release-${kidTask}`);
+    let settled = 0;
+    const jobs = [1, 2, 3, 4].map(() =>
+      runJob({
+        root: tmp.root, projectId: PROJECT, taskId: kidTask, prompt: 'x', agent: 'claude', parentRunId: parent,
+        config: cfg({ max_children_per_run: 1 }) as never, env: agentEnv({ FAKE_AGENT_WAIT_FILE: release }),
+      }).finally(() => settled++),
+    );
+    // every job has either ended (refused) or started its agent, which waits for the release file
+    await waitFor('every job refused or started', () => settled + runInfos(layout.taskDir(PROJECT, kidTask)).filter((i) => i.pid > 0).length === 4);
+    writeFileSync(release, '');
+    const results = await Promise.all(jobs);
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
+    expect(results.filter((r) => r.code === 'FANOUT_LIMIT')).toHaveLength(3);
+    expect(readdirSync(join(layout.taskDir(PROJECT, kidTask), 'runs'))).toHaveLength(1);
+    // the lock sits in the task folder of the tree's top run
+    expect(existsSync(join(layout.taskDir(PROJECT, rootTask), 'FANOUT.lock'))).toBe(true);
   });
 
   it('bad limits are refused by the one validator', () => {

@@ -1,5 +1,5 @@
-import { dirname } from 'node:path';
-import type { AppConfig } from '@app/storage';
+import { dirname, join } from 'node:path';
+import { type AppConfig, withFileLock } from '@app/storage';
 import { allRuns, descendantRuns, isUnfinished, ScannedRun } from '../run-scan';
 import { RunnerError } from '../runner.errors';
 import { readTaskSettings, TaskSettings } from '../usage/task-settings';
@@ -52,4 +52,36 @@ export function checkFanout(root: string, taskDir: string, parentRunId: string, 
       throw new RunnerError('FANOUT_LIMIT', `runs per task tree limit (${tree.limit}) reached: the tree of run ${top} has ${total} runs (limit set by ${tree.source})`);
     }
   }
+}
+
+/** The lock of a task tree's fan-out counting, in the task folder of the tree's top run. */
+export const FANOUT_LOCK_FILE = 'FANOUT.lock';
+const FANOUT_LOCK_TIMEOUT_MS = 30_000;
+
+/** The task folder of the top run of `parentRunId`'s tree (the parent chain never changes), else `taskDir`. */
+function treeTaskDir(root: string, taskDir: string, parentRunId: string): string {
+  const byId = new Map<string, ScannedRun>(allRuns(root).map((r) => [r.info.run_id, r]));
+  let dir = taskDir;
+  const seen = new Set<string>();
+  for (let current: string | undefined = parentRunId; current && !seen.has(current); ) {
+    seen.add(current);
+    const run = byId.get(current);
+    if (!run) break;
+    dir = dirname(dirname(run.dir));
+    current = run.info.parent_run_id;
+  }
+  return dir;
+}
+
+/**
+ * checkFanout and `create` (which must make the new child count: allocate its run folder and
+ * write its run-info) under one flock on FANOUT.lock in the tree's top task folder, so two
+ * children started at the same instant cannot both pass a limit (issue #33).
+ */
+export async function admitChild<T>(root: string, taskDir: string, parentRunId: string, opts: { config?: AppConfig }, create: () => T): Promise<T> {
+  const lockPath = join(treeTaskDir(root, taskDir, parentRunId), FANOUT_LOCK_FILE);
+  return withFileLock(lockPath, { timeoutMs: FANOUT_LOCK_TIMEOUT_MS }, () => {
+    checkFanout(root, taskDir, parentRunId, opts);
+    return create();
+  });
 }

@@ -96,6 +96,8 @@ export interface DefaultsConfig {
   max_children_per_run?: number;
   /** Fan-out governor: a task tree (root run and all descendants) may hold at most this many runs (unset = no limit). */
   max_runs_per_tree?: number;
+  /** Memory-aware admission (issue #33): an agent starts only while MemAvailable is at least this many bytes (config text like 2GiB; unset = off). */
+  min_available_memory?: number;
 }
 
 export interface SseConfig {

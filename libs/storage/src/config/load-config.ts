@@ -17,6 +17,7 @@ import {
   WorktreeConfig,
 } from './config.types';
 import { parseGoDuration } from './duration';
+import { parseByteSize } from './byte-size';
 import { ConfigProblem, configKeyName, formatConfigProblem, RawReader, readRawConfig } from './raw-config';
 import { resolveConfigPath } from './paths';
 import { isValidationProblem, validateConfig } from './validate-config';
@@ -167,6 +168,7 @@ function build(r: RawReader): AppConfig {
       isolation: isolationMode(r, ['defaults', 'isolation']),
       sandbox: sandboxMode(r, ['defaults', 'sandbox']),
       ...budgetDefaults(r),
+      ...admissionDefaults(r),
     },
     api: {
       host: r.str(['api', 'host']) || API_DEFAULTS.host,
@@ -356,4 +358,22 @@ function budgetDefaults(r: RawReader): Pick<DefaultsConfig, 'max_tokens' | 'max_
     if (n > 0) out[key] = n;
   }
   return out;
+}
+
+/** defaults.min_available_memory (issue #33): a size like 2GiB, stored in bytes; unset/0 = off. */
+function admissionDefaults(r: RawReader): Pick<DefaultsConfig, 'min_available_memory'> {
+  const path = ['defaults', 'min_available_memory'];
+  const raw = r.get(path);
+  if (raw === undefined || raw === null || raw === '') return {};
+  let bytes = NaN;
+  if (typeof raw === 'number') bytes = raw;
+  else if (typeof raw === 'string') {
+    try {
+      bytes = parseByteSize(raw);
+    } catch {
+      // reported below
+    }
+  }
+  if (!Number.isSafeInteger(bytes) || bytes < 0) r.fail(path, `must be a size like 2GiB or 512MiB (0 = off), got ${JSON.stringify(raw)}`);
+  return bytes > 0 ? { min_available_memory: bytes } : {};
 }

@@ -1,0 +1,54 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runJob } from '@app/runner';
+import { RunsLayout } from '@app/storage';
+import { waitFor } from '../../utils/wait';
+import { agentEnv, busTypesAndBodies, PROJECT, runInfos, taskId, tempRoot } from './helpers';
+
+describe('memory-aware admission: defaults.min_available_memory (issue #33)', () => {
+  const tmp = tempRoot();
+  const layout = new RunsLayout(tmp.root);
+  afterAll(() => tmp.cleanup());
+
+  const meminfo = join(tmp.root, '..', 'meminfo');
+  const setAvailable = (kb: number): void => writeFileSync(meminfo, `MemTotal:       16000000 kB\nMemAvailable:   ${kb} kB\n`);
+  const config = { agents: {}, defaults: { agent: '', timeout: 0, max_concurrent_runs: 0, max_concurrent_root_tasks: 0, min_available_memory: 2 * 1024 ** 3 } };
+
+  it('a run waits below the floor, says so once on the bus, and starts its agent when memory comes back', async () => {
+    setAvailable(1024 * 1024);
+    const task = taskId('mem');
+    const bus = join(layout.taskDir(PROJECT, task), 'TASK-MESSAGE-BUS.md');
+    const job = runJob({
+      root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', config: config as never,
+      env: agentEnv({ CONDUCTOR_MEMINFO_PATH: meminfo }), memoryPollMs: 20,
+    });
+    await waitFor('the waiting INFO', () => busTypesAndBodies(bus).some((l) => l.startsWith('INFO waiting for memory')));
+    expect(busTypesAndBodies(bus)).toEqual(['INFO waiting for memory: available 1 GiB < floor 2 GiB (defaults.min_available_memory)']);
+    // no agent was started: a root run has no run-info before its agent
+    expect(runInfos(layout.taskDir(PROJECT, task))).toEqual([]);
+    setAvailable(3 * 1024 * 1024);
+    const result = await job;
+    expect(result.ok).toBe(true);
+    expect(result.info?.pid).toBeGreaterThan(0);
+    const lines = busTypesAndBodies(bus);
+    expect(lines.filter((l) => l.startsWith('INFO waiting for memory'))).toHaveLength(1);
+    expect(lines).toContain('INFO memory available: 3 GiB >= floor 2 GiB; starting');
+  });
+
+  it('an abort ends the wait without starting the agent', async () => {
+    setAvailable(1024);
+    const task = taskId('memstop');
+    const bus = join(layout.taskDir(PROJECT, task), 'TASK-MESSAGE-BUS.md');
+    const ctl = new AbortController();
+    const job = runJob({
+      root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', config: config as never,
+      env: agentEnv({ CONDUCTOR_MEMINFO_PATH: meminfo }), memoryPollMs: 20, signal: ctl.signal,
+    });
+    await waitFor('the waiting INFO', () => busTypesAndBodies(bus).some((l) => l.startsWith('INFO waiting for memory')));
+    ctl.abort('test stop');
+    const result = await job;
+    expect(result.ok).toBe(false);
+    expect(result.error).toBe('stopped while waiting for memory: test stop');
+    expect(runInfos(layout.taskDir(PROJECT, task))).toEqual([]);
+  });
+});
