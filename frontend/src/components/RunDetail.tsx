@@ -7,6 +7,7 @@ import type { FlatRun, ProjectRun } from '../api/types';
 import { normalizeStatus, shownExitCode } from '../data/status';
 import { parseTime, formatDuration } from '../data/time';
 import { usePoll } from '../hooks/usePoll';
+import { EgressLog } from './EgressLog';
 import { LogView } from './LogView';
 import { RunCriteria } from './RunCriteria';
 import { RunTabs, type TabId } from './RunTabs';
@@ -35,6 +36,9 @@ export function RunDetail({ project, taskId, run, taskStatus, taskDone, heartbea
   const [tab, setTab] = useState<TabId>('stdout');
   const [busy, setBusy] = useState<string | null>(null);
   const running = run ? normalizeStatus(run.status) === 'running' : false;
+  // a sandboxed run's egress denials: the task bus's EGRESS_DENIED messages of this run
+  const busKey = run?.sandbox === 'bwrap' ? `${project}/${taskId}/${run.id}` : null;
+  const bus = usePoll(busKey, () => api.messages(project, taskId), 5000);
 
   const act = async (label: string, action: () => Promise<unknown>, done: string) => {
     setBusy(label);
@@ -85,6 +89,7 @@ export function RunDetail({ project, taskId, run, taskStatus, taskDone, heartbea
                   {Object.entries(run.egress_bytes ?? {}).map(([host, n]) => ` · ${host} ${n} B`).join('')}
                 </span>
               )}
+              {run.sandbox && <EgressLog messages={bus.data ?? []} runId={run.id} />}
               {run.error_summary && (
                 <span className="run-error" role="status">
                   {run.error_summary}

@@ -165,7 +165,7 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
     const agentSpec = withResumedSession(opts.resumeSessionId, agent.config.mcp ? withMcp(spec, env, { root: layout.root, projectId: opts.projectId, taskId: opts.taskId, runId, runDir }) : spec);
     const started: RunInfo = { ...base, start_time: new Date(), agent_version: agentVersion, pid: 0, pgid: 0 };
     if (!opts.parentRunId) writeRunInfo(infoPath, { ...runnerSentinel(started), agent_version: agentVersion }, { fsync: false, fence: opts.fence });
-    const ctx: ExecContext = { opts, runId, runDir, infoPath, bus, info: started, env, cwd, spec: agentSpec, taskDir, sandbox: sandboxModeFor(opts.config, agent.name ? opts.config?.agents[agent.name] : undefined) };
+    const ctx: ExecContext = { opts, runId, runDir, infoPath, bus, info: started, env, cwd, spec: agentSpec, taskDir, sandbox: sandboxModeFor(opts.config, agent.name ? opts.config?.agents[agent.name] : undefined, opts.projectId) };
     const early = await finishIfStoppedBeforeStart({ runId, runDir, infoPath, fence: opts.fence });
     const result = early ?? (spec.kind === 'cli' ? await executeCli(ctx) : await executeRest(ctx));
     result.webhook = startWebhook(opts, result, bus);

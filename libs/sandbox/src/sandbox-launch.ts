@@ -14,9 +14,14 @@ export class SandboxUnavailableError extends Error {
   }
 }
 
-/** The agent's own `sandbox`, else `defaults.sandbox`, else `none`. */
-export function sandboxModeFor(config: AppConfig | undefined, agent: Pick<AgentConfig, 'sandbox'> | undefined): SandboxMode {
-  return agent?.sandbox ?? config?.defaults?.sandbox ?? 'none';
+/**
+ * The agent's own `sandbox`, else `defaults.sandbox`, else `none` — then the stricter of that and
+ * `projects.<projectId>.sandbox`: a project can require `bwrap` for all its agents, never lift it.
+ */
+export function sandboxModeFor(config: AppConfig | undefined, agent: Pick<AgentConfig, 'sandbox'> | undefined, projectId?: string): SandboxMode {
+  const base = agent?.sandbox ?? config?.defaults?.sandbox ?? 'none';
+  const project = projectId !== undefined ? config?.projects?.[projectId]?.sandbox : undefined;
+  return project === 'bwrap' ? 'bwrap' : base;
 }
 
 export interface SandboxRequest {

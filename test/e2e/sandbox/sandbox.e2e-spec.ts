@@ -101,6 +101,19 @@ describe('sandbox: bwrap (real bubblewrap)', () => {
     rmSync(outside, { force: true });
   });
 
+  it('projects.<id>.sandbox: bwrap confines an agent that has no sandbox of its own', async () => {
+    const cfgPath = join(dir, 'config-project.yaml');
+    writeFileSync(cfgPath, `${readFileSync(join(dir, 'config.yaml'), 'utf8')}projects:\n  ${PROJECT}:\n    sandbox: bwrap\n`);
+    const cfg = loadConfig(cfgPath, { env: { ...process.env, HOME: home } });
+    const result = await runJob({ root, projectId: PROJECT, taskId: taskId('loose-project'), prompt: 'probe', agent: 'loose', cwd: worktree, config: cfg, env: probeEnv() });
+    expect(result.error).toBeUndefined();
+    const out = readFileSync(join(result.runDir, 'agent-stdout.txt'), 'utf8');
+    expect(out).toContain('DENIED ssh-key');
+    expect(out).toContain('DENIED runs-root');
+    expect(out).toContain('DENIED other-task');
+    expect(existsSync(outside)).toBe(false);
+  });
+
   it('the claude stream fake completes inside the sandbox with its usage recorded', async () => {
     const task = taskId('claude');
     const result = await runJob({ root, projectId: PROJECT, taskId: task, prompt: 'hello', agent: 'claude', cwd: worktree, config: config(), env: agentEnv({ HOME: home }) });

@@ -120,6 +120,15 @@ describe('dashboard views in Chromium (issue #20)', () => {
     const first = list[0];
     // a sandboxed run (issue #35): its run folder's egress counts; the run header shows the sandbox and the bytes
     writeFileSync(join(c.root, PROJECT, first.task_id, 'runs', first.id, 'egress-bytes.json'), '{"api.anthropic.com:80": 1234}\n');
+    // its egress log: the run's EGRESS_DENIED messages on the task bus (another run's denial is not shown)
+    for (const [runId, host] of [[first.id, 'evil.test'], ['20260101-0000000000-other', 'other-run.test']]) {
+      const res = await fetch(`${c.url}/api/v1/messages`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ project_id: PROJECT, task_id: first.task_id, run_id: runId, type: 'EGRESS_DENIED', body: `egress denied: ${host}:443\nhost: ${host}\nport: 443\nmethod: CONNECT` }),
+      });
+      expect(res.status).toBe(201);
+    }
     await page.goto(`${c.url}/ui/?project=${PROJECT}&task=${first.task_id}`);
     await page.locator('.detail-title .task-id', { hasText: first.task_id }).waitFor();
     await runRow(page, first.id).locator('.tree-label').click();
@@ -130,6 +139,8 @@ describe('dashboard views in Chromium (issue #20)', () => {
     await page.goto(`${c.url}/ui/?project=${PROJECT}&task=${first.task_id}&run=${first.id}`);
     await page.locator('.detail-title .run-id', { hasText: `run ${first.id}` }).waitFor();
     expect(await textOf(page.locator('[data-testid=run-sandbox]'))).toBe('sandbox bwrap · api.anthropic.com:80 1234 B');
+    await page.locator('[data-testid=egress-log] li', { hasText: 'CONNECT evil.test:443' }).waitFor();
+    expect(await page.locator('[data-testid=egress-log] li').count()).toBe(1);
     await liveLog(page).getByText(/hello from attempt 1 line \d/).first().waitFor();
   }));
 

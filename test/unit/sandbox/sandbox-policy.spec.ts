@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bwrapArgs, CREDENTIAL_PLACEHOLDER, egressAllowList, hostAllowed, injectCredential, providerCredential } from '@app/sandbox';
-import { loadConfig } from '@app/storage';
+import { bwrapArgs, CREDENTIAL_PLACEHOLDER, egressAllowList, hostAllowed, injectCredential, providerCredential, sandboxModeFor } from '@app/sandbox';
+import { type AppConfig, loadConfig, type SandboxMode } from '@app/storage';
 
 describe('sandbox policy', () => {
   it('host entries: bare host = ports 80/443, host:port = that port, exact names only', () => {
@@ -47,5 +47,33 @@ describe('sandbox policy', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('projects.<id>.sandbox: bad mode, bad project id or another key is a config error with its position', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-cfg-'));
+    try {
+      writeFileSync(join(dir, 'a.yaml'), 'agents:\n  c:\n    type: claude\nprojects:\n  web:\n    sandbox: docker\n');
+      expect(() => loadConfig(join(dir, 'a.yaml'))).toThrow(/a\.yaml:6:\d+: projects\.web\.sandbox:? must be one of none, bwrap, got "docker"/);
+      writeFileSync(join(dir, 'b.yaml'), 'agents:\n  c:\n    type: claude\nprojects:\n  web:\n    sandbox: bwrap\n    isolation: none\n');
+      expect(() => loadConfig(join(dir, 'b.yaml'))).toThrow(/b\.yaml:7:\d+: projects\.web\.isolation:? unknown key/);
+      writeFileSync(join(dir, 'c.yaml'), 'agents:\n  c:\n    type: claude\nprojects:\n  "../x":\n    sandbox: bwrap\n');
+      expect(() => loadConfig(join(dir, 'c.yaml'))).toThrow(/not a valid project id/);
+      writeFileSync(join(dir, 'd.yaml'), 'agents:\n  c:\n    type: claude\nprojects:\n  web:\n    sandbox: bwrap\n');
+      expect(loadConfig(join(dir, 'd.yaml')).projects).toEqual({ web: { sandbox: 'bwrap' } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('sandbox mode: the agent, else defaults; a project can require bwrap but never lift it', () => {
+    const config = (defaults?: SandboxMode, project?: SandboxMode) =>
+      ({ defaults: { sandbox: defaults }, projects: { web: project ? { sandbox: project } : {} } }) as unknown as AppConfig;
+    expect(sandboxModeFor(config(), {}, 'web')).toBe('none');
+    expect(sandboxModeFor(config('bwrap'), {}, 'web')).toBe('bwrap');
+    expect(sandboxModeFor(config('bwrap'), { sandbox: 'none' }, 'web')).toBe('none');
+    expect(sandboxModeFor(config(undefined, 'bwrap'), { sandbox: 'none' }, 'web')).toBe('bwrap');
+    expect(sandboxModeFor(config(undefined, 'bwrap'), { sandbox: 'none' }, 'other')).toBe('none');
+    expect(sandboxModeFor(config('bwrap', 'none'), {}, 'web')).toBe('bwrap');
+    expect(sandboxModeFor(config(undefined, 'none'), { sandbox: 'bwrap' }, 'web')).toBe('bwrap');
   });
 });

@@ -41,6 +41,11 @@ export interface AgentConfig {
 export const SANDBOX_MODES = ['none', 'bwrap'] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
 
+/** `projects.<id>` (docs/sandbox.md): a project may require `sandbox: bwrap` for all its agents. */
+export interface ProjectConfig {
+  sandbox?: SandboxMode;
+}
+
 /** `sandbox:` section (docs/sandbox.md): what a sandboxed agent may see and reach. */
 export interface SandboxConfig {
   /** Paths under the home folder the agent may read (the rest of the home is hidden). */
@@ -152,6 +157,8 @@ export interface AppConfig {
   webhook?: WebhookConfig;
   worktree?: WorktreeConfig;
   sandbox?: SandboxConfig;
+  /** `projects.<id>`: per-project settings (only `sandbox` for now; docs/sandbox.md). */
+  projects?: Record<string, ProjectConfig>;
   /** `schedules:` (docs/triggers.md): tasks started on a cron expression. */
   schedules?: Record<string, ScheduleConfig>;
   /** `triggers:` (docs/triggers.md): tasks started by an HTTP call with the trigger's token. */

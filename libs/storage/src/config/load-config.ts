@@ -8,6 +8,7 @@ import {
   DefaultsConfig,
   DiversificationConfig,
   IsolationMode,
+  ProjectConfig,
   SANDBOX_MODES,
   SandboxConfig,
   SandboxMode,
@@ -22,6 +23,7 @@ import { ConfigProblem, configKeyName, formatConfigProblem, RawReader, readRawCo
 import { resolveConfigPath } from './paths';
 import { isValidationProblem, validateConfig } from './validate-config';
 import { configFileFor } from './settings';
+import { validateProjectId } from '../ids';
 import { buildSchedules, buildTriggers } from './triggers-config';
 
 export interface LoadConfigOptions {
@@ -115,6 +117,27 @@ function buildSandbox(r: RawReader): SandboxConfig | undefined {
   };
 }
 
+/** `projects.<id>.sandbox` (docs/sandbox.md); any other key under a project is refused (fail closed). */
+function buildProjects(r: RawReader): Record<string, ProjectConfig> | undefined {
+  const v = r.get(['projects']);
+  if (v === undefined || v === null) return undefined;
+  const out: Record<string, ProjectConfig> = {};
+  for (const id of Object.keys(r.map(['projects'])).sort()) {
+    const p = ['projects', id];
+    try {
+      validateProjectId(id);
+    } catch (err) {
+      r.fail(p, `not a valid project id: ${(err as Error).message}`);
+    }
+    const keys = Object.keys(r.map(p));
+    const unknown = keys.find((k) => k !== 'sandbox');
+    if (unknown !== undefined) r.fail([...p, unknown], 'unknown key (a project accepts only sandbox)');
+    const sandbox = sandboxMode(r, [...p, 'sandbox']);
+    out[id] = sandbox ? { sandbox } : {};
+  }
+  return out;
+}
+
 function buildWorktree(r: RawReader): WorktreeConfig | undefined {
   const v = r.get(['worktree']);
   if (v === undefined || v === null) return undefined;
@@ -190,6 +213,7 @@ function build(r: RawReader): AppConfig {
     webhook: buildWebhook(r),
     worktree: buildWorktree(r),
     sandbox: buildSandbox(r),
+    projects: buildProjects(r),
     schedules: buildSchedules(r),
     triggers: buildTriggers(r),
   };

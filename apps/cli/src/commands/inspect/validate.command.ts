@@ -104,7 +104,7 @@ export class ValidateCommand extends CommandRunner {
 
     // docs/sandbox.md: whether `sandbox: bwrap` can run here; a failure matters only when an agent uses it
     const sandbox = checkSandbox(env);
-    const wanted = cfg ? Object.values(cfg.agents).some((a) => sandboxModeFor(cfg, a) === 'bwrap') : false;
+    const wanted = cfg ? Object.values(cfg.agents).some((a) => sandboxModeFor(cfg, a) === 'bwrap') || Object.values(cfg.projects ?? {}).some((p) => p.sandbox === 'bwrap') : false;
     write(sandbox.ok ? `\nSandbox: OK (bwrap ${sandbox.bwrap})\n` : `\nSandbox: ${wanted ? 'FAIL' : 'unavailable'} (${sandbox.reason})\n`);
     if (!sandbox.ok && wanted) failed = true;
 
