@@ -1,16 +1,10 @@
 import { existsSync } from 'node:fs';
 import { BusWriter } from '@app/messagebus';
-import { AppConfig, isTaskDone, RunsLayout } from '@app/storage';
-import { criteriaHooks, CriteriaLoopOptions } from './loop-hooks';
+import { isTaskDone, RunsLayout } from '@app/storage';
+import { CriteriaHookContext, criteriaHooks, CriteriaLoopOptions } from './loop-hooks';
 
-export interface JobCriteriaContext extends CriteriaLoopOptions {
-  root: string;
-  projectId: string;
-  taskId: string;
-  cwd: string;
-  env: Record<string, string | undefined>;
-  config?: AppConfig;
-}
+/** What a job's criteria check needs: the loop's context minus what the check opens itself (its bus). */
+export type JobCriteriaContext = CriteriaLoopOptions & Omit<CriteriaHookContext, 'bus' | 'post' | 'signal'>;
 
 /**
  * `run-agent job` (one run, no loop): given criteria are stored for the task once the job has
