@@ -7,6 +7,7 @@ export { decodeQueuedTask, decodeRoutedWrite, submissionId, type QueuedTask, typ
 export { applyTaskWrite, LocalTaskWrites, WRITE_ID_META, type TaskWrite, type TaskWriteResult, type TaskWrites } from './task-writes';
 export { replayTask, failOrphanRuns } from './replay';
 export { Worker, type WorkerOptions } from './worker';
+export { ensureControlConsumer } from './control-consumer';
 export { ScaleoutServer, type ReplicaEvent } from './replica';
 export { heldTasksDir, PendingTasks, type PendingTask } from './pending';
 export { InflightWrites, inflightWritesDir } from './inflight-writes';

@@ -7,7 +7,8 @@ import { ChangeTailer } from './change-tailer';
 import { claimTask, HeartbeatWatch, releaseClaim, type StoredClaim } from './claims';
 import { recordHeaders } from './change-record';
 import type { NatsAuth } from './auth';
-import { connectNats, DEFAULT_LEASE_MS, syncNote, ensureConsumer, natsClient, publishDurably, type NatsLink } from './nats';
+import { connectNats, DEFAULT_LEASE_MS, syncNote, publishDurably, type NatsLink } from './nats';
+import { ensureControlConsumer } from './control-consumer';
 import { heartbeatSubject } from './heartbeat';
 import { failOrphanRuns, replayTask } from './replay';
 import { prepareQueuedTask } from './task-setup';
@@ -103,12 +104,7 @@ export class Worker {
     this.tailer = new ChangeTailer(this.opts.root, this.opts.host, async (subject, rec, msgID) => {
       await publishDurably(this.link, subject, rec.data, { msgID, headers: recordHeaders(rec) });
     });
-    await ensureConsumer(this.link.jsm, CONTROL_STREAM, {
-      durable_name: `control-${this.opts.host}`,
-      ack_policy: natsClient().jetstream.AckPolicy.Explicit,
-      deliver_policy: natsClient().jetstream.DeliverPolicy.New,
-      filter_subject: 'conductor.control.>',
-    });
+    await ensureControlConsumer(this.link.jsm, `control-${this.opts.host}`, (l) => this.log(l));
     const pollMs = this.opts.pollMs ?? 100;
     const tick = () => {
       this.tailer
