@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { relative, isAbsolute } from 'node:path';
+import { basename, dirname, join, relative, isAbsolute } from 'node:path';
 import { StorageError } from './storage.errors';
 
 /*
@@ -25,15 +25,31 @@ function refused(file: string, why: string): StorageError {
   return new StorageError('NOT_REGULAR_FILE', `${file}: ${why}`);
 }
 
+export interface RegularFileOptions {
+  /** The real path must lie inside this folder. */
+  root?: string;
+  /**
+   * The file itself must not be a symbolic link (refused, "is a symbolic link (refused)"), e.g. a
+   * repository's script checked out in a worktree; the folders above it are resolved as usual.
+   */
+  noFollow?: boolean;
+}
+
+/** The real path of `file`, or of its folder plus its own name with `noFollow` (its last component is never followed). */
+function realPathOf(file: string, noFollow: boolean | undefined): string {
+  return noFollow ? join(realpathSync(dirname(file)), basename(file)) : realpathSync(file);
+}
+
 /**
  * Opens `file` for reading when it is a regular file (inside `root`, when given, after resolving
  * every symlink of the path). Returns undefined when it does not exist; throws StorageError
- * NOT_REGULAR_FILE (symlink out of the root, FIFO, device, folder, …) or IO.
+ * NOT_REGULAR_FILE (symlink out of the root, a symlink at all with `noFollow`, FIFO, device,
+ * folder, …) or IO.
  */
-export function openRegularFile(file: string, opts: { root?: string } = {}): { fd: number; stat: Stats } | undefined {
+export function openRegularFile(file: string, opts: RegularFileOptions = {}): { fd: number; stat: Stats } | undefined {
   let real: string;
   try {
-    real = realpathSync(file);
+    real = realPathOf(file, opts.noFollow);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
@@ -55,6 +71,7 @@ export function openRegularFile(file: string, opts: { root?: string } = {}): { f
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP' && opts.noFollow) throw refused(file, 'is a symbolic link (refused)');
     if (code === 'ELOOP' || code === 'ENXIO' || code === 'EISDIR') throw refused(file, 'not a regular file');
     throw new StorageError('IO', `open ${file}: ${(err as Error).message}`, { cause: err });
   }
@@ -90,7 +107,7 @@ export interface CappedText {
  * The text of a regular file (see openRegularFile), at most `maxBytes` of it: a longer file yields
  * its last `maxBytes` from the first line start in them. Undefined when the file does not exist.
  */
-export function readRegularFileCapped(file: string, opts: { root?: string; maxBytes?: number } = {}): CappedText | undefined {
+export function readRegularFileCapped(file: string, opts: RegularFileOptions & { maxBytes?: number } = {}): CappedText | undefined {
   const opened = openRegularFile(file, opts);
   if (!opened) return undefined;
   const { fd, stat } = opened;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { checkRealPathInside, FileTail, readRecordText, readRegularFileCapped, type ChangeFeed } from '@app/storage';
+import { checkRealPathInside, FileTail, openRegularFile, readRecordText, readRegularFileCapped, type ChangeFeed } from '@app/storage';
 
 /** Issue #29: the one rule for files read on a request path (regular, inside the root, capped). */
 describe('safe reads of files from the runs root', () => {
@@ -34,6 +34,20 @@ describe('safe reads of files from the runs root', () => {
     expect(() => readRegularFileCapped(path.join(root, 'folder', 'secret'), { root })).toThrow(/outside the runs root/);
     expect(() => checkRealPathInside(root, path.join(root, 'folder', 'secret'), 'run file path')).toThrow(/^run file path: resolves outside the runs root$/);
     expect(readRegularFileCapped(path.join(root, 'missing'), { root })).toBeUndefined();
+  });
+
+  it('noFollow: the file itself must not be a symlink (even one inside the root); its folders are resolved', () => {
+    fs.writeFileSync(path.join(root, 'real'), 'text');
+    fs.symlinkSync(path.join(root, 'real'), path.join(root, 'link'));
+    expect(readRegularFileCapped(path.join(root, 'link'), { root })?.text).toBe('text');
+    expect(() => readRegularFileCapped(path.join(root, 'link'), { root, noFollow: true })).toThrow(/^[^\n]*link: is a symbolic link \(refused\)$/);
+    fs.symlinkSync(root, path.join(dir, 'root-link'));
+    expect(readRegularFileCapped(path.join(dir, 'root-link', 'real'), { root, noFollow: true })?.text).toBe('text');
+    expect(openRegularFile(path.join(root, 'missing'), { noFollow: true })).toBeUndefined();
+    expect(openRegularFile(path.join(root, 'no-folder', 'x'), { noFollow: true })).toBeUndefined();
+    const fifo = path.join(root, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    expect(() => openRegularFile(fifo, { noFollow: true })).toThrow(/fifo: not a regular file$/);
   });
 
   it('reads at most the cap: the last bytes from a line start', () => {

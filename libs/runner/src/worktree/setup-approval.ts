@@ -8,11 +8,11 @@
  */
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { conductorStateDir, withFileLock, writeFileAtomic } from '@app/storage';
-import { RunnerError } from '../runner.errors';
+import { conductorStateDir, openRegularFile, readFdRange, withFileLock, writeFileAtomic } from '@app/storage';
+import { errorText, RunnerError } from '../runner.errors';
 
 export type RepoScriptKind = 'setup' | 'teardown';
 
@@ -47,22 +47,24 @@ function toScript(kind: RepoScriptKind, bytes: Buffer, where: string): RepoScrip
   return { kind, path, sha256: createHash('sha256').update(bytes).digest('hex'), content: bytes.toString('utf8') };
 }
 
-/** The script of `kind` in a checked-out tree (what would run there), or undefined. Symbolic links and non-files are refused. */
+/**
+ * The script of `kind` in a checked-out tree (what would run there), or undefined. Read through
+ * safe-read with `noFollow`: a symbolic link, FIFO, device or folder in its place is refused.
+ */
 export function scriptInTree(dir: string, kind: RepoScriptKind): RepoScript | undefined {
   const file = join(dir, REPO_SCRIPT_FILES[kind]);
-  let fd: number;
+  let opened: ReturnType<typeof openRegularFile>;
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    opened = openRegularFile(file, { noFollow: true });
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    throw new RunnerError('INVALID_INPUT', `repository ${kind} script ${file}: ${code === 'ELOOP' ? 'is a symbolic link (refused)' : (err as Error).message}`);
+    throw new RunnerError('INVALID_INPUT', `repository ${kind} script ${errorText(err)}`);
   }
+  if (!opened) return undefined;
   try {
-    if (!fstatSync(fd).isFile()) throw new RunnerError('INVALID_INPUT', `repository ${kind} script ${file} is not a regular file`);
-    return toScript(kind, readFileSync(fd), file);
+    // one byte past the cap is enough for toScript to refuse a larger file
+    return toScript(kind, readFdRange(opened.fd, 0, Math.min(opened.stat.size, MAX_SCRIPT_BYTES + 1)), file);
   } finally {
-    closeSync(fd);
+    closeSync(opened.fd);
   }
 }
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,6 +80,10 @@ describe('approval of repository setup scripts (real git)', () => {
     rmSync(join(wt, '.conductor-setup.sh'));
     symlinkSync('/etc/hostname', join(wt, '.conductor-setup.sh'));
     await expect(start(T1)).rejects.toThrow(/is a symbolic link \(refused\)/);
+    // a FIFO in its place is refused at once (it used to block the start forever on open)
+    rmSync(join(wt, '.conductor-setup.sh'));
+    execFileSync('mkfifo', [join(wt, '.conductor-setup.sh')]);
+    await expect(start(T1)).rejects.toThrow(/setup script [^\n]*\.conductor-setup\.sh: not a regular file$/);
     expect(readFileSync(log, 'utf8')).toBe('ok\n');
   });
 
