@@ -6,9 +6,14 @@ export type SandboxCheck = { ok: true; bwrap: string } | { ok: false; reason: st
 
 /** The first executable `bwrap` on PATH. */
 export function findBwrap(path: string | undefined): string | undefined {
+  return findOnPath('bwrap', path);
+}
+
+/** The first executable `name` on PATH. */
+export function findOnPath(name: string, path: string | undefined): string | undefined {
   for (const dir of (path ?? '').split(delimiter)) {
     if (!dir) continue;
-    const candidate = join(dir, 'bwrap');
+    const candidate = join(dir, name);
     try {
       accessSync(candidate, constants.X_OK);
       return candidate;
@@ -48,4 +53,21 @@ export function checkSandboxCached(env: NodeJS.ProcessEnv = process.env): Sandbo
   const result = checkSandbox(env);
   cached = { path, result };
   return result;
+}
+
+/**
+ * The system's perl (Debian's essential perl-base), which starts the egress forwarder without the
+ * agent waiting for node (docs/decisions/sandbox-egress-start.md); undefined when there is none
+ * (the slower start is used). Only the system's own: a perl in the home would be hidden inside.
+ */
+export function systemPerl(): string | undefined {
+  for (const candidate of ['/usr/bin/perl', '/bin/perl']) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // next
+    }
+  }
+  return undefined;
 }

@@ -1,5 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, relative, isAbsolute } from 'node:path';
+import { EGRESS_FORWARDER_FD_JS, EGRESS_FORWARDER_JS, EGRESS_LAUNCHER_PL } from './egress-proxy';
 
 /** What a sandboxed agent run needs: the process to start and the folders it may see. */
 export interface SandboxSpawn {
@@ -18,8 +19,11 @@ export interface SandboxSpawn {
   readPaths?: string[];
   /** RLIMIT_NPROC inside (0/undefined = not set). */
   maxProcesses?: number;
-  /** The egress proxy: its unix socket's host folder (bound at EGRESS_SOCKET_DIR) and the in-sandbox forwarder. */
-  egress?: { socketDir: string; socketName: string; port: number; node: string; forwarderJs: string };
+  /**
+   * The egress proxy: its unix socket's host folder (bound at EGRESS_SOCKET_DIR) and what runs the
+   * in-sandbox forwarder: `node`, and `perl` for the fast start (absent: the agent waits for node).
+   */
+  egress?: { socketDir: string; socketName: string; port: number; node: string; perl?: string };
 }
 
 /** Where the proxy's socket folder appears inside the sandbox. */
@@ -68,11 +72,19 @@ export function bwrapArgs(spawn: SandboxSpawn): string[] {
     a.push('/bin/sh', '-c', `${limit}exec "$@"`, 'sh', spawn.command, ...spawn.args);
     return a;
   }
-  // the forwarder runs beside the agent in the pid namespace; it dies with it
   const e = spawn.egress;
+  const sock = `${EGRESS_SOCKET_DIR}/${e.socketName}`;
+  if (e.perl) {
+    // fast start: perl binds the forwarder's port, starts node on it and execs the agent without waiting
+    const launch = [e.perl, '-e', EGRESS_LAUNCHER_PL, '--', String(e.port), e.node, EGRESS_FORWARDER_FD_JS, sock, spawn.command, ...spawn.args];
+    if (limit) a.push('/bin/sh', '-c', `${limit}exec "$@"`, 'sh');
+    a.push(...launch);
+    return a;
+  }
+  // slow start: the forwarder runs beside the agent in the pid namespace (it dies with it); the agent waits until it listens
   const script =
     `${limit}f=/tmp/.conductor-egress-ready; mkfifo "$f" || exit 125; "$1" -e "$2" "$3" "$4" "$f" </dev/null & ` +
     `read r < "$f"; [ "$r" = ok ] || { echo "sandbox: egress forwarder failed: $r" >&2; exit 125; }; shift 4; exec "$@"`;
-  a.push('/bin/sh', '-c', script, 'sh', e.node, e.forwarderJs, String(e.port), `${EGRESS_SOCKET_DIR}/${e.socketName}`, spawn.command, ...spawn.args);
+  a.push('/bin/sh', '-c', script, 'sh', e.node, EGRESS_FORWARDER_JS, String(e.port), sock, spawn.command, ...spawn.args);
   return a;
 }

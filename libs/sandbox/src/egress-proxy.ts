@@ -159,8 +159,9 @@ export function startEgressProxy(opts: { socketPath: string; allow: string[]; on
 }
 
 /**
- * Runs inside the sandbox (`node -e`): listens on 127.0.0.1:<port> of the empty network namespace
- * and pipes each connection to the proxy's unix socket; says `ok` on the fifo once listening.
+ * Runs inside the sandbox (`node -e`) when no perl is at hand (the slow path): listens on
+ * 127.0.0.1:<port> of the empty network namespace and pipes each connection to the proxy's unix
+ * socket; says `ok` on the fifo once listening (the agent starts only then).
  */
 export const EGRESS_FORWARDER_JS = [
   "const net=require('net'),fs=require('fs');const [port,sock,fifo]=process.argv.slice(1);",
@@ -168,3 +169,39 @@ export const EGRESS_FORWARDER_JS = [
   "s.on('error',e=>{fs.writeFileSync(fifo,'error '+e.message+'\\n');process.exit(1);});",
   "s.listen(Number(port),'127.0.0.1',()=>fs.writeFileSync(fifo,'ok\\n'));",
 ].join('');
+
+/**
+ * The same forwarder on a listening socket it inherits (fd `argv[1]`), bound by the launcher below
+ * before the agent started: connections made while node is still starting wait in the socket's
+ * backlog instead of being refused.
+ */
+export const EGRESS_FORWARDER_FD_JS = [
+  "const net=require('net');const [fd,sock]=process.argv.slice(1);",
+  "const s=net.createServer(c=>{const u=net.connect(sock);c.pipe(u).pipe(c);c.on('error',()=>u.destroy());u.on('error',()=>c.destroy());});",
+  "s.on('error',e=>{process.stderr.write('sandbox: egress forwarder failed: '+e.message+'\\n');process.exit(1);});",
+  's.listen({fd:Number(fd)});',
+].join('');
+
+/**
+ * The fast start (docs/decisions/sandbox-egress-start.md): perl (Debian's perl-base, a few ms to
+ * start) binds and listens on 127.0.0.1:<port> inside the sandbox, starts the node forwarder on
+ * that socket (EGRESS_FORWARDER_FD_JS) and execs the agent at once, so the agent no longer waits
+ * for node to boot. Arguments: port, node, forwarder js, proxy socket, then the agent's argv.
+ * Any failure before the agent is exec'd exits 125 with one line: the agent never runs without
+ * its forwarder's socket in place.
+ */
+export const EGRESS_LAUNCHER_PL = [
+  // no modules (loading Socket.pm alone costs more than the rest): Linux's AF_INET = 2, SOCK_STREAM = 1
+  'sub fail { print STDERR "sandbox: egress forwarder failed: @_\\n"; exit 125 }',
+  'my ($port, $node, $js, $sock) = splice(@ARGV, 0, 4);',
+  '$^F = 1023;', // the listening socket is created without close-on-exec: the forwarder inherits it
+  'socket(my $s, 2, 1, 0) or fail("socket: $!");',
+  'bind($s, pack("S n C4 x8", 2, $port, 127, 0, 0, 1)) or fail("bind 127.0.0.1:$port: $!");',
+  'listen($s, 511) or fail("listen: $!");',
+  '$^F = 2;',
+  'my $pid = fork; defined $pid or fail("fork: $!");',
+  'if (!$pid) { open(STDIN, "<", "/dev/null"); exec($node, "-e", $js, fileno($s), $sock) or do { print STDERR "sandbox: egress forwarder failed: exec $node: $!\\n"; exit 127 } }',
+  'close($s);',
+  '@ARGV or fail("no command");',
+  'exec { $ARGV[0] } @ARGV or do { print STDERR "sandbox: cannot run $ARGV[0]: $!\\n"; exit 127 };',
+].join('\n');

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AGENT_TOKEN_ENV, type AgentConfig, type AppConfig, type SandboxMode } from '@app/storage';
 import { bwrapArgs, SandboxSpawn, toolchainDir } from './bwrap-argv';
-import { EGRESS_FORWARDER_JS, EgressCredential, EgressDecision, startEgressProxy } from './egress-proxy';
-import { checkSandboxCached } from './availability';
+import { EgressCredential, EgressDecision, startEgressProxy } from './egress-proxy';
+import { checkSandboxCached, systemPerl } from './availability';
 
 /** A sandbox that cannot start: the run fails with this one line and never starts unconfined. */
 export class SandboxUnavailableError extends Error {
@@ -133,7 +133,7 @@ export async function openSandbox(req: SandboxRequest, onDecision: (d: EgressDec
     rmSync(socketDir, { recursive: true, force: true });
     throw new SandboxUnavailableError(`egress proxy: ${(err as Error).message}`);
   }
-  const { args } = sandboxedCommand(req, { socketDir, socketName: 'proxy.sock', port: EGRESS_PORT, node: process.execPath, forwarderJs: EGRESS_FORWARDER_JS });
+  const { args } = sandboxedCommand(req, { socketDir, socketName: 'proxy.sock', port: EGRESS_PORT, node: process.execPath, perl: systemPerl() });
   const env = { ...req.env };
   for (const key of ['NO_PROXY', 'no_proxy', 'ALL_PROXY', 'all_proxy']) delete env[key];
   const url = `http://127.0.0.1:${EGRESS_PORT}`;

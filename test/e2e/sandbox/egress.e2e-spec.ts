@@ -44,6 +44,14 @@ const tunnel = (port) => new Promise((resolve) => {
 })();
 `;
 
+// connects the moment it starts (bash is up long before node): the forwarder's port is bound
+// before the agent runs, so the request waits for the forwarder instead of being refused
+const QUICK_PROBE = `#!/bin/bash
+exec 3<>/dev/tcp/127.0.0.1/3128 || { echo "connect failed"; exit 9; }
+printf 'GET http://127.0.0.1:%s/hello HTTP/1.0\\r\\nHost: 127.0.0.1\\r\\n\\r\\n' "$ALLOWED_PORT" >&3
+cat <&3
+`;
+
 function listen(name: string): Promise<Server> {
   const server = createServer((_req, res) => res.end(`hello from ${name}\n`));
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
@@ -62,11 +70,14 @@ describe('sandbox egress: only the allow-list, only through the proxy', () => {
     mkdirSync(join(dir, 'bin'));
     writeFileSync(join(dir, 'bin', 'net-probe'), PROBE);
     chmodSync(join(dir, 'bin', 'net-probe'), 0o755);
+    writeFileSync(join(dir, 'bin', 'quick-probe'), QUICK_PROBE);
+    chmodSync(join(dir, 'bin', 'quick-probe'), 0o755);
     mkdirSync(join(dir, 'home'));
     mkdirSync(join(dir, 'worktree'));
     writeFileSync(
       join(dir, 'config.yaml'),
-      `agents:\n  probe:\n    type: command\n    command: ${join(dir, 'bin', 'net-probe')}\n    sandbox: bwrap\n    allow_hosts: ["127.0.0.1:${portOf(allowed)}"]\n`,
+      `agents:\n  probe:\n    type: command\n    command: ${join(dir, 'bin', 'net-probe')}\n    sandbox: bwrap\n    allow_hosts: ["127.0.0.1:${portOf(allowed)}"]\n` +
+        `  quick:\n    type: command\n    command: ${join(dir, 'bin', 'quick-probe')}\n    sandbox: bwrap\n    allow_hosts: ["127.0.0.1:${portOf(allowed)}"]\n`,
     );
   });
   afterAll(async () => {
@@ -130,5 +141,24 @@ describe('sandbox egress: only the allow-list, only through the proxy', () => {
     } finally {
       await api.close();
     }
+  });
+
+  it('an agent that connects the moment it starts is served, not refused', async () => {
+    const root = join(dir, 'runs-quick');
+    const task = taskId('quick');
+    const result = await runJob({
+      root,
+      projectId: PROJECT,
+      taskId: task,
+      prompt: 'connect at once',
+      agent: 'quick',
+      cwd: join(dir, 'worktree'),
+      config: loadConfig(join(dir, 'config.yaml')),
+      env: agentEnv({ HOME: join(dir, 'home'), ALLOWED_PORT: String(portOf(allowed)) }),
+    });
+    expect(result.error).toBeUndefined();
+    const out = readFileSync(join(result.runDir, 'agent-stdout.txt'), 'utf8');
+    expect(out).toMatch(/^HTTP\/1\.1 200 /);
+    expect(out.trim().split('\n').pop()).toBe('hello from allowed');
   });
 });

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bwrapArgs, CREDENTIAL_PLACEHOLDER, egressAllowList, hostAllowed, injectCredential, providerCredential, sandboxModeFor } from '@app/sandbox';
+import { bwrapArgs, CREDENTIAL_PLACEHOLDER, EGRESS_FORWARDER_FD_JS, EGRESS_FORWARDER_JS, EGRESS_LAUNCHER_PL, egressAllowList, hostAllowed, injectCredential, providerCredential, sandboxModeFor } from '@app/sandbox';
 import { type AppConfig, loadConfig, type SandboxMode } from '@app/storage';
 
 describe('sandbox policy', () => {
@@ -35,6 +35,21 @@ describe('sandbox policy', () => {
     expect(s.indexOf('--tmpfs /r ')).toBeLessThan(s.indexOf('--bind /r/p/t /r/p/t'));
     expect(s).toContain('--bind /w/tree /w/tree');
     expect(a.slice(-3)).toEqual(['sh', '/bin/agent', '-p']);
+  });
+
+  it('egress start: with a system perl the agent is exec\'d at once behind a bound port; without one it waits for the node forwarder', () => {
+    const base = { command: '/bin/agent', args: ['-p'], cwd: '/w/tree', taskDir: '/r/p/t', runsRoot: '/r' };
+    const egress = { socketDir: '/s', socketName: 'proxy.sock', port: 3128, node: '/n/node' };
+    const fast = bwrapArgs({ ...base, egress: { ...egress, perl: '/usr/bin/perl' } });
+    expect(fast).toContain('--bind');
+    expect(fast.slice(fast.indexOf('--') + 1)).toEqual(['/usr/bin/perl', '-e', EGRESS_LAUNCHER_PL, '--', '3128', '/n/node', EGRESS_FORWARDER_FD_JS, '/tmp/.conductor-egress/proxy.sock', '/bin/agent', '-p']);
+    // a process limit keeps its shell in front of the launcher
+    const limited = bwrapArgs({ ...base, maxProcesses: 64, egress: { ...egress, perl: '/usr/bin/perl' } });
+    expect(limited.slice(limited.indexOf('--') + 1, limited.indexOf('--') + 5)).toEqual(['/bin/sh', '-c', 'ulimit -u 64 || exit 125; exec "$@"', 'sh']);
+    const slow = bwrapArgs({ ...base, egress });
+    const tail = slow.slice(slow.indexOf('--') + 1);
+    expect(tail[2]).toContain('read r < "$f"');
+    expect(tail.slice(3)).toEqual(['sh', '/n/node', EGRESS_FORWARDER_JS, '3128', '/tmp/.conductor-egress/proxy.sock', '/bin/agent', '-p']);
   });
 
   it('a bad sandbox mode or host entry is a config error', () => {
