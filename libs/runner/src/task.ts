@@ -49,7 +49,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
   if (opts.dependsOn !== undefined) deps = normalizeDependsOn(opts.taskId, opts.dependsOn);
 
   // a bad --repo/--base/--paths is refused before the task folder exists (issue #29)
-  await checkTaskWorktree({ ...opts, taskDir, root: layout.root });
+  const resolvedBase = await checkTaskWorktree({ ...opts, taskDir, root: layout.root });
   mkdirSync(taskDir, { recursive: true, mode: 0o755 });
   const prompt = resolveTaskPrompt(taskDir, opts.prompt);
   if (isCancelled(taskDir)) {
@@ -71,7 +71,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
   try {
     if (opts.dependsOn !== undefined) writeDependsOn(taskDir, deps);
     // checked above; what is left to fail here (git itself, the setup hook) fails before TASK.md exists
-    const wt = await prepareTaskWorktree({ ...opts, taskDir, root: layout.root });
+    const wt = await prepareTaskWorktree({ ...opts, taskDir, root: layout.root, resolved: resolvedBase });
     // issue #31: this loop owns the task from here on (claimed once the input is valid, so a refused
     // start claims nothing); every write below proves it with the fence
     const fence = (owned = claimOwnerEpoch(taskDir, lock.tookOver ? 'takeover' : (opts.claimKind ?? (opts.adopt ? 'adopt' : opts.resume ? 'resume' : 'loop'))));

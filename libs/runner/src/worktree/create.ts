@@ -24,6 +24,16 @@ export interface EnsureWorktreeOptions {
   /** Where to look for the repository when `request.repo` is absent. */
   cwd?: string;
   config?: AppConfig;
+  /** `request`'s repository and base as the door resolved them (checkTaskWorktree): not resolved again. */
+  resolved?: ResolvedWorktreeBase;
+}
+
+/** A task's repository and base commit, resolved once per start (at the door) and passed down. */
+export interface ResolvedWorktreeBase {
+  repo: string;
+  commit: string;
+  /** The base's branch (the checked-out one for HEAD, the ref when it names a branch), else ''. */
+  branch: string;
 }
 
 export const WORKTREES_DIR = join('.conductor', 'worktrees');
@@ -68,6 +78,15 @@ async function resolveBase(repo: string, base: string | undefined): Promise<{ co
   return { commit, branch };
 }
 
+/**
+ * The repository of `request` (default: the one containing `cwd`) and its base commit; RunnerError
+ * INVALID_INPUT with one line when there is no repository or the base names no commit.
+ */
+export async function resolveWorktreeBase(request: WorktreeRequest, cwd?: string): Promise<ResolvedWorktreeBase> {
+  const repo = await repoRoot(resolve(request.repo ?? cwd ?? process.cwd()));
+  return { repo, ...(await resolveBase(repo, request.base)) };
+}
+
 /** Declared paths are repository-relative; `..`, absolute paths and empty entries are refused. */
 export function normalizePaths(paths: string[] | undefined): string[] {
   const out: string[] = [];
@@ -92,8 +111,9 @@ export function normalizePaths(paths: string[] | undefined): string[] {
 export async function ensureTaskWorktree(opts: EnsureWorktreeOptions): Promise<WorktreeRecord> {
   const paths = normalizePaths(opts.request.paths);
   const existing = readWorktreeRecord(opts.taskDir);
-  const repo = existing && !existing.removed_at ? existing.repo : await repoRoot(resolve(opts.request.repo ?? opts.cwd ?? process.cwd()));
-  if (opts.request.repo && existing && !existing.removed_at && (await repoRoot(resolve(opts.request.repo))) !== existing.repo) {
+  const requested = async (): Promise<string> => opts.resolved?.repo ?? repoRoot(resolve(opts.request.repo ?? opts.cwd ?? process.cwd()));
+  const repo = existing && !existing.removed_at ? existing.repo : await requested();
+  if (opts.request.repo && existing && !existing.removed_at && (await requested()) !== existing.repo) {
     throw new RunnerError('INVALID_INPUT', `task ${opts.taskId} already has a worktree in ${existing.repo}`);
   }
   const commonDir = await gitCommonDir(repo);
@@ -101,7 +121,7 @@ export async function ensureTaskWorktree(opts: EnsureWorktreeOptions): Promise<W
   const branch = taskBranch(opts.taskId);
   let record = existing && !existing.removed_at ? existing : undefined;
   // resolved before anything is written: a base that names no commit leaves the repository as it was
-  const base = record ? { commit: record.base_commit, branch: record.base_branch } : await resolveBase(repo, opts.request.base);
+  const base = record ? { commit: record.base_commit, branch: record.base_branch } : (opts.resolved ?? (await resolveBase(repo, opts.request.base)));
   // repository-provided scripts of the commit the worktree starts from must be approved before anything is made or run
   if (!record?.setup_done) assertApproved(repo, await scriptsAtCommit(repo, base.commit), base.commit);
   await withFileLock(join(commonDir, 'conductor-worktree.lock'), { timeoutMs: REPO_LOCK_TIMEOUT_MS, pollMs: 50 }, async () => {

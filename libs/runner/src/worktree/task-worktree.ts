@@ -1,9 +1,8 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { AppConfig, TASK_CONFIG_FILE } from '@app/storage';
-import { ensureTaskWorktree, normalizePaths, worktreeEnv, WorktreeRequest } from './create';
-import { repoRoot, resolveCommit } from './git';
+import { ensureTaskWorktree, normalizePaths, ResolvedWorktreeBase, resolveWorktreeBase, worktreeEnv, WorktreeRequest } from './create';
 import { warnOverlaps } from './overlap';
 import { readWorktreeRecord, WorktreeRecord } from './record';
 
@@ -79,6 +78,8 @@ export interface TaskWorktreeOptions {
   config?: AppConfig;
   agent?: string;
   cwd?: string;
+  /** What checkTaskWorktree resolved at the door: prepareTaskWorktree does not resolve it again. */
+  resolved?: ResolvedWorktreeBase;
 }
 
 function wantsWorktree(opts: TaskWorktreeOptions, existing: WorktreeRecord | undefined): boolean {
@@ -90,14 +91,15 @@ function wantsWorktree(opts: TaskWorktreeOptions, existing: WorktreeRecord | und
  * What {@link prepareTaskWorktree} would refuse for a task without a worktree yet (declared paths
  * outside the repository, no repository, a base that names no commit), checked before anything
  * is written: RunnerError INVALID_INPUT with one line. Reads only (issue #29: a bad --base used
- * to leave the task folder behind).
+ * to leave the task folder behind). Returns the repository and base it resolved (undefined when
+ * there is nothing to make): pass it to prepareTaskWorktree as `resolved` so the start resolves
+ * them once.
  */
-export async function checkTaskWorktree(opts: TaskWorktreeOptions): Promise<void> {
+export async function checkTaskWorktree(opts: TaskWorktreeOptions): Promise<ResolvedWorktreeBase | undefined> {
   const existing = readWorktreeRecord(opts.taskDir);
-  if (!wantsWorktree(opts, existing) || (existing && !existing.removed_at)) return;
+  if (!wantsWorktree(opts, existing) || (existing && !existing.removed_at)) return undefined;
   normalizePaths(opts.isolation?.paths);
-  const repo = await repoRoot(resolve(opts.isolation?.repo ?? opts.cwd ?? process.cwd()));
-  await resolveCommit(repo, opts.isolation?.base?.trim() || 'HEAD', '--base');
+  return resolveWorktreeBase({ repo: opts.isolation?.repo, base: opts.isolation?.base }, opts.cwd);
 }
 
 /**
@@ -116,6 +118,7 @@ export async function prepareTaskWorktree(opts: TaskWorktreeOptions): Promise<Pr
     request: { repo: opts.isolation?.repo, base: opts.isolation?.base, paths },
     cwd: opts.cwd,
     config: opts.config,
+    resolved: opts.resolved,
   });
   registerRepo(opts.root, rec.repo);
   if (!existing) await warnOverlaps(dirname(opts.taskDir), rec);
