@@ -9,6 +9,7 @@ export { LocalAgentExecutor, type AgentExecutor, type AgentHandle, type AgentLau
 export { selectAgent, resolveSpec } from './agent-resolution';
 export { runJob, runSingleJob, DEFAULT_MAX_DELEGATION_DEPTH, type JobOptions, type JobResult } from './job';
 export { runTask } from './task';
+export * from './tasks';
 export {
   DEFAULT_MAX_RESTARTS,
   DEFAULT_RESTART_DELAY_MS,
