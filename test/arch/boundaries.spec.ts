@@ -53,11 +53,12 @@ describe('library boundaries', () => {
 const LIB_ORDER = ['contracts', 'storage', 'messagebus', 'agents', 'sandbox', 'runner', 'webhook', 'planner', 'mcp', 'scaleout', 'triggers'];
 const ALLOWED_LIB_DEPS: Record<string, string[]> = {
   contracts: [],
-  storage: [],
+  // contracts is types only (`import type`, erased at build): the wire shapes the records share
+  storage: ['contracts'],
   messagebus: ['storage'],
-  agents: ['storage'],
+  agents: ['storage', 'contracts'],
   sandbox: ['storage'],
-  runner: ['storage', 'messagebus', 'agents', 'sandbox'],
+  runner: ['contracts', 'storage', 'messagebus', 'agents', 'sandbox'],
   webhook: ['runner'],
   planner: ['storage', 'messagebus', 'runner'],
   mcp: ['storage', 'messagebus', 'runner'],

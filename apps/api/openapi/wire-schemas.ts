@@ -71,8 +71,8 @@ export const WIRE_SCHEMAS: Record<string, Schema> = {
     ['sandbox', 'egress_bytes', 'run_id', 'project_id', 'task_id', 'agent_version', 'process_ownership', 'end_time', 'parent_run_id', 'previous_run_id', 'error_summary', 'version', 'cwd', 'pid', 'pgid', 'commandline', 'session_id', 'resume_at', 'usage', 'criteria', 'files', 'display_status', 'agent_name', 'corrupt_reason'],
   ),
   RunV1: shape<RunV1>(
-    { run_id: str, project_id: str, task_id: str, status: str, process_ownership: str, start_time: time, end_time: time, exit_code: { ...int, description: 'omitted when 0' }, agent_version: str, error_summary: str, ...addedRun },
-    ['process_ownership', 'exit_code', 'agent_version', 'error_summary', 'display_status', 'agent_name', 'corrupt_reason'],
+    { run_id: str, project_id: str, task_id: str, status: str, process_ownership: str, start_time: time, end_time: time, exit_code: { ...int, description: 'omitted when 0' }, agent_version: str, error_summary: str, criteria: ref('RunCriteria'), ...addedRun },
+    ['process_ownership', 'exit_code', 'agent_version', 'error_summary', 'criteria', 'display_status', 'agent_name', 'corrupt_reason'],
   ),
   FlatRun: shape<FlatRun>(
     { id: str, task_id: str, agent: str, status: str, exit_code: int, start_time: time, end_time: time, parent_run_id: str, previous_run_id: str, error_summary: str, ...addedRun,
@@ -84,7 +84,7 @@ export const WIRE_SCHEMAS: Record<string, Schema> = {
     { project_id: str, task_id: str, status: { type: 'string', enum: ['idle', 'running', 'partial_failure', 'all_finished', 'blocked', 'queued'] }, queue_position: int, last_activity: time, depends_on: strings, blocked_by: strings },
     ['project_id', 'task_id', 'status', 'last_activity'],
   ),
-  TaskV1Detail: { allOf: [ref('TaskV1'), obj({ worktree: ref('WorktreeView'), runs: { type: 'array', items: ref('RunV1') } })] },
+  TaskV1Detail: { allOf: [ref('TaskV1'), obj({ worktree: ref('WorktreeView'), criteria: ref('TaskCriteria'), runs: { type: 'array', items: ref('RunV1') } })] },
   WorktreeView: obj(
     { path: str, branch: str, base_commit: str, base_branch: str, port: int, paths: strings, merge_status: str, merge_detail: str, merge_files: strings, merged_commit: str,
       setup_script: obj({ path: str, sha256: { ...str, description: 'sha256 of the approved repository setup script that ran in the worktree (run-agent approve-setup)' } }, ['path', 'sha256']),

@@ -1,4 +1,4 @@
-import type { TokenUsage } from './parsers/telemetry';
+import type { UsageTotals } from '@app/contracts';
 
 export type AgentType = 'claude' | 'codex' | 'gemini' | 'perplexity' | 'xai' | 'command';
 
@@ -28,7 +28,7 @@ export interface RestAgentConfig {
 
 /** What a REST backend reports besides the text it wrote: the provider's token usage (and cost when given). */
 export interface RestRunResult {
-  usage?: TokenUsage;
+  usage?: UsageTotals;
 }
 
 export interface RestRunContext {

@@ -99,6 +99,8 @@ export interface RunV1 extends Partial<AddedRunFields> {
   exit_code?: number;
   agent_version?: string;
   error_summary?: string;
+  /** Added field (#33): the completion criteria checked when this run's agent wrote DONE. */
+  criteria?: RunCriteriaView;
 }
 
 /** A run in the flat run lists (`/api/projects/:p/runs/flat`, task run pages). */

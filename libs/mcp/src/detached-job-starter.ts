@@ -33,7 +33,7 @@ export class DetachedJobStarter implements SubTaskStarter {
   constructor(private readonly opts: DetachedJobStarterOptions) {}
 
   async start(req: SubTaskRequest): Promise<SubTaskStarted> {
-    const { layout, taskId, key, cwd, env, spec } = await preflightSubTask(req, this.opts, (k) => this.active.has(k));
+    const { layout, taskId, key, cwd, env, agentType } = await preflightSubTask(req, this.opts, (k) => this.active.has(k));
     const runDir = layout.allocateRunDir(req.projectId, taskId);
     // the job reads the prompt from here and then writes its own prompt.md over it
     const promptFile = join(runDir.dir, 'prompt.md');
@@ -51,7 +51,7 @@ export class DetachedJobStarter implements SubTaskStarter {
       const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], cwd: layout.taskDir(req.projectId, taskId), env });
       this.failures.delete(key);
       this.active.add(key);
-      const record = { run_id: runDir.runId, project_id: req.projectId, task_id: taskId, agent: spec.type, parent_run_id: req.parentRunId };
+      const record = { run_id: runDir.runId, project_id: req.projectId, task_id: taskId, agent: agentType, parent_run_id: req.parentRunId };
       child.once('error', (err) => this.ended(key, runDir.dir, record, `start run-agent job: ${err.message}`));
       child.once('exit', (code, signal) => this.ended(key, runDir.dir, record, code === 0 ? undefined : lastLine(logPath) ?? `run-agent job ended with ${signal ?? `exit code ${code}`}`));
       child.unref();

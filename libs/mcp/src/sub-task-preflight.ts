@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { resolveSpec, selectAgent } from '@app/runner';
+import { checkStartTask } from '@app/runner';
 import { AppConfig, generateTaskId, RunsLayout } from '@app/storage';
 import type { SubTaskRequest } from './mcp.types';
 import { McpInputError } from './tool-result';
@@ -12,12 +12,14 @@ export interface SubTaskPreflight {
   key: string;
   cwd?: string;
   env: NodeJS.ProcessEnv;
-  spec: Awaited<ReturnType<typeof resolveSpec>>;
+  /** The agent type the start resolved (config name or type → type). */
+  agentType: string;
 }
 
 /**
- * What both `task_start` starters check before a run folder exists (ids, a task already started
- * here, the working directory, the agent and its binary), so a refused call changes nothing on disk.
+ * What both `task_start` starters check before a run folder exists (a task already started here,
+ * the working directory, then the start-a-task use case's checks: ids, the agent and its binary),
+ * so a refused call changes nothing on disk.
  */
 export async function preflightSubTask(
   req: SubTaskRequest,
@@ -34,6 +36,6 @@ export async function preflightSubTask(
     if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new McpInputError(`working directory not found: ${cwd}`);
   }
   const env = { ...process.env, ...opts.env };
-  const spec = await resolveSpec(selectAgent(opts.config, req.agent), env, cwd ?? layout.taskDir(req.projectId, taskId));
-  return { layout, taskId, key, cwd, env, spec };
+  const checked = await checkStartTask({ layout, config: opts.config, projectId: req.projectId, taskId, prompt: req.prompt, agent: req.agent, env, cwd });
+  return { layout, taskId, key, cwd, env, agentType: checked.agentType! };
 }

@@ -9,6 +9,7 @@ export { LocalAgentExecutor, type AgentExecutor, type AgentHandle, type AgentLau
 export { selectAgent, resolveSpec } from './agent-resolution';
 export { runJob, runSingleJob, DEFAULT_MAX_DELEGATION_DEPTH, type JobOptions, type JobResult } from './job';
 export { runTask } from './task';
+export * from './tasks';
 export {
   DEFAULT_MAX_RESTARTS,
   DEFAULT_RESTART_DELAY_MS,
@@ -46,8 +47,9 @@ export * from './worktree';
 export * from './usage';
 export { runGc, gcProjects, gcSummary, parseSizeBytes, type GcSettings, type GcReport, type GcDeletedRun } from './gc/gc';
 export { runWrapped, checkWorkingDir, renderCommandLine, wrapProject, WRAP_STDIO_NOTICE, type WrapRunOptions, type WrapRunResult } from './wrap/wrap';
-export { buildStatusRow, STATUS_ROW_FILTERS, statusRowMatches, watchTaskStatus, watchedTaskPaths, worktreeCells, type StatusRow, type WatchTaskStatus } from './status/task-rows';
-export { buildTaskRow, buildRunRow, filterTaskRows, runsDirOf, TASK_STATUS_FILTERS, type TaskRow, type RunRow } from './status/list-rows';
+export { buildStatusRow, watchTaskStatus, watchedTaskPaths, worktreeCells, type StatusRow, type WatchTaskStatus } from './status/task-rows';
+export { buildTaskRow, buildRunRow, filterTaskRows, runsDirOf, type TaskRow, type RunRow } from './status/list-rows';
+export { summarizeTask, taskStatusFilter, TASK_STATUS_FILTERS, TASK_STATUS_FILTER_NAMES, type TaskStatusFacts, type TaskStatusSummary, type FilterableTask } from './status/task-summary';
 export { buildRunForest, latestRunTree, type RunNode } from './status/run-tree';
 export { collectActivity, compactPreview, rfc3339Seconds, utcSecond, DEFAULT_DRIFT_AFTER_MS, type ActivitySignals, type ActivityBusMessage, type LatestRunFacts } from './status/activity';
 export { worktreeStatus, type WorktreeStatus } from './status/worktree-status';

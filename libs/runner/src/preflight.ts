@@ -2,7 +2,7 @@
 // (known, configured, binary on PATH) and a prompt. The CLI and POST /api/v1/tasks call it first.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { AgentError } from '@app/agents';
+import { AgentError, type AgentSpec } from '@app/agents';
 import type { AppConfig } from '@app/storage';
 import { resolveSpec, selectAgent } from './agent-resolution';
 import { errorText, RunnerError } from './runner.errors';
@@ -32,14 +32,17 @@ export function checkAgentName(config: AppConfig | undefined, agent: string | un
   }
 }
 
-/** Throws RunnerError INVALID_INPUT (no prompt, unknown agent, no config) or FATAL_AGENT (missing binary …). */
-export async function checkTaskStart(check: StartCheck): Promise<void> {
+/**
+ * Throws RunnerError INVALID_INPUT (no prompt, unknown agent, no config) or FATAL_AGENT (missing
+ * binary …); returns the resolved agent.
+ */
+export async function checkTaskStart(check: StartCheck): Promise<AgentSpec> {
   if (!check.prompt?.trim() && !existsSync(join(check.taskDir, 'TASK.md'))) {
     throw new RunnerError('INVALID_INPUT', 'TASK.md not found and no prompt provided');
   }
   try {
     const agent = selectAgent(check.config, check.agent);
-    await resolveSpec(agent, { ...process.env, ...check.env }, check.cwd ?? process.cwd());
+    return await resolveSpec(agent, { ...process.env, ...check.env }, check.cwd ?? process.cwd());
   } catch (err) {
     // an agent name that matches nothing, or no agent to pick (no config), is bad input (CLI exit 2); a missing binary is fatal
     throw new RunnerError(isBadAgentInput(err) ? 'INVALID_INPUT' : 'FATAL_AGENT', errorText(err));

@@ -8,6 +8,7 @@ import { stopRun, stopTask, StopOptions, StopRunResult, StopTaskOptions, StopTas
 import { runTask } from './task';
 import type { TaskOptions, TaskResult } from './task-options';
 import type { TaskDispatcher } from './task-dispatcher';
+import { checkStartTask, startTask, type CheckedTaskStart, type StartedTask, type TaskStartRequest } from './tasks';
 import type { WebhookSender } from './webhook';
 
 /** Injected parts every job/task started here runs with (unless the caller passes its own). */
@@ -47,6 +48,16 @@ export class RunnerService implements OnApplicationShutdown {
 
   runTask(opts: TaskOptions): Promise<TaskResult> {
     return this.track(opts, (signal) => runTask({ ...this.withSeams(opts), signal }));
+  }
+
+  /** The start-a-task use case's checks (libs/runner/src/tasks/start-task.ts) with the injected liveness probe; writes nothing. */
+  checkStartTask(req: TaskStartRequest): Promise<CheckedTaskStart> {
+    return checkStartTask({ ...req, probe: req.probe ?? this.seams.probe });
+  }
+
+  /** Starts a task on this host: checks, TASK.md and the other task files once, the first run's folder, the thread link. */
+  startTask(req: TaskStartRequest): Promise<StartedTask> {
+    return startTask({ ...req, probe: req.probe ?? this.seams.probe });
   }
 
   stopRun(runDir: string, opts?: StopOptions): Promise<StopRunResult> {

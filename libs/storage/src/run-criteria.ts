@@ -1,19 +1,10 @@
+import type { CriterionResultView } from '@app/contracts';
 /**
  * Added run-info.yaml field (issue #33): the completion criteria checked when the run's agent
- * wrote DONE. Upstream's reader ignores the key (yaml.v3 skips unknown fields).
+ * wrote DONE. Upstream's reader ignores the key (yaml.v3 skips unknown fields). One result is the
+ * wire type itself (libs/contracts); the record differs only in its `checked_at` (a Date here).
  */
-export interface CriterionResult {
-  command: string;
-  /** The command's exit code; -1 when it could not start or was killed. */
-  exit_code: number;
-  passed: boolean;
-  timed_out?: boolean;
-  duration_ms: number;
-  /** Why the command could not run (not found, working directory missing, …). */
-  error?: string;
-  /** Last lines of a failing command's combined output (bounded). */
-  output_tail?: string;
-}
+export type CriterionResult = CriterionResultView;
 
 export interface RunCriteria {
   passed: boolean;

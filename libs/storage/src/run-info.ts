@@ -1,3 +1,4 @@
+import type { UsageTotals } from '@app/contracts';
 import { basename, dirname } from 'node:path';
 import { parse } from 'yaml';
 import { writeFileAtomic, writeFileAtomicAsync } from './atomic-write';
@@ -44,7 +45,7 @@ export interface RunInfo {
   /** Added fields (issue #18): the agent CLI's own session id, a rate-limit reset, token usage. */
   session_id?: string;
   resume_at?: Date;
-  usage?: RunUsage;
+  usage?: UsageTotals;
   /**
    * Added field: the runner's own record, written before its agent exists (pid/pgid are the
    * runner's, whose group may be a server's or a shell's). Stop never signals it; it leaves
@@ -67,16 +68,6 @@ export interface RunInfo {
   corrupt_reason?: string;
 }
 
-/** Token usage of a run as parsed from the agent's stream. */
-export interface RunUsage {
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  cost_usd?: number;
-  /** Added: the run was cut off mid-stream; these are the amounts received before (`partial: true`). */
-  partial?: boolean;
-}
 
 const USAGE_KEYS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens'] as const;
 
@@ -158,10 +149,10 @@ function serializeAddedFields(info: RunInfo): string {
   return out;
 }
 
-function parseUsage(raw: unknown): RunUsage | undefined {
+function parseUsage(raw: unknown): UsageTotals | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   const r = raw as Record<string, unknown>;
-  const usage = {} as RunUsage;
+  const usage = {} as UsageTotals;
   for (const k of USAGE_KEYS) usage[k] = Math.max(0, toInt(r[k], 0));
   const cost = typeof r.cost_usd === 'number' ? r.cost_usd : typeof r.cost_usd === 'string' ? Number(r.cost_usd) : NaN;
   if (Number.isFinite(cost) && cost >= 0) usage.cost_usd = cost;

@@ -53,4 +53,29 @@ describe('POST /api/v1/tasks done_criteria', () => {
     expect(run.criteria).toEqual(first.criteria);
     expect(fs.readdirSync(path.join(api.root, P, t)).filter((f) => f.startsWith('DONE')).sort()).toEqual(['DONE', `DONE.rejected-${first.id}`]);
   });
+
+  it('the /api/v1 task and run views show the same criteria as the project views', async () => {
+    const t = 'task-20260101-120000-critv1';
+    const criterion = '[ "$(ls "$JRUN_TASK_FOLDER/runs" | wc -l)" -ge 2 ]';
+    expect((await post({ ...base, task_id: t, config: { FAKE_AGENT_DONE: '1' }, done_criteria: [criterion] })).statusCode).toBe(201);
+    const detail = await waitUntil(async () => {
+      const d = (await api.app.inject({ method: 'GET', url: `/api/projects/${P}/tasks/${t}` })).json();
+      return d.done && d.criteria?.state === 'passed' ? d : undefined;
+    });
+    const v1 = (await api.app.inject({ method: 'GET', url: `/api/v1/tasks/${t}?project_id=${P}` })).json();
+    expect(v1.criteria).toEqual(detail.criteria);
+    expect(v1.criteria).toMatchObject({ commands: [{ command: criterion }], state: 'passed', rejected: 1 });
+    expect(v1.runs.map((r: { run_id: string; criteria?: unknown }) => [r.run_id, r.criteria])).toEqual(detail.runs.map((r: { id: string; criteria?: unknown }) => [r.id, r.criteria]));
+    const run = (await api.app.inject({ method: 'GET', url: `/api/v1/runs/${detail.runs[0].id}` })).json();
+    expect(run.criteria).toMatchObject({ passed: false, results: [{ command: criterion, exit_code: 1, passed: false }] });
+    // a task without criteria has none in either view
+    const plain = 'task-20260101-120000-nocrit';
+    expect((await post({ ...base, task_id: plain, config: { FAKE_AGENT_DONE: '1' } })).statusCode).toBe(201);
+    const plainV1 = await waitUntil(async () => {
+      const d = (await api.app.inject({ method: 'GET', url: `/api/v1/tasks/${plain}?project_id=${P}` })).json();
+      return d.status === 'all_finished' ? d : undefined;
+    });
+    expect(plainV1.criteria).toBeUndefined();
+    expect(plainV1.runs[0].criteria).toBeUndefined();
+  });
 });

@@ -31,6 +31,18 @@ describe('run-agent job batch / --follow, task cancel / delete / resume (built C
     expect(bad.stderr).toBe('Error: --task count (1) must match prompt count (2)\n');
   }, 30_000);
 
+  it('task --depends-on that closes a cycle is refused before the task folder exists (issue #32: one startTask check)', async () => {
+    const [a, b] = [taskId('cyc-a'), taskId('cyc-b')];
+    const dirA = layout.taskDir(PROJECT, a);
+    mkdirSync(dirA, { recursive: true });
+    writeFileSync(join(dirA, 'TASK.md'), 'a\n');
+    writeFileSync(join(dirA, 'TASK-CONFIG.yaml'), `depends_on:\n  - ${b}\n`);
+    const res = await run(['task', '--root', tmp.root, '--project', PROJECT, '--task', b, '--agent', 'claude', '--prompt', 'b', '--depends-on', a]);
+    expect(res.stderr).toBe(`Error: dependency cycle detected: ${a} -> ${b} -> ${a}\n`);
+    expect(res.code).toBe(1);
+    expect(existsSync(layout.taskDir(PROJECT, b))).toBe(false);
+  }, 30_000);
+
   it('job --follow prints the agent output while it runs', async () => {
     const task = taskId('follow');
     const result = await run(['job', '-f', '--root', tmp.root, '--project', PROJECT, '--task', task, '--agent', 'codex', '--prompt', 'x'], { FAKE_AGENT_TEXT: 'followed text' });

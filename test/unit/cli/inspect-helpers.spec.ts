@@ -5,7 +5,7 @@ import { parseSizeBytes } from '../../../apps/cli/src/commands/engine/gc.command
 import { renderLines } from '@app/storage';
 import { parseOutputFile } from '../../../apps/cli/src/commands/engine/output.command';
 import { buildBlock, installBlock, uninstallBlock } from '@app/runner';
-import { statusRowMatches, type StatusRow } from '@app/runner';
+import { taskStatusFilter, type StatusRow } from '@app/runner';
 import { compactPreview, formatAge, safeField } from '../../../apps/cli/src/commands/engine/support/activity';
 import { inferScope } from '../../../apps/cli/src/commands/engine/support/scope';
 import { formatTable } from '../../../apps/cli/src/commands/engine/support/table';
@@ -54,11 +54,11 @@ describe('inspection command helpers', () => {
 
   it('status filters map active, done, pending and plain statuses', () => {
     const row = (status: string, done = false): StatusRow => ({ task_id: 't', status, exit_code: null, latest_run: '', done, pid_alive: null });
-    expect(statusRowMatches(row('running'), 'active')).toBe(true);
-    expect(statusRowMatches(row('completed', true), 'done')).toBe(true);
-    expect(statusRowMatches(row('completed'), 'all_finished')).toBe(false);
-    expect(statusRowMatches(row('-'), 'pending')).toBe(true);
-    expect(statusRowMatches(row('Failed'), 'failed')).toBe(true);
+    expect(taskStatusFilter('active')!(row('running'))).toBe(true);
+    expect(taskStatusFilter('done')!(row('completed', true))).toBe(true);
+    expect(taskStatusFilter('all_finished')!(row('completed'))).toBe(false);
+    expect(taskStatusFilter('pending')!(row('-'))).toBe(true);
+    expect(taskStatusFilter('failed')!(row('Failed'))).toBe(true);
   });
 
   it('watch phases and the poll text', () => {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BUDGET_EXCEEDED_FILE, isRunStalled, NEEDS_INPUT_FILE, needsInputOf, PAUSED_FILE, RATE_LIMITED_FILE, taskCorruptReason, taskUsageView, type OpenQuestion, type TaskUsageView } from '@app/runner';
+import { BUDGET_EXCEEDED_FILE, isRunStalled, NEEDS_INPUT_FILE, needsInputOf, PAUSED_FILE, RATE_LIMITED_FILE, summarizeTask, taskCorruptReason, taskUsageView, type OpenQuestion, type TaskUsageView } from '@app/runner';
 import { blockedBy, DONE_FILE, hasDoneFile, LIVENESS_PROBE, LivenessProbe, readDependsOn, readRecordText, RunInfo, TASK_CONFIG_FILE, TASK_PROMPT_FILE } from '@app/storage';
 import { replicaRunView, type PendingTask } from '@app/scaleout';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
@@ -271,29 +271,22 @@ export class ProjectDataService {
       state = 'queued';
       v1Status = 'queued';
     }
-    const openQuestions = done || !has(NEEDS_INPUT_FILE) ? [] : needsInputOf(dir, this.ctx.layout.taskBus(p, t));
-    if (openQuestions.length) {
-      status = 'needs_input';
-      state = 'needs_input';
-      v1Status = 'needs_input';
-    }
-    const markers = has(PAUSED_FILE) || has(RATE_LIMITED_FILE) || has(BUDGET_EXCEEDED_FILE) || presentIn(this.ctx.index.entryNames(path.dirname(dir)))(PAUSED_FILE);
-    const usage = taskUsageView(this.ctx.root, p, t, done, runs.map((r) => r.info), markers ? undefined : {});
-    if (usage.hold && !running && !openQuestions.length) {
-      status = usage.hold;
-      state = usage.hold;
-      v1Status = usage.hold;
-    }
+    // a task submitted to a scale-out worker whose first record has not arrived yet
     const queued = !done && runs.length === 0 ? this.pending(p, t) : undefined;
     if (queued) {
       dependsOn = queued.dependsOn;
       blocked.splice(0, blocked.length, ...queued.blockedBy);
       status = state = v1Status = blocked.length ? 'blocked' : 'queued';
     }
+    const openQuestions = done || !has(NEEDS_INPUT_FILE) ? [] : needsInputOf(dir, this.ctx.layout.taskBus(p, t));
+    const markers = has(PAUSED_FILE) || has(RATE_LIMITED_FILE) || has(BUDGET_EXCEEDED_FILE) || presentIn(this.ctx.index.entryNames(path.dirname(dir)))(PAUSED_FILE);
+    const usage = taskUsageView(this.ctx.root, p, t, done, runs.map((r) => r.info), markers ? undefined : {});
     const latest = runs[runs.length - 1];
     // one bad record is that record's problem: the task shows `corrupt` and why, the rest answers as usual
     const corruptReason = taskCorruptReason(dir, has) ?? latest?.info.corrupt_reason;
-    if (corruptReason && !running) status = state = v1Status = 'corrupt';
+    // the one task-status rule (libs/runner/src/status/task-summary.ts) decides over the runs' status
+    const shown = summarizeTask({ status, running, openQuestions: openQuestions.length, hold: usage.hold, corruptReason });
+    if (shown.by) status = state = v1Status = shown.status;
     const stalled = latest?.info.status === 'running' && isRunStalled(latest.dir);
     const taskMdMtime = has(TASK_PROMPT_FILE) ? mtime(path.join(dir, TASK_PROMPT_FILE)) : undefined;
     let last = 0;

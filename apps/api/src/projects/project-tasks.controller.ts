@@ -2,7 +2,7 @@ import { Controller, Logger, Delete, Get, Headers, HttpCode, MessageEvent, Param
 import type { FastifyRequest } from 'fastify';
 import * as path from 'node:path';
 import { Observable } from 'rxjs';
-import { RunnerService, taskCriteriaView, type TaskUsageView } from '@app/runner';
+import { RunnerService, taskCriteriaView, taskStatusFilter, type TaskUsageView } from '@app/runner';
 import { applyTaskWrite, stopRunRouted } from '../tasks/scaleout-hooks';
 import { checkServableFile, runInfoFile, taskRunsDir } from '@app/storage';
 import { badRequest, conflict, notFound } from '../common/api-error';
@@ -21,22 +21,6 @@ import { fileSizeOf, lastLines, readFileContent, removeFolder } from './project-
 import { isDir, ProjectDataService, TaskSummary } from './project-data.service';
 import { addedRunFields, RUN_FILE_NAMES, runFilePath, RunRecord, toProjectRun, toRestQuestion, worktreeView } from './shapes';
 import { SSE_OPTIONS } from '../sse/slow-clients';
-
-const STATUS_FILTERS: Record<string, (t: TaskSummary) => boolean> = {
-  running: (t) => t.status === 'running',
-  active: (t) => t.status === 'running',
-  done: (t) => t.done,
-  all_finished: (t) => t.done,
-  failed: (t) => t.status === 'failed',
-  blocked: (t) => t.status === 'blocked',
-  queued: (t) => t.status === 'queued',
-  postponed: (t) => t.status === 'queued',
-  partial_failure: (t) => t.status === 'partial_failure',
-  needs_input: (t) => t.status === 'needs_input',
-  rate_limited: (t) => t.status === 'rate_limited',
-  paused: (t) => t.status === 'paused',
-  budget_exceeded: (t) => t.status === 'budget_exceeded',
-};
 
 /** #18: usage of the task's runs, rate-limit reset, pause and budget state (omitted when empty). */
 function usageFields(v: TaskUsageView): Record<string, unknown> {
@@ -88,8 +72,9 @@ export class ProjectTasksController {
     const newestFirst = (a: { taskId: string; createdAt: Date }, b: { taskId: string; createdAt: Date }) =>
       b.createdAt.getTime() - a.createdAt.getTime() || (a.taskId < b.taskId ? 1 : -1);
     const ids = this.data.taskIds(projectId, runs);
-    const filter = STATUS_FILTERS[(status ?? '').trim().toLowerCase()];
-    if (filter) return paginate(ids.map(summary).filter(filter).sort(newestFirst).map((t) => this.listItem(t)), limit, offset);
+    // the one status-filter table (libs/runner/src/status/task-summary.ts); an unknown name filters nothing
+    const filter = taskStatusFilter(status ?? '');
+    if (filter) return paginate(ids.map(summary).filter((t) => filter(t)).sort(newestFirst).map((t) => this.listItem(t)), limit, offset);
     // no status filter: order by creation time alone, summarise only the tasks on the page
     const keys = ids.map((taskId) => ({ taskId, createdAt: this.data.createdAt(projectId, taskId, byTask.get(taskId) ?? []) })).sort(newestFirst);
     return paginateMapped(keys, limit, offset, (k) => this.listItem(summary(k.taskId)));

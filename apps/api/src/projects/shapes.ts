@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runState, type RunInfo } from '@app/storage';
 import type { BusMessage } from '@app/messagebus';
-import type { AddedRunFields, BusMessage as RestMessage, FlatRun, OpenQuestion as RestQuestion, ProjectRun, RunFile, RunV1 } from '@app/contracts';
+import type { AddedRunFields, BusMessage as RestMessage, FlatRun, OpenQuestion as RestQuestion, ProjectRun, RunCriteriaView, RunFile, RunV1 } from '@app/contracts';
 import { readEgressBytes, readWorktreeRecord, taskQueueEntry, type OpenQuestion } from '@app/runner';
 import { formatTime, isZeroTime } from '../common/go-format';
 
@@ -66,6 +66,11 @@ function sandboxFields(runDir: string): Pick<ProjectRun & FlatRun, 'sandbox' | '
   return bytes ? { sandbox: 'bwrap', egress_bytes: bytes } : {};
 }
 
+/** The completion criteria checked when the run's agent wrote DONE (issue #33), as every run view shows them. */
+function runCriteria(i: RunInfo): RunCriteriaView | undefined {
+  return i.criteria ? { ...i.criteria, checked_at: formatTime(i.criteria.checked_at) } : undefined;
+}
+
 /** ProjectRun (api.md §1.3) plus the D12 superset the React run view reads. */
 export function toProjectRun(r: RunRecord, withFiles: boolean): ProjectRun {
   const i = r.info;
@@ -93,7 +98,7 @@ export function toProjectRun(r: RunRecord, withFiles: boolean): ProjectRun {
     session_id: orUndefined(i.session_id),
     resume_at: i.resume_at ? formatTime(i.resume_at) : undefined,
     usage: i.usage,
-    criteria: i.criteria ? { ...i.criteria, checked_at: formatTime(i.criteria.checked_at) } : undefined,
+    criteria: runCriteria(i),
     ...sandboxFields(r.dir),
     files: withFiles ? runFiles(r) : undefined,
   };
@@ -115,6 +120,7 @@ export function toRunV1(r: RunRecord): RunV1 {
     exit_code: exit === 0 ? undefined : exit,
     agent_version: orUndefined(i.agent_version),
     error_summary: orUndefined(i.error_summary),
+    criteria: runCriteria(i),
   };
 }
 

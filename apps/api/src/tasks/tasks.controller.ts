@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { taskCriteriaView } from '@app/runner';
 import { formatTime } from '../common/go-format';
 import { SelfUpdateService } from '../admin/self-update.service';
 import { checkId, isTaskKey } from '../common/ids';
@@ -66,7 +67,8 @@ export class TasksController {
     const loc = this.tasks.locate(checkId(id, 'task_id'), projectId);
     const { summary, body } = this.v1(loc.projectId, loc.taskId);
     const runs = [...summary.runs].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
-    return { ...body, worktree: worktreeView(this.data.taskDir(loc.projectId, loc.taskId)), runs: runs.length ? runs.map(toRunV1) : undefined };
+    const taskDir = this.data.taskDir(loc.projectId, loc.taskId);
+    return { ...body, worktree: worktreeView(taskDir), criteria: taskCriteriaView(taskDir, runs), runs: runs.length ? runs.map(toRunV1) : undefined };
   }
 
   /** #12: cancel (DONE + stop of its running runs, D6). */

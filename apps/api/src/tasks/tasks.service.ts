@@ -4,21 +4,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AGENT_TYPES, isAgentType, normalizeAgentType } from '@app/agents';
-import { checkTaskStart, hasSettings, refuseOrphanedAgent, RunnerService, validateTaskSettings, writeTaskSettings } from '@app/runner';
+import { RunnerService, TaskStartRefused, threadParentRef, validateTaskSettings } from '@app/runner';
 import { applyTaskWrite, queueNewTask, refuseUnroutedTaskWrites, stopTaskRouted } from './scaleout-hooks';
-import {
-  clearStopMarkers,
-  newRunInfo,
-  normalizeDependsOn,
-  runInfoFile,
-  StorageError,
-  validateNoDependencyCycle,
-  validateProjectId,
-  validateTaskId,
-  writeDependsOn,
-  writeRunInfo,
-  writeTaskPromptIfAbsent,
-} from '@app/storage';
+import { newRunInfo, runInfoFile, validateProjectId, validateTaskId, writeRunInfo } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { badRequest, conflict, notFound, unprocessable } from '../common/api-error';
 import { checkId } from '../common/ids';
@@ -27,7 +15,7 @@ import { AuditLogService } from '../security/audit-log.service';
 import { CreateTaskDto, ProcessImportDto } from './dto/create-task.dto';
 import { PlannerBridge } from './planner-bridge';
 import { LaunchRequest, TASK_LAUNCHER, TaskLauncher } from './task-launcher';
-import { resolveThreadParent, threadParentRef, writeThreadLink } from './thread-link';
+import { resolveThreadParent } from './thread-link';
 import { formatTime } from '../common/go-format';
 import { checkIsolation } from './worktree-request';
 import type { CreateTaskResponse } from '@app/contracts';
@@ -72,7 +60,6 @@ export class TasksService {
       if (!fs.existsSync(projectRoot)) throw badRequest(`project_root does not exist: ${projectRoot}`);
     }
     const isolation = await checkIsolation(body, projectRoot, this.data.taskDir(projectId, taskId));
-    const dependsOn = body.depends_on !== undefined ? normalizeDependsOn(taskId, body.depends_on) : undefined;
     const settings = validateTaskSettings({
       max_tokens: body.max_tokens,
       max_cost_usd: body.max_cost_usd,
@@ -89,42 +76,36 @@ export class TasksService {
     if (body.process_import) checkProcessImport(body.process_import);
     if (body.config && Object.values(body.config).some((v) => typeof v !== 'string')) throw badRequest('config values must be strings');
 
-    const taskDir = this.data.taskDir(projectId, taskId);
-    if (!body.process_import && !this.ctx.disableTaskStart) {
-      // 422 for what a started loop would fail on at once (missing CLI, bad agent config).
-      try {
-        await checkTaskStart({ config: this.ctx.config, agent: agentType, prompt: body.prompt, taskDir, env: body.config, cwd: projectRoot ?? taskDir });
-      } catch (err) {
-        throw unprocessable((err as Error).message, { agent_type: agentType });
-      }
-    }
-    if (dependsOn?.length) {
-      try {
-        validateNoDependencyCycle(this.ctx.root, projectId, taskId, dependsOn);
-      } catch (err) {
-        if (err instanceof StorageError && err.code === 'CONFLICT') throw conflict(err.message, { task_id: taskId });
-        throw err;
-      }
-    }
-    // never a second agent next to a live one whose runner died (issue #11): 409 naming its pid
-    if (!body.process_import) refuseOrphanedAgent(taskDir, projectId, taskId);
+    // the one start-a-task use case (libs/runner/src/tasks/start-task.ts): checks, then files and the first run
+    const start = {
+      layout: this.ctx.layout,
+      config: this.ctx.config,
+      projectId,
+      taskId,
+      prompt: body.prompt,
+      agent: agentType,
+      env: body.config,
+      cwd: projectRoot,
+      dependsOn: body.depends_on,
+      settings,
+      resume: attachMode === 'resume',
+      threadParent: parentMessage,
+      linkedAt: formatTime(new Date()),
+      // 422 for what a started loop would fail on at once (missing CLI, bad agent config)
+      skipPreflight: !!body.process_import || !!this.ctx.disableTaskStart,
+      // never a second agent next to a live one whose runner died (issue #11): 409 naming its pid
+      refuseOrphan: !body.process_import,
+    };
     if (this.ctx.scaleout && !this.ctx.disableTaskStart) {
       // the worker creates the files; the replica is written only by replication
+      const { dependsOn } = await refusal(this.runner.checkStartTask(start), agentType, taskId);
       const threadParent = parentMessage && threadParentRef(parentMessage);
-      const launch = { projectId, taskId, prompt: body.prompt, agentType, config: body.config, projectRoot, attachMode, isolation, dependsOn, settings, threadParent, linkedAt: formatTime(new Date()) };
+      const launch = { projectId, taskId, prompt: body.prompt, agentType, config: body.config, projectRoot, attachMode, isolation, dependsOn, settings, threadParent, linkedAt: start.linkedAt };
       const { runId, held } = await queueNewTask({ ...this.ctx, scaleout: this.ctx.scaleout }, launch);
       this.audit.record(req, { endpoint: 'POST /api/v1/tasks', project_id: projectId, task_id: taskId, run_id: runId, payload: { ...body, attach_mode: attachMode, depends_on: dependsOn, project_root: projectRoot } });
       return { project_id: projectId, task_id: taskId, run_id: runId, status: held ? 'queued' : 'started', depends_on: dependsOn?.length ? dependsOn : undefined };
     }
-    fs.mkdirSync(taskDir, { recursive: true });
-    // an explicit resume restarts a stopped or cancelled task: its stop markers are satisfied
-    if (attachMode === 'resume') clearStopMarkers(taskDir);
-    if (dependsOn !== undefined) writeDependsOn(taskDir, dependsOn);
-    if (hasSettings(settings)) writeTaskSettings(taskDir, settings);
-    // stored verbatim, plus a newline when missing (writeTaskPromptIfAbsent appends one)
-    writeTaskPromptIfAbsent(taskDir, body.prompt.endsWith('\n') ? body.prompt.slice(0, -1) : body.prompt);
-    const { runId, dir: runDir } = this.ctx.layout.allocateRunDir(projectId, taskId);
-    if (parentMessage) await writeThreadLink(this.ctx.layout, { projectId, taskId, runId, prompt: body.prompt }, parentMessage);
+    const { runId, runDir, dependsOn } = await refusal(this.runner.startTask(start), agentType, taskId);
     this.audit.record(req, {
       endpoint: 'POST /api/v1/tasks',
       project_id: projectId,
@@ -178,6 +159,17 @@ export class TasksService {
     void stopTaskRouted(this.ctx.scaleout, this.runner, { projectId, taskId, dir: taskDir }, { graceMs: this.ctx.stopGraceMs, stoppedBy: 'api task cancel' }).catch((err) => this.logger.warn(`stop task ${projectId}/${taskId}: ${(err as Error).message}`));
     this.audit.record(req, { endpoint: 'DELETE /api/v1/tasks/{task_id}', project_id: projectId, task_id: taskId, payload: { stopped_runs: running.length } });
     return { stopped_runs: running.length };
+  }
+}
+
+/** A refused start as the API answers it: the agent preflight 422 (naming the agent), a dependency cycle 409. */
+async function refusal<T>(start: Promise<T>, agentType: string, taskId: string): Promise<T> {
+  try {
+    return await start;
+  } catch (err) {
+    if (err instanceof TaskStartRefused && err.stage === 'preflight') throw unprocessable(err.message, { agent_type: agentType });
+    if (err instanceof TaskStartRefused && err.stage === 'cycle') throw conflict(err.message, { task_id: taskId });
+    throw err;
   }
 }
 

@@ -1,9 +1,7 @@
 import * as fs from 'node:fs';
-import { BusMessage, BusWriter, readMessages } from '@app/messagebus';
-import { threadParentMessage, writeThreadChild, type ThreadParentRef } from '@app/runner';
+import { BusMessage, readMessages } from '@app/messagebus';
 import type { RunsLayout } from '@app/storage';
 import { badRequest, conflict, notFound } from '../common/api-error';
-import { formatTime } from '../common/go-format';
 import { checkId } from '../common/ids';
 import type { ThreadParentDto } from './dto/create-task.dto';
 
@@ -29,16 +27,3 @@ export function resolveThreadParent(layout: RunsLayout, tp: ThreadParentDto): Bu
   }
   return msg;
 }
-
-/** Writes TASK-THREAD-LINK.yaml and the two USER_REQUEST messages that tie child and parent (single host). */
-export async function writeThreadLink(
-  layout: RunsLayout,
-  child: { projectId: string; taskId: string; runId: string; prompt: string },
-  parent: BusMessage,
-): Promise<void> {
-  const ref = threadParentRef(parent);
-  const childMsg = await writeThreadChild(layout.root, child, ref, { linkedAt: formatTime(new Date()) });
-  await new BusWriter(layout.taskBus(parent.project_id, parent.task_id)).append(threadParentMessage(ref, child, childMsg.msg_id));
-}
-
-export const threadParentRef = (m: BusMessage): ThreadParentRef => ({ project_id: m.project_id, task_id: m.task_id, run_id: m.run_id, msg_id: m.msg_id, type: m.type });

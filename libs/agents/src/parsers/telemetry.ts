@@ -1,25 +1,16 @@
+import type { UsageTotals } from '@app/contracts';
 import { isRecord, linesOf, parseJsonObject, StreamInput } from './lines';
 
-/** Token usage of one run (run-info.yaml `usage:`); cost only when the CLI reports it. */
-export interface TokenUsage {
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  cost_usd?: number;
-  /** The run was cut off (connection dropped, stopped, timed out): this is what its stream had reported. */
-  partial?: boolean;
-}
 
 /** What a run's stream says besides its text: usage, the CLI's own session id, a rate limit. */
 export interface StreamTelemetry {
-  usage?: TokenUsage;
+  usage?: UsageTotals;
   session_id?: string;
   /** The provider refused the run until this time (rate limit / usage cap). */
   rate_limited_until?: Date;
 }
 
-export const EMPTY_USAGE: TokenUsage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
+export const EMPTY_USAGE: UsageTotals = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
@@ -41,9 +32,9 @@ export function resetFromText(text: string, now: Date = new Date()): Date {
   return new Date(now.getTime() + ms);
 }
 
-function add(a: TokenUsage | undefined, b: TokenUsage): TokenUsage {
+function add(a: UsageTotals | undefined, b: UsageTotals): UsageTotals {
   if (!a) return { ...b };
-  const out: TokenUsage = {
+  const out: UsageTotals = {
     input_tokens: a.input_tokens + b.input_tokens,
     output_tokens: a.output_tokens + b.output_tokens,
     cache_read_tokens: a.cache_read_tokens + b.cache_read_tokens,
@@ -61,8 +52,8 @@ function add(a: TokenUsage | undefined, b: TokenUsage): TokenUsage {
  */
 export function parseClaudeTelemetry(input: StreamInput): StreamTelemetry {
   const out: StreamTelemetry = {};
-  let result: TokenUsage | undefined;
-  let messages: TokenUsage | undefined;
+  let result: UsageTotals | undefined;
+  let messages: UsageTotals | undefined;
   const seen = new Set<string>();
   for (const line of linesOf(input)) {
     if (!line.includes('"session_id"') && !line.includes('"usage"') && !line.includes('rate_limit')) continue;

@@ -1,6 +1,6 @@
 import { AgentError } from '../agents.errors';
 import { RestAgentConfig, RestRunContext, RestRunResult } from '../agent.types';
-import { TokenUsage } from '../parsers/telemetry';
+import type { UsageTotals } from '@app/contracts';
 import { isRecord } from '../parsers/lines';
 import { RunOutputFiles } from './output-files';
 import { DEFAULT_IDLE_STREAM_TIMEOUT_MS, RestBackendOptions } from './rest-options';
@@ -17,7 +17,7 @@ interface StreamState {
   citations: string[];
   searchResultUrls: string[];
   /** Perplexity repeats the running usage on chunks; the last one is the request's total. */
-  usage?: TokenUsage;
+  usage?: UsageTotals;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { TokenUsage } from '../parsers/telemetry';
+import type { UsageTotals } from '@app/contracts';
 import { isRecord } from '../parsers/lines';
 
 /** xAI reports cost in ticks: 1 USD = 10^10 ticks. */
@@ -13,11 +13,11 @@ const money = (v: unknown): number | undefined => (typeof v === 'number' && Numb
  * `prompt_tokens_details.cached_tokens` (cache reads); cost from Perplexity's `cost.total_cost`
  * (USD) or xAI's `cost_in_usd_ticks`. Undefined when the object carries no usage.
  */
-export function restUsage(body: unknown): TokenUsage | undefined {
+export function restUsage(body: unknown): UsageTotals | undefined {
   if (!isRecord(body) || !isRecord(body.usage)) return undefined;
   const u = body.usage;
   if (u.prompt_tokens === undefined && u.completion_tokens === undefined) return undefined;
-  const out: TokenUsage = {
+  const out: UsageTotals = {
     input_tokens: count(u.prompt_tokens),
     output_tokens: count(u.completion_tokens),
     cache_read_tokens: isRecord(u.prompt_tokens_details) ? count(u.prompt_tokens_details.cached_tokens) : 0,
@@ -36,13 +36,13 @@ const PARTIAL_USAGE = Symbol('partialUsage');
  * The error that cut a REST run off, carrying the usage its stream had reported by then (a
  * budget counts what was spent even when the answer never completed). Returns `err` itself.
  */
-export function withPartialUsage<E>(err: E, usage: TokenUsage | undefined): E {
+export function withPartialUsage<E>(err: E, usage: UsageTotals | undefined): E {
   if (usage && typeof err === 'object' && err !== null) Object.defineProperty(err, PARTIAL_USAGE, { value: usage, configurable: true });
   return err;
 }
 
 /** The usage a cut-off REST run had received (marked `partial`), if its error carries any. */
-export function partialUsageOf(err: unknown): TokenUsage | undefined {
-  const usage = typeof err === 'object' && err !== null ? (err as { [PARTIAL_USAGE]?: TokenUsage })[PARTIAL_USAGE] : undefined;
+export function partialUsageOf(err: unknown): UsageTotals | undefined {
+  const usage = typeof err === 'object' && err !== null ? (err as { [PARTIAL_USAGE]?: UsageTotals })[PARTIAL_USAGE] : undefined;
   return usage ? { ...usage, partial: true } : undefined;
 }

@@ -1,6 +1,6 @@
 import { AgentError } from '../agents.errors';
 import { RestAgentConfig, RestRunContext, RestRunResult } from '../agent.types';
-import { TokenUsage } from '../parsers/telemetry';
+import type { UsageTotals } from '@app/contracts';
 import { isRecord } from '../parsers/lines';
 import { lookupEnv, RunOutputFiles } from './output-files';
 import { DEFAULT_IDLE_STREAM_TIMEOUT_MS, RestBackendOptions } from './rest-options';
@@ -68,7 +68,7 @@ export async function runXai(ctx: RestRunContext, config: RestAgentConfig = {}, 
       return single.usage ? { usage: single.usage } : {};
     }
     if (!response.body) throw new AgentError('STREAM', 'xai response has no body');
-    let usage: TokenUsage | undefined;
+    let usage: UsageTotals | undefined;
     try {
       for await (const payload of sseDataEvents(response.body, { idleTimeoutMs: opts.idleTimeoutMs ?? DEFAULT_IDLE_STREAM_TIMEOUT_MS, controller })) {
         if (payload === '[DONE]') break;
@@ -108,7 +108,7 @@ function chunkContent(chunk: unknown): string {
   return str(choice?.delta, 'content') || str(choice?.message, 'content') || str(choice, 'text');
 }
 
-async function singleResponse(response: Response): Promise<{ content: string; usage?: TokenUsage }> {
+async function singleResponse(response: Response): Promise<{ content: string; usage?: UsageTotals }> {
   let body: unknown;
   try {
     body = await response.json();

@@ -1,22 +1,12 @@
+import type { TaskCriteriaInfo } from '@app/contracts';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRunInfo, RunInfo, runInfoIn, taskRunsDir } from '@app/storage';
 import { formatGoDuration } from '../go-duration';
 import { readTaskSettings, TASK_SETTINGS_FILE, taskSettingsProblem } from '../usage/task-settings';
 
-/** A task's completion criteria and its latest check, for status, the API and the dashboard (issue #33). */
-export interface TaskCriteriaView {
-  /** The stored commands (timeout: a Go duration, when the command has its own). */
-  commands: { command: string; timeout?: string }[];
-  /** pending: never checked yet; unresolvable: requested but empty or unreadable (fails closed). */
-  state: 'pending' | 'passed' | 'failed' | 'unresolvable';
-  reason?: string;
-  /** The run whose DONE was checked last, and when. */
-  run_id?: string;
-  checked_at?: string;
-  /** How many DONEs the criteria rejected so far. */
-  rejected: number;
-}
+/** A task's completion criteria and its latest check, for status, the API and the dashboard (issue #33): the wire type. */
+export type TaskCriteriaView = TaskCriteriaInfo;
 
 /** Undefined when the task has no criteria (its TASK-SETTINGS.yaml does not mention done_criteria). */
 export function taskCriteriaView(taskDir: string, runs?: { runId: string; info: RunInfo }[]): TaskCriteriaView | undefined {

@@ -15,6 +15,7 @@ import { needsInputOf } from '../needs-input';
 import { taskUsageView, type TaskUsageView } from '../usage/task-view';
 import { collectActivity, rfc3339Seconds as rfc3339, utcSecond, type ActivitySignals } from './activity';
 import { dependsOnOrNone, taskCorruptReason } from '../records/records';
+import { summarizeTask, taskStatusFilter } from './task-summary';
 
 function mtimeOf(path: string): Date | undefined {
   try {
@@ -61,8 +62,6 @@ export interface RunRow {
   duration: string;
 }
 
-export const TASK_STATUS_FILTERS = ['running', 'active', 'done', 'all_finished', 'failed', 'stopped', 'cancelled', 'blocked', 'queued', 'partial_failure', 'needs_input', 'rate_limited', 'paused', 'budget_exceeded', 'corrupt'];
-
 function latestReadableRun(index: StorageIndex, project: string, task: string, runs: string[]): { runId: string; info: RunInfo } | undefined {
   for (let i = runs.length - 1; i >= 0; i--) {
     try {
@@ -101,18 +100,12 @@ export function buildTaskRow(index: StorageIndex, project: string, task: string,
     else if (row.done) row.latest_status = 'done';
   }
   const open = row.done ? [] : needsInputOf(taskDir, layout.taskBus(project, task));
-  if (open.length) {
-    row.latest_status = 'needs_input';
-    row.open_questions = open.length;
-  }
+  if (open.length) row.open_questions = open.length;
   const { hold, ...usage } = taskUsageView(layout.root, project, task, row.done);
-  if (hold && !open.length && row.latest_status !== 'running') row.latest_status = hold;
   Object.assign(row, usage);
   const corrupt = taskCorruptReason(taskDir) ?? latest?.info.corrupt_reason;
-  if (corrupt) {
-    row.corrupt_reason = corrupt;
-    if (row.latest_status !== 'running') row.latest_status = 'corrupt';
-  }
+  if (corrupt) row.corrupt_reason = corrupt;
+  row.latest_status = summarizeTask({ status: row.latest_status, running: row.latest_status === 'running', openQuestions: open.length, hold, corruptReason: corrupt }).status;
   if (activity) {
     const info = latest?.info;
     row.activity = collectActivity(
@@ -131,32 +124,11 @@ export function buildTaskRow(index: StorageIndex, project: string, task: string,
   return row;
 }
 
-/** Applies `--status`; returns undefined for an unknown filter (callers warn and show all). */
+/** Applies `--status` (the one filter table); returns undefined for an unknown filter (callers warn and show all). */
 export function filterTaskRows(rows: TaskRow[], filter: string): TaskRow[] | undefined {
-  switch (filter.toLowerCase()) {
-    case '':
-      return rows;
-    case 'running':
-    case 'active':
-      return rows.filter((r) => r.latest_status === 'running');
-    case 'done':
-    case 'all_finished':
-      return rows.filter((r) => r.done);
-    case 'failed':
-    case 'stopped':
-    case 'cancelled':
-    case 'blocked':
-    case 'queued':
-    case 'partial_failure':
-    case 'needs_input':
-    case 'rate_limited':
-    case 'paused':
-    case 'budget_exceeded':
-    case 'corrupt':
-      return rows.filter((r) => r.latest_status === filter.toLowerCase());
-    default:
-      return undefined;
-  }
+  if (filter.trim() === '') return rows;
+  const keep = taskStatusFilter(filter);
+  return keep && rows.filter((r) => keep({ status: r.latest_status, done: r.done }));
 }
 
 export function buildRunRow(index: StorageIndex, project: string, task: string, runId: string): RunRow {

@@ -9,6 +9,7 @@ import { collectActivity, type ActivitySignals } from './activity';
 import { worktreeStatus, type WorktreeStatus } from './worktree-status';
 import { dependsOnOrNone, taskCorruptReason } from '../records/records';
 import { taskCriteriaView, type TaskCriteriaView } from '../criteria/criteria-view';
+import { summarizeTask } from './task-summary';
 
 export { worktreeCells } from './worktree-cells';
 
@@ -98,20 +99,14 @@ export function buildStatusRow(
     if (row.status === 'running' && isRunStalled(join(taskDir, 'runs', row.latest_run))) row.stalled = true;
   }
   const open = row.done ? [] : needsInputOf(taskDir, layout.taskBus(project, task));
-  if (open.length) {
-    row.status = 'needs_input';
-    row.open_questions = open.length;
-  }
+  if (open.length) row.open_questions = open.length;
   const { hold, ...usage } = taskUsageView(layout.root, project, task, row.done);
-  if (hold && !open.length && row.status !== 'running') row.status = hold;
   Object.assign(row, usage);
   const criteria = taskCriteriaView(taskDir);
   if (criteria) row.criteria = criteria;
   const corrupt = taskCorruptReason(taskDir) ?? info?.corrupt_reason;
-  if (corrupt) {
-    row.corrupt_reason = corrupt;
-    if (row.status !== 'running') row.status = 'corrupt';
-  }
+  if (corrupt) row.corrupt_reason = corrupt;
+  row.status = summarizeTask({ status: row.status, running: row.status === 'running', openQuestions: open.length, hold, corruptReason: corrupt }).status;
 
   if (activity.enabled) {
     const start = info?.start_time && info.start_time.getTime() > ZERO_TIME_MS ? info.start_time : undefined;
@@ -129,41 +124,6 @@ export function buildStatusRow(
     );
   }
   return row;
-}
-
-/** The values `status --status` accepts (anything else is refused with a did-you-mean). */
-export const STATUS_ROW_FILTERS = [
-  'running',
-  'active',
-  'completed',
-  'failed',
-  'stopped',
-  'cancelled',
-  'unknown',
-  'queued',
-  'blocked',
-  'needs_input',
-  'rate_limited',
-  'paused',
-  'budget_exceeded',
-  'corrupt',
-  'done',
-  'all_finished',
-  'pending',
-];
-
-export function statusRowMatches(row: StatusRow, filter: string): boolean {
-  switch (filter) {
-    case 'active':
-      return row.status.toLowerCase() === 'running';
-    case 'done':
-    case 'all_finished':
-      return row.done;
-    case 'pending':
-      return row.status === '-';
-    default:
-      return row.status.toLowerCase() === filter;
-  }
 }
 
 /** One task as `watch --json` reports it. */

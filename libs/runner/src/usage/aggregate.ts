@@ -1,17 +1,18 @@
-import { RunInfo, RunsLayout, RunUsage } from '@app/storage';
+import type { CursorPaged, UsageReport as WireUsageReport, UsageRow, UsageTotals } from '@app/contracts';
+import { RunInfo, RunsLayout } from '@app/storage';
 import { allRuns, descendantRuns, ScannedRun, taskRuns } from '../run-scan';
 import { sumEgressBytes } from './egress-bytes';
 
-export const ZERO_USAGE: RunUsage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
+export const ZERO_USAGE: UsageTotals = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
 
 /** Tokens counted against `max_tokens`: input + output (cache reads and writes are reported, not counted). */
-export function totalTokens(u: RunUsage): number {
+export function totalTokens(u: UsageTotals): number {
   return u.input_tokens + u.output_tokens;
 }
 
-export function addUsage(a: RunUsage, b: RunUsage | undefined): RunUsage {
+export function addUsage(a: UsageTotals, b: UsageTotals | undefined): UsageTotals {
   if (!b) return a;
-  const out: RunUsage = {
+  const out: UsageTotals = {
     input_tokens: a.input_tokens + b.input_tokens,
     output_tokens: a.output_tokens + b.output_tokens,
     cache_read_tokens: a.cache_read_tokens + b.cache_read_tokens,
@@ -25,7 +26,7 @@ function round6(n: number): number {
   return Math.round(n * 1e6) / 1e6;
 }
 
-export function sumUsage(infos: Iterable<RunInfo>): RunUsage {
+export function sumUsage(infos: Iterable<RunInfo>): UsageTotals {
   let total = { ...ZERO_USAGE };
   for (const i of infos) total = addUsage(total, i.usage);
   return total;
@@ -47,28 +48,8 @@ export function taskTreeRuns(root: string, projectId: string, taskId: string, al
   return out;
 }
 
-export interface UsageRow {
-  key: string;
-  runs: number;
-  usage: RunUsage;
-  total_tokens: number;
-}
-
-export interface UsageReport {
-  project_id?: string;
-  task_id?: string;
-  since?: string;
-  runs: number;
-  usage: RunUsage;
-  total_tokens: number;
-  /** Present for a task: its runs plus all descendant runs. */
-  tree?: { runs: number; usage: RunUsage; total_tokens: number };
-  by_agent: UsageRow[];
-  by_task: UsageRow[];
-  by_project: UsageRow[];
-  /** Bytes the selected sandboxed runs moved through their egress proxies, per `host:port` (absent when none was sandboxed). */
-  egress_bytes?: Record<string, number>;
-}
+/** The report without its page fields (the API pages its rows). */
+export type UsageReport = Omit<WireUsageReport, keyof CursorPaged>;
 
 export interface UsageQuery {
   root: string;
@@ -84,7 +65,7 @@ export function compareUsageKeys(a: string, b: string): number {
 }
 
 function rows(runs: ScannedRun[], keyOf: (i: RunInfo) => string): UsageRow[] {
-  const map = new Map<string, { runs: number; usage: RunUsage }>();
+  const map = new Map<string, { runs: number; usage: UsageTotals }>();
   for (const r of runs) {
     const k = keyOf(r.info);
     const row = map.get(k) ?? { runs: 0, usage: { ...ZERO_USAGE } };

@@ -1,4 +1,5 @@
-import { RunInfo, RunsLayout, RunUsage } from '@app/storage';
+import type { UsageTotals } from '@app/contracts';
+import { RunInfo, RunsLayout } from '@app/storage';
 import { taskRuns } from '../run-scan';
 import { sumUsage, totalTokens } from './aggregate';
 import { taskHoldState, type TaskHoldState } from './markers';
@@ -12,7 +13,7 @@ export interface TaskUsageView {
   resume_at?: string;
   budget_exceeded?: string;
   paused?: 'task' | 'project';
-  usage?: RunUsage & { total_tokens: number };
+  usage?: UsageTotals & { total_tokens: number };
 }
 
 /** `runInfos`: the task's run-infos when the caller already read them (the API's cached index). */

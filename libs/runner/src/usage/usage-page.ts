@@ -1,5 +1,6 @@
 import { type CursorPage, cursorPage, parsePageQuery, type PageQuery } from '@app/storage';
-import { compareUsageKeys, type UsageReport, type UsageRow } from './aggregate';
+import type { UsageRow } from '@app/contracts';
+import { compareUsageKeys, type UsageReport } from './aggregate';
 
 /** The row lists of a usage report, in the order they are paged: agents, then projects, then tasks. */
 const LISTS = [

@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { Command, Option } from 'nest-commander';
 import { ScopeOptionParsers } from './support/scope-options';
-import { buildRunForest, buildStatusRow, criteriaCell, latestRunTree, STATUS_ROW_FILTERS, statusRowMatches, worktreeCells, type RunNode, type StatusRow } from '@app/runner';
+import { buildRunForest, buildStatusRow, criteriaCell, latestRunTree, TASK_STATUS_FILTER_NAMES, taskStatusFilter, worktreeCells, type RunNode, type StatusRow } from '@app/runner';
 import {
   existingProjectDir,
   existingTaskDir,
@@ -74,7 +74,8 @@ export class StatusCommand extends ScopeOptionParsers {
     const task = options.task?.trim() ? validateTaskId(options.task.trim()) : undefined;
     const filterText = (options.status ?? '').trim();
     const filter = filterText.toLowerCase();
-    if (filter && !STATUS_ROW_FILTERS.includes(filter)) throw new UsageError(invalidChoice('--status', filterText, STATUS_ROW_FILTERS));
+    const keep = filter ? taskStatusFilter(filter) : undefined;
+    if (filter && !keep) throw new UsageError(invalidChoice('--status', filterText, TASK_STATUS_FILTER_NAMES));
 
     const layout = new RunsLayout(root);
     const projectDir = existingProjectDir(layout, project);
@@ -88,7 +89,7 @@ export class StatusCommand extends ScopeOptionParsers {
 
     const probe = this.probe;
     const activity = { enabled: !!options.activity, driftAfterMs };
-    const rows = tasks.map((t) => buildStatusRow(layout, project, t, probe, activity)).filter((r) => !filter || statusRowMatches(r, filter));
+    const rows = tasks.map((t) => buildStatusRow(layout, project, t, probe, activity)).filter((r) => !keep || keep(r));
     if (options.tree) {
       const forest = buildRunForest(this.indexFor(root), project);
       process.stdout.write(renderStatusTree(rows.map((row) => ({ row, tree: latestRunTree(forest, row.task_id) })), !!options.json));

@@ -1,5 +1,5 @@
 import { Command, Option } from 'nest-commander';
-import { checkTaskStart, DEFAULT_RESTART_DELAY_MS, RunnerService, TaskResult } from '@app/runner';
+import { DEFAULT_RESTART_DELAY_MS, RunnerService, TaskResult } from '@app/runner';
 import { RunsLayout } from '@app/storage';
 import { collect } from './support/options';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
@@ -41,12 +41,13 @@ export class TaskCommand extends LoopFlagParsers {
     const loaded = loadRunConfig(flags.config);
     const root = runRoot(flags.root, loaded);
     const scope = resolveScope(flags, root, { generate: true, inferTask: false });
-    // A start that cannot succeed leaves no task folder behind.
-    const taskDir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
-    await checkTaskStart({ config: loaded.config, agent: flags.agent, prompt, taskDir, env: agentCallerEnv(loaded), cwd: cwd ?? taskDir });
+    // A start that cannot succeed leaves no task folder behind: the start-a-task use case's checks
+    // (the loop seeds the task's files itself, under its lock).
+    const layout = new RunsLayout(root);
+    const { taskDir } = await this.runner.checkStartTask({ layout, config: loaded.config, projectId: scope.projectId, taskId: scope.taskId, prompt, agent: flags.agent, env: agentCallerEnv(loaded), cwd, dependsOn: flags.dependsOn });
     if (scope.generated) process.stderr.write(`task: ${scope.taskId}\n`);
     const progress = startTaskProgress({
-      busPath: new RunsLayout(root).taskBus(scope.projectId, scope.taskId),
+      busPath: layout.taskBus(scope.projectId, scope.taskId),
       taskDir,
       taskId: scope.taskId,
       restartDelayMs: settings.restartDelayMs ?? DEFAULT_RESTART_DELAY_MS,

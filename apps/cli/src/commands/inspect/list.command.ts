@@ -8,7 +8,7 @@ import { durationFlag } from '../engine/support/options';
 import { resolveRoot } from '../engine/support/runs-root';
 import { formatTable, localMinute } from '../engine/support/table';
 import { goJson } from './go-json';
-import { buildRunForest, buildRunRow, buildTaskRow, filterTaskRows, RunRow, runsDirOf, TASK_STATUS_FILTERS, TaskRow } from '@app/runner';
+import { buildRunForest, buildRunRow, buildTaskRow, filterTaskRows, RunRow, runsDirOf, TASK_STATUS_FILTER_NAMES, taskStatusFilter, TaskRow } from '@app/runner';
 import { checkTreeFlags, renderRunTree } from '../engine/support/run-tree-view';
 
 interface ListOptions {
@@ -77,7 +77,7 @@ export class ListCommand extends ScopeOptionParsers {
       throw new UsageError((err as Error).message);
     }
     const filter = (options.status ?? '').trim();
-    if (filter && !TASK_STATUS_FILTERS.includes(filter.toLowerCase())) throw new UsageError(invalidChoice('--status', filter, TASK_STATUS_FILTERS));
+    if (filter && !taskStatusFilter(filter)) throw new UsageError(invalidChoice('--status', filter, TASK_STATUS_FILTER_NAMES));
     const driftAfterMs = options.driftAfter !== undefined ? durationFlag(options.driftAfter, '--drift-after') : DEFAULT_DRIFT_AFTER_MS;
     const root = resolveRoot(options.root, process.env, options.config);
     const index = this.indexFor(root);

@@ -1,5 +1,6 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { usageReport, type UsageReport, type UsageRow } from '@app/runner';
+import type { UsageRow } from '@app/contracts';
+import { usageReport, type UsageReport } from '@app/runner';
 import { existingProjectDir, existingTaskDir, RunsLayout, validateProjectId, validateTaskId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { asCliError } from '../engine/job-common';
