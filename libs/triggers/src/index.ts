@@ -8,3 +8,8 @@ export * from './slots';
 export * from './template';
 export { readScheduleRecord, readTokenHash, writeTokenHash, sha256Hex, triggersStateDir } from './state';
 export type { ScheduleRecord, ScheduleRun } from './state';
+export * from './forge/forge-tasks';
+export * from './forge/github-events';
+export * from './forge/github-inbound.service';
+export { listLinks, readLink, writeLink, githubStateDir } from './forge/github-store';
+export type { GithubLink } from './forge/github-store';
