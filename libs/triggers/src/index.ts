@@ -13,3 +13,5 @@ export * from './forge/github-events';
 export * from './forge/github-inbound.service';
 export { listLinks, readLink, writeLink, githubStateDir } from './forge/github-store';
 export type { GithubLink } from './forge/github-store';
+export * from './prune';
+export { idempotencyDir } from './state';

@@ -1,13 +1,14 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { verify } from '@octokit/webhooks-methods';
 import { randomSlug, utcStamp } from '@app/storage';
+import { RecordPruner } from '../prune';
 import { slugOf } from '../scheduler.service';
 import { renderPrompt } from '../template';
 import { TriggerError } from '../task-starter';
 import { TRIGGERS_OPTIONS, TriggersOptions } from '../triggers.options';
 import { FORGE_TASKS, ForgeTasks } from './forge-tasks';
 import { decideGithubEvent, GithubAction } from './github-events';
-import { deliverySeen, forgetDelivery, GithubLink, readLink, recordDelivery, removeLink, writeLink } from './github-store';
+import { deliverySeen, forgetDelivery, githubDeliveriesDir, GithubLink, readLink, recordDelivery, removeLink, writeLink } from './github-store';
 
 export interface GithubDelivery {
   /** `X-GitHub-Event`. */
@@ -43,6 +44,8 @@ const EVENT_NAME = /^[a-z_]{1,64}$/;
 export class GithubInboundService {
   private readonly logger = new Logger('forge');
   private chain: Promise<unknown> = Promise.resolve();
+  /** Delivery records are kept for a bounded window (prune.ts); GitHub redelivers for 3 days at most. */
+  private readonly pruner = new RecordPruner();
 
   constructor(
     @Inject(TRIGGERS_OPTIONS) private readonly opts: TriggersOptions,
@@ -78,6 +81,7 @@ export class GithubInboundService {
     const action = decideGithubEvent(this.opts.forge!.github!, event, payload);
     if (action.kind === 'ignore') return { delivery: id, event, outcome: 'ignored', reason: action.reason };
     if (action.kind === 'pong') return { delivery: id, event, outcome: 'pong' };
+    this.pruner.maybePrune(githubDeliveriesDir(root));
     recordDelivery(root, id, event); // before acting: a redelivery never acts twice
     try {
       return { delivery: id, event, ...(await this.act(action)) };
