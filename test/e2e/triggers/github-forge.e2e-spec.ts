@@ -7,13 +7,14 @@
  * Needs `npm run build` (bin/conductor).
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sign } from '@octokit/webhooks-methods';
 import { readMessages } from '@app/messagebus';
 import { RunsLayout } from '@app/storage';
-import { readLink, writeLink } from '@app/triggers';
+import { githubStateDir, readLink, sha256Hex, writeLink } from '@app/triggers';
+import { gitSync, makeRepo } from '../../utils/git-repo';
 import { webhookReceiver, WebhookReceiver } from '../../utils/webhook-receiver';
 import { getJson, RunningServer, startConductor, waitFor, writeConfig, writeFakeAgent } from '../server/helpers';
 
@@ -27,10 +28,12 @@ describe('GitHub forge adapter (inbound)', () => {
   let root: string;
   let server: RunningServer;
   let hooks: WebhookReceiver;
+  let repo: string;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'forge-e2e-'));
     root = join(dir, 'runs');
+    repo = makeRepo(join(dir, 'app'));
     hooks = await webhookReceiver();
     const extra = [
       'webhook:',
@@ -47,6 +50,14 @@ describe('GitHub forge adapter (inbound)', () => {
       '        label: agent',
       '        task:',
       '          project: gh',
+      '      isolated:',
+      `        repository: ${REPO}`,
+      '        label: agent-worktree',
+      '        task:',
+      '          project: gh',
+      '          isolation: worktree',
+      `          project_root: ${repo}`,
+      '          prompt: "Isolated: {{payload.title}}"',
       '',
     ].join('\n');
     server = await startConductor(dir, root, writeConfig(dir, writeFakeAgent(dir), extra), { CONDUCTOR_API_KEY: API_KEY, CONDUCTOR_NO_AUTH: '' });
@@ -122,7 +133,10 @@ describe('GitHub forge adapter (inbound)', () => {
     const res = await deliver('issue_comment', comment('@conductor-bot please also cover logout'));
     expect(res.body).toMatchObject({ outcome: 'woken', task_id: task });
     expect(bus(task).find((m) => m.type === 'USER')?.body).toContain('please also cover logout');
-    await waitFor('the woken run to finish', async () => (await detail(task)).done === true && (await detail(task)));
+    await waitFor('a second run, started by the wake, to finish', async () => {
+      const d = await detail(task);
+      return d.done === true && d.runs.length === 2;
+    });
   });
 
   it('failed checks wake the task with their names and output tail up to the cap, then needs_input and the webhook', async () => {
@@ -153,6 +167,28 @@ describe('GitHub forge adapter (inbound)', () => {
     expect(JSON.parse(sent.body)).toMatchObject({ task_id: task, project_id: 'gh' });
     // further feedback does not wake a task that waits for a person
     expect((await deliver('pull_request_review', { action: 'submitted', review: { id: 1, state: 'changes_requested', body: 'rename it', user: { login: 'bob' } }, pull_request: { number: 8 }, repository })).body.outcome).toBe('ignored');
+  });
+
+  it('a rule with isolation worktree starts the task in its own worktree of the project', async () => {
+    const res = await deliver('issues', labelled(21, 'agent-worktree'));
+    expect(res.body.outcome).toBe('started');
+    const t = res.body.task_id;
+    expect(readFileSync(join(root, 'gh', t, 'TASK.md'), 'utf8')).toContain('Isolated: Fix the flaky login #21');
+    const worktree = await waitFor('the task worktree', () => existsSync(join(root, 'gh', t, 'WORKTREE.yaml')) && readFileSync(join(root, 'gh', t, 'WORKTREE.yaml'), 'utf8'), 15_000);
+    expect(worktree).toContain(`conductor/${t}`);
+    expect(gitSync(repo, 'branch', '--list', `conductor/${t}`)).toContain(`conductor/${t}`);
+    await waitFor('the isolated task to finish', async () => (await detail(t)).done === true);
+  });
+
+  it("a damaged link record is that issue's problem: its delivery fails (and may be redelivered), others go on", async () => {
+    const linkFile = join(githubStateDir(root), 'links', `${sha256Hex(`${REPO.toLowerCase()}#30`)}.json`);
+    writeFileSync(linkFile, '{"repository": tru');
+    const delivery = randomUUID();
+    const comment = { action: 'created', issue: { number: 30 }, comment: { body: '@conductor-bot hi', user: { login: 'ada' } }, repository };
+    expect((await deliver('issue_comment', comment, { delivery })).status).toBe(500);
+    // the failed delivery was not recorded: GitHub's redelivery is acted on again (and fails again here)
+    expect((await deliver('issue_comment', comment, { delivery })).status).toBe(500);
+    expect((await deliver('issue_comment', { ...comment, issue: { number: 7 } })).body).toMatchObject({ outcome: 'woken', task_id: task });
   });
 
   it('closing the issue stops its task', async () => {
