@@ -196,6 +196,10 @@ describe('GitHub forge adapter (inbound)', () => {
     expect(res.body).toMatchObject({ outcome: 'stopped', task_id: task });
     expect(readLink(root, REPO, 7)?.state).toBe('stopped');
     await waitFor('the task to be done', async () => (await detail(task)).done === true);
+    // a mention on the closed issue no longer wakes the stopped task
+    const after = await deliver('issue_comment', { action: 'created', issue: { number: 7 }, comment: { body: '@conductor-bot still there?', user: { login: 'ada' } }, repository });
+    expect(after.body).toMatchObject({ outcome: 'ignored', task_id: task });
+    expect((await detail(task)).done).toBe(true);
   });
 });
 

@@ -114,6 +114,7 @@ export class GithubInboundService {
     if (action.kind === 'comment') {
       const link = readLink(root, action.repository, action.number);
       if (!link) return { outcome: 'ignored', reason: `${action.repository}#${action.number} has no task` };
+      if (link.state === 'stopped') return { outcome: 'ignored', reason: `the task of ${action.repository}#${action.number} was stopped`, project_id: link.project_id, task_id: link.task_id };
       await tasks.wake(link.project_id, link.task_id, 'USER', action.body);
       return { outcome: 'woken', project_id: link.project_id, task_id: link.task_id };
     }
@@ -135,6 +136,7 @@ export class GithubInboundService {
     const link = action.numbers.map((n) => readLink(root, action.repository, n)).find((l) => l?.kind === 'pull');
     if (!link) return { outcome: 'ignored', reason: `no pull request of ${action.repository} opened by the orchestrator` };
     const ref = { project_id: link.project_id, task_id: link.task_id };
+    if (link.state === 'stopped') return { outcome: 'ignored', reason: 'the pull request was closed', ...ref };
     if (link.escalated_at) return { outcome: 'ignored', reason: 'the task already waits for input after the retry cap', ...ref };
     const newRound = link.last_round !== action.round;
     const rounds = link.feedback_rounds + (newRound ? 1 : 0);
