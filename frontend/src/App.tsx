@@ -21,6 +21,7 @@ import { ProjectList, StatsCards } from './components/ProjectPanel';
 import { TaskTree } from './components/TaskTree';
 import { Toasts, useToasts } from './components/Toasts';
 import { UsagePanel } from './components/UsagePanel';
+import { SchedulesPanel } from './components/SchedulesPanel';
 
 // Loaded on first use, so the first paint of the overview (the bench's tree render) parses less.
 const RunDetail = lazy(() => import('./components/RunDetail').then((m) => ({ default: m.RunDetail })));
@@ -134,6 +135,19 @@ export function App() {
     stats.reload();
     projects.reload();
   }, [runsPoll, tasksPoll, stats, projects]);
+  const schedulesPoll = usePoll(`schedules:${epoch}`, () => api.schedules(), 5000);
+  const schedules = (
+    <SchedulesPanel
+      schedules={schedulesPoll.data ?? []}
+      now={now}
+      notify={notify}
+      onFired={() => {
+        schedulesPoll.reload();
+        refreshAll();
+      }}
+      onSelect={(p, t) => navigate({ project: p, task: t })}
+    />
+  );
 
   const serverDown = projects.error instanceof ServerDownError;
   const projectList = projects.data ?? [];
@@ -167,6 +181,7 @@ export function App() {
             <pre>run-agent task --project my-project --agent claude --prompt "Describe the work"</pre>
             <p>Projects appear here as soon as their first run starts.</p>
           </Island>
+          {schedules}
         </main>
       ) : (
         <main className="layout">
@@ -186,6 +201,7 @@ export function App() {
               }}
               onSelect={(p, t) => navigate({ project: p, task: t })}
             />
+            {schedules}
             <StatsCards stats={stats.data} runs={runs} tasks={tasksPoll.data ? taskTotal : undefined} />
             {project && taskId && (
               <UsagePanel key={`${project}/${taskId}`} project={project} task={taskId} item={tasksPoll.data?.find((t) => t.id === taskId)} notify={notify} onChange={refreshAll} />

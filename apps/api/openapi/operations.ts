@@ -67,6 +67,12 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     ok: json(201, obj({ trigger: str, project_id: str, task_id: str, run_id: str, status: str, replayed: bool }, ['trigger', 'project_id', 'task_id', 'status', 'replayed'])),
     open: true,
   },
+  'POST /api/v1/forge/github': {
+    summary:
+      'GitHub webhook deliveries (docs/triggers.md). Auth: X-Hub-Signature-256 with forge.github.webhook_secret, not the API key (401 without it; 404 when no forge.github is configured). 200 when acted on (outcome started, woken, needs_input, stopped); 202 with the same body when ignored, a redelivery (duplicate) or a ping',
+    ok: json(200, obj({ delivery: str, event: str, outcome: str, project_id: str, task_id: str, reason: str }, ['delivery', 'event', 'outcome'])),
+    open: true,
+  },
 
   'GET /api/projects': { summary: 'Projects, newest activity first (cursor-paged: limit 1000, at most 5000)', ok: json(200, ref('Projects')) },
   'POST /api/projects': { summary: 'Register a project root', ok: json(201, ref('Project')) },

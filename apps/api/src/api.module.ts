@@ -7,7 +7,7 @@ import { RunnerModule } from '@app/runner';
 import { createReplicaLivenessProbe } from '@app/scaleout';
 import { StorageModule } from '@app/storage';
 import { WebhookModule } from '@app/webhook';
-import { SchedulerService, TASK_STARTER, TriggerService, TriggersModule, triggersOptionsFrom } from '@app/triggers';
+import { FORGE_TASKS, GithubInboundService, SchedulerService, TASK_STARTER, TriggerService, TriggersModule, triggersOptionsFrom } from '@app/triggers';
 import { ApiSettings } from './common/api-context';
 import { CoreModule } from './common/core.module';
 import { WebhookFailureLog } from './common/webhook-failure-log';
@@ -38,6 +38,8 @@ import { MergeQueueService } from './tasks/merge-queue.service';
 import { TasksService } from './tasks/tasks.service';
 import { UsageController } from './usage/usage.controller';
 import { ApiTaskStarter } from './triggers/api-task-starter';
+import { ApiForgeTasks } from './triggers/api-forge-tasks';
+import { ForgeController } from './triggers/forge.controller';
 import { SchedulesController, TriggersController } from './triggers/triggers.controller';
 
 export interface ApiModuleOptions {
@@ -68,7 +70,7 @@ export class ApiModule {
         AdminModule,
         TriggersModule.forRoot(triggersOptionsFrom(ctx)),
       ],
-      controllers: [HealthController, OpenApiController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController, NeedsInputController, McpController, WorktreeController, UsageController, SchedulesController, TriggersController],
+      controllers: [HealthController, OpenApiController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController, NeedsInputController, McpController, WorktreeController, UsageController, SchedulesController, TriggersController, ForgeController],
       providers: [
         PlannerBridge,
         ProjectDataService,
@@ -84,9 +86,13 @@ export class ApiModule {
         WebhookFailureLog,
         MergeQueueService,
         // schedules and HTTP triggers start tasks through TasksService.create (docs/triggers.md)
-        { provide: TASK_STARTER, useClass: ApiTaskStarter },
+        ApiTaskStarter,
+        { provide: TASK_STARTER, useExisting: ApiTaskStarter },
         SchedulerService,
         TriggerService,
+        // GitHub webhooks in (docs/triggers.md)
+        { provide: FORGE_TASKS, useClass: ApiForgeTasks },
+        GithubInboundService,
       ],
     };
   }

@@ -10,6 +10,8 @@ import type {
   Project,
   ProjectRun,
   ProjectStats,
+  Schedule,
+  ScheduleRun,
   ServerStatus,
   TaskListItem,
   UsageReport,
@@ -224,6 +226,14 @@ export class ApiClient {
 
   resumeTask(p: string, t: string): Promise<unknown> {
     return this.request(`/api/projects/${enc(p)}/tasks/${enc(t)}/resume`, { method: 'POST' });
+  }
+
+  async schedules(): Promise<Schedule[]> {
+    return (await this.request<{ schedules: Schedule[] | null }>('/api/v1/schedules')).schedules ?? [];
+  }
+
+  fireSchedule(name: string): Promise<{ schedule: string; run: ScheduleRun }> {
+    return this.request(`/api/v1/schedules/${enc(name)}/fire`, { method: 'POST' });
   }
 }
 

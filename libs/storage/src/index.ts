@@ -38,3 +38,4 @@ export * from './config/settings';
 export * from './config/webhook-secret';
 export * from './config/api-key-file';
 export * from './config/triggers-config';
+export * from './config/forge-config';

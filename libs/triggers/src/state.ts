@@ -90,8 +90,13 @@ export interface IdempotencyRecord {
   created_at: string;
 }
 
+/** The trigger's idempotency records (pruned to a bounded window: prune.ts). */
+export function idempotencyDir(root: string, name: string): string {
+  return join(triggerDir(root, name), 'idempotency');
+}
+
 function idempotencyPath(root: string, name: string, key: string): string {
-  return join(triggerDir(root, name), 'idempotency', `${sha256Hex(key)}.json`);
+  return join(idempotencyDir(root, name), `${sha256Hex(key)}.json`);
 }
 
 export function readIdempotency(root: string, name: string, key: string): IdempotencyRecord | undefined {

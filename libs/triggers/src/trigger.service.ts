@@ -2,7 +2,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomSlug, utcStamp, validateTriggerName } from '@app/storage';
 import { slugOf } from './scheduler.service';
-import { readIdempotency, readTokenHash, removeIdempotency, sha256Hex, writeIdempotency } from './state';
+import { RecordPruner } from './prune';
+import { idempotencyDir, readIdempotency, readTokenHash, removeIdempotency, sha256Hex, writeIdempotency } from './state';
 import { renderPrompt } from './template';
 import { TASK_STARTER, TaskStarter, TriggerError } from './task-starter';
 import { TRIGGERS_OPTIONS, TriggersOptions } from './triggers.options';
@@ -46,6 +47,8 @@ export class TriggerService {
   /** Per trigger: start times of the requests in the last minute. */
   private readonly recent = new Map<string, number[]>();
   private readonly chains = new Map<string, Promise<unknown>>();
+  /** Idempotency records are kept for a bounded window (prune.ts), not forever. */
+  private readonly pruner = new RecordPruner();
 
   constructor(
     @Inject(TRIGGERS_OPTIONS) private readonly opts: TriggersOptions,
@@ -92,7 +95,10 @@ export class TriggerService {
     const now = new Date();
     const taskId = `task-${utcStamp(now)}-${slugOf(name, randomSlug(4))}`;
     const rec = { key: key ?? '', project_id: t.task.project_id, task_id: taskId, status: 'claimed', created_at: now.toISOString() };
-    if (key !== undefined) writeIdempotency(this.opts.root, name, rec); // claimed before the start (at most once)
+    if (key !== undefined) {
+      this.pruner.maybePrune(idempotencyDir(this.opts.root, name));
+      writeIdempotency(this.opts.root, name, rec); // claimed before the start (at most once)
+    }
     let res;
     try {
       res = await this.starter.start({ ...t.task, prompt: renderPrompt(t.task.prompt, call.payload), task_id: taskId, source: `trigger ${name}`, httpRequest: call.httpRequest });

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { DeliveryOptions, deliverWebhook, RunStopPayload, WarnSink, WebhookSender, webhookWanted, WebhookSettings } from '@app/runner';
+import { DeliveryOptions, deliverWebhook, NeedsInputPayload, RunStopPayload, WarnSink, WebhookSender, webhookWanted, WebhookSettings } from '@app/runner';
 
 export const WEBHOOK_SETTINGS = Symbol('WEBHOOK_SETTINGS');
 
@@ -24,7 +24,7 @@ export class WebhookService implements WebhookSender {
     return webhookWanted(settings, event);
   }
 
-  deliver(settings: WebhookSettings | undefined, payload: RunStopPayload, bus?: WarnSink, opts?: DeliveryOptions): Promise<boolean> {
+  deliver(settings: WebhookSettings | undefined, payload: RunStopPayload | NeedsInputPayload, bus?: WarnSink, opts?: DeliveryOptions): Promise<boolean> {
     const cfg = settings ?? this.configured;
     if (!webhookWanted(cfg, payload.event)) return Promise.resolve(false);
     return deliverWebhook(cfg, payload, bus, opts);

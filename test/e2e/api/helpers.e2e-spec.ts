@@ -74,6 +74,9 @@ describe('API helpers', () => {
     // an HTTP trigger has its own token (libs/triggers): only its POST goes without the API key
     expect(isAuthExempt('POST', '/api/v1/triggers/:name', '/api/v1/triggers/deploy')).toBe(true);
     expect(isAuthExempt('GET', '/api/v1/triggers/:name', '/api/v1/triggers/deploy')).toBe(false);
+    // the GitHub forge route checks GitHub's signature itself
+    expect(isAuthExempt('POST', '/api/v1/forge/github', '/api/v1/forge/github')).toBe(true);
+    expect(isAuthExempt('GET', '/api/v1/forge/github', '/api/v1/forge/github')).toBe(false);
     expect(isAuthExempt('POST', '/api/v1/schedules/:name/fire', '/api/v1/schedules/x/fire')).toBe(false);
   });
 

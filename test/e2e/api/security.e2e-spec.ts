@@ -10,8 +10,8 @@ const R = '20260101-1200000000-300-1';
 
 /** Patterns that answer without a key (the rest of the table needs one). */
 const PUBLIC = new Set(['/healthz', '/api/v1/health', '/api/v1/version', '/favicon.ico', '/', '/ui', '/ui/', '/*', '/ui/*', '/metrics', '/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']);
-/** Routes with their own credential (an HTTP trigger's token, docs/triggers.md): the API key is no key there. */
-const OWN_AUTH = new Set(['/api/v1/triggers/:name']);
+/** Routes with their own credential (an HTTP trigger's token, GitHub's signature; docs/triggers.md): the API key is no key there. */
+const OWN_AUTH = new Set(['/api/v1/triggers/:name', '/api/v1/forge/github']);
 /** The key checks use ids that name nothing, so a request that gets through (DELETE, gc, resume) changes nothing. */
 const NOTHING = { p: 'nothing', t: 'task-20990101-000000-none', r: '20990101-0000000000-1-1', id: 'task-20990101-000000-none' };
 
@@ -54,10 +54,12 @@ describe('security', () => {
     });
 
     it('an HTTP trigger answers 401 in its own realm, also to the API key', async () => {
-      expect(registeredRoutes(api.app).filter((r) => OWN_AUTH.has(r.url)).map((r) => r.method)).toEqual(['POST']);
+      expect(registeredRoutes(api.app).filter((r) => OWN_AUTH.has(r.url)).map((r) => r.method)).toEqual(['POST', 'POST']);
       for (const headers of [{}, { Authorization: 'Bearer sekret-key' }, { 'X-API-Key': 'sekret-key' }] as Record<string, string>[]) {
         const res = await rawRequest(api.base, 'POST', '/api/v1/triggers/nothing', headers);
         expect([res.status, res.headers['www-authenticate']]).toEqual([401, 'Bearer realm="conductor-trigger"']);
+        // no forge.github configured: the GitHub route is closed, the API key opens nothing there
+        expect((await rawRequest(api.base, 'POST', '/api/v1/forge/github', headers)).status).toBe(404);
       }
     });
 

@@ -22,6 +22,13 @@ export function jsonDepth(text: string, limit = Infinity): number {
   return max;
 }
 
+const RAW_BODY = Symbol('rawBody');
+
+/** The JSON body exactly as received (a signed webhook is checked against these bytes). */
+export function rawBodyOf(req: object): string | undefined {
+  return (req as { [RAW_BODY]?: string })[RAW_BODY];
+}
+
 /**
  * Replaces Fastify's JSON parser with the same parser (prototype-poisoning protection included)
  * behind a depth check: a deeply nested body is a 400, not a stack overflow deeper in validation.
@@ -34,6 +41,7 @@ export function installJsonBodyParser(fastify: FastifyInstance): void {
       done(new ApiError('BAD_REQUEST', `invalid json: nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
       return;
     }
+    (req as { [RAW_BODY]?: string })[RAW_BODY] = body as string;
     parse(req, body as string, done);
   });
 }

@@ -40,9 +40,10 @@ const PUBLIC_ROUTES = new Set(['/healthz', '/api/v1/health', '/api/v1/version', 
 export const isPublicRoute = (url: string): boolean => PUBLIC_ROUTES.has(url);
 /**
  * Routes with their own credentials instead of the API key: an HTTP trigger checks its own bearer
- * token (libs/triggers, 401 without it), so a caller never holds the server's key. POST only.
+ * token (libs/triggers, 401 without it), so a caller never holds the server's key; the GitHub
+ * forge route checks GitHub's `X-Hub-Signature-256` against its configured secret. POST only.
  */
-const OWN_AUTH_ROUTES = new Set(['/api/v1/triggers/:name']);
+const OWN_AUTH_ROUTES = new Set(['/api/v1/triggers/:name', '/api/v1/forge/github']);
 const SSE_ROUTE = /\/stream(\/all)?$/;
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 export const API_KEY_COOKIE = 'conductor_api_key';

@@ -1,4 +1,5 @@
 import type { ScheduleConfig, TriggerConfig } from './triggers-config';
+import type { ForgeConfig } from './forge-config';
 /** Agent types the runner knows (cli-storage.md §5.2 plus D17's generic `command`). */
 export const AGENT_TYPES = ['claude', 'codex', 'gemini', 'perplexity', 'xai', 'command'] as const;
 export type AgentType = (typeof AGENT_TYPES)[number];
@@ -163,6 +164,8 @@ export interface AppConfig {
   schedules?: Record<string, ScheduleConfig>;
   /** `triggers:` (docs/triggers.md): tasks started by an HTTP call with the trigger's token. */
   triggers?: Record<string, TriggerConfig>;
+  /** `forge:` (docs/triggers.md): GitHub webhooks in, pull requests out. */
+  forge?: ForgeConfig;
   /** Absolute path of the file this config was loaded from. */
   path?: string;
 }

@@ -25,6 +25,7 @@ import { isValidationProblem, validateConfig } from './validate-config';
 import { configFileFor } from './settings';
 import { validateProjectId } from '../ids';
 import { buildSchedules, buildTriggers } from './triggers-config';
+import { buildForge } from './forge-config';
 
 export interface LoadConfigOptions {
   /**
@@ -216,6 +217,7 @@ function build(r: RawReader): AppConfig {
     projects: buildProjects(r),
     schedules: buildSchedules(r),
     triggers: buildTriggers(r),
+    forge: buildForge(r),
   };
 }
 

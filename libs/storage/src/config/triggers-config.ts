@@ -78,7 +78,7 @@ function positiveInt(r: RawReader, path: (string | number)[], dflt: number): num
   return v;
 }
 
-function buildTemplate(r: RawReader, base: string[]): TaskTemplate {
+export function buildTemplate(r: RawReader, base: string[], promptDefault?: string): TaskTemplate {
   const p = [...base, 'task'];
   if (r.get(p) === undefined || r.get(p) === null) r.fail(p, 'is required');
   r.map(p);
@@ -89,7 +89,7 @@ function buildTemplate(r: RawReader, base: string[]): TaskTemplate {
   } catch (err) {
     r.fail([...p, 'project'], (err as Error).message);
   }
-  const prompt = r.str([...p, 'prompt']);
+  const prompt = r.str([...p, 'prompt']).trim() === '' && promptDefault !== undefined ? promptDefault : r.str([...p, 'prompt']);
   if (prompt.trim() === '') r.fail([...p, 'prompt'], 'is required');
   const out: TaskTemplate = { project_id: project, prompt, agent_type: r.str([...p, 'agent']).trim() };
   const root = r.str([...p, 'project_root']).trim();

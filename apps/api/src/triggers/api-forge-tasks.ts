@@ -1,0 +1,53 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { askQuestion, taskUiLink } from '@app/runner';
+import type { ForgeTasks, TaskStartRequest, TaskStartResult } from '@app/triggers';
+import { WebhookService } from '@app/webhook';
+import { API_CONTEXT, ApiContext } from '../common/api-context';
+import { NeedsInputService } from '../needs-input/needs-input.service';
+import { applyTaskWrite } from '../tasks/scaleout-hooks';
+import { TasksService } from '../tasks/tasks.service';
+import { ApiTaskStarter } from './api-task-starter';
+
+/** The GitHub adapter's task operations, through the API's own use cases (start, wake, cancel). */
+@Injectable()
+export class ApiForgeTasks implements ForgeTasks {
+  constructor(
+    @Inject(API_CONTEXT) private readonly ctx: ApiContext,
+    private readonly starter: ApiTaskStarter,
+    private readonly needsInputs: NeedsInputService,
+    private readonly tasks: TasksService,
+    private readonly webhooks: WebhookService,
+  ) {}
+
+  start(req: TaskStartRequest): Promise<TaskStartResult> {
+    return this.starter.start(req);
+  }
+
+  async wake(projectId: string, taskId: string, type: string, body: string): Promise<void> {
+    await this.needsInputs.wake(projectId, taskId, type, body);
+  }
+
+  /** The task is reopened (DONE removed, no loop started) with an open question; the needs_input webhook fires. */
+  async needsInput(projectId: string, taskId: string, body: string): Promise<void> {
+    await applyTaskWrite(this.ctx, { op: 'resume', projectId, taskId });
+    const q = await askQuestion({ busPath: this.ctx.layout.taskBus(projectId, taskId), taskDir: this.ctx.layout.taskDir(projectId, taskId), projectId, taskId, body, type: 'BLOCKED' });
+    if (!this.webhooks.wanted(undefined, 'needs_input')) return;
+    void this.webhooks.deliver(undefined, {
+      event: 'needs_input',
+      project_id: projectId,
+      task_id: taskId,
+      run_id: '',
+      question_id: q.msg_id,
+      question_type: q.type,
+      question: q.body,
+      asked_at: q.ts.toISOString(),
+      open_questions: 1,
+      ui_url: taskUiLink(this.ctx.conductorUrl, projectId, taskId),
+    });
+  }
+
+  async stop(projectId: string, taskId: string, reason: string): Promise<void> {
+    await this.tasks.cancel(taskId, projectId, { method: 'POST', url: '/(github)', headers: { 'x-request-id': reason }, ip: '' } as unknown as FastifyRequest);
+  }
+}

@@ -1,0 +1,126 @@
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from '@app/storage';
+import { sha256Hex, triggersStateDir } from '../state';
+
+/**
+ * The durable issue/PR ↔ task mapping of the GitHub adapter: one file per issue or pull request,
+ * `<runs root>/.triggers/forge/github/links/<sha256 of repo#number>.json`, written atomically. A
+ * damaged record is that record's problem: reading it throws for its event only, and listings skip it.
+ */
+export interface GithubLink {
+  repository: string;
+  number: number;
+  /** `issue`: the issue that started the task; `pull`: the pull request the orchestrator opened. */
+  kind: 'issue' | 'pull';
+  project_id: string;
+  task_id: string;
+  rule: string;
+  /** CI failures and change requests routed to the task so far. */
+  feedback_rounds: number;
+  /** The feedback round last counted (a commit's checks, or one review): a repeat does not count again. */
+  last_round?: string;
+  /** Set once the retry cap sent the task to needs_input. */
+  escalated_at?: string;
+  /** `claimed` (written before the task starts), `started`, `stopped`. */
+  state: string;
+  /** The pushed branch, for a pull request. */
+  branch?: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export function githubStateDir(root: string): string {
+  return join(triggersStateDir(root), 'forge', 'github');
+}
+
+function linksDir(root: string): string {
+  return join(githubStateDir(root), 'links');
+}
+
+function linkPath(root: string, repository: string, number: number): string {
+  return join(linksDir(root), `${sha256Hex(`${repository.toLowerCase()}#${number}`)}.json`);
+}
+
+function parseLink(text: string, path: string): GithubLink {
+  const rec = JSON.parse(text) as GithubLink;
+  if (typeof rec?.repository !== 'string' || typeof rec.number !== 'number' || typeof rec.task_id !== 'string' || typeof rec.project_id !== 'string') {
+    throw new Error(`forge link record ${path} is damaged`);
+  }
+  return { ...rec, feedback_rounds: typeof rec.feedback_rounds === 'number' ? rec.feedback_rounds : 0 };
+}
+
+export function readLink(root: string, repository: string, number: number): GithubLink | undefined {
+  const path = linkPath(root, repository, number);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  return parseLink(text, path);
+}
+
+export function writeLink(root: string, link: GithubLink): void {
+  mkdirSync(linksDir(root), { recursive: true });
+  writeFileAtomic(linkPath(root, link.repository, link.number), `${JSON.stringify(link, null, 2)}\n`);
+}
+
+export function removeLink(root: string, repository: string, number: number): void {
+  rmSync(linkPath(root, repository, number), { force: true });
+}
+
+/** Every readable link; damaged ones are reported through `onBad` and skipped. */
+export function listLinks(root: string, onBad?: (path: string, err: Error) => void): GithubLink[] {
+  let names: string[];
+  try {
+    names = readdirSync(linksDir(root)).filter((n) => n.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const out: GithubLink[] = [];
+  for (const name of names.sort()) {
+    const path = join(linksDir(root), name);
+    try {
+      out.push(parseLink(readFileSync(path, 'utf8'), path));
+    } catch (err) {
+      onBad?.(path, err as Error);
+    }
+  }
+  return out;
+}
+
+function deliveriesDir(root: string): string {
+  return join(githubStateDir(root), 'deliveries');
+}
+
+function deliveryPath(root: string, id: string): string {
+  return join(deliveriesDir(root), `${sha256Hex(id)}.json`);
+}
+
+/** True when the delivery id was recorded before (GitHub redelivers with the same `X-GitHub-Delivery`). */
+export function deliverySeen(root: string, id: string): boolean {
+  try {
+    statSync(deliveryPath(root, id));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Records the delivery (durably, before it is acted on). */
+export function recordDelivery(root: string, id: string, event: string): void {
+  mkdirSync(deliveriesDir(root), { recursive: true });
+  writeFileAtomic(deliveryPath(root, id), `${JSON.stringify({ delivery: id, event, received_at: new Date().toISOString() })}\n`);
+}
+
+/** Forgets a delivery whose handling failed, so GitHub's redelivery is acted on. */
+export function forgetDelivery(root: string, id: string): void {
+  rmSync(deliveryPath(root, id), { force: true });
+}
+
+/** The folder of delivery records (pruned with the trigger idempotency records). */
+export function githubDeliveriesDir(root: string): string {
+  return deliveriesDir(root);
+}
