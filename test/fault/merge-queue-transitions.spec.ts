@@ -6,6 +6,7 @@ import { RunsLayout } from '@app/storage';
 import { ensureTaskWorktree, mergeQueuePath, readMergeQueue, readWorktreeRecord, type MergeQueueEntry } from '@app/runner';
 import { gitSync, makeRepo } from '../utils/git-repo';
 import { runCli } from '../utils/cli';
+import { recordTally } from './tally';
 import { enableCommand, ERRNOS, type ErrnoName, type Fault, type FaultPoint, type Outcome, rng, runWithFault, spawnUnderFiu } from './fiu';
 
 /**
@@ -99,7 +100,10 @@ describe('fault injection (fiu-run) at every state change of the merge queue', (
         const what = `(FAULT_SEED=${SEED}, case ${n}: ${transition} ${point} ${fault.errno})`;
         const check = (label: string, ok: boolean, detail = '') => {
           checks++;
-          if (!ok) throw new Error(`invariant violated ${what}: ${label} ${detail}`);
+          if (!ok) {
+            recordTally({ suite: 'merge queue (state changes)', seed: SEED, cases, faults, checks, violations: 1 });
+            throw new Error(`invariant violated ${what}: ${label} ${detail}`);
+          }
         };
         const a = await queuedTask(`task-20260101-120000-mq${n}a`);
         const b = await queuedTask(`task-20260101-120000-mq${n}b`);
@@ -148,7 +152,7 @@ describe('fault injection (fiu-run) at every state change of the merge queue', (
         if (mergesOf(a.task_id) === 1) check('in queue order', o.findIndex((s) => s.endsWith(`(${a.task_id})`)) < o.findIndex((s) => s.endsWith(`(${b.task_id})`)));
       }
     }
-    console.log(`merge queue transitions fault injection: seed ${SEED} (FAULT_SEED), ${cases} cases, ${faults} injected faults, ${checks} invariant checks`);
+    recordTally({ suite: 'merge queue (state changes)', seed: SEED, cases, faults, checks, violations: 0 });
     expect(faults).toBe(cases);
   }, 180_000);
 });
