@@ -290,7 +290,9 @@ export class ScaleoutServer implements TaskWrites {
               continue;
             }
             const applied = applyRecord(this.root, rec);
-            if (s.taskToken !== PROJECT_TOKEN) {
+            // a claim record raises the epoch only: the claimant replays the task before it can take
+            // writes, and its first file record makes it the owner (and brings it the unconfirmed writes)
+            if (s.taskToken !== PROJECT_TOKEN && rec.op !== 'claim') {
               this.owners.set(`${s.projectId}/${s.taskToken}`, s.host);
               this.pending.delete(s.projectId, s.taskToken);
               this.resendTo(s.host, this.inflight.takeOver(s.projectId, s.taskToken, s.host));

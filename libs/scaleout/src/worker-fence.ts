@@ -32,3 +32,29 @@ export async function newerClaim(link: NatsLink, projectId: string, taskId: stri
   const current = await readClaim(link, projectId, taskId);
   return current && current.seq > mine.seq && current.host !== mine.host ? current : undefined;
 }
+
+/** What the claim check needs of a running task (the worker's `Active` entry). */
+export interface ClaimedRun {
+  claim?: StoredClaim;
+  lost?: boolean;
+  abort: AbortController;
+}
+
+/**
+ * Stops a running task when another host claimed it since (this worker was paused or cut off
+ * longer than its lease): its records are dropped by the replica anyway, and its agent must not
+ * run on. Marks the run `lost` (the worker then neither acks nor releases it). Called every lease/3.
+ */
+export function stopIfClaimedElsewhere(link: NatsLink, task: { projectId: string; taskId: string }, run: ClaimedRun, log: (line: string) => void): void {
+  const mine = run.claim;
+  if (!mine || run.lost) return;
+  newerClaim(link, task.projectId, task.taskId, mine).then(
+    (newer) => {
+      if (!newer || run.lost) return;
+      run.lost = true;
+      log(`lost task ${task.projectId}/${task.taskId} to host ${newer.host} (owner epoch ${mine.seq} < ${newer.seq}): stopping it here, its writes are dropped`);
+      run.abort.abort(new Error(`task claimed by host ${newer.host} since`));
+    },
+    () => undefined, // not readable now: checked again at the next heartbeat
+  );
+}

@@ -10,7 +10,7 @@ import type { NatsAuth } from './auth';
 import { connectNats, DEFAULT_LEASE_MS, syncNote, publishDurably, type NatsLink } from './nats';
 import { ensureControlConsumer } from './control-consumer';
 import { heartbeatSubject } from './heartbeat';
-import { newerClaim, ownEpoch, publishClaimRecord } from './worker-fence';
+import { ownEpoch, publishClaimRecord, stopIfClaimedElsewhere } from './worker-fence';
 import { failOrphanRuns, replayTask } from './replay';
 import { prepareQueuedTask } from './task-setup';
 import { followServerPosts } from './server-posts';
@@ -218,6 +218,8 @@ export class Worker {
     const key = `${write.projectId}/${write.taskId}`;
     if (this.released.has(key) && !this.active.has(key)) return broadcast ? undefined : 'later';
     const held = holdsTask(this.opts.root, write.projectId, write.taskId);
+    // claimed here, its files not replayed yet: redelivered once they are
+    if (!held && this.active.has(key)) return 'later';
     if (!held && broadcast) return; // another worker's task
     // fenced (issue #31): a host that lost the task to a newer claim applies nothing and answers
     // nothing (the server re-sends the write to the new owner)
@@ -303,7 +305,7 @@ export class Worker {
     const heartbeat = setInterval(() => {
       if (entry.lost) return;
       [entry.msg, ...entry.others].forEach((m) => m.working());
-      this.checkClaim(task, entry);
+      if (!this.link.nc.isClosed()) stopIfClaimedElsewhere(this.link, task, entry, (l) => this.log(l));
     }, Math.max(100, Math.floor(this.leaseMs / 3)));
     const layout = new RunsLayout(this.opts.root);
     const taskDir = layout.taskDir(task.projectId, task.taskId);
@@ -374,23 +376,6 @@ export class Worker {
       // the loop ended here (or never started): the next delivery of the task claims it at once
       if (entry.claim && !entry.lost) await releaseClaim(this.link, task.projectId, task.taskId, entry.claim).catch((err) => this.log(`release claim: ${(err as Error).message}`));
     }
-  }
-
-  /**
-   * Stops the task when another host claimed it since (this worker was paused or cut off longer
-   * than its lease): its records are dropped by the replica anyway, and its agent must not run on.
-   */
-  private checkClaim(task: QueuedTask, entry: Active): void {
-    if (!entry.claim || entry.lost || this.link.nc.isClosed()) return;
-    newerClaim(this.link, task.projectId, task.taskId, entry.claim).then(
-      (newer) => {
-        if (!newer || entry.lost) return;
-        entry.lost = true;
-        this.log(`lost task ${task.projectId}/${task.taskId} to host ${newer.host} (owner epoch ${entry.claim!.seq} < ${newer.seq}): stopping it here, its writes are dropped`);
-        entry.abort.abort(new Error(`task claimed by host ${newer.host} since`));
-      },
-      () => undefined, // not readable now: checked again at the next heartbeat
-    );
   }
 
   /** Retries a JetStream API call through a NATS outage (about a minute). */
