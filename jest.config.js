@@ -20,4 +20,6 @@ module.exports = {
   },
   moduleNameMapper: { '^@app/([^/]+)(.*)$': '<rootDir>/libs/$1/src$2' },
   testTimeout: 60000,
+  // the fault suite's totals (test/fault/tally.ts) after the usual report
+  reporters: ['default', '<rootDir>/test/fault/tally-reporter.js'],
 };

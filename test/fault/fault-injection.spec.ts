@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { readMessages } from '@app/messagebus';
 import { readRunInfo, readRunInfoReconciled } from '@app/storage';
 import { envWithFakeAgents } from '../utils/fake-agents';
+import { recordTally } from './tally';
 import { ERRNOS, type ErrnoName, type Fault, type FaultPoint, type Outcome, rng, runWithFault, runWithFaultAfterStart } from './fiu';
 
 /**
@@ -58,7 +59,7 @@ describe('fault injection (fiu-run) at the durable write sites', () => {
   let root: string;
   let cwd: string;
   const env = envWithFakeAgents({ NODE_DISABLE_COMPILE_CACHE: '1', CONDUCTOR_ROOT: undefined, RUN_AGENT_ROOT: undefined });
-  const stats = { cases: 0, faults: 0, checks: 0 };
+  const stats = { cases: 0, faults: 0, checks: 0, violations: 0 };
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'fault-'));
@@ -67,13 +68,14 @@ describe('fault injection (fiu-run) at the durable write sites', () => {
     mkdirSync(cwd, { recursive: true });
   });
   afterAll(() => {
-    console.log(`fault injection: seed ${SEED} (FAULT_SEED), ${stats.cases} cases, ${stats.faults} injected faults, ${stats.checks} invariant checks`);
+    recordTally({ suite: 'fault injection (CLI write sites)', seed: SEED, ...stats });
     rmSync(dir, { recursive: true, force: true });
   });
 
   /** One invariant: counted, and failing with the case and the seed that replays it. */
   function check(c: Case, what: string, ok: boolean, detail: () => string = () => ''): void {
     stats.checks++;
+    if (!ok) stats.violations++;
     if (!ok) throw new Error(`invariant violated (FAULT_SEED=${SEED}, case ${c.n}: ${c.site} ${c.fault ? `${c.fault.point} ${c.fault.errno}` : 'no fault'}): ${what} ${detail()}`);
   }
 

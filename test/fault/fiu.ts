@@ -114,3 +114,21 @@ export async function startServerUnderFiu(root: string, dir: string, apiKey: str
     },
   };
 }
+
+/** `enable` command of libfiu's remote control for `fault` (onetime: the next call only). */
+export const enableCommand = enableCmd;
+
+/**
+ * Spawns bin/run-agent under fiu-run with remote control (`<ctl>-<pid>` FIFOs) and no fault
+ * enabled: the caller (or a command the process runs) arms faults later with fiu-ctrl. Its
+ * children run without libfiu.
+ * fiu-run execs the program, so the returned pid is the run-agent process.
+ */
+export function spawnUnderFiu(args: string[], env: NodeJS.ProcessEnv, ctl: string, timeoutMs = 60_000): { pid: number; done: Promise<Outcome> } {
+  // libfiu stays in the CLI process only: its child processes start without it (no-fiu-in-children.js)
+  const nodeOptions = `${env.NODE_OPTIONS ?? ''} --require ${join(__dirname, 'no-fiu-in-children.js')}`.trim();
+  const child = spawn('fiu-run', ['-x', '-f', ctl, RUN_AGENT, ...args], { env: { ...env, NODE_OPTIONS: nodeOptions }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // a hung process is an outcome the caller sees (code null), not a test that never ends
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  return { pid: child.pid!, done: collect(child).finally(() => clearTimeout(timer)) };
+}

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { RunsLayout } from '@app/storage';
 import { ensureTaskWorktree, mergeQueuePath, readMergeQueue, readWorktreeRecord } from '@app/runner';
 import { gitSync, makeRepo } from '../utils/git-repo';
+import { recordTally } from './tally';
 import { ERRNOS, type ErrnoName, type FaultPoint, runWithFault } from './fiu';
 
 /**
@@ -38,7 +39,10 @@ describe('fault injection (fiu-run) at the merge queue record', () => {
     let checks = 0;
     const check = (what: string, ok: boolean, detail = '') => {
       checks++;
-      if (!ok) throw new Error(`invariant violated: ${what} ${detail}`);
+      if (!ok) {
+        recordTally({ suite: 'merge queue (enqueue)', cases: cases.length, faults: 0, checks, violations: 1 });
+        throw new Error(`invariant violated: ${what} ${detail}`);
+      }
     };
     const cases = POINTS.flatMap((point) => (Object.keys(ERRNOS) as ErrnoName[]).map((errno) => ({ point, errno })));
     for (const fault of cases) {
@@ -58,7 +62,7 @@ describe('fault injection (fiu-run) at the merge queue record', () => {
     expect([ok.code, ok.stderr]).toEqual([0, '']);
     expect(readMergeQueue(repo).map((e) => [e.seq, e.state, e.outcome])).toEqual([[1, 'merged', 'merged']]);
     expect(readFileSync(join(repo, 'new.txt'), 'utf8')).toBe('from the task\n');
-    console.log(`merge queue fault injection: ${cases.length} injected faults, ${checks} invariant checks`);
+    recordTally({ suite: 'merge queue (enqueue)', cases: cases.length, faults: cases.length, checks, violations: 0 });
     expect(checks).toBe(cases.length * 6);
   }, 120_000);
 });

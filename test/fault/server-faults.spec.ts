@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readMessages } from '@app/messagebus';
+import { recordTally } from './tally';
 import { ERRNOS, type ErrnoName, type FaultPoint, type FiuServer, rng, startServerUnderFiu } from './fiu';
 
 /**
@@ -43,7 +44,10 @@ describe('fault injection (fiu-run) in the server: API bus posts', () => {
     let checks = 0;
     const check = (what: string, ok: boolean, detail = '') => {
       checks++;
-      if (!ok) throw new Error(`invariant violated (FAULT_SEED=${SEED}): ${what} ${detail}`);
+      if (!ok) {
+        recordTally({ suite: 'server (API bus posts)', seed: SEED, cases: POSTS, faults, checks, violations: 1 });
+        throw new Error(`invariant violated (FAULT_SEED=${SEED}): ${what} ${detail}`);
+      }
     };
     for (let i = 0; i < POSTS; i++) {
       const errno = random() < 0.25 ? undefined : errnos[Math.floor(random() * errnos.length)];
@@ -69,7 +73,7 @@ describe('fault injection (fiu-run) in the server: API bus posts', () => {
       const bodies = readMessages(bus).map((m) => m.body);
       check(`post ${i}: the bus holds exactly the acknowledged messages`, JSON.stringify(bodies) === JSON.stringify(acked), JSON.stringify(bodies));
     }
-    console.log(`server fault injection: seed ${SEED}, ${POSTS} posts, ${faults} injected faults, ${checks} invariant checks`);
+    recordTally({ suite: 'server (API bus posts)', seed: SEED, cases: POSTS, faults, checks, violations: 0 });
     expect(faults).toBeGreaterThan(POSTS / 2);
   }, 120_000);
 });

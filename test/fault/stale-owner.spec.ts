@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readOwnerEpoch, RunsLayout } from '@app/storage';
 import { busMessages, cliEnv, commandAgentSandbox, PROJECT, processAlive, RUN_AGENT, runInfos, stopOutsideFencedWrite, waitFor } from '../e2e/runner/helpers';
+import { recordTally } from './tally';
 import { ERRNOS, type ErrnoName, type Fault, type FaultPoint, rng, runWithFault } from './fiu';
 
 /**
@@ -59,11 +60,13 @@ interface Outcome {
 describe('fault injection: stale owners after SIGSTOP and failed claims (fencing epochs)', () => {
   const { tmp, base, home, configPath, children } = commandAgentSandbox('stale', AGENT);
   const layout = new RunsLayout(tmp.root);
-  const stats = { rounds: 0, checks: 0 };
-  afterAll(() => console.log(`stale owners: seed ${SEED} (FAULT_SEED), ${stats.rounds} rounds, ${stats.checks} invariant checks`));
+  const stats = { rounds: 0, faults: 0, checks: 0, violations: 0 };
+  // a fault here is a SIGSTOP past the lease followed by a takeover, or a failed claim
+  afterAll(() => recordTally({ suite: 'stale owners (SIGSTOP, failed claims)', seed: SEED, cases: stats.rounds, faults: stats.faults, checks: stats.checks, violations: stats.violations }));
 
   function check(r: Round, what: string, ok: boolean, detail: () => string = () => ''): void {
     stats.checks++;
+    if (!ok) stats.violations++;
     if (!ok) throw new Error(`invariant violated (FAULT_SEED=${SEED}, round ${r.n}: ${r.kind}${r.fault ? ` ${r.fault.point} ${r.fault.errno}` : ''}): ${what} ${detail()}`);
   }
 
@@ -101,6 +104,7 @@ describe('fault injection: stale owners after SIGSTOP and failed claims (fencing
       const settled = r.kind === 'stop-before-restart' ? 'RUN_STOP' : 'RUN_START';
       await waitFor(`round ${r.n}: ${settled} of the first run`, () => busMessages(bus).some((m) => m.type === settled && m.run_id === firstRun.run_id), 20_000);
       await stopOutsideFencedWrite(runner, taskDir);
+      stats.faults++;
       const claimArgs = ['task', 'resume', ...scope(task), '--adopt', '--restart-delay', '10ms'];
 
       if (r.kind === 'claim-fault') {

@@ -48,6 +48,12 @@ export interface JobOptions {
   queueTicket?: number;
   /** The task loop's owner fence (issue #31): the run's run-info and bus records are written as that owner's. */
   fence?: OwnerFence;
+  /**
+   * A root job run on its own (`run-agent job`, no loop, no parent run): it owns the task like a
+   * loop while it runs (TASK.lock with its lease, an owner epoch claimed as `job`), so its writes
+   * are fenced (root-job-owner.ts). Ignored with `fence` or `parentRunId`.
+   */
+  ownTask?: boolean;
 }
 
 export interface JobResult {

@@ -83,7 +83,8 @@ export async function prepare(opts: JobOptions): Promise<Prepared> {
     throw failure(errorText(err), isFatalAgentError(err));
   }
   // a root run never starts next to a live agent of a dead runner (issue #11)
-  if (!opts.parentRunId) refuseLiveRootRun(taskDir, opts.projectId, opts.taskId);
+  // (a root job that owns its task checks this under the task lock instead: root-job-owner.ts)
+  if (!opts.parentRunId && !opts.ownTask) refuseLiveRootRun(taskDir, opts.projectId, opts.taskId);
   if (opts.parentRunId) {
     checkDelegationDepth(layout.root, taskDir, opts.parentRunId, { jobLimit: opts.maxDelegationDepth, config: opts.config });
     // refused here with nothing written; checked again under the tree's lock when the run is created (job.ts)

@@ -19,6 +19,7 @@ import { executeRest } from './job-rest';
 import { startWebhook } from './job-webhook';
 import { withResumedSession } from './usage/run-telemetry';
 import { finishIfStoppedBeforeStart, watchStopRequest } from './job-stop-request';
+import { ownRootJob, type RootJobOwner } from './root-job-owner';
 
 export { DEFAULT_MAX_DELEGATION_DEPTH, type JobOptions, type JobResult } from './job-options';
 
@@ -53,6 +54,21 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
     const fatal = err instanceof RunnerError ? err.code !== 'AGENT_FAILED' : true;
     return { runId: '', runDir: '', ok: false, error: errorText(err), fatal, code: err instanceof RunnerError ? err.code : undefined };
   }
+  if (!opts.ownTask || opts.fence || opts.parentRunId) return runPreparedJob(opts, prepared);
+  let owner: RootJobOwner;
+  try {
+    owner = await ownRootJob(prepared.taskDir, opts.projectId, opts.taskId);
+  } catch (err) {
+    return { runId: '', runDir: '', ok: false, error: errorText(err), fatal: true, code: err instanceof RunnerError ? err.code : undefined };
+  }
+  try {
+    return await runPreparedJob({ ...opts, fence: owner.fence }, prepared);
+  } finally {
+    owner.release();
+  }
+}
+
+async function runPreparedJob(opts: JobOptions, prepared: Prepared): Promise<JobResult> {
   const { layout, taskDir, prompt, cwd, agent, spec } = prepared;
   const newRun = () => {
     const { runId, dir: runDir } = opts.runDir ?? layout.allocateRunDir(opts.projectId, opts.taskId);

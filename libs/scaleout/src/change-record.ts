@@ -9,17 +9,22 @@ import { PROJECT_TOKEN, ScaleoutError } from './subjects';
  * One change of a worker's task files. `append`: bytes at `offset` of an append-only file
  * (idempotent: bytes already there are skipped). `put`: the whole new content. `delete`: the file
  * is gone. `entries`: complete message-bus entries of a project bus, which several hosts append
- * to; applied once, recognised by their first msg_id.
+ * to; applied once, recognised by their first msg_id. `claim`: no file change, the first record of
+ * a host that claimed the task (path `<project>/<task>/.claim`): it raises the task's epoch.
+ * `epoch`: the sequence of the publishing host's claim of the task (see epochs.ts); absent on
+ * project-bus records (several writers) and on records of builds before fencing.
  */
-export type ChangeOp = 'append' | 'put' | 'delete' | 'entries';
+export type ChangeOp = 'append' | 'put' | 'delete' | 'entries' | 'claim';
 export interface ChangeRecord {
   path: string;
   op: ChangeOp;
   offset: number;
   data: Buffer;
+  epoch?: number;
 }
 
-const OPS: readonly ChangeOp[] = ['append', 'put', 'delete', 'entries'];
+const OPS: readonly ChangeOp[] = ['append', 'put', 'delete', 'entries', 'claim'];
+export const CLAIM_MARKER = '.claim';
 const SEGMENT = /^[A-Za-z0-9._-]{1,255}$/;
 export const PROJECT_BUS = 'PROJECT-MESSAGE-BUS.md';
 
@@ -28,6 +33,7 @@ export function recordHeaders(rec: ChangeRecord): MsgHdrs {
   h.set('Cl-Path', rec.path);
   h.set('Cl-Op', rec.op);
   h.set('Cl-Offset', String(rec.offset));
+  if (rec.epoch !== undefined) h.set('Cl-Epoch', String(rec.epoch));
   return h;
 }
 
@@ -40,9 +46,11 @@ export function decodeRecord(hdrs: MsgHdrs | undefined, data: Uint8Array, projec
   const path = hdrs?.get('Cl-Path') ?? '';
   const op = (hdrs?.get('Cl-Op') ?? '') as ChangeOp;
   const offsetText = hdrs?.get('Cl-Offset') ?? '';
+  const epochText = hdrs?.get('Cl-Epoch') ?? '';
   const bad = (why: string) => new ScaleoutError('INVALID_RECORD', `invalid change record for "${path}": ${why}`);
   if (!OPS.includes(op)) throw bad(`unknown op "${op}"`);
   if (!/^\d{1,15}$/.test(offsetText)) throw bad('offset is not a number');
+  if (epochText !== '' && !/^\d{1,15}$/.test(epochText)) throw bad('epoch is not a number');
   const segments = path.split('/');
   if (segments.some((s: string) => !SEGMENT.test(s) || s === '.' || s === '..')) throw bad('path has an unsafe segment');
   try {
@@ -56,8 +64,12 @@ export function decodeRecord(hdrs: MsgHdrs | undefined, data: Uint8Array, projec
     if (segments.length !== 2 || segments[1] !== PROJECT_BUS || op !== 'entries') throw bad('project records must be entries of the project bus');
   } else if (segments.length < 3 || segments[1] !== taskToken || op === 'entries') {
     throw bad('path is outside the subject task');
+  } else if (op === 'claim' && (segments.length !== 3 || segments[2] !== CLAIM_MARKER || epochText === '')) {
+    throw bad(`a claim record is <project>/<task>/${CLAIM_MARKER} with an epoch`);
   }
-  return { path, op, offset: Number(offsetText), data: Buffer.from(data) };
+  const rec: ChangeRecord = { path, op, offset: Number(offsetText), data: Buffer.from(data) };
+  if (epochText !== '' && taskToken !== PROJECT_TOKEN) rec.epoch = Number(epochText);
+  return rec;
 }
 
 const pauseCell = new Int32Array(new SharedArrayBuffer(4));
@@ -101,6 +113,8 @@ function firstMsgId(data: Buffer): string | undefined {
 
 /** Applies one record under `root`; returns false when it was already applied. */
 export function applyRecord(root: string, rec: ChangeRecord): boolean {
+  // a claim raises the task's epoch (the caller's EpochFloors) and changes no file
+  if (rec.op === 'claim') return false;
   const file = join(root, rec.path);
   mkdirSync(dirname(file), { recursive: true });
   switch (rec.op) {

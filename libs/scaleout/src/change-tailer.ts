@@ -48,7 +48,7 @@ function walk(dir: string, out: string[]): void {
  * pass from the same state, so a NATS outage delays replication but loses nothing.
  */
 export class ChangeTailer {
-  private readonly tasks = new Map<string, { projectId: string; taskId: string }>();
+  private readonly tasks = new Map<string, { projectId: string; taskId: string; epoch?: number }>();
   private readonly files = new Map<string, FileState>();
   private readonly projects = new Set<string>();
   private passing: Promise<void> | undefined;
@@ -61,8 +61,9 @@ export class ChangeTailer {
     private readonly publish: PublishRecord,
   ) {}
 
-  track(projectId: string, taskId: string): void {
-    this.tasks.set(`${projectId}/${taskId}`, { projectId, taskId });
+  /** `epoch`: this host's claim of the task, carried by every record of it (see epochs.ts). */
+  track(projectId: string, taskId: string, epoch?: number): void {
+    this.tasks.set(`${projectId}/${taskId}`, { projectId, taskId, epoch });
     this.projects.add(projectId);
   }
 
@@ -128,6 +129,8 @@ export class ChangeTailer {
   }
 
   private emit(projectId: string, token: string, rec: ChangeRecord, key: string): Promise<void> {
+    const epoch = token === PROJECT_TOKEN ? undefined : this.tasks.get(`${projectId}/${token}`)?.epoch;
+    if (epoch !== undefined) rec = { ...rec, epoch };
     return this.publish(changeSubject(this.host, projectId, token), rec, `${this.host}:${rec.path}:${rec.op}:${rec.offset}:${key}${this.generation ? `:g${this.generation}` : ''}`);
   }
 

@@ -3,6 +3,7 @@ export { claimTask, decodeClaim, readClaim, type Claim, type StoredClaim } from 
 export { connectNats, validateNatsUrl, publishDurably, syncNote, DEFAULT_LEASE_MS, type NatsLink, type LinkOptions } from './nats';
 export { applyRecord, decodeRecord, recordHeaders, splitEntries, type ChangeRecord, type ChangeOp } from './change-record';
 export { ChangeTailer, type PublishRecord } from './change-tailer';
+export { admitRecord, EpochFloors, replicaEpochsFile } from './epochs';
 export { decodeQueuedTask, decodeRoutedWrite, submissionId, type QueuedTask, type RoutedWrite } from './task-message';
 export { applyTaskWrite, LocalTaskWrites, WRITE_ID_META, type TaskWrite, type TaskWriteResult, type TaskWrites } from './task-writes';
 export { replayTask, failOrphanRuns } from './replay';

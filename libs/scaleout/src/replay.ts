@@ -1,12 +1,14 @@
 import { readdirSync, existsSync } from 'node:fs';
 import { readRunInfo, runInfoIn, taskRunsDir, updateRunInfo } from '@app/storage';
 import { applyRecord, decodeRecord } from './change-record';
+import { admitRecord, EpochFloors } from './epochs';
 import { nanos, natsClient, type NatsLink } from './nats';
 import { CHANGES_STREAM, parseChangeSubject } from './subjects';
 
 /**
  * Rebuilds a task's files under `root` from the change stream (every host's records of it, in
- * stream order): how a worker continues a task whose previous host was lost.
+ * stream order): how a worker continues a task whose previous host was lost. Records of a host
+ * whose claim is older than one already seen are skipped, like on the replica (epochs.ts).
  */
 export async function replayTask(link: NatsLink, root: string, projectId: string, taskId: string): Promise<number> {
   // an ephemeral consumer (NATS 2.9 pull consumers need explicit acks; ordered ones need 2.10)
@@ -18,6 +20,7 @@ export async function replayTask(link: NatsLink, root: string, projectId: string
   });
   const consumer = await link.js.consumers.get(CHANGES_STREAM, info.name);
   let applied = 0;
+  const floors = new EpochFloors();
   try {
     if (info.num_pending === 0) return 0;
     for (;;) {
@@ -26,8 +29,11 @@ export async function replayTask(link: NatsLink, root: string, projectId: string
       const s = parseChangeSubject(m.subject);
       if (s) {
         try {
-          applyRecord(root, decodeRecord(m.headers, m.data, s.projectId, s.taskToken));
-          applied++;
+          const rec = decodeRecord(m.headers, m.data, s.projectId, s.taskToken);
+          if (admitRecord(floors, s.projectId, s.taskToken, rec) && rec.op !== 'claim') {
+            applyRecord(root, rec);
+            applied++;
+          }
         } catch {
           // records before this one aged out of the stream (retention): continue with what remains
         }

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import type { ConsumerMessages } from '@nats-io/jetstream';
 import { prepareMessage, type BusMessage, type NewMessage } from '@app/messagebus';
 import { applyRecord, decodeRecord, PROJECT_BUS, recordHeaders } from './change-record';
+import { admitRecord, EpochFloors, replicaEpochsFile } from './epochs';
+import { readClaim } from './claims';
 import { decodeHeartbeat, HeartbeatLivenessProbe, HeartbeatTable, heartbeatSubject } from './heartbeat';
 import { connectNats, DEFAULT_LEASE_MS, ensureConsumer, natsClient, publishDurably, syncNote, type LinkOptions, type NatsLink } from './nats';
 import { ALL_HOSTS, CHANGES_STREAM, ScaleoutError, changeSubject, controlSubject, SERVER_HOST, parseChangeSubject, PROJECT_TOKEN, REPLICA_CONSUMER, taskSubject } from './subjects';
@@ -39,6 +41,8 @@ export class ScaleoutServer implements TaskWrites {
   /** Accepted tasks no worker has reported yet (and those held for their dependencies). */
   readonly pending: PendingTasks;
   private readonly inflight: InflightWrites;
+  /** The newest claim epoch seen per task: older records are dropped (a host that lost the task). */
+  private readonly floors: EpochFloors;
   private releaser?: NodeJS.Timeout;
 
   constructor(
@@ -55,6 +59,7 @@ export class ScaleoutServer implements TaskWrites {
     this.liveness = new HeartbeatLivenessProbe(this.heartbeats);
     this.pending = new PendingTasks(root, opts.log);
     this.inflight = new InflightWrites(Date.now, inflightWritesDir(root));
+    this.floors = new EpochFloors(replicaEpochsFile(root));
   }
 
   async start(): Promise<void> {
@@ -125,12 +130,17 @@ export class ScaleoutServer implements TaskWrites {
   }
 
   /**
-   * The owner, also after a restart of this server: the host with the latest record of the task
-   * in the change stream.
+   * The owner, also after a restart of this server: the host of the task's current claim
+   * (CONDUCTOR_CLAIMS), else the host with the latest record of the task in the change stream.
    */
   async ownerOf(projectId: string, taskId: string): Promise<string | undefined> {
     const known = this.owner(projectId, taskId);
     if (known) return known;
+    const claim = await readClaim(this.link, projectId, taskId).catch(() => undefined);
+    if (claim?.host) {
+      this.owners.set(`${projectId}/${taskId}`, claim.host);
+      return claim.host;
+    }
     const info = await this.link.jsm.streams.info(CHANGES_STREAM, { subjects_filter: `conductor.changes.*.${projectId}.${taskId}` });
     let best: { host: string; seq: number } | undefined;
     for (const subject of Object.keys(info.state.subjects ?? {})) {
@@ -161,7 +171,10 @@ export class ScaleoutServer implements TaskWrites {
     const { createInbox } = natsClient().transport as unknown as { createInbox(): string };
     const replyTo = createInbox();
     const timeoutMs = this.opts.writeTimeoutMs ?? 15_000;
-    const routed: RoutedWrite = { writeId: replyTo.slice('_INBOX.'.length).replace(/[^A-Za-z0-9_-]/g, '').slice(0, 64), replyTo, write };
+    const writeId = replyTo.slice('_INBOX.'.length).replace(/[^A-Za-z0-9_-]/g, '').slice(0, 64);
+    // the task's newest epoch as the replica knows it: a worker holding an older claim applies nothing
+    const epoch = this.floors.floor(write.projectId, write.taskId);
+    const routed: RoutedWrite = { writeId, replyTo, write, ...(epoch > 0 ? { epoch } : {}) };
     // the answer may come late, from the worker that took the task over (the write re-sent to it)
     const sub = this.link.nc.subscribe(replyTo, { max: 1 });
     const answered = (async () => {
@@ -269,8 +282,17 @@ export class ScaleoutServer implements TaskWrites {
           try {
             if (!s) throw new Error(`unexpected subject ${m.subject}`);
             const rec = decodeRecord(m.headers, m.data, s.projectId, s.taskToken);
+            if (!admitRecord(this.floors, s.projectId, s.taskToken, rec)) {
+              const floor = this.floors.floor(s.projectId, s.taskToken);
+              this.opts.log?.(`replica: record ${m.seq} (${rec.op} ${rec.path}) of host ${s.host} dropped: stale owner epoch ${rec.epoch ?? 0}, the task was claimed since (epoch ${floor})`);
+              this.opts.onApplied?.({ host: s.host, path: rec.path, applied: false });
+              m.ack();
+              continue;
+            }
             const applied = applyRecord(this.root, rec);
-            if (s.taskToken !== PROJECT_TOKEN) {
+            // a claim record raises the epoch only: the claimant replays the task before it can take
+            // writes, and its first file record makes it the owner (and brings it the unconfirmed writes)
+            if (s.taskToken !== PROJECT_TOKEN && rec.op !== 'claim') {
               this.owners.set(`${s.projectId}/${s.taskToken}`, s.host);
               this.pending.delete(s.projectId, s.taskToken);
               this.resendTo(s.host, this.inflight.takeOver(s.projectId, s.taskToken, s.host));

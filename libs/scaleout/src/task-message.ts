@@ -50,6 +50,8 @@ export interface RoutedWrite {
   writeId: string;
   /** Core NATS subject the worker answers on (the server waits there). */
   replyTo?: string;
+  /** The task's newest owner epoch the server has seen (epochs.ts): a worker holding an older claim applies nothing. */
+  epoch?: number;
   write: TaskWrite;
 }
 
@@ -140,8 +142,9 @@ export function decodeRoutedWrite(data: Uint8Array): RoutedWrite {
   if (!o || typeof o.writeId !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(o.writeId)) throw new ScaleoutError('INVALID_TASK', 'control message needs a writeId');
   if (o.replyTo !== undefined && (typeof o.replyTo !== 'string' || !/^_INBOX\.[A-Za-z0-9_.-]{1,200}$/.test(o.replyTo))) throw new ScaleoutError('INVALID_TASK', 'invalid replyTo');
   const envelope = { writeId: o.writeId, replyTo: o.replyTo as string | undefined };
+  if (o.epoch !== undefined && !(Number.isSafeInteger(o.epoch) && (o.epoch as number) > 0)) throw Object.assign(new ScaleoutError('INVALID_TASK', 'invalid epoch'), { envelope });
   try {
-    return { ...envelope, write: decodeTaskWrite(o.write) };
+    return { ...envelope, ...(o.epoch !== undefined ? { epoch: o.epoch as number } : {}), write: decodeTaskWrite(o.write) };
   } catch (err) {
     // the sender still gets its answer (the refusal) instead of waiting for a timeout
     throw Object.assign(err as Error, { envelope });

@@ -10,6 +10,7 @@ import type { NatsAuth } from './auth';
 import { connectNats, DEFAULT_LEASE_MS, syncNote, publishDurably, type NatsLink } from './nats';
 import { ensureControlConsumer } from './control-consumer';
 import { heartbeatSubject } from './heartbeat';
+import { ownEpoch, publishClaimRecord, stopIfClaimedElsewhere } from './worker-fence';
 import { failOrphanRuns, replayTask } from './replay';
 import { prepareQueuedTask } from './task-setup';
 import { followServerPosts } from './server-posts';
@@ -45,6 +46,8 @@ interface Active {
   done: Promise<void>;
   /** This host's claim of the task, once written (CONDUCTOR_CLAIMS). */
   claim?: StoredClaim;
+  /** Another host claimed the task since (this one was paused or cut off): stopped, never acked here. */
+  lost?: boolean;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -80,6 +83,8 @@ export class Worker {
   private readonly controls = new Map<string, Promise<void>>();
   /** Tasks whose files a killed process of this worker left here: a stale copy until the queue gives them back. */
   private readonly released = new Set<string>();
+  /** This process's claim epoch of each task it ran (the `Cl-Epoch` of its records, see epochs.ts). */
+  private readonly epochs = new Map<string, number>();
   readonly capacity: number;
   readonly leaseMs: number;
 
@@ -213,7 +218,23 @@ export class Worker {
     const key = `${write.projectId}/${write.taskId}`;
     if (this.released.has(key) && !this.active.has(key)) return broadcast ? undefined : 'later';
     const held = holdsTask(this.opts.root, write.projectId, write.taskId);
+    // claimed here, its files not replayed yet: redelivered once they are
+    if (!held && this.active.has(key)) return 'later';
     if (!held && broadcast) return; // another worker's task
+    // fenced (issue #31): a host that lost the task to a newer claim applies nothing and answers
+    // nothing (the server re-sends the write to the new owner)
+    let epoch: number | undefined;
+    if (held) {
+      try {
+        epoch = await ownEpoch(this.link, this.opts.host, write.projectId, write.taskId, this.epochs.get(key));
+      } catch {
+        return 'later'; // the claim is unreadable now (NATS reconnecting): redelivered
+      }
+      if (epoch === undefined || (routed.epoch !== undefined && routed.epoch > epoch)) {
+        this.log(`${write.op} ${key} write ${writeId} not applied: the task was claimed by another host since (stale owner epoch ${epoch ?? this.epochs.get(key) ?? 0})`);
+        return;
+      }
+    }
     let reply: { result?: TaskWriteResult; error?: WireError };
     try {
       if (!held) throw new RunnerError('NOT_FOUND', `task ${write.taskId} is not on worker ${this.opts.host}`);
@@ -226,7 +247,7 @@ export class Worker {
     if (replyTo) this.link.nc.publish(replyTo, JSON.stringify(reply));
     if (!this.active.has(`${write.projectId}/${write.taskId}`) && held) {
       // a finished task is no longer tailed: publish what the write changed, once
-      this.tailer.track(write.projectId, write.taskId);
+      this.tailer.track(write.projectId, write.taskId, epoch);
       await this.tailer.flush();
       if (!this.active.has(`${write.projectId}/${write.taskId}`)) this.tailer.untrack(write.projectId, write.taskId);
     }
@@ -243,8 +264,10 @@ export class Worker {
       }
     }
     for (const [p, t] of tasks) {
+      const epoch = await ownEpoch(this.link, this.opts.host, p, t, this.epochs.get(`${p}/${t}`)).catch(() => this.epochs.get(`${p}/${t}`));
+      if (epoch === undefined) continue; // claimed by another host since: a stale copy
       this.tailer.resend(p, t);
-      this.tailer.track(p, t);
+      this.tailer.track(p, t, epoch);
     }
     await this.tailer.flush();
     for (const [p, t] of tasks) if (!this.active.has(`${p}/${t}`)) this.tailer.untrack(p, t);
@@ -279,7 +302,11 @@ export class Worker {
   }
 
   private async execute(task: QueuedTask, entry: Active): Promise<void> {
-    const heartbeat = setInterval(() => [entry.msg, ...entry.others].forEach((m) => m.working()), Math.max(100, Math.floor(this.leaseMs / 3)));
+    const heartbeat = setInterval(() => {
+      if (entry.lost) return;
+      [entry.msg, ...entry.others].forEach((m) => m.working());
+      if (!this.link.nc.isClosed()) stopIfClaimedElsewhere(this.link, task, entry, (l) => this.log(l));
+    }, Math.max(100, Math.floor(this.leaseMs / 3)));
     const layout = new RunsLayout(this.opts.root);
     const taskDir = layout.taskDir(task.projectId, task.taskId);
     let started = false;
@@ -293,6 +320,9 @@ export class Worker {
         return;
       }
       entry.claim = outcome.claimed;
+      this.epochs.set(`${task.projectId}/${task.taskId}`, outcome.claimed.seq);
+      // before any other record of this host: from here on the replica drops the previous owner's late records
+      await this.retry(() => publishClaimRecord(this.link, this.opts.host, task.projectId, task.taskId, outcome.claimed));
       const takeover = entry.msg.info.deliveryCount > 1 || !existsSync(join(taskDir, 'TASK.md'));
       if (takeover) {
         const n = await this.retry(() => replayTask(this.link, this.opts.root, task.projectId, task.taskId));
@@ -303,7 +333,7 @@ export class Worker {
         }
       }
       await prepareQueuedTask(this.opts.root, taskDir, task);
-      this.tailer.track(task.projectId, task.taskId);
+      this.tailer.track(task.projectId, task.taskId, outcome.claimed.seq);
       const firstRun = layout.runDir(task.projectId, task.taskId, task.runId);
       const fresh = !existsSync(runInfoFile(firstRun));
       if (fresh) mkdirSync(firstRun, { recursive: true });
@@ -332,18 +362,19 @@ export class Worker {
       }
       await this.tailer.flush();
       this.tailer.untrack(task.projectId, task.taskId);
-      await this.ack(entry);
+      if (!entry.lost) await this.ack(entry);
     } catch (err) {
       this.log(`task ${task.projectId}/${task.taskId} failed${started ? '' : ' to start'}: ${(err as Error).message}`);
       await this.tailer.flush().catch(() => undefined);
       this.tailer.untrack(task.projectId, task.taskId);
       // not started here: hand it back to the queue rather than dropping it
+      if (entry.lost) return;
       if (started) await this.ack(entry);
       else entry.msg.nak(1000);
     } finally {
       clearInterval(heartbeat);
       // the loop ended here (or never started): the next delivery of the task claims it at once
-      if (entry.claim) await releaseClaim(this.link, task.projectId, task.taskId, entry.claim).catch((err) => this.log(`release claim: ${(err as Error).message}`));
+      if (entry.claim && !entry.lost) await releaseClaim(this.link, task.projectId, task.taskId, entry.claim).catch((err) => this.log(`release claim: ${(err as Error).message}`));
     }
   }
 

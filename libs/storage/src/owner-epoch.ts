@@ -7,8 +7,9 @@ import { StorageError } from './storage.errors';
 
 /**
  * Fencing epochs (issue #31). Every task has a current owner epoch, a small durable record in its
- * folder (OWNER-EPOCH: `epoch: N`, `claimed_by: loop|resume|adopt|takeover`, `pid`, `claimed_at`),
- * written atomically and fsync'd. A loop, a resume, an adoption or a takeover claims the task by
+ * folder (OWNER-EPOCH: `epoch: N`, `claimed_by: loop|resume|adopt|takeover|job`, `pid`, `claimed_at`),
+ * written atomically and fsync'd. A loop, a resume, an adoption, a takeover or a standalone root
+ * job (`run-agent job` outside a loop) claims the task by
  * incrementing it (claimOwnerEpoch, under the task lock). The claimant's OwnerFence is its proof:
  * the writers of run-info, of the runner's bus records and the DONE / restart decisions run their
  * write inside fence.guard(), which refuses with StaleEpochError once a newer claim exists.
@@ -21,7 +22,7 @@ import { StorageError } from './storage.errors';
 export const OWNER_EPOCH_FILE = 'OWNER-EPOCH';
 export const OWNER_EPOCH_LOCK_FILE = 'OWNER-EPOCH.lock';
 
-export type ClaimKind = 'loop' | 'resume' | 'adopt' | 'takeover';
+export type ClaimKind = 'loop' | 'resume' | 'adopt' | 'takeover' | 'job';
 
 /** How long a claim (exclusive) or a guarded write (shared) waits for the fence lock. */
 const FENCE_LOCK_WAIT_MS = 5000;

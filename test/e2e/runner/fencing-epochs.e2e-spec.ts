@@ -2,28 +2,13 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readOwnerEpoch, RunsLayout } from '@app/storage';
-import { busMessages, busTypesAndBodies, cliEnv, commandAgentSandbox, PROJECT, processAlive, RUN_AGENT, runInfos, stopOutsideFencedWrite, taskId, waitFor } from './helpers';
+import { busMessages, busTypesAndBodies, cliEnv, commandAgentSandbox, EPOCH_AGENT, PROJECT, processAlive, RUN_AGENT, runInfos, stopOutsideFencedWrite, taskId, waitFor } from './helpers';
 
 interface Outcome {
   code: number | null;
   stderr: string;
 }
 
-/**
- * A command agent that records every start (its pid) and any other recorded agent still alive (not
- * a zombie) at that moment (an overlap). The first start blocks until $RELEASE_FILE exists and ends
- * without DONE; a later one marks the task DONE at once.
- */
-export const EPOCH_AGENT = `#!/bin/sh
-cat > /dev/null
-for p in $(cat "$COUNTER_FILE" 2>/dev/null); do
-  st=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f1)
-  [ -n "$st" ] && [ "$st" != Z ] && echo "$p alive ($st) when $$ started" >> "$COUNTER_FILE.overlap"
-done
-echo "$$" >> "$COUNTER_FILE"
-if [ "$(wc -l < "$COUNTER_FILE")" -ge 2 ]; then touch "$JRUN_TASK_FOLDER/DONE"; exit 0; fi
-while [ ! -e "$RELEASE_FILE" ]; do sleep 0.05; done
-`;
 
 /** Every byte the runners wrote for the task: its bus, each run-info, the epoch record. */
 function taskBytes(taskDir: string, bus: string): Record<string, string> {

@@ -125,3 +125,19 @@ export function commandAgentSandbox(agentName: string, script: string) {
   afterAll(() => tmp.cleanup());
   return { tmp, base, home, configPath, children };
 }
+
+/**
+ * A command agent that records every start (its pid) and any other recorded agent still alive (not
+ * a zombie) at that moment (an overlap). The first start blocks until $RELEASE_FILE exists and ends
+ * without DONE; a later one marks the task DONE at once.
+ */
+export const EPOCH_AGENT = `#!/bin/sh
+cat > /dev/null
+for p in $(cat "$COUNTER_FILE" 2>/dev/null); do
+  st=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f1)
+  [ -n "$st" ] && [ "$st" != Z ] && echo "$p alive ($st) when $$ started" >> "$COUNTER_FILE.overlap"
+done
+echo "$$" >> "$COUNTER_FILE"
+if [ "$(wc -l < "$COUNTER_FILE")" -ge 2 ]; then touch "$JRUN_TASK_FOLDER/DONE"; exit 0; fi
+while [ ! -e "$RELEASE_FILE" ]; do sleep 0.05; done
+`;

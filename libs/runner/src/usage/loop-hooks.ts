@@ -77,10 +77,13 @@ export function usageHooks(opts: UsageLoopOptions, ctx: UsageHookContext): Usage
   const waitRateLimit = async (until: Date, runId: string): Promise<UsageHold> => {
     writeRateLimited(taskDir, until, runId);
     await ctx.post('INFO', `rate limited until ${until.toISOString()}: waiting without counting a restart (run slot released)`);
+    // measured on the monotonic clock from here (issue #31): a wall-clock jump neither ends the
+    // wait early (forward) nor stretches it by the jump (backward)
+    const end = performance.now() + Math.max(0, until.getTime() - Date.now());
     for (;;) {
       const reason = interrupted();
       if (reason) return { kind: 'stopped', reason };
-      const left = until.getTime() - Date.now();
+      const left = end - performance.now();
       if (left <= 0) break;
       await sleep(Math.min(pollMs, left), ctx.signal);
     }

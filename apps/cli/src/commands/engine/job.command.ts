@@ -127,6 +127,8 @@ export class JobCommand extends WorktreeFlagParsers {
       conductorUrl: flags.conductorUrl,
       env,
       runDir,
+      // not under a task loop: this job owns the task while it runs, its writes fenced (issue #31)
+      ownTask: true,
     });
     // a DONE written by this job counts only once the task's completion criteria pass (issue #33)
     const start = () => withJobCriteria({ root, projectId: scope.projectId, taskId: scope.taskId, cwd: wt?.cwd ?? cwd ?? taskDir, env: env ?? {}, config: loaded.config, ...criteria }, run);
