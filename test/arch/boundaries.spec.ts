@@ -50,10 +50,11 @@ describe('library boundaries', () => {
  * Lib order (docs/architecture.md): a lib imports only libs below it. mcp, planner, webhook and
  * scaleout sit on the runner; nothing imports them but the apps. contracts is types only.
  */
-const LIB_ORDER = ['contracts', 'storage', 'messagebus', 'agents', 'sandbox', 'runner', 'webhook', 'planner', 'mcp', 'scaleout', 'triggers'];
+const LIB_ORDER = ['contracts', 'storage', 'boot', 'messagebus', 'agents', 'sandbox', 'runner', 'webhook', 'planner', 'mcp', 'scaleout', 'triggers'];
 const ALLOWED_LIB_DEPS: Record<string, string[]> = {
   contracts: [],
   storage: [],
+  boot: ['storage'],
   messagebus: ['storage'],
   agents: ['storage'],
   sandbox: ['storage'],
