@@ -14,8 +14,8 @@ const BUNDLE = path.join(DIST, 'bundle', 'run-agent.js');
 const API_DIST = path.join(__dirname, '..', 'dist', 'apps', 'api');
 const API_ENTRY = path.join(API_DIST, 'apps', 'api', 'src', 'boot', 'serve.js');
 const API_BUNDLE = path.join(API_DIST, 'bundle', 'server.js');
-// the serve flags, defined once (apps/api/src/boot/serve-flags.ts; a plain module, node:util only)
-const API_FLAGS = path.join(API_DIST, 'apps', 'api', 'src', 'boot', 'serve-flags.js');
+// the serve flags, defined once (libs/boot/src/serve-flags.ts; a plain module, node:util only)
+const API_FLAGS = path.join(API_DIST, 'libs', 'boot', 'src', 'serve-flags.js');
 
 const mtime = (file) => fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs;
 

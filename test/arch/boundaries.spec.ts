@@ -50,11 +50,12 @@ describe('library boundaries', () => {
  * Lib order (docs/architecture.md): a lib imports only libs below it. mcp, planner, webhook and
  * scaleout sit on the runner; nothing imports them but the apps. contracts is types only.
  */
-const LIB_ORDER = ['contracts', 'storage', 'messagebus', 'agents', 'sandbox', 'runner', 'webhook', 'planner', 'mcp', 'scaleout', 'triggers'];
+const LIB_ORDER = ['contracts', 'storage', 'boot', 'messagebus', 'agents', 'sandbox', 'runner', 'webhook', 'planner', 'mcp', 'scaleout', 'triggers', 'client', 'self-update'];
 const ALLOWED_LIB_DEPS: Record<string, string[]> = {
   contracts: [],
   // contracts is types only (`import type`, erased at build): the wire shapes the records share
   storage: ['contracts'],
+  boot: ['storage'],
   messagebus: ['storage'],
   agents: ['storage', 'contracts'],
   sandbox: ['storage'],
@@ -64,6 +65,8 @@ const ALLOWED_LIB_DEPS: Record<string, string[]> = {
   mcp: ['storage', 'messagebus', 'runner'],
   scaleout: ['storage', 'messagebus', 'runner'],
   triggers: ['storage'],
+  client: ['contracts', 'storage', 'boot', 'runner'],
+  'self-update': [],
 };
 
 describe('lib order', () => {

@@ -7,7 +7,7 @@
  * `conductor` (no arguments) starts the server through the same function `serve` runs.
  * Only plain (Nest-free) files may be imported here, directly or lazily.
  */
-import { attachFlagValues, parseFlagArgs } from '../../api/src/boot/flag-args';
+import { attachFlagValues, parseFlagArgs } from '@app/boot';
 import { reportError, setJsonErrors } from './common/cli-errors';
 import { BUS_POST_FLAGS, BUS_READ_FLAGS, type BusPostOptions, type BusReadOptions, type FlagSpec } from './commands/bus/bus-flags';
 import { versionText } from './version';

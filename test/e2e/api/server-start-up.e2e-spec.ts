@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-// What the server loads at start-up (apps/api/src/boot/lean-load.ts): rxjs from its bundle,
+// What the server loads at start-up (libs/boot/src/lean-load.ts): rxjs from its bundle,
 // class-validator's string validators and phone metadata deferred until used — with validation
 // unchanged. Runs the built server in a fresh node, where the require cache is Node's own: the
 // tsc build and the bundle the executables load (scripts/bundle-api.js, its lean-load shim).

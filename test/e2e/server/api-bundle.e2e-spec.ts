@@ -12,10 +12,10 @@ import { CONDUCTOR, getJson, REPO, RUN_AGENT, runCli, startServer } from './help
 const API_BUNDLE = join(REPO, 'dist', 'apps', 'api', 'bundle', 'server.js');
 const API_ENTRY = join(REPO, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'serve.js');
 const CLI_BUNDLE = join(REPO, 'dist', 'apps', 'cli', 'bundle', 'run-agent.js');
-// the serve flags the launcher parses (apps/api/src/boot/serve-flags.ts, plain modules of the tsc build)
+// the serve flags the launcher parses (libs/boot/src/serve-flags.ts, plain modules of the tsc build)
 const API_FLAGS = [
-  join(REPO, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'serve-flags.js'),
-  join(REPO, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'flag-args.js'),
+  join(REPO, 'dist', 'apps', 'api', 'libs', 'boot', 'src', 'serve-flags.js'),
+  join(REPO, 'dist', 'apps', 'api', 'libs', 'boot', 'src', 'flag-args.js'),
   join(REPO, 'dist', 'apps', 'api', 'libs', 'storage', 'src', 'config', 'config.types.js'),
 ];
 

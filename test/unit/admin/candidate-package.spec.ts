@@ -9,7 +9,7 @@ import {
   installDependencies,
   missingDependencies,
   parseCandidate,
-} from '../../../apps/api/src/admin/candidate-package';
+} from '@app/self-update';
 
 describe('self-update candidate package', () => {
   let tmp: string;

@@ -3,9 +3,9 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { handoffArgs, handoffBin, startNewServer } from '../../../apps/api/src/admin/handoff';
+import { handoffArgs, handoffBin, startNewServer } from '@app/self-update';
 import { processAlive } from '../../utils/processes';
-import { checkReplaceable, findInstallRoot, restore, siblingPath, stamp } from '../../../apps/api/src/admin/package-swap';
+import { checkReplaceable, findInstallRoot, restore, siblingPath, stamp } from '@app/self-update';
 
 /**
  * The health endpoint the hand-off polls, bound to port 0 for the whole test (no free-port race):

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { updateRequestBody } from '../../../apps/cli/src/commands/server/client/update.commands';
+import { updateRequestBody } from '@app/client';
 
 describe('run-agent server update start: request body', () => {
   const cwd = process.cwd();

@@ -1,4 +1,4 @@
-import { SERVE_FLAGS, serveFlagsFromArgv } from '../../../apps/api/src/boot/serve-flags';
+import { SERVE_FLAGS, serveFlagsFromArgv } from '@app/boot';
 
 describe('serveFlagsFromArgv (the launcher’s parse of the serve flags)', () => {
   it('takes the command lines that start the server', () => {

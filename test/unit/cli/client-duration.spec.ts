@@ -1,4 +1,4 @@
-import { parseDuration } from '../../../apps/cli/src/commands/server/client/format';
+import { parseDuration } from '@app/client';
 import { parseGoDuration } from '@app/storage';
 
 describe('client duration flags use the one Go duration parser', () => {

@@ -53,20 +53,21 @@ describe('bin/launch.js', () => {
       ` setImmediate(() => process.kill(process.pid, 'SIGKILL')); };\n`;
     const compileCache = 'string'; // getCompileCacheDir(): the cache is on
 
-    // a stand-in of the serve flags' parse (apps/api/src/boot/serve-flags.ts): `--port N` only; notes each load in flags-loaded
+    // a stand-in of the serve flags' parse (libs/boot/src/serve-flags.ts): `--port N` only; notes each load in flags-loaded
     let apiFlags: string;
     const flagsLoads = () => (existsSync(join(pkg, 'flags-loaded')) ? readFileSync(join(pkg, 'flags-loaded'), 'utf8').length : 0);
     const flagsModule =
-      `'use strict';\nrequire('node:fs').appendFileSync(require('node:path').join(__dirname, '${'../'.repeat(7)}flags-loaded'), 'x');\n` +
+      `'use strict';\nrequire('node:fs').appendFileSync(require('node:path').join(__dirname, '${'../'.repeat(6)}flags-loaded'), 'x');\n` +
       `exports.serveFlagsFromArgv = (program, argv) => { const a = argv[0] === 'serve' ? argv.slice(1) : program === 'conductor' ? argv : undefined;\n` +
       `  if (!a) return undefined; if (a.length === 0) return {}; return a.length === 2 && a[0] === '--port' ? { port: a[1] } : undefined; };\n`;
 
     beforeEach(() => {
-      apiFlags = join(pkg, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'serve-flags.js');
+      apiFlags = join(pkg, 'dist', 'apps', 'api', 'libs', 'boot', 'src', 'serve-flags.js');
       apiEntry = join(pkg, 'dist', 'apps', 'api', 'apps', 'api', 'src', 'boot', 'serve.js');
       apiBundle = join(pkg, 'dist', 'apps', 'api', 'bundle', 'server.js');
       mkdirSync(join(apiEntry, '..'), { recursive: true });
       mkdirSync(join(apiBundle, '..'), { recursive: true });
+      mkdirSync(join(apiFlags, '..'), { recursive: true });
       writeFileSync(apiEntry, serveEntry('api-unbundled'));
       writeFileSync(apiBundle, serveEntry('api-bundle'));
       writeFileSync(apiFlags, flagsModule);

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { isLoopbackHost } from '@app/storage/config/settings';
+import { isLoopbackHost } from '@app/storage';
 
 export { isLoopbackHost };
 

@@ -6,9 +6,9 @@
  *   modules) although no command of ours prompts. We register a stand-in whose properties load the
  *   real package on first use, so prompting still works if a command ever asks.
  * (V8's compile cache is switched on earlier, in bin/launch.js; rxjs comes from its bundle as in
- * the server: apps/api/src/boot/lean-load.ts.)
+ * the server: libs/boot/src/lean-load.ts.)
  */
-import { cacheAs, resolveFrom } from '../../../api/src/boot/lean-load';
+import { cacheAs, resolveFrom } from '@app/boot/lean-load';
 
 const INQUIRER_KEYS = ['prompts', 'Separator', 'ui', 'createPromptModule', 'prompt', 'registerPrompt', 'restoreDefaultPrompts'];
 

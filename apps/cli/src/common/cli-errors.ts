@@ -1,12 +1,12 @@
+import { UsageError } from '@app/boot';
+
 /** Exit codes of both executables: 0 ok, 1 failure, 2 usage error (any bad input). */
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
-/** A wrong or missing flag or argument: printed as one line, exit code 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+/** A wrong or missing flag or argument: printed as one line, exit code 2 (one class for the CLI and the libs doing its work). */
+export { UsageError };
 
 /**
  * Lib error codes that mean "the input is wrong" (a bad id, flag value or message), whichever lib

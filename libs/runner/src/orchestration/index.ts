@@ -4,4 +4,5 @@ export * from './facts';
 export * from './iterate';
 export * from './workflow';
 export * from './monitor';
+export * from './monitor-daemon';
 export * from './goal-graph';

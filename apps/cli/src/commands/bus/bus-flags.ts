@@ -3,9 +3,9 @@
  * NestJS-free fast path (apps/cli/src/fast-path.ts), so there is one definition of each flag.
  * Keep this file free of NestJS imports.
  */
-import type { FlagSpec } from '../../../../api/src/boot/flag-args';
+import type { FlagSpec } from '@app/boot';
 
-export { longName, optionKey, type FlagSpec } from '../../../../api/src/boot/flag-args';
+export { longName, optionKey, type FlagSpec } from '@app/boot';
 
 export const BUS_POST_FLAGS = {
   root: { flags: '--root <dir>', type: 'string', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' },

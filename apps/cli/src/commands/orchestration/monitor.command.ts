@@ -1,22 +1,12 @@
 import { Inject } from '@nestjs/common';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import {
-  DEFAULT_MONITOR_INTERVAL_MS,
-  DEFAULT_MONITOR_RATE_LIMIT_MS,
-  DEFAULT_MONITOR_STALE_MS,
-  MONITOR_LOCK_FILE,
-  MonitorLock,
-  monitorPass,
-  RunnerService,
-} from '@app/runner';
-import { CHANGE_FEED, ChangeFeed, ensureDir, pathExists, RunsLayout, validateProjectId } from '@app/storage';
+import { DEFAULT_MONITOR_INTERVAL_MS, DEFAULT_MONITOR_RATE_LIMIT_MS, DEFAULT_MONITOR_STALE_MS, RunnerService, runMonitor } from '@app/runner';
+import { CHANGE_FEED, ChangeFeed, pathExists, validateProjectId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, LoadedConfig, runRoot } from '../engine/job-common';
 import { durationFlag } from '../engine/support/options';
 import { required } from './flags';
-
-const CHANGE_SETTLE_MS = 250;
 
 interface MonitorFlags {
   root?: string;
@@ -70,93 +60,24 @@ export class MonitorCommand extends CommandRunner {
     // ./config.yaml, …), also with --agent, which may name one of its agents.
     const loaded: LoadedConfig = loadRunConfig(flags.config);
     const root = runRoot(flags.root, loaded);
-    const once = flags.once === true || intervalMs === 0;
-    const out = (line: string): void => void process.stdout.write(`${line}\n`);
-    const inFlight = new Set<string>();
-    const abort = new AbortController();
-    const pass = () =>
-      monitorPass({
-        root,
-        projectId,
-        todoPath,
-        agent: flags.agent,
-        config: loaded.config?.agents && Object.keys(loaded.config.agents).length ? loaded.config : undefined,
-        cwd,
-        env: agentCallerEnv(loaded),
-        staleAfterMs,
-        rateLimitMs,
-        dryRun: flags.dryRun,
-        inFlight,
-        runJob: (opts) => this.runner.runJob(opts),
-        stopRun: (dir, opts) => this.runner.stopRun(dir, opts),
-        stopGraceMs,
-        out,
-        signal: abort.signal,
-      });
-
-    if (once) {
-      const result = await pass();
-      const outcomes = await Promise.all(result.launched);
-      if (result.failed > 0 || outcomes.includes(false)) throw new Error(`monitor: ${result.failed + outcomes.filter((ok) => !ok).length} task(s) failed to start or run`);
-      return;
-    }
-
-    const lock = new MonitorLock(join(new RunsLayout(root).projectDir(projectId), MONITOR_LOCK_FILE));
-    ensureDir(new RunsLayout(root).projectDir(projectId));
-    lock.acquire(projectId);
-    const releaseOnExit = (): void => lock.release();
-    process.once('exit', releaseOnExit);
-    const stop = (): void => abort.abort();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    const feed = this.feed;
-    let wake: (() => void) | undefined;
-    let missed = false; // a change seen while a pass was running
-    const poke = (): void => (wake ? wake() : void (missed = true));
-    const unwatch = [feed.watch(todoPath, poke), feed.watch(new RunsLayout(root).projectDir(projectId), poke)];
-    const launched: Array<Promise<boolean>> = [];
-    let failed = 0;
-    try {
-      while (!abort.signal.aborted) {
-        const result = await pass();
-        launched.push(...result.launched);
-        failed += result.failed;
-        await this.waitForNextPass(intervalMs, abort.signal, (handler) => {
-          wake = handler;
-          if (handler && missed) {
-            missed = false;
-            handler();
-          }
-        });
-      }
-      const outcomes = await Promise.all(launched);
-      failed += outcomes.filter((ok) => !ok).length;
-    } finally {
-      unwatch.forEach((u) => u());
-      process.removeListener('SIGINT', stop);
-      process.removeListener('SIGTERM', stop);
-      lock.release();
-      process.removeListener('exit', releaseOnExit);
-    }
-    if (failed > 0) throw new Error(`monitor: ${failed} task(s) failed to start or run`);
-  }
-
-  /** Resolves after `intervalMs`, on abort, or shortly after a change notification. */
-  private waitForNextPass(intervalMs: number, signal: AbortSignal, onWake: (handler: (() => void) | undefined) => void): Promise<void> {
-    return new Promise<void>((done) => {
-      let settled = false;
-      const finish = (): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        onWake(undefined);
-        signal.removeEventListener('abort', finish);
-        done();
-      };
-      const timer = setTimeout(finish, intervalMs);
-      // Change notifications come in bursts (our own writes cause some too): settle briefly.
-      onWake(() => void setTimeout(finish, CHANGE_SETTLE_MS));
-      signal.addEventListener('abort', finish, { once: true });
+    await runMonitor({
+      root,
+      projectId,
+      todoPath,
+      agent: flags.agent,
+      config: loaded.config?.agents && Object.keys(loaded.config.agents).length ? loaded.config : undefined,
+      cwd,
+      env: agentCallerEnv(loaded),
+      staleAfterMs,
+      rateLimitMs,
+      dryRun: flags.dryRun,
+      runJob: (opts) => this.runner.runJob(opts),
+      stopRun: (dir, opts) => this.runner.stopRun(dir, opts),
+      stopGraceMs,
+      out: (line: string): void => void process.stdout.write(`${line}\n`),
+      intervalMs,
+      once: flags.once === true || intervalMs === 0,
+      feed: this.feed,
     });
   }
 

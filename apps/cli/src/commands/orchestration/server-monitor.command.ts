@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
 import { Option, SubCommand } from 'nest-commander';
-import { ApiTaskDetail, checkTodoItem, decideFromTaskDetail, DEFAULT_MONITOR_INTERVAL_MS, DEFAULT_MONITOR_RATE_LIMIT_MS, DEFAULT_MONITOR_STALE_MS, parseTodo } from '@app/runner';
-import { pathExists, readUserFile, validateProjectId } from '@app/storage';
+import { DEFAULT_MONITOR_INTERVAL_MS, DEFAULT_MONITOR_RATE_LIMIT_MS, DEFAULT_MONITOR_STALE_MS } from '@app/runner';
+import { pathExists, validateProjectId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { durationFlag } from '../engine/support/options';
-import { ClientCommand, ClientOptions } from '../server/client/client-command';
-import { expectStatus, parseJson, query, seg, ServerClient } from '../server/client/server-client';
+import { ClientOptions, runServerMonitor, ServerClient } from '@app/client';
+import { ClientCommand } from '../server/client/client-command';
 import { required } from './flags';
 
 interface ServerMonitorOptions extends ClientOptions {
@@ -18,8 +18,6 @@ interface ServerMonitorOptions extends ClientOptions {
   dryRun?: boolean;
   once?: boolean;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** `conductor monitor` (= `run-agent server monitor`): the TODO-driven monitor through the API. */
 @SubCommand({
@@ -39,81 +37,7 @@ export class ServerMonitorCommand extends ClientCommand<ServerMonitorOptions> {
     const intervalMs = opts.interval !== undefined ? durationFlag(opts.interval, '--interval') : DEFAULT_MONITOR_INTERVAL_MS;
     const staleAfterMs = (opts.staleAfter !== undefined ? durationFlag(opts.staleAfter, '--stale-after') : 0) || DEFAULT_MONITOR_STALE_MS;
     const rateLimitMs = (opts.rateLimit !== undefined ? durationFlag(opts.rateLimit, '--rate-limit') : 0) || DEFAULT_MONITOR_RATE_LIMIT_MS;
-    let stopped = false;
-    const stop = (): void => void (stopped = true);
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    try {
-      for (;;) {
-        await this.pass(client, { project, todoPath, agent, staleAfterMs, rateLimitMs, dryRun: opts.dryRun === true, json: opts.json === true });
-        if (opts.once || intervalMs === 0) return;
-        for (let waited = 0; waited < intervalMs && !stopped; waited += 100) await sleep(Math.min(100, intervalMs - waited));
-        if (stopped) return;
-      }
-    } finally {
-      process.removeListener('SIGINT', stop);
-      process.removeListener('SIGTERM', stop);
-    }
-  }
-
-  private async pass(
-    client: ServerClient,
-    o: { project: string; todoPath: string; agent: string; staleAfterMs: number; rateLimitMs: number; dryRun: boolean; json: boolean },
-  ): Promise<void> {
-    const out = (line: string): void => void (o.json || process.stdout.write(`${line}\n`));
-    const todos = parseTodo(readUserFile(o.todoPath));
-    const report: Array<{ task_id: string; action: string; reason: string; result?: string }> = [];
-    if (todos.length === 0) out(`monitor: no pending task IDs found in ${o.todoPath}`);
-    else out(`monitor: checking ${todos.length} pending task(s) from ${o.todoPath} on ${client.base}`);
-    let first = true;
-    for (const todo of todos) {
-      const res = await client.send('GET', `/api/projects/${seg(o.project)}/tasks/${seg(todo.taskId)}${query({ include_files: 1 })}`);
-      const detail = res.status === 404 ? undefined : parseJson<ApiTaskDetail>(expectStatus(res).text);
-      const decision = decideFromTaskDetail(detail, { staleAfterMs: o.staleAfterMs });
-      const entry: (typeof report)[number] = { task_id: todo.taskId, action: decision.action, reason: decision.reason };
-      report.push(entry);
-      out(`  [${decision.action.padEnd(8)}] ${todo.taskId} — ${decision.reason}`);
-      if (decision.action === 'skip') continue;
-      if (!first) await sleep(o.rateLimitMs);
-      first = false;
-      if (o.dryRun) continue;
-      try {
-        entry.result = await this.act(client, o, todo, decision.action, detail?.done === true, decision.runId);
-        out(`  [OK]    ${entry.result}`);
-      } catch (err) {
-        entry.result = `error: ${err instanceof Error ? err.message : String(err)}`;
-        out(`  [ERROR] ${decision.action} ${todo.taskId}: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    }
-    if (o.json) process.stdout.write(`${JSON.stringify({ todo: o.todoPath, server: client.base, decisions: report })}\n`);
-  }
-
-  private async act(
-    client: ServerClient,
-    o: { project: string; todoPath: string; agent: string },
-    todo: { taskId: string; text: string },
-    action: string,
-    done: boolean,
-    runId: string | undefined,
-  ): Promise<string> {
-    const submit = async (attachMode: 'create' | 'resume'): Promise<string> => {
-      const body = { project_id: o.project, task_id: todo.taskId, agent_type: o.agent, prompt: todo.text, attach_mode: attachMode };
-      const res = await client.call('POST', '/api/v1/tasks', { body });
-      return parseJson<{ run_id?: string }>(res.text).run_id ?? '';
-    };
-    switch (action) {
-      case 'finalize':
-        // A completed run with output: the server writes DONE (task cancel with nothing running).
-        if (!done) await client.call('DELETE', `/api/v1/tasks/${seg(todo.taskId)}${query({ project_id: o.project })}`);
-        return checkTodoItem(o.todoPath, todo.taskId) ? `finalized ${todo.taskId} (item ticked)` : `finalized ${todo.taskId} (no unchecked item left)`;
-      case 'recover':
-        if (runId) await client.call('POST', `/api/projects/${seg(o.project)}/tasks/${seg(todo.taskId)}/runs/${seg(runId)}/stop`, { expect: [202, 409] });
-        return `restarted stale task ${todo.taskId} as run ${await submit('resume')}`;
-      case 'resume':
-        return `resumed ${todo.taskId} as run ${await submit('resume')}`;
-      default:
-        return `started ${todo.taskId} as run ${await submit('create')}`;
-    }
+    await runServerMonitor(client, { project, todoPath, agent, intervalMs, staleAfterMs, rateLimitMs, dryRun: opts.dryRun === true, once: opts.once === true, json: opts.json === true });
   }
 
   @Option({ flags: '--project <id>', description: 'project id (required)' })

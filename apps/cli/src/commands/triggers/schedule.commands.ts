@@ -2,9 +2,8 @@ import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { listSchedules } from '@app/triggers';
 import { UsageError } from '../../common/cli-errors';
 import { asCliError, withParentOptions } from '../engine/job-common';
-import { ClientCommand, ClientOptions, out, printRaw } from '../server/client/client-command';
-import { tabulate } from '../server/client/format';
-import { seg, ServerClient } from '../server/client/server-client';
+import { ClientOptions, out, printRaw, seg, ServerClient, tabulate } from '@app/client';
+import { ClientCommand } from '../server/client/client-command';
 import { ConfigFlags, triggerSettings } from './trigger-config';
 
 interface ListFlags extends ConfigFlags {

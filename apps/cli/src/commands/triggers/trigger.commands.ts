@@ -3,7 +3,7 @@ import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { sha256Hex, writeTokenHash } from '@app/triggers';
 import { UsageError } from '../../common/cli-errors';
 import { asCliError, withParentOptions } from '../engine/job-common';
-import { out } from '../server/client/client-command';
+import { out } from '@app/client';
 import { ConfigFlags, triggerSettings } from './trigger-config';
 
 @SubCommand({

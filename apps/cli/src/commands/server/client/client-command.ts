@@ -1,12 +1,7 @@
 import { CommandRunner, Option } from 'nest-commander';
-import { UsageError } from '../../../common/cli-errors';
-import { clientApiKey, defaultServerUrl, ServerClient } from './server-client';
+import { clientApiKey, ClientOptions, defaultServerUrl, ProjectOptions, ServerClient } from '@app/client';
 
-export interface ClientOptions {
-  server?: string;
-  json?: boolean;
-  apiKey?: string;
-}
+export type { ClientOptions, ProjectOptions };
 
 /** Shared flags of every `run-agent server …` / `conductor …` client leaf. */
 export abstract class ClientCommand<O extends ClientOptions = ClientOptions> extends CommandRunner {
@@ -34,37 +29,10 @@ export abstract class ClientCommand<O extends ClientOptions = ClientOptions> ext
   }
 }
 
-export interface ProjectOptions extends ClientOptions {
-  project?: string;
-}
-
 /** Leaves that take `--project`. */
 export abstract class ProjectScopedCommand<O extends ProjectOptions = ProjectOptions> extends ClientCommand<O> {
   @Option({ flags: '--project <id>', description: 'project ID' })
   parseProject(value: string): string {
     return value;
   }
-}
-
-export function out(text: string): void {
-  process.stdout.write(text);
-}
-
-/** Prints a raw JSON body as upstream does: trimmed, one trailing newline. */
-export function printRaw(text: string): void {
-  out(`${text.trim()}\n`);
-}
-
-export function requireFlag(value: string | undefined, flag: string): string {
-  if (!value || value.trim() === '') throw new UsageError(`required flag(s) "${flag}" not set`);
-  return value;
-}
-
-export function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
-
-export function parseIntFlag(value: string, flag: string): number {
-  if (!/^-?\d+$/.test(value.trim())) throw new UsageError(`invalid argument "${value}" for "--${flag}" flag: expected an integer`);
-  return Number(value);
 }

@@ -1,79 +1,25 @@
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
-import { UsageError } from '../../../common/cli-errors';
-import { out, parseIntFlag, printRaw, ProjectOptions, ProjectScopedCommand, requireFlag } from './client-command';
-import { formatLocal, formatRfc3339, formatRunDuration, isZeroTime, tabulate } from './format';
-import { streamTaskLogs } from './logs';
-import { expectStatus, parseJson, query, seg, ServerClient, ServerClientError } from './server-client';
-import type { FlatRun, Paginated, TaskListItem } from '@app/contracts';
-
-
-export function oneArg(args: string[], what = 'task-id'): string {
-  if (args.length !== 1) throw new UsageError(`accepts 1 arg(s) (<${what}>), received ${args.length}`);
-  return args[0];
-}
-
-
-interface TaskDetail {
-  project_id: string;
-  task_id: string;
-  status: string;
-  last_activity?: string;
-  depends_on?: string[];
-  blocked_by?: string[];
-  runs?: { run_id: string; status: string; start_time: string; end_time?: string; exit_code?: number }[];
-}
+import { deleteTask, listTasks, LogsOptions, parseIntFlag, ProjectOptions, resumeTask, RunsOptions, ServerClient, stopTask, taskLogs, TaskListOptions, taskRuns, taskStatus } from '@app/client';
+import { ProjectScopedCommand } from './client-command';
 
 @SubCommand({ name: 'status', arguments: '<task-id>', description: 'Get the status of a task' })
 export class ServerTaskStatusCommand extends ProjectScopedCommand {
-  async execute(args: string[], opts: ProjectOptions, client: ServerClient): Promise<void> {
-    const task = oneArg(args);
-    const { data: t, text } = await client.getJson<TaskDetail>(`/api/v1/tasks/${seg(task)}${query({ project_id: opts.project })}`);
-    if (opts.json) return printRaw(text);
-    out(`Task:   ${t.project_id}/${t.task_id}\nStatus: ${t.status}\n`);
-    if (t.depends_on?.length) out(`Depends on: ${t.depends_on.join(', ')}\n`);
-    if (t.blocked_by?.length) out(`Blocked by: ${t.blocked_by.join(', ')}\n`);
-    if (!isZeroTime(t.last_activity)) out(`Last activity: ${formatRfc3339(t.last_activity!)}\n`);
-    const runs = t.runs ?? [];
-    if (runs.length === 0) return;
-    const rows = [['RUN ID', 'STATUS', 'START TIME', 'END TIME', 'EXIT CODE']];
-    for (const r of runs) {
-      const ended = !isZeroTime(r.end_time);
-      rows.push([r.run_id, r.status, formatRfc3339(r.start_time), ended ? formatRfc3339(r.end_time!) : '-', ended ? String(r.exit_code ?? 0) : '-']);
-    }
-    out('\n' + tabulate(rows));
+  execute(args: string[], opts: ProjectOptions, client: ServerClient): Promise<void> {
+    return taskStatus(client, args, opts);
   }
 }
 
 @SubCommand({ name: 'stop', arguments: '<task-id>', description: 'Stop all running runs of a task' })
 export class ServerTaskStopCommand extends ProjectScopedCommand {
-  async execute(args: string[], opts: ProjectOptions, client: ServerClient): Promise<void> {
-    const task = oneArg(args);
-    const res = await client.call('DELETE', `/api/v1/tasks/${seg(task)}${query({ project_id: opts.project })}`, { expect: [202] });
-    if (opts.json) return printRaw(res.text);
-    out(`Task ${task}: stopped ${parseJson<{ stopped_runs: number }>(res.text).stopped_runs} run(s)\n`);
+  execute(args: string[], opts: ProjectOptions, client: ServerClient): Promise<void> {
+    return stopTask(client, args, opts);
   }
 }
 
-interface TaskListOptions extends ProjectOptions {
-  status?: string;
-  limit?: number;
-  offset?: number;
-}
-
-type TaskListResponse = Paginated<TaskListItem>;
-
 @SubCommand({ name: 'list', description: 'List tasks in a project' })
 export class ServerTaskListCommand extends ProjectScopedCommand<TaskListOptions> {
-  async execute(_args: string[], opts: TaskListOptions, client: ServerClient): Promise<void> {
-    const project = requireFlag(opts.project, 'project');
-    const { data, text } = await client.getJson<TaskListResponse>(`/api/projects/${seg(project)}/tasks${query({ status: opts.status, limit: opts.limit, offset: opts.offset })}`);
-    if (opts.json) return printRaw(text);
-    const rows = [['TASK ID', 'STATUS', 'RUNS', 'BLOCKED_BY', 'LAST ACTIVITY']];
-    for (const t of data.items ?? []) {
-      rows.push([t.id, t.status, String(t.run_count), t.blocked_by?.length ? t.blocked_by.join(',') : '-', isZeroTime(t.last_activity) ? '-' : formatLocal(t.last_activity!)]);
-    }
-    out(tabulate(rows));
-    if (data.has_more) out(`(showing ${data.items.length} of ${data.total} tasks from ${data.offset}; use --limit (up to 500) and --offset to see more)\n`);
+  execute(args: string[], opts: TaskListOptions, client: ServerClient): Promise<void> {
+    return listTasks(client, args, opts);
   }
 
   @Option({ flags: '--status <status>', description: 'filter by status: running, active, done, failed, blocked' })
@@ -94,47 +40,22 @@ export class ServerTaskListCommand extends ProjectScopedCommand<TaskListOptions>
 
 @SubCommand({ name: 'delete', arguments: '<task-id>', description: 'Delete a task and all its runs' })
 export class ServerTaskDeleteCommand extends ProjectScopedCommand {
-  async execute(args: string[], opts: ProjectOptions, client: ServerClient): Promise<void> {
-    const task = oneArg(args);
-    const project = requireFlag(opts.project, 'project');
-    const res = await client.send('DELETE', `/api/projects/${seg(project)}/tasks/${seg(task)}`);
-    if (res.status === 204) {
-      out(opts.json ? `${JSON.stringify({ task_id: task, deleted: true })}\n` : `Task ${task} deleted.\n`);
-      return;
-    }
-    if (res.status === 409) throw new ServerClientError(`task ${task} has running runs; stop them first`, 409);
-    if (res.status === 404) throw new ServerClientError(`task ${task} not found in project ${project}`, 404);
-    expectStatus(res, [204]);
+  execute(args: string[], opts: ProjectOptions, client: ServerClient): Promise<void> {
+    return deleteTask(client, args, opts);
   }
 }
 
 @SubCommand({ name: 'resume', arguments: '<task-id>', description: 'Resume an exhausted task by removing its DONE file' })
 export class ServerTaskResumeCommand extends ProjectScopedCommand {
-  async execute(args: string[], opts: ProjectOptions, client: ServerClient): Promise<void> {
-    const task = oneArg(args);
-    const project = requireFlag(opts.project, 'project');
-    const res = await client.send('POST', `/api/projects/${seg(project)}/tasks/${seg(task)}/resume`);
-    if (res.status === 404) throw new ServerClientError(`task ${task} not found in project ${project}`, 404);
-    if (res.status === 400) throw new ServerClientError(`cannot resume task ${task}: ${res.text.trim()}`, 400);
-    expectStatus(res, [200]);
-    if (opts.json) return printRaw(res.text);
-    const r = parseJson<{ project_id: string; task_id: string }>(res.text);
-    out(`Task ${r.project_id}/${r.task_id} resumed (DONE file removed)\n`);
+  execute(args: string[], opts: ProjectOptions, client: ServerClient): Promise<void> {
+    return resumeTask(client, args, opts);
   }
-}
-
-interface LogsOptions extends ProjectOptions {
-  run?: string;
-  follow?: boolean;
-  tail?: number;
 }
 
 @SubCommand({ name: 'logs', arguments: '<task-id>', description: 'Stream task output via the server' })
 export class ServerTaskLogsCommand extends ProjectScopedCommand<LogsOptions> {
-  async execute(args: string[], opts: LogsOptions, client: ServerClient): Promise<void> {
-    const task = oneArg(args);
-    const project = requireFlag(opts.project, 'project');
-    await streamTaskLogs(client, { project, task, run: opts.run, follow: !!opts.follow, tail: opts.tail ?? 0 });
+  execute(args: string[], opts: LogsOptions, client: ServerClient): Promise<void> {
+    return taskLogs(client, args, opts);
   }
 
   @Option({ flags: '--run <run-id>', description: 'specific run ID (default: latest)' })
@@ -153,31 +74,10 @@ export class ServerTaskLogsCommand extends ProjectScopedCommand<LogsOptions> {
   }
 }
 
-interface RunsOptions extends ProjectOptions {
-  limit?: number;
-}
-
-type RunsResponse = Paginated<FlatRun>;
-
 @SubCommand({ name: 'runs', arguments: '<task-id>', description: 'List all runs for a task' })
 export class ServerTaskRunsCommand extends ProjectScopedCommand<RunsOptions> {
-  async execute(args: string[], opts: RunsOptions, client: ServerClient): Promise<void> {
-    const task = oneArg(args);
-    const project = requireFlag(opts.project, 'project');
-    const path = `/api/projects/${seg(project)}/tasks/${seg(task)}/runs${query({ limit: opts.limit ?? 50 })}`;
-    const res = await client.send('GET', path);
-    if (res.status === 404) throw new ServerClientError(`task ${task} not found in project ${project}`, 404);
-    expectStatus(res, [200]);
-    if (opts.json) return printRaw(res.text);
-    const data = parseJson<RunsResponse>(res.text);
-    if (!data.items?.length) return out(`no runs found for task ${task}\n`);
-    const rows = [['RUN ID', 'AGENT', 'STATUS', 'EXIT', 'DURATION', 'STARTED', 'ERROR']];
-    for (const r of data.items) {
-      const ended = !isZeroTime(r.end_time);
-      rows.push([r.id, r.agent, r.status, ended ? String(r.exit_code) : '-', formatRunDuration(r.start_time, r.end_time), formatLocal(r.start_time, true), (r.error_summary ?? '').slice(0, 40)]);
-    }
-    out(tabulate(rows));
-    if (data.has_more) out(`(showing ${data.items.length} of ${data.total} runs; use --limit to see more)\n`);
+  execute(args: string[], opts: RunsOptions, client: ServerClient): Promise<void> {
+    return taskRuns(client, args, opts);
   }
 
   @Option({ flags: '--limit <n>', description: 'maximum number of runs to show (default 50)' })

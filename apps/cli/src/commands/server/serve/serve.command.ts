@@ -1,5 +1,5 @@
 import { Command, Option } from 'nest-commander';
-import { SERVE_OWN_FLAGS as F } from '../../../../../api/src/boot/serve-flags';
+import { SERVE_OWN_FLAGS as F } from '@app/boot';
 import { NatsAuthOptionParsers } from '../../scaleout/nats-options';
 import { loadApiServer } from './api-loader';
 
@@ -7,7 +7,7 @@ import { loadApiServer } from './api-loader';
  * `run-agent serve` and `conductor serve` (or `conductor --flag …`): starts the API server and keeps
  * running until SIGINT/SIGTERM (nest-commander closes the CLI app as soon as run() resolves). The
  * server process's logic lives in the API build (apps/api/src/boot/serve.ts), as for a bare `conductor`;
- * the flags are defined in apps/api/src/boot/serve-flags.ts, which bin/launch.js also parses with
+ * the flags are defined in libs/boot/src/serve-flags.ts, which bin/launch.js also parses with
  * to start a current API bundle without this command.
  */
 @Command({ name: 'serve', description: 'Start the conductor API server and web dashboard' })

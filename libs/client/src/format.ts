@@ -1,5 +1,5 @@
 import { parseGoDuration } from '@app/storage';
-import { UsageError } from '../../../common/cli-errors';
+import { UsageError } from '@app/boot';
 
 /** Output helpers that reproduce upstream's Go formatting (tabwriter, time layouts, sizes). */
 

@@ -11,7 +11,7 @@ import {
   workflowStagePrompt,
 } from '@app/runner';
 import { readUserFile, validateProjectId, validateTaskId } from '@app/storage';
-import { UsageError } from '../../../common/cli-errors';
+import { UsageError } from '@app/boot';
 import type { CreateTaskRequest as ContractCreateTaskRequest } from '@app/contracts';
 
 /** The body of one `POST /api/v1/tasks`. */

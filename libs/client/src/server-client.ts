@@ -1,7 +1,5 @@
-import { DEFAULT_SERVER_URL, isLoopbackHost } from '@app/storage/config/settings';
-import { apiKeyFilePath, savedApiKey } from '@app/storage/config/api-key-file';
-import { CURSOR_PAGE_MAX } from '@app/storage/paging';
-import { UsageError } from '../../../common/cli-errors';
+import { apiKeyFilePath, CURSOR_PAGE_MAX, DEFAULT_SERVER_URL, isLoopbackHost, savedApiKey } from '@app/storage';
+import { UsageError } from '@app/boot';
 
 export { DEFAULT_SERVER_URL };
 

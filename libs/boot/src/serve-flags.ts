@@ -1,12 +1,12 @@
 /**
  * The flags of `run-agent serve` / `conductor [serve]`, defined once: the CLI's ServeCommand
  * declares them with `@Option(SERVE_FLAGS.x)`, and bin/launch.js parses them with
- * serveFlagsFromArgv() (this file's tsc build) to start the API bundle without loading the CLI.
+ * serveFlagsFromArgv() (this file's tsc build) to start the API bundle without loading the CLI; the
+ * options are the API's ServeFlags (apps/api/src/boot/serve-options.ts).
  * Plain module (node:util and a constants file only): nothing of NestJS or the server loads with it.
  */
 import { API_DEFAULTS } from '@app/storage/config/config.types';
 import { parseFlagArgs, type FlagSpec } from './flag-args';
-import type { ServeFlags } from './serve-options';
 
 /** NATS credentials and TLS flags of `conductor --nats` and `run-agent worker` (docs/scale-out.md). */
 export const NATS_AUTH_FLAGS = {
@@ -44,10 +44,10 @@ export const SERVE_FLAGS = { ...SERVE_OWN_FLAGS, ...NATS_AUTH_FLAGS } as const s
  * `conductor` alone or `conductor --flag …` (as the CLI's conductorArgv maps them). Undefined for any
  * other command, `--help`, or a usage error: the CLI then runs it and commander reports in its words.
  */
-export function serveFlagsFromArgv(programName: string, argv: string[]): ServeFlags | undefined {
+export function serveFlagsFromArgv(programName: string, argv: string[]): Record<string, unknown> | undefined {
   let args: string[];
   if (argv[0] === 'serve') args = argv.slice(1);
   else if (programName === 'conductor' && (argv.length === 0 || argv[0].startsWith('-'))) args = argv;
   else return undefined;
-  return parseFlagArgs(SERVE_FLAGS, args) as ServeFlags | undefined;
+  return parseFlagArgs(SERVE_FLAGS, args);
 }
