@@ -56,3 +56,7 @@ export { buildBlock, installBlock, uninstallBlock, installShellAliases, uninstal
 export { writeThreadChild, threadParentMessage, THREAD_LINK_FILE, type ThreadParentRef, type ThreadChildRef } from './thread-link';
 export * from './criteria';
 export { admitByMemory, readMemAvailable, MEMINFO_PATH_ENV, type MemoryAdmissionOptions } from './governor/memory-admission';
+export { admitChild, checkTreeTotal, FANOUT_LOCK_FILE, type AdmitChildOptions, type Admitted, type QueuedChild } from './governor/fanout-limit';
+export { countTreeRuns, treeOf, appendTreeRun, startTreeLedger, treeRunDirs, childQueueBase, TREE_LEDGER_FILE, type TreeRef } from './governor/fanout-tree';
+export { holdRun, runnerHolds, RUNNER_LOCK_FILE } from './run-holder';
+export { findActiveChildren } from './child-wait';
