@@ -10,6 +10,7 @@ import { acquireRunSlot, RunSlot } from './run-slots';
 import { admitByMemory } from './governor/memory-admission';
 import { admitChild, type Admitted, type QueuedChild } from './governor/fanout-limit';
 import { startTreeLedger } from './governor/fanout-tree';
+import { queuedMark } from './governor/queued-mark';
 import { holdRun } from './run-holder';
 import { RunnerError, errorText } from './runner.errors';
 import { clearPendingChild } from './pending-child';
@@ -118,9 +119,11 @@ async function runCreated(
   const agentVersion = await detectVersion(spec, { ...process.env, ...opts.env }, opts.registry);
   let slot: RunSlot;
   const stopWatch = watchStopRequest(runDir, opts.signal);
+  const queued = queuedMark(infoPath, { enabled: !!opts.parentRunId, alreadySet: !!admitted.queued, fence: opts.fence });
   try {
-    if (admitted.queued) await waitForChildPlace(opts, admitted.queued, { runId, infoPath, signal: stopWatch.signal, post: postInfo(bus, opts, runId) }).then(gotChildSlot);
+    if (admitted.queued) await waitForChildPlace(opts, admitted.queued, { runId, signal: stopWatch.signal, post: postInfo(bus, opts, runId) }).then(gotChildSlot);
     await admitByMemory({
+      onWait: (reason) => queued.set(`queued: ${reason}`),
       floor: opts.config?.defaults?.min_available_memory,
       signal: stopWatch.signal,
       pollMs: opts.memoryPollMs,
@@ -134,8 +137,13 @@ async function runCreated(
       signal: stopWatch.signal,
       ticket: opts.queueTicket,
       pollMs: opts.slotPollMs,
+      onQueued: () => queued.set(`queued: waiting for a run slot (defaults.max_concurrent_runs = ${maxConcurrentRuns(opts.config)})`),
     }).catch((err: unknown) => {
       throw new Error(`acquire run slot: ${errorText(err)}`);
+    });
+    await queued.clear().catch((err: unknown) => {
+      slot.release();
+      throw err;
     });
   } catch (err) {
     const early = opts.parentRunId ? await finishIfStoppedBeforeStart({ runId, runDir, infoPath, fence: opts.fence }) : undefined;
@@ -206,12 +214,12 @@ const postInfo = (bus: BusWriter, opts: JobOptions, runId: string) => (type: str
 
 /**
  * A child queued by max_children_per_run (issue #33) waits in its parent's FIFO slot queue; its
- * run-info shows `queued` with the reason until it gets a place, then the reason is cleared.
+ * run-info shows `queued` with the reason until it is admitted (cleared once every wait is over).
  */
 async function waitForChildPlace(
   opts: JobOptions,
   queued: QueuedChild,
-  run: { runId: string; infoPath: string; signal: AbortSignal; post(type: string, body: string): Promise<void> },
+  run: { runId: string; signal: AbortSignal; post(type: string, body: string): Promise<void> },
 ): Promise<RunSlot> {
   await run.post('INFO', queued.reason);
   const slot = await acquireRunSlot({
@@ -222,10 +230,6 @@ async function waitForChildPlace(
     state: queued.state,
     signal: run.signal,
     pollMs: opts.slotPollMs,
-  });
-  await updateRunInfo(run.infoPath, (i) => ({ ...i, queued_reason: undefined }), { fence: opts.fence }).catch((err: unknown) => {
-    slot.release();
-    throw err;
   });
   await run.post('INFO', 'admitted: a place among the parent run\'s children is free; starting');
   return slot;

@@ -26,6 +26,8 @@ export interface AcquireOptions {
   queueBase?: string;
   /** Continue from this turn (a ticket drawn and a queue place taken by an earlier takeTurn). */
   state?: TurnState;
+  /** Called once when the run has to wait (it joined the queue). */
+  onQueued?(): Promise<void>;
 }
 
 export function slotsDir(root: string): string {
@@ -61,8 +63,10 @@ export async function acquireRunSlot(opts: AcquireOptions): Promise<RunSlot> {
   try {
     for (;;) {
       if (opts.signal?.aborted) throw new RunnerError('STOPPED', 'acquire run slot: cancelled while queued');
+      const joined = !!state.waiter;
       const slot = await takeTurn(opts, state);
       if (slot) return slot;
+      if (!joined && state.waiter) await opts.onQueued?.();
       if (!(await sleep(opts.pollMs ?? 50, opts.signal))) {
         throw new RunnerError('STOPPED', 'acquire run slot: cancelled while queued');
       }

@@ -68,6 +68,24 @@ describe('fan-out governor: children per run and runs per task tree (issue #33)'
     expect(busTypesAndBodies(layout.taskBus(PROJECT, k3))).toContain("INFO admitted: a place among the parent run's children is free; starting");
   });
 
+  it('a child waiting for a max_concurrent_runs slot shows queued with the reason until it starts', async () => {
+    const parent = run(taskId('slotparent'), undefined, true);
+    const [s1, s2] = [taskId('s1'), taskId('s2')];
+    const rel = (t: string) => join(tmp.root, '..', `release-${t}`);
+    const config = cfg({ max_concurrent_runs: 1 });
+    const first = kid(parent, s1, rel(s1), { config });
+    await waitFor('the first child started its agent', () => runInfos(layout.taskDir(PROJECT, s1)).some((i) => i.pid > 0 && !i.starting));
+    const second = kid(parent, s2, rel(s2), { config });
+    await waitFor('the second child is queued', () => runInfos(layout.taskDir(PROJECT, s2)).some((i) => !!i.queued_reason));
+    expect(runInfos(layout.taskDir(PROJECT, s2))[0].queued_reason).toBe('queued: waiting for a run slot (defaults.max_concurrent_runs = 1)');
+    writeFileSync(rel(s1), '');
+    expect((await first).ok).toBe(true);
+    await waitFor('the second child started its agent', () => runInfos(layout.taskDir(PROJECT, s2)).some((i) => i.pid > 0 && !i.starting));
+    expect(runInfos(layout.taskDir(PROJECT, s2))[0].queued_reason).toBeUndefined();
+    writeFileSync(rel(s2), '');
+    expect((await second).ok).toBe(true);
+  });
+
   it('config defaults.max_runs_per_tree counts the root run and all its descendants, finished or not', async () => {
     const top = run(taskId('tree'), undefined, false);
     const mid = run(taskId('mid'), top, false);

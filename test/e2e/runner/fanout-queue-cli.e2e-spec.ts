@@ -29,9 +29,10 @@ describe('fan-out governor: a child beyond its limit is queued, visible everywhe
     started.push(cli.done);
     return cli;
   };
-  const job = (task: string, parent: string, release: string, ...more: string[]) =>
-    releases.push(release) &&
-    start(['job', '--root', tmp.root, '--project', PROJECT, '--task', task, '--agent', 'claude', '--prompt', 'x', '--parent-run-id', parent, ...more], { FAKE_AGENT_WAIT_FILE: release });
+  const job = (task: string, parent: string, release: string, ...more: string[]) => {
+    releases.push(release);
+    return start(['job', '--root', tmp.root, '--project', PROJECT, '--task', task, '--agent', 'claude', '--prompt', 'x', '--parent-run-id', parent, ...more], { FAKE_AGENT_WAIT_FILE: release });
+  };
 
   it('queues the second child (status and API show queued with the reason), refuses --no-wait and a full tree, then runs it', async () => {
     const rootTask = taskId('qroot');
