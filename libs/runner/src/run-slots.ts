@@ -92,11 +92,12 @@ export interface TurnState {
  */
 export async function takeTurn(opts: Pick<AcquireOptions, 'root' | 'limit' | 'runId' | 'queueBase'>, state: TurnState): Promise<RunSlot | undefined> {
   const base = baseOf(opts);
-  mkdirSync(join(base, 'slots'), { recursive: true });
-  mkdirSync(join(base, 'queue'), { recursive: true });
   const lock = await lockQueue(base);
   if (lock === undefined) return undefined;
   try {
+    // under the lock: an idle queue's folder may have been pruned (pruneIdleQueue) before it
+    mkdirSync(join(base, 'slots'), { recursive: true });
+    mkdirSync(join(base, 'queue'), { recursive: true });
     const waiting = liveWaiters(base, opts.runId);
     const ticket = (state.ticket ??= nextTicket(lock, waiting));
     const slot = waiting.some((t) => t < ticket) ? undefined : tryAcquireAny(base, opts.limit);
@@ -120,7 +121,14 @@ export async function takeTurn(opts: Pick<AcquireOptions, 'root' | 'limit' | 'ru
 async function lockQueue(base: string): Promise<number | undefined> {
   const path = ticketFile(base);
   for (;;) {
-    const fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o644);
+    let fd: number;
+    try {
+      fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o644);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      mkdirSync(base, { recursive: true }); // new, or pruned while idle
+      continue;
+    }
     try {
       await acquireFlock(fd, 'ex', QUEUE_LOCK_TIMEOUT_MS);
     } catch (err) {
@@ -143,6 +151,61 @@ function nextTicket(lockFd: number, waiting: number[]): number {
   const next = Math.max(last, ...waiting) + 1;
   writeSync(lockFd, String(next).padStart(TICKET_DIGITS, '0'), 0);
   return next;
+}
+
+/** Some process holds a flock on `path` right now (probed without waiting). */
+function heldByOther(path: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    if (!tryFlock(fd, 'ex')) return true;
+    unflock(fd);
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const namesIn = (dir: string): string[] => {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+};
+
+/**
+ * Removes the folder of a queue nobody uses (`run-agent gc`: the fan-out queues of parent runs):
+ * taken under the queue's lock without waiting (a busy queue is kept), and only when no slot is
+ * held and no waiter lives. A later acquisition re-creates it. Returns true when it was (or, with
+ * `dryRun`, would be) removed.
+ */
+export function pruneIdleQueue(base: string, dryRun = false): boolean {
+  const path = ticketFile(base);
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    if (!tryFlock(fd, 'ex')) return false;
+    try {
+      if (!isLockOnPath(fd, path)) return false;
+      const busy = namesIn(join(base, 'slots')).some((n) => heldByOther(join(base, 'slots', n))) || namesIn(join(base, 'queue')).some((n) => heldByOther(join(base, 'queue', n)));
+      if (busy) return false;
+      if (!dryRun) rmSync(base, { recursive: true, force: true });
+      return true;
+    } finally {
+      unflock(fd);
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Leaves the queue of an unfinished turn (a caller that gives up waiting). */

@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { admitChild, appendTreeRun, countTreeRuns, startTreeLedger, TREE_LEDGER_FILE, treeOf } from '@app/runner';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { abandonTurn, admitChild, appendTreeRun, childQueueBase, countTreeRuns, pruneChildQueues, startTreeLedger, takeTurn, TREE_LEDGER_FILE, treeOf, TurnState } from '@app/runner';
 import { RunsLayout, writeRunInfo, ZERO_TIME } from '@app/storage';
 
 // The fan-out count of a tree (max_runs_per_tree) reads the tree's ledger, not every run under the
@@ -69,5 +69,24 @@ describe('fan-out tree ledger (issue #33)', () => {
     await child(top.runId, task('top'));
     rmSync(a.runDir, { recursive: true });
     expect(count(top.runId, task('top'))).toBe(2);
+  });
+
+  it('gc removes a parent\'s children queue only while no child holds a place or waits; a later child re-creates it', async () => {
+    const queue = childQueueBase(root, 'run-p');
+    const turn = (id: string, state: TurnState) => takeTurn({ root, limit: 1, runId: id, queueBase: queue }, state);
+    const held = await turn('a', {});
+    const waiting: TurnState = {};
+    expect(await turn('b', waiting)).toBeUndefined();
+    expect(pruneChildQueues(root)).toEqual([]);
+    held!.release();
+    expect(pruneChildQueues(root)).toEqual([]); // b still waits
+    abandonTurn(waiting);
+    expect(pruneChildQueues(root, true)).toEqual(['run-p']); // dry run
+    expect(existsSync(queue)).toBe(true);
+    expect(pruneChildQueues(root)).toEqual(['run-p']);
+    expect(existsSync(queue)).toBe(false);
+    const again = await turn('c', {});
+    expect(again).toBeDefined();
+    again!.release();
   });
 });

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { appendRecordSync, readRunInfo, runInfoFile, runInfoIn, taskRunsDir, writeFileAtomic } from '@app/storage';
 import { allRuns, descendantRuns, ScannedRun } from '../run-scan';
+import { pruneIdleQueue } from '../run-slots';
 
 /**
  * A task tree's run ledger (issue #33): `<top run>/TREE-RUNS`, one line per descendant run (its run
@@ -129,4 +130,15 @@ export function countTreeRuns(root: string, tree: TreeRef): number {
 /** The folder of the FIFO slot queue of `parentRunId`'s children (max_children_per_run). */
 export function childQueueBase(root: string, parentRunId: string): string {
   return join(root, '.conductor', 'fanout', parentRunId);
+}
+
+/** `run-agent gc`: removes the children queues nobody uses (no child running or waiting); returns their parent run ids. */
+export function pruneChildQueues(root: string, dryRun = false): string[] {
+  let parents: string[];
+  try {
+    parents = readdirSync(join(root, '.conductor', 'fanout'));
+  } catch {
+    return [];
+  }
+  return parents.filter((p) => pruneIdleQueue(childQueueBase(root, p), dryRun));
 }
