@@ -51,7 +51,8 @@ async function main() {
       const status = meets(f);
       const ratio = ratioOf(f);
       results.push({ file, ...f, ratio, status });
-      const target = f.target === undefined ? '' : ` (target ${f.better === 'lower' ? '≤' : '≥'} ${f.target}; ${Number(ratio.toFixed(2))}× target)`;
+      const times = ratio === undefined ? '' : `; ${Number(ratio.toFixed(2))}× target`;
+      const target = f.target === undefined ? '' : ` (target ${f.better === 'lower' ? '≤' : '≥'} ${f.target}${times})`;
       console.log(`${f.name}: ${Number(f.value.toFixed(3))} ${f.unit}${target} ${status}${f.note ? ` — ${f.note}` : ''}`);
     }
   }

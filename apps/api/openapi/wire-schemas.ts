@@ -34,7 +34,7 @@ const usageTotals = shape<UsageTotals>(
   ['cost_usd', 'partial'],
 );
 const runFile = shape<RunFile>({ name: { type: 'string', enum: ['output.md', 'stdout', 'stderr', 'prompt'] }, label: str, size: int }, ['size']);
-const addedRun = { display_status: { ...str, description: '`status`, except `stopped`/`cancelled` for a run ended by a stop' }, agent_name: { ...str, description: 'the configured agent (`agents:` key)' }, corrupt_reason: { ...str, description: 'why the run\'s record could not be read (status `corrupt`)' } };
+const addedRun = { display_status: { ...str, description: '`status`, except `stopped`/`cancelled` for a run ended by a stop and `queued` for a running run that waits for admission' }, queued_reason: { ...str, description: 'why the run waits before its agent starts (display_status `queued`; fan-out governor, memory admission)' }, agent_name: { ...str, description: 'the configured agent (`agents:` key)' }, corrupt_reason: { ...str, description: 'why the run\'s record could not be read (status `corrupt`)' } };
 
 export const WIRE_SCHEMAS: Record<string, Schema> = {
   Error: obj({ error: obj({ code: { type: 'string', enum: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'CONFLICT', 'UNPROCESSABLE', 'TOO_MANY_REQUESTS', 'INTERNAL', 'NOT_IMPLEMENTED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] }, message: str, details: { type: 'object', additionalProperties: true } }, ['code', 'message']) }, ['error']),
@@ -68,17 +68,17 @@ export const WIRE_SCHEMAS: Record<string, Schema> = {
       sandbox: { type: 'string', enum: ['bwrap'], description: 'the sandbox the run is confined by (absent: none)' },
       egress_bytes: { type: 'object', additionalProperties: int, description: 'bytes moved through the egress proxy per `host:port` (sandboxed runs)' },
     },
-    ['sandbox', 'egress_bytes', 'run_id', 'project_id', 'task_id', 'agent_version', 'process_ownership', 'end_time', 'parent_run_id', 'previous_run_id', 'error_summary', 'version', 'cwd', 'pid', 'pgid', 'commandline', 'session_id', 'resume_at', 'usage', 'criteria', 'files', 'display_status', 'agent_name', 'corrupt_reason'],
+    ['sandbox', 'egress_bytes', 'run_id', 'project_id', 'task_id', 'agent_version', 'process_ownership', 'end_time', 'parent_run_id', 'previous_run_id', 'error_summary', 'version', 'cwd', 'pid', 'pgid', 'commandline', 'session_id', 'resume_at', 'usage', 'criteria', 'files', 'display_status', 'queued_reason', 'agent_name', 'corrupt_reason'],
   ),
   RunV1: shape<RunV1>(
     { run_id: str, project_id: str, task_id: str, status: str, process_ownership: str, start_time: time, end_time: time, exit_code: { ...int, description: 'omitted when 0' }, agent_version: str, error_summary: str, criteria: ref('RunCriteria'), ...addedRun },
-    ['process_ownership', 'exit_code', 'agent_version', 'error_summary', 'criteria', 'display_status', 'agent_name', 'corrupt_reason'],
+    ['process_ownership', 'exit_code', 'agent_version', 'error_summary', 'criteria', 'display_status', 'queued_reason', 'agent_name', 'corrupt_reason'],
   ),
   FlatRun: shape<FlatRun>(
     { id: str, task_id: str, agent: str, status: str, exit_code: int, start_time: time, end_time: time, parent_run_id: str, previous_run_id: str, error_summary: str, ...addedRun,
       sandbox: { type: 'string', enum: ['bwrap'], description: 'the sandbox the run is confined by (absent: none)' },
       egress_bytes: { type: 'object', additionalProperties: int, description: 'bytes moved through the egress proxy per `host:port` (sandboxed runs)' } },
-    ['sandbox', 'egress_bytes', 'end_time', 'parent_run_id', 'previous_run_id', 'error_summary', 'display_status', 'agent_name', 'corrupt_reason'],
+    ['sandbox', 'egress_bytes', 'end_time', 'parent_run_id', 'previous_run_id', 'error_summary', 'display_status', 'queued_reason', 'agent_name', 'corrupt_reason'],
   ),
   TaskV1: obj(
     { project_id: str, task_id: str, status: { type: 'string', enum: ['idle', 'running', 'partial_failure', 'all_finished', 'blocked', 'queued'] }, queue_position: int, last_activity: time, depends_on: strings, blocked_by: strings },

@@ -90,6 +90,11 @@ export function RunDetail({ project, taskId, run, taskStatus, taskDone, heartbea
                 </span>
               )}
               {run.sandbox && <EgressLog messages={bus.data ?? []} runId={run.id} />}
+              {run.queued_reason && normalizeStatus(run.status) === 'queued' && (
+                <span className="muted run-queued" data-testid="run-queued-reason">
+                  {run.queued_reason}
+                </span>
+              )}
               {run.error_summary && (
                 <span className="run-error" role="status">
                   {run.error_summary}

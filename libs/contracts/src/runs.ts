@@ -17,6 +17,8 @@ export interface RunFile {
  */
 export interface AddedRunFields {
   display_status: string;
+  /** Why a running run waits before its agent starts (display_status `queued`; issue #33). */
+  queued_reason?: string;
   agent_name?: string;
   /** Status `corrupt` (issue #29): why the run's run-info.yaml cannot be parsed. */
   corrupt_reason?: string;

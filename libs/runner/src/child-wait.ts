@@ -2,6 +2,7 @@ import { LivenessProbe, RunInfo, runInfoFile, updateRunInfo } from '@app/storage
 import { formatGoDuration } from './go-duration';
 import { errorText } from './runner.errors';
 import { pendingChildPids } from './pending-child';
+import { runnerHolds } from './run-holder';
 import { isUnfinished, taskRuns } from './run-scan';
 import { rmSync } from 'node:fs';
 import { sleep } from './sleep';
@@ -45,6 +46,15 @@ function isAlive(probe: LivenessProbe, pgid: number): boolean {
 }
 
 /**
+ * A child lives while its agent group (or, still starting, its pending pid) does, or while its
+ * runner holds the run (RUNNER.lock): between the agent's exit and the runner recording the end,
+ * the group is gone but the record is about to say `completed`, so it must not be healed to failed.
+ */
+function childAlive(probe: LivenessProbe, c: Child): boolean {
+  return isAlive(probe, c.pgid) || (!!c.dir && runnerHolds(c.dir));
+}
+
+/**
  * Unfinished runs of the task with a parent (root runs are never children) and a live group, plus
  * children still starting (a pending marker in a run folder whose process lives; issue #11).
  */
@@ -58,7 +68,8 @@ export async function findActiveChildren(taskDir: string, probe: LivenessProbe):
   for (const r of runs) {
     if (!isUnfinished(r.info) || !r.info.parent_run_id) continue;
     const pgid = r.info.pgid > 0 ? r.info.pgid : r.info.pid;
-    if (pgid > 0 && isAlive(probe, pgid)) active.push({ id: r.info.run_id, dir: r.dir, pgid });
+    const child = { id: r.info.run_id, dir: r.dir, pgid };
+    if ((pgid > 0 && isAlive(probe, pgid)) || runnerHolds(r.dir)) active.push(child);
     else await heal(r.dir);
   }
   return active;
@@ -107,7 +118,7 @@ export async function waitForChildren(opts: ChildWaitOptions): Promise<ChildWait
   for (;;) {
     const remaining: Child[] = [];
     for (const c of children) {
-      if (isAlive(opts.probe, c.pgid)) remaining.push(c);
+      if (childAlive(opts.probe, c)) remaining.push(c);
       else if (c.dir) await heal(c.dir);
     }
     // a pending child becomes a run; children may start children: rescan, keep the known ones

@@ -35,7 +35,7 @@ export {
 } from './stop';
 export { deliverWebhook, observeWebhookFailures, signBody, standardWebhooksSignature, webhookWanted, webhookTimeoutMs, WEBHOOK_BACKOFF_MS, type WebhookFailure, type RunStopPayload, type NeedsInputPayload, type WebhookSettings, type WarnSink, type DeliveryOptions, type WebhookSender } from './webhook';
 export { LocalTaskDispatcher, type TaskDispatcher, type DispatchedTask, type TaskRunner } from './task-dispatcher';
-export { acquireRunSlot, queueDir, slotsDir, takeTurn, type RunSlot, type TurnState } from './run-slots';
+export { abandonTurn, acquireRunSlot, pruneIdleQueue, queueDir, slotsDir, takeTurn, type RunSlot, type TurnState } from './run-slots';
 export { propagateCompletion, completionKey, PROPAGATION_KIND } from './completion';
 export { collectProcessTree, isProcessRunning } from './process-tree';
 export { findLiveRootRun, refuseLiveRootRun, refuseOrphanedAgent, type LiveRootRun } from './live-run';
@@ -58,3 +58,7 @@ export { buildBlock, installBlock, uninstallBlock, installShellAliases, uninstal
 export { writeThreadChild, threadParentMessage, THREAD_LINK_FILE, type ThreadParentRef, type ThreadChildRef } from './thread-link';
 export * from './criteria';
 export { admitByMemory, readMemAvailable, MEMINFO_PATH_ENV, type MemoryAdmissionOptions } from './governor/memory-admission';
+export { admitChild, checkTreeTotal, FANOUT_LOCK_FILE, type AdmitChildOptions, type Admitted, type QueuedChild } from './governor/fanout-limit';
+export { countTreeRuns, treeOf, appendTreeRun, startTreeLedger, treeRunDirs, childQueueBase, pruneChildQueues, TREE_LEDGER_FILE, type TreeRef } from './governor/fanout-tree';
+export { holdRun, runnerHolds, RUNNER_LOCK_FILE } from './run-holder';
+export { findActiveChildren } from './child-wait';

@@ -16,6 +16,10 @@ export interface JobOptions {
   /** run-info.yaml fields of a run in a git worktree (the worktree is `cwd`). */
   worktree?: { worktree: string; branch: string; base_commit: string };
   parentRunId?: string;
+  /** The parent run's task folder when known (JRUN_TASK_FOLDER): the fan-out governor finds the parent without a scan. */
+  parentTaskDir?: string;
+  /** `--no-wait`: a child beyond max_children_per_run is refused (FANOUT_LIMIT) instead of queued (issue #33). */
+  noWait?: boolean;
   previousRunId?: string;
   /** Idle-output timeout (CLI agents) or total deadline (REST agents); 0/undefined = none. */
   idleTimeoutMs?: number;

@@ -7,7 +7,7 @@ import { RunnerError, errorText } from './runner.errors';
 import { refuseLiveRootRun } from './live-run';
 import { JobOptions } from './job-options';
 import { checkDelegationDepth } from './governor/depth-limit';
-import { checkFanout } from './governor/fanout-limit';
+import { checkTreeTotal } from './governor/fanout-limit';
 
 /* The steps of a job before its agent starts: checks that may refuse it, the runner's own record. */
 
@@ -88,7 +88,7 @@ export async function prepare(opts: JobOptions): Promise<Prepared> {
   if (opts.parentRunId) {
     checkDelegationDepth(layout.root, taskDir, opts.parentRunId, { jobLimit: opts.maxDelegationDepth, config: opts.config });
     // refused here with nothing written; checked again under the tree's lock when the run is created (job.ts)
-    checkFanout(layout.root, taskDir, opts.parentRunId, { config: opts.config });
+    checkTreeTotal(layout.root, taskDir, opts.parentRunId, { config: opts.config, parentTaskDir: opts.parentTaskDir });
   }
   mkdirSync(taskRunsDir(taskDir), { recursive: true, mode: 0o755 });
   writeTaskPromptIfAbsent(taskDir, prompt);

@@ -8,7 +8,10 @@ import { AgentChoice, chooseAgent, detectVersion } from './agent-resolution';
 import { buildPrompt } from './prompt';
 import { acquireRunSlot, RunSlot } from './run-slots';
 import { admitByMemory } from './governor/memory-admission';
-import { admitChild } from './governor/fanout-limit';
+import { admitChild, type Admitted, type QueuedChild } from './governor/fanout-limit';
+import { startTreeLedger } from './governor/fanout-tree';
+import { queuedMark } from './governor/queued-mark';
+import { holdRun } from './run-holder';
 import { RunnerError, errorText } from './runner.errors';
 import { clearPendingChild } from './pending-child';
 import type { JobOptions, JobResult } from './job-options';
@@ -70,8 +73,9 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
 
 async function runPreparedJob(opts: JobOptions, prepared: Prepared): Promise<JobResult> {
   const { layout, taskDir, prompt, cwd, agent, spec } = prepared;
-  const newRun = () => {
+  const newRun = (queuedReason?: string) => {
     const { runId, dir: runDir } = opts.runDir ?? layout.allocateRunDir(opts.projectId, opts.taskId);
+    if (!opts.parentRunId) startTreeLedger(runDir);
     const paths = runFilePaths(runDir);
     const base = {
       version: 1,
@@ -90,18 +94,39 @@ async function runPreparedJob(opts: JobOptions, prepared: Prepared): Promise<Job
       ...opts.worktree,
       ...paths,
     };
-    // a child's record is written at once (the parent's DONE handling and the fan-out count see it)
-    if (opts.parentRunId) writeRunInfo(runInfoFile(runDir), runnerSentinel(base), { fsync: false, fence: opts.fence });
-    return { runId, runDir, paths, base };
+    // a child's record is written at once (the parent's DONE handling and the fan-out count see it);
+    // its runner holds RUNNER.lock until it has recorded the end (child-wait.ts)
+    const release = opts.parentRunId ? holdRun(runDir) : () => undefined;
+    if (opts.parentRunId) writeRunInfo(runInfoFile(runDir), { ...runnerSentinel(base), queued_reason: queuedReason }, { fsync: false, fence: opts.fence });
+    return { runId, runDir, paths, base, release };
   };
-  let created: ReturnType<typeof newRun>;
+  let admitted: Admitted<ReturnType<typeof newRun>>;
   try {
-    created = opts.parentRunId ? await admitChild(layout.root, taskDir, opts.parentRunId, { config: opts.config }, newRun) : newRun();
+    admitted = opts.parentRunId
+      ? await admitChild(layout.root, taskDir, opts.parentRunId, { config: opts.config, noWait: opts.noWait, parentTaskDir: opts.parentTaskDir }, newRun)
+      : { created: newRun() };
   } catch (err) {
     if (isStaleEpoch(err)) throw err;
     return { runId: '', runDir: '', ok: false, error: errorText(err), fatal: true, code: err instanceof RunnerError ? err.code : undefined };
   }
-  const { runId, runDir, paths, base } = created;
+  let childSlot = admitted.slot;
+  try {
+    return await runCreated(opts, prepared, admitted, (slot) => (childSlot = slot));
+  } finally {
+    childSlot?.release();
+    admitted.created.release();
+  }
+}
+
+/** The rest of a single run once its run folder exists (and, for a child, its record). */
+async function runCreated(
+  opts: JobOptions,
+  prepared: Prepared,
+  admitted: Admitted<{ runId: string; runDir: string; paths: ReturnType<typeof runFilePaths>; base: Omit<RunInfo, 'pid' | 'pgid' | 'agent_version'> }>,
+  gotChildSlot: (slot: RunSlot) => void,
+): Promise<JobResult> {
+  const { layout, taskDir, prompt, cwd, agent, spec } = prepared;
+  const { runId, runDir, paths, base } = admitted.created;
   if (opts.parentRunId) clearPendingChild();
   const infoPath = runInfoFile(runDir);
   const taskBus = join(taskDir, 'TASK-MESSAGE-BUS.md');
@@ -110,13 +135,16 @@ async function runPreparedJob(opts: JobOptions, prepared: Prepared): Promise<Job
   const agentVersion = await detectVersion(spec, { ...process.env, ...opts.env }, opts.registry);
   let slot: RunSlot;
   const stopWatch = watchStopRequest(runDir, opts.signal);
+  const queued = queuedMark(infoPath, { enabled: !!opts.parentRunId, alreadySet: !!admitted.queued, fence: opts.fence });
   try {
+    if (admitted.queued) await waitForChildPlace(opts, admitted.queued, { runId, signal: stopWatch.signal, post: postInfo(bus, opts, runId) }).then(gotChildSlot);
     await admitByMemory({
+      onWait: (reason) => queued.set(`queued: ${reason}`),
       floor: opts.config?.defaults?.min_available_memory,
       signal: stopWatch.signal,
       pollMs: opts.memoryPollMs,
       env: { ...process.env, ...opts.env },
-      post: (type, body) => bus.append({ type, project_id: opts.projectId, task_id: opts.taskId, run_id: runId, body }).then(() => undefined),
+      post: postInfo(bus, opts, runId),
     });
     slot = await acquireRunSlot({
       root: layout.root,
@@ -125,8 +153,13 @@ async function runPreparedJob(opts: JobOptions, prepared: Prepared): Promise<Job
       signal: stopWatch.signal,
       ticket: opts.queueTicket,
       pollMs: opts.slotPollMs,
+      onQueued: () => queued.set(`queued: waiting for a run slot (defaults.max_concurrent_runs = ${maxConcurrentRuns(opts.config)})`),
     }).catch((err: unknown) => {
       throw new Error(`acquire run slot: ${errorText(err)}`);
+    });
+    await queued.clear().catch((err: unknown) => {
+      slot.release();
+      throw err;
     });
   } catch (err) {
     const early = opts.parentRunId ? await finishIfStoppedBeforeStart({ runId, runDir, infoPath, fence: opts.fence }) : undefined;
@@ -190,4 +223,30 @@ async function runPreparedJob(opts: JobOptions, prepared: Prepared): Promise<Job
   } finally {
     slot.release();
   }
+}
+
+const postInfo = (bus: BusWriter, opts: JobOptions, runId: string) => (type: string, body: string): Promise<void> =>
+  bus.append({ type, project_id: opts.projectId, task_id: opts.taskId, run_id: runId, body }).then(() => undefined);
+
+/**
+ * A child queued by max_children_per_run (issue #33) waits in its parent's FIFO slot queue; its
+ * run-info shows `queued` with the reason until it is admitted (cleared once every wait is over).
+ */
+async function waitForChildPlace(
+  opts: JobOptions,
+  queued: QueuedChild,
+  run: { runId: string; signal: AbortSignal; post(type: string, body: string): Promise<void> },
+): Promise<RunSlot> {
+  await run.post('INFO', queued.reason);
+  const slot = await acquireRunSlot({
+    root: opts.root,
+    limit: queued.limit,
+    runId: queued.waiterId,
+    queueBase: queued.queueBase,
+    state: queued.state,
+    signal: run.signal,
+    pollMs: opts.slotPollMs,
+  });
+  await run.post('INFO', 'admitted: a place among the parent run\'s children is free; starting');
+  return slot;
 }

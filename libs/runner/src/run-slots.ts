@@ -19,6 +19,15 @@ export interface AcquireOptions {
   signal?: AbortSignal;
   /** Queue at this place instead of the end: the ticket of an earlier grant (a loop back from a rate-limit wait). */
   ticket?: number;
+  /**
+   * The folder of this queue (slots/, queue/, queue.seq); default `<root>/.conductor` (max_concurrent_runs).
+   * The fan-out governor queues a parent's children in their own folder (issue #33).
+   */
+  queueBase?: string;
+  /** Continue from this turn (a ticket drawn and a queue place taken by an earlier takeTurn). */
+  state?: TurnState;
+  /** Called once when the run has to wait (it joined the queue). */
+  onQueued?(): Promise<void>;
 }
 
 export function slotsDir(root: string): string {
@@ -29,7 +38,9 @@ export function queueDir(root: string): string {
   return join(root, '.conductor', 'queue');
 }
 
-const ticketFile = (root: string) => join(root, '.conductor', 'queue.seq');
+/** The folder holding a queue's slots/, queue/ and queue.seq. */
+const baseOf = (opts: Pick<AcquireOptions, 'root' | 'queueBase'>): string => opts.queueBase ?? join(opts.root, '.conductor');
+const ticketFile = (base: string) => join(base, 'queue.seq');
 const QUEUE_LOCK_TIMEOUT_MS = 10_000;
 const TICKET_DIGITS = 20;
 
@@ -48,12 +59,14 @@ const UNLIMITED: RunSlot = { index: -1, release: () => undefined };
  */
 export async function acquireRunSlot(opts: AcquireOptions): Promise<RunSlot> {
   if (!(opts.limit > 0)) return UNLIMITED;
-  const state: TurnState = { ticket: opts.ticket };
+  const state: TurnState = opts.state ?? { ticket: opts.ticket };
   try {
     for (;;) {
       if (opts.signal?.aborted) throw new RunnerError('STOPPED', 'acquire run slot: cancelled while queued');
+      const joined = !!state.waiter;
       const slot = await takeTurn(opts, state);
       if (slot) return slot;
+      if (!joined && state.waiter) await opts.onQueued?.();
       if (!(await sleep(opts.pollMs ?? 50, opts.signal))) {
         throw new RunnerError('STOPPED', 'acquire run slot: cancelled while queued');
       }
@@ -77,17 +90,19 @@ export interface TurnState {
  * One look at the queue (exported for deterministic tests): draws a ticket if `state` has none;
  * grants a free slot when no live waiter is older, else joins the queue (once). Undefined = wait.
  */
-export async function takeTurn(opts: Pick<AcquireOptions, 'root' | 'limit' | 'runId'>, state: TurnState): Promise<RunSlot | undefined> {
-  mkdirSync(slotsDir(opts.root), { recursive: true });
-  mkdirSync(queueDir(opts.root), { recursive: true });
-  const lock = await lockQueue(opts.root);
+export async function takeTurn(opts: Pick<AcquireOptions, 'root' | 'limit' | 'runId' | 'queueBase'>, state: TurnState): Promise<RunSlot | undefined> {
+  const base = baseOf(opts);
+  const lock = await lockQueue(base);
   if (lock === undefined) return undefined;
   try {
-    const waiting = liveWaiters(opts.root, opts.runId);
+    // under the lock: an idle queue's folder may have been pruned (pruneIdleQueue) before it
+    mkdirSync(join(base, 'slots'), { recursive: true });
+    mkdirSync(join(base, 'queue'), { recursive: true });
+    const waiting = liveWaiters(base, opts.runId);
     const ticket = (state.ticket ??= nextTicket(lock, waiting));
-    const slot = waiting.some((t) => t < ticket) ? undefined : tryAcquireAny(opts.root, opts.limit);
+    const slot = waiting.some((t) => t < ticket) ? undefined : tryAcquireAny(base, opts.limit);
     if (!slot) {
-      state.waiter ??= joinQueue(opts.root, opts.runId, ticket);
+      state.waiter ??= joinQueue(base, opts.runId, ticket);
       return undefined;
     }
     if (state.waiter) leaveQueue(state.waiter);
@@ -103,10 +118,17 @@ export async function takeTurn(opts: Pick<AcquireOptions, 'root' | 'limit' | 'ru
  * `queue.seq` is both the queue's lock (flock) and its ticket counter: 20 digits written in place
  * with one pwrite, so a SIGKILL leaves the old or the new number, never a torn one.
  */
-async function lockQueue(root: string): Promise<number | undefined> {
-  const path = ticketFile(root);
+async function lockQueue(base: string): Promise<number | undefined> {
+  const path = ticketFile(base);
   for (;;) {
-    const fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o644);
+    let fd: number;
+    try {
+      fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o644);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      mkdirSync(base, { recursive: true }); // new, or pruned while idle
+      continue;
+    }
     try {
       await acquireFlock(fd, 'ex', QUEUE_LOCK_TIMEOUT_MS);
     } catch (err) {
@@ -131,8 +153,69 @@ function nextTicket(lockFd: number, waiting: number[]): number {
   return next;
 }
 
-function joinQueue(root: string, runId: string, ticket: number): Waiter {
-  const path = join(queueDir(root), runId);
+/** Some process holds a flock on `path` right now (probed without waiting). */
+function heldByOther(path: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    if (!tryFlock(fd, 'ex')) return true;
+    unflock(fd);
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const namesIn = (dir: string): string[] => {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+};
+
+/**
+ * Removes the folder of a queue nobody uses (`run-agent gc`: the fan-out queues of parent runs):
+ * taken under the queue's lock without waiting (a busy queue is kept), and only when no slot is
+ * held and no waiter lives. A later acquisition re-creates it. Returns true when it was (or, with
+ * `dryRun`, would be) removed.
+ */
+export function pruneIdleQueue(base: string, dryRun = false): boolean {
+  const path = ticketFile(base);
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    if (!tryFlock(fd, 'ex')) return false;
+    try {
+      if (!isLockOnPath(fd, path)) return false;
+      const busy = namesIn(join(base, 'slots')).some((n) => heldByOther(join(base, 'slots', n))) || namesIn(join(base, 'queue')).some((n) => heldByOther(join(base, 'queue', n)));
+      if (busy) return false;
+      if (!dryRun) rmSync(base, { recursive: true, force: true });
+      return true;
+    } finally {
+      unflock(fd);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Leaves the queue of an unfinished turn (a caller that gives up waiting). */
+export function abandonTurn(state: TurnState): void {
+  if (state.waiter) leaveQueue(state.waiter);
+  state.waiter = undefined;
+}
+
+function joinQueue(base: string, runId: string, ticket: number): Waiter {
+  const path = join(base, 'queue', runId);
   const fd = openSync(path, 'w', 0o644);
   tryFlock(fd, 'ex');
   writeSync(fd, `${process.pid}\nticket: ${ticket}\n`);
@@ -149,17 +232,17 @@ function leaveQueue(w: Waiter): void {
 }
 
 /** The tickets of live waiters other than `self`; markers of dead waiters (nobody holds their flock) are removed. */
-function liveWaiters(root: string, self: string): number[] {
+function liveWaiters(base: string, self: string): number[] {
   let names: string[];
   try {
-    names = readdirSync(queueDir(root));
+    names = readdirSync(join(base, 'queue'));
   } catch {
     return [];
   }
   const tickets: number[] = [];
   for (const name of names) {
     if (name === self) continue;
-    const path = join(queueDir(root), name);
+    const path = join(base, 'queue', name);
     let fd: number;
     try {
       fd = openSync(path, 'r');
@@ -181,9 +264,9 @@ function liveWaiters(root: string, self: string): number[] {
   return tickets;
 }
 
-function tryAcquireAny(root: string, limit: number): Omit<RunSlot, 'ticket'> | undefined {
+function tryAcquireAny(base: string, limit: number): Omit<RunSlot, 'ticket'> | undefined {
   for (let i = 0; i < limit; i++) {
-    const fd = openSync(join(slotsDir(root), `slot-${i}.lock`), 'a', 0o644);
+    const fd = openSync(join(base, 'slots', `slot-${i}.lock`), 'a', 0o644);
     if (tryFlock(fd, 'ex')) {
       let held = true;
       return {

@@ -58,6 +58,12 @@ export interface RunInfo {
    */
   in_process?: boolean;
   /**
+   * Added field (issue #33): why a running run waits before its agent starts (the fan-out
+   * governor's children per run, memory admission, run slots). Kept only while running; readers
+   * show the run as `queued` with this reason. Upstream ignores the key.
+   */
+  queued_reason?: string;
+  /**
    * Added field (issue #31): the owner epoch of the loop that last wrote the record (fencing,
    * owner-epoch.ts). Stamped by the fenced writers; upstream ignores the key.
    */
@@ -144,6 +150,7 @@ function serializeAddedFields(info: RunInfo): string {
   }
   if (info.starting && info.status === 'running') out += 'starting: true\n';
   if (info.in_process && info.status === 'running') out += 'in_process: true\n';
+  if (info.queued_reason && info.status === 'running') out += `queued_reason: ${yamlString(info.queued_reason)}\n`;
   if (info.owner_epoch !== undefined && info.owner_epoch > 0) out += `owner_epoch: ${Math.trunc(info.owner_epoch)}\n`;
   if (info.criteria) out += serializeRunCriteria(info.criteria);
   return out;
@@ -301,6 +308,8 @@ export function parseRunInfo(text: string, path?: string): RunInfo {
   if (usage) info.usage = usage;
   if (raw.starting === true || raw.starting === 'true') info.starting = true;
   if (raw.in_process === true || raw.in_process === 'true') info.in_process = true;
+  const queued = toStr(raw.queued_reason);
+  if (queued !== '' && info.status === 'running') info.queued_reason = queued;
   const epoch = toInt(raw.owner_epoch, 0);
   if (epoch > 0) info.owner_epoch = epoch;
   const criteria = parseRunCriteria(raw.criteria);

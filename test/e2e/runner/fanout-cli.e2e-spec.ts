@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { validateTaskSettings, writeTaskSettings } from '@app/runner';
+import { childQueueBase, takeTurn, validateTaskSettings, writeTaskSettings } from '@app/runner';
 import { RunsLayout, writeRunInfo, ZERO_TIME } from '@app/storage';
 import { runCli } from '../../utils/cli';
 import { cliEnv, PROJECT, taskId, tempRoot } from './helpers';
@@ -20,7 +20,7 @@ describe('run-agent task --max-runs-per-tree / --max-children-per-run (fan-out g
     expect(existsSync(layout.taskDir(PROJECT, task))).toBe(false);
   });
 
-  it('a sub-agent job refused by max_children_per_run is one line, exit 2, and no run folder', async () => {
+  it('with --no-wait, a sub-agent job refused by max_children_per_run is one line, exit 2, and no run folder', async () => {
     const rootTask = taskId('kids');
     const seed = (task: string, parent?: string) => {
       const { runId, dir } = layout.allocateRunDir(PROJECT, task);
@@ -33,9 +33,13 @@ describe('run-agent task --max-runs-per-tree / --max-children-per-run (fan-out g
     const parent = seed(rootTask);
     seed(taskId('k1'), parent);
     writeTaskSettings(layout.taskDir(PROJECT, rootTask), validateTaskSettings({ max_children_per_run: 1 }));
+    // the parent's one place is held (its flock'd slot, as a running child's runner holds it)
+    const place = await takeTurn({ root: tmp.root, limit: 1, runId: 'holder', queueBase: childQueueBase(tmp.root, parent) }, {});
+    expect(place).toBeDefined();
     const child = taskId('k2');
-    const r = await runCli(['job', '--root', tmp.root, '--project', PROJECT, '--task', child, '--parent-run-id', parent, '--prompt', 'x', '--agent', 'claude'], { env: cliEnv(home), cwd: home });
-    expect([r.code, r.stderr.trim()]).toEqual([2, `Error: children per run limit (1) reached: run ${parent} has 1 unfinished children (limit set by max_children_per_run of task ${rootTask})`]);
+    const r = await runCli(['job', '--root', tmp.root, '--project', PROJECT, '--task', child, '--parent-run-id', parent, '--prompt', 'x', '--agent', 'claude', '--no-wait'], { env: cliEnv(home), cwd: home });
+    place!.release();
+    expect([r.code, r.stderr.trim()]).toEqual([2, `Error: children per run limit (1) reached: run ${parent} has 1 running children (limit set by max_children_per_run of task ${rootTask}); not queued (--no-wait)`]);
     const runs = join(layout.taskDir(PROJECT, child), 'runs');
     expect(existsSync(runs) ? readdirSync(runs) : []).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runJob } from '@app/runner';
-import { RunsLayout } from '@app/storage';
+import { RunsLayout, runState, writeRunInfo, ZERO_TIME } from '@app/storage';
 import { waitFor } from '../../utils/wait';
 import { agentEnv, busTypesAndBodies, PROJECT, runInfos, taskId, tempRoot } from './helpers';
 
@@ -33,6 +33,30 @@ describe('memory-aware admission: defaults.min_available_memory (issue #33)', ()
     const lines = busTypesAndBodies(bus);
     expect(lines.filter((l) => l.startsWith('INFO waiting for memory'))).toHaveLength(1);
     expect(lines).toContain('INFO memory available: 3 GiB >= floor 2 GiB; starting');
+  });
+
+  it('a child run waiting for memory shows queued with the reason in its record, cleared when it starts', async () => {
+    setAvailable(1024 * 1024);
+    const parentTask = taskId('memparent');
+    const { runId: parent, dir } = layout.allocateRunDir(PROJECT, parentTask);
+    writeRunInfo(join(dir, 'run-info.yaml'), {
+      version: 1, run_id: parent, project_id: PROJECT, task_id: parentTask, agent: 'claude', pid: 0, pgid: 0,
+      start_time: new Date(), end_time: ZERO_TIME, exit_code: -1, status: 'running', agent_version: '',
+    });
+    const task = taskId('memchild');
+    const job = runJob({
+      root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', config: config as never, parentRunId: parent,
+      env: agentEnv({ CONDUCTOR_MEMINFO_PATH: meminfo }), memoryPollMs: 20,
+    });
+    await waitFor('the child marked queued', () => runInfos(layout.taskDir(PROJECT, task)).some((i) => !!i.queued_reason));
+    const [info] = runInfos(layout.taskDir(PROJECT, task));
+    expect(info.queued_reason).toBe('queued: waiting for memory: available 1 GiB < floor 2 GiB (defaults.min_available_memory)');
+    expect(runState(info)).toBe('queued');
+    setAvailable(3 * 1024 * 1024);
+    const result = await job;
+    expect(result.ok).toBe(true);
+    expect(runInfos(layout.taskDir(PROJECT, task))[0]).toMatchObject({ status: 'completed' });
+    expect(runInfos(layout.taskDir(PROJECT, task))[0].queued_reason).toBeUndefined();
   });
 
   it('an abort ends the wait without starting the agent', async () => {

@@ -5,6 +5,7 @@ import {
   readRunInfo,
   RunInfo,
   rfc3339Nano,
+  runState,
   serializeRunInfo,
   StorageError,
   writeRunInfo,
@@ -174,6 +175,18 @@ describe('run-info.yaml `starting` (the runner\'s record before its agent exists
     expect(parseRunInfo(text).in_process).toBe(true);
     expect(parseRunInfo(`# full parser\n${text}`).in_process).toBe(true);
     expect(serializeRunInfo({ ...rest, status: 'completed' })).not.toContain('in_process');
+  });
+
+  it('`queued_reason` (issue #33: a run waiting for admission) is kept only while running, read by both parsers', () => {
+    const queued: RunInfo = { ...running, queued_reason: 'queued: children per run limit (1) reached: run r1 has 1 running children (limit set by x)' };
+    const text = serializeRunInfo(queued);
+    expect(text).toContain('\nqueued_reason: ');
+    expect(parseRunInfo(text).queued_reason).toBe(queued.queued_reason);
+    expect(parseRunInfo(`# full parser\n${text}`).queued_reason).toBe(queued.queued_reason);
+    expect(serializeRunInfo({ ...queued, status: 'completed' })).not.toContain('queued_reason');
+    expect(parseRunInfo(text.replace('status: running', 'status: failed')).queued_reason).toBeUndefined();
+    expect(runState(parseRunInfo(text))).toBe('queued');
+    expect(runState({ ...queued, queued_reason: undefined })).toBe('running');
   });
 
   it('is never written on a finished record, and absent means false', () => {

@@ -57,7 +57,13 @@ const exitCodeOf = (i: RunInfo) => (i.status === 'running' ? -1 : i.exit_code);
  * `agent_name` is the configured agent the run used.
  */
 export function addedRunFields(r: RunRecord): AddedRunFields {
-  return { display_status: runState(r.info, path.dirname(path.dirname(r.dir))), agent_name: orUndefined(r.info.agent_name), corrupt_reason: r.info.corrupt_reason };
+  const displayStatus = runState(r.info, path.dirname(path.dirname(r.dir)));
+  return {
+    display_status: displayStatus,
+    queued_reason: displayStatus === 'queued' ? r.info.queued_reason : undefined,
+    agent_name: orUndefined(r.info.agent_name),
+    corrupt_reason: r.info.corrupt_reason,
+  };
 }
 
 /** `sandbox` and `egress_bytes` of a sandboxed run (its egress-bytes.json, written when its proxy starts and stops). */

@@ -25,6 +25,8 @@ export interface MemoryAdmissionOptions {
   pollMs?: number;
   env?: NodeJS.ProcessEnv;
   post(type: string, body: string): Promise<void>;
+  /** Called once when the run has to wait, with the reason (the bus line's text). */
+  onWait?(reason: string): Promise<void>;
 }
 
 /**
@@ -45,7 +47,9 @@ export async function admitByMemory(opts: MemoryAdmissionOptions): Promise<void>
   };
   let now = available();
   if (now >= opts.floor) return;
-  await opts.post('INFO', `waiting for memory: available ${formatByteSize(now)} < floor ${formatByteSize(opts.floor)} (defaults.min_available_memory)`);
+  const reason = `waiting for memory: available ${formatByteSize(now)} < floor ${formatByteSize(opts.floor)} (defaults.min_available_memory)`;
+  await opts.post('INFO', reason);
+  await opts.onWait?.(reason);
   while (now < opts.floor) {
     if (!(await sleep(opts.pollMs ?? DEFAULT_MEMORY_POLL_MS, opts.signal))) {
       throw new Error(`stopped while waiting for memory: ${String(opts.signal?.reason ?? 'aborted')}`);

@@ -28,6 +28,8 @@ export interface StatusRow extends WorktreeStatus {
   latest_run: string;
   done: boolean;
   pid_alive: boolean | null;
+  /** Why the latest run waits before its agent starts (status `queued`; issue #33). */
+  queued_reason?: string;
   /** The configured agent name of the latest run (added field; run-info agent_name). */
   agent_name?: string;
   depends_on?: string[];
@@ -90,6 +92,7 @@ export function buildStatusRow(
     } else {
       // Issue #12: stopped/cancelled runs are named so (not failed 143); no exit code while running.
       row.status = runState(info, taskDir);
+      if (info.queued_reason && row.status === 'queued') row.queued_reason = info.queued_reason;
       row.exit_code = shownExitCode(info);
       if (info.agent_name) row.agent_name = info.agent_name;
       row.pid_alive = row.status === 'running' && probe.isRunAlive(info);

@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { formatGoDuration, gcProjects, gcSummary, parseSizeBytes, runGc } from '@app/runner';
+import { formatGoDuration, gcProjects, gcSummary, parseSizeBytes, pruneChildQueues, runGc } from '@app/runner';
 import { gcTaskWorktrees } from './support/worktree-gc';
 import { LIVENESS_PROBE, type LivenessProbe, RunsLayout } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
@@ -63,8 +63,10 @@ export class GcCommand extends CommandRunner {
       log: json ? () => undefined : (line) => process.stdout.write(`${line}\n`),
       warn: (line) => process.stderr.write(`${line}\n`),
     }, this.probe);
-    if (json) process.stdout.write(`${JSON.stringify({ ...report, worktrees, older_than: formatGoDuration(olderThanMs) }, null, 2)}\n`);
-    else process.stdout.write(gcSummary(report));
+    // the fan-out governor's children queues of parents with no child running or waiting (issue #33)
+    const queues = options.project?.trim() ? [] : pruneChildQueues(layout.root, !!options.dryRun);
+    if (json) process.stdout.write(`${JSON.stringify({ ...report, worktrees, older_than: formatGoDuration(olderThanMs), fanout_queues_removed: queues.length }, null, 2)}\n`);
+    else process.stdout.write(gcSummary(report) + (queues.length ? `${options.dryRun ? 'Would remove' : 'Removed'} ${queues.length} idle fan-out queue folder(s)\n` : ''));
   }
 
   @Option({ flags: '--root <dir>', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })

@@ -36,6 +36,8 @@ interface JobFlags extends Omit<RunFlags, 'prompt' | 'promptFile'> {
   maxWallTime?: string;
   doneWhen?: string[];
   doneTimeout?: string;
+  noWait?: boolean;
+  wait?: boolean;
 }
 
 /** The run folder named by --run-id (RunsLayout.adoptRunDir); one that already holds a run is a usage error. */
@@ -122,6 +124,8 @@ export class JobCommand extends WorktreeFlagParsers {
       cwd: wt?.cwd ?? cwd,
       worktree: wt?.fields,
       parentRunId,
+      parentTaskDir: process.env.JRUN_TASK_FOLDER?.trim() || undefined,
+      noWait: flags.noWait === true || flags.wait === false,
       previousRunId: flags.previousRunId?.trim() || undefined,
       idleTimeoutMs,
       conductorUrl: flags.conductorUrl,
@@ -198,6 +202,11 @@ export class JobCommand extends WorktreeFlagParsers {
   @Option({ flags: '--parent-run-id <id>', description: 'parent run id, making this a child run (default: $JRUN_ID)' })
   parseParentRunId(v: string): string {
     return v;
+  }
+
+  @Option({ flags: '--no-wait', description: 'a child beyond the parent\'s max_children_per_run is refused (exit 2) instead of queued until a place is free' })
+  parseNoWait(): boolean {
+    return false;
   }
 
   @Option({ flags: '--previous-run-id <id>', description: 'run id this run continues (restart chain)' })

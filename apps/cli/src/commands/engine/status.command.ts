@@ -175,6 +175,8 @@ export function renderStatus(
   if (worktrees) header.push('BRANCH', 'MERGE');
   const criteria = rows.some((r) => r.criteria);
   if (criteria) header.push('CRITERIA');
+  const queued = rows.some((r) => r.queued_reason);
+  if (queued) header.push('QUEUED_REASON');
   const lines = rows.map((r) => {
     const cells = [r.task_id, r.status, show(r.exit_code), show(r.latest_run), String(r.done), show(r.pid_alive), r.blocked_by?.length ? r.blocked_by.join(',') : '-'];
     if (opts.usage) cells.push(show(r.usage?.total_tokens), show(r.usage?.cost_usd));
@@ -190,6 +192,7 @@ export function renderStatus(
     }
     if (worktrees) cells.push(...worktreeCells(r));
     if (criteria) cells.push(criteriaCell(r.criteria));
+    if (queued) cells.push(safeField(r.queued_reason));
     return cells;
   });
   let out = formatTable([header, ...lines]);

@@ -181,7 +181,7 @@ export abstract class LoopFlagParsers extends WorktreeFlagParsers {
     return v;
   }
 
-  @Option({ flags: '--max-children-per-run <n>', description: 'fan-out governor: a run in this task\'s tree may have at most n unfinished child runs (1-100000; stored in TASK-SETTINGS.yaml; default: defaults.max_children_per_run, unset = no limit); one more child job is refused, naming the limit and where it was set' })
+  @Option({ flags: '--max-children-per-run <n>', description: 'fan-out governor: a run in this task\'s tree may have at most n unfinished child runs (1-100000; stored in TASK-SETTINGS.yaml; default: defaults.max_children_per_run, unset = no limit); one more child job waits as queued (FIFO) until a place frees, or with --no-wait is refused, naming the limit and where it was set' })
   parseMaxChildrenPerRun(v: string): string {
     return v;
   }

@@ -1,0 +1,154 @@
+'use strict';
+// Capacity (issue #33): N concurrent root tasks (`run-agent task`, one runner process each) whose
+// fake agent holds 100 MB and lives S seconds. Measured in a process of its own (capacity.bench.js
+// runs it), prints JSON:
+// - start latency from submission (the runner process spawned) to the agent's spawn (the agent
+//   writes its clock first), p50/p99; baseline: the same agent spawned bare by this process;
+// - our own processes' memory during the plateau (every agent alive): Rss and Pss of the runner
+//   processes (not their agents) from /proc/<pid>/smaps_rollup; baseline: one idle `node` process;
+// - CPU of the runners during the plateau; queued by admission (bus "waiting for memory");
+// - lost (a task not done, or its agent never started) and doubled (a task with more than one run
+//   or agent start).
+//   node bench/capacity.js <repo root> <temp folder> <n> <agent seconds> <agent MB> [min_available_memory]
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const [repo, dir, nArg, secondsArg, mbArg, floorArg] = process.argv.slice(2);
+const N = Number(nArg);
+const SECONDS = Number(secondsArg);
+const MB = Number(mbArg);
+const runAgent = path.join(repo, 'bin', 'run-agent');
+const root = path.join(dir, 'runs');
+const clock = () => Number(process.hrtime.bigint() / 1000n) / 1000; // ms, CLOCK_MONOTONIC (same as the agent's)
+
+// The agent: its spawn instant first (monotonic ms via /proc/uptime is too coarse: node's hrtime),
+// then a node process holding MB megabytes for SECONDS, then DONE.
+const agent = path.join(dir, 'hold-agent');
+fs.writeFileSync(agent, `#!/usr/bin/env node
+const fs = require('node:fs');
+const t = Number(process.hrtime.bigint() / 1000n) / 1000;
+fs.appendFileSync(process.env.JRUN_TASK_FOLDER + '/agent-spawned', t + '\\n');
+const hold = Buffer.alloc(${MB} * 1024 * 1024, 1);
+process.stdin.resume();
+setTimeout(() => { fs.writeFileSync(process.env.JRUN_TASK_FOLDER + '/DONE', ''); console.log('held ' + hold.length); process.exit(0); }, ${SECONDS * 1000});
+`, { mode: 0o755 });
+const config = path.join(dir, 'config.yaml');
+fs.writeFileSync(config, [
+  'agents:', '  hold:', '    type: command', `    command: ${agent}`,
+  'defaults:', '  agent: hold', ...(floorArg ? [`  min_available_memory: ${floorArg}`] : []), '',
+].join('\n'));
+
+function rollup(pid) {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0);
+    return { rss: kb('Rss') / 1024, pss: kb('Pss') / 1024 };
+  } catch {
+    return undefined;
+  }
+}
+function cpuTicks(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return 0;
+  }
+}
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+};
+const taskDir = (i) => path.join(root, 'cap', `task-20260101-000000-cap-${i}`);
+const spawnedTimes = (i) => {
+  try {
+    return fs.readFileSync(path.join(taskDir(i), 'agent-spawned'), 'utf8').trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+};
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function baselineSpawn() {
+  const d = path.join(dir, 'bare');
+  const lat = [];
+  await Promise.all(Array.from({ length: Math.min(N, 20) }, async (_, i) => {
+    const folder = path.join(d, String(i));
+    fs.mkdirSync(folder, { recursive: true });
+    const t0 = clock();
+    const child = spawn(agent, [], { env: { ...process.env, JRUN_TASK_FOLDER: folder }, stdio: ['pipe', 'ignore', 'ignore'] });
+    child.stdin.end('x');
+    for (;;) {
+      await sleep(20);
+      if (fs.existsSync(path.join(folder, 'agent-spawned'))) break;
+    }
+    lat.push(Number(fs.readFileSync(path.join(folder, 'agent-spawned'), 'utf8')) - t0);
+    child.kill('SIGKILL');
+  }));
+  return { p50: pct(lat, 50), p99: pct(lat, 99) };
+}
+
+function baselineNode() {
+  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+  return sleep(500).then(() => {
+    const m = rollup(child.pid);
+    child.kill('SIGKILL');
+    return m;
+  });
+}
+
+(async () => {
+  const bare = await baselineSpawn();
+  const node = await baselineNode();
+  const runners = [];
+  const submitted = [];
+  const env = { ...process.env, HOME: dir };
+  for (const k of Object.keys(env)) if (/^(JRUN_|CONDUCTOR_|RUN_AGENT_ROOT)/.test(k)) delete env[k];
+  spawnSync('sync');
+  for (let i = 0; i < N; i++) {
+    submitted.push(clock());
+    const child = spawn(process.execPath, [runAgent, 'task', '--root', root, '--config', config, '--project', 'cap', '--task', `task-20260101-000000-cap-${i}`,
+      '--prompt', 'hold', '--max-restarts', '0', '--child-poll-interval', '200ms'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (b) => (err += b));
+    runners.push({ child, exit: new Promise((r) => child.on('exit', (code) => r({ code, err }))) });
+  }
+  // plateau: every agent spawned (or the first agents are about to end)
+  const deadline = clock() + SECONDS * 1000 * 0.8;
+  while (clock() < deadline && Array.from({ length: N }, (_, i) => spawnedTimes(i).length).some((n) => n === 0)) await sleep(100);
+  const allStarted = Array.from({ length: N }, (_, i) => spawnedTimes(i).length).every((n) => n > 0);
+  const live = runners.map((r) => r.child.pid);
+  const cpu0 = live.map(cpuTicks);
+  const t0 = clock();
+  await sleep(Math.min(3000, SECONDS * 200));
+  const mem = live.map(rollup).filter(Boolean);
+  const cpuMs = ((live.map(cpuTicks).reduce((a, b, i) => a + b - cpu0[i], 0)) * 10);
+  const windowMs = clock() - t0;
+  const ends = await Promise.all(runners.map((r) => r.exit));
+  const latencies = [];
+  let lost = 0;
+  let doubled = 0;
+  let queued = 0;
+  for (let i = 0; i < N; i++) {
+    const times = spawnedTimes(i);
+    if (times.length === 0 || ends[i].code !== 0 || !fs.existsSync(path.join(taskDir(i), 'DONE'))) lost++;
+    const runs = fs.existsSync(path.join(taskDir(i), 'runs')) ? fs.readdirSync(path.join(taskDir(i), 'runs')).length : 0;
+    if (times.length > 1 || runs > 1) doubled++;
+    if (times.length) latencies.push(times[0] - submitted[i]);
+    const bus = path.join(taskDir(i), 'TASK-MESSAGE-BUS.md');
+    if (fs.existsSync(bus) && fs.readFileSync(bus, 'utf8').includes('waiting for memory')) queued++;
+  }
+  const sum = (k) => mem.reduce((a, m) => a + m[k], 0);
+  process.stdout.write(JSON.stringify({
+    n: N, allStarted, sampled: mem.length,
+    p50: pct(latencies, 50), p99: pct(latencies, 99), bare,
+    rssTotal: sum('rss'), pssTotal: sum('pss'), rssPer: sum('rss') / Math.max(1, mem.length), pssPer: sum('pss') / Math.max(1, mem.length),
+    node, cpuStartMs: (cpu0.reduce((a, b) => a + b, 0) * 10) / Math.max(1, cpu0.length), cpuPctPerRunner: (cpuMs / windowMs / Math.max(1, live.length)) * 100,
+    queued, lost, doubled, errors: ends.filter((e) => e.code !== 0).slice(0, 3).map((e) => e.err.trim().split('\n').pop()),
+  }));
+})().catch((err) => {
+  process.stderr.write(`${err.stack}\n`);
+  process.exit(1);
+});
