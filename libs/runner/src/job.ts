@@ -72,7 +72,7 @@ export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
 }
 
 async function runPreparedJob(opts: JobOptions, prepared: Prepared): Promise<JobResult> {
-  const { layout, taskDir, prompt, cwd, agent, spec } = prepared;
+  const { layout, taskDir, cwd, agent, spec } = prepared;
   const newRun = (queuedReason?: string) => {
     const { runId, dir: runDir } = opts.runDir ?? layout.allocateRunDir(opts.projectId, opts.taskId);
     if (!opts.parentRunId) startTreeLedger(runDir);
