@@ -1,0 +1,27 @@
+/**
+ * The hot commands run on the plain composition root (plain-root.ts), without NestJS: each with
+ * the flag specs its nest-commander class declares its options from, and the plain function that
+ * class runs. Only plain (Nest-free) files are loaded here, and each command's body only when named.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- each command's body loads only when argv names it */
+import type { FlagSpec } from '../../../api/src/boot/flag-args';
+import { LIST_FLAGS, type ListOptions } from '../commands/inspect/list-flags';
+import { STATUS_FLAGS, type StatusOptions } from '../commands/engine/status-flags';
+import type { PlainSeams } from './plain-root';
+
+export interface HotCommand {
+  specs: Record<string, FlagSpec>;
+  run(options: Record<string, unknown>, seams: PlainSeams): Promise<void>;
+}
+
+/** Top-level command → its hot form (`run-agent` only; `conductor status|list` is the API client). */
+export const HOT_COMMANDS: Readonly<Record<string, HotCommand>> = {
+  status: {
+    specs: STATUS_FLAGS,
+    run: (options, seams) => (require('../commands/engine/status-run') as typeof import('../commands/engine/status-run')).runStatus(options as StatusOptions, seams),
+  },
+  list: {
+    specs: LIST_FLAGS,
+    run: (options, seams) => (require('../commands/inspect/list-run') as typeof import('../commands/inspect/list-run')).runList(options as ListOptions, seams),
+  },
+};
