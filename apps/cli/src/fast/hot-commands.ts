@@ -1,12 +1,14 @@
 /**
- * The hot commands run on the plain composition root (plain-root.ts), without NestJS: each with
- * the flag specs its nest-commander class declares its options from, and the plain function that
- * class runs. Only plain (Nest-free) files are loaded here, and each command's body only when named.
+ * The hot commands run on the plain composition root (plain-root.ts), without NestJS's container:
+ * each with the flag specs its nest-commander class declares its options from, and the plain
+ * function that class runs. Each command's body loads only when argv names it.
  */
 /* eslint-disable @typescript-eslint/no-require-imports -- each command's body loads only when argv names it */
 import type { FlagSpec } from '../../../api/src/boot/flag-args';
-import { LIST_FLAGS, type ListOptions } from '../commands/inspect/list-flags';
+import { JOB_FLAGS, type JobFlags } from '../commands/engine/job-flags';
 import { STATUS_FLAGS, type StatusOptions } from '../commands/engine/status-flags';
+import { TASK_FLAGS, type TaskFlags } from '../commands/engine/task-flags';
+import { LIST_FLAGS, type ListOptions } from '../commands/inspect/list-flags';
 import type { PlainSeams } from './plain-root';
 
 export interface HotCommand {
@@ -23,5 +25,13 @@ export const HOT_COMMANDS: Readonly<Record<string, HotCommand>> = {
   list: {
     specs: LIST_FLAGS,
     run: (options, seams) => (require('../commands/inspect/list-run') as typeof import('../commands/inspect/list-run')).runList(options as ListOptions, seams),
+  },
+  task: {
+    specs: TASK_FLAGS,
+    run: (options, seams) => (require('../commands/engine/task-run') as typeof import('../commands/engine/task-run')).runTaskCommand(options as TaskFlags, { runner: seams.runner() }),
+  },
+  job: {
+    specs: JOB_FLAGS,
+    run: (options, seams) => (require('../commands/engine/job-run') as typeof import('../commands/engine/job-run')).runJobCommand(options as JobFlags, { runner: seams.runner(), feed: seams.feed }),
   },
 };

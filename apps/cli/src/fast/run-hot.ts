@@ -10,18 +10,21 @@ const wantsHelp = (args: string[]) => args.some((a) => a === '--help' || a === '
  * Runs `argv` (`status …`, `list …`) on a plain composition root (by default plainRoot()) and
  * returns true, or returns false for `--help` and usage errors: nest-commander words those.
  */
-export async function runHotCommand(argv: string[], seams?: PlainSeams): Promise<boolean> {
+export async function runHotCommand(argv: string[], given?: PlainSeams): Promise<boolean> {
   const hot = Object.hasOwn(HOT_COMMANDS, argv[0]) ? HOT_COMMANDS[argv[0]] : undefined;
   const args = argv.slice(1);
   if (!hot || wantsHelp(attachFlagValues(args, hot.specs))) return false;
   const options = parseFlagArgs(hot.specs, args);
   if (!options) return false;
   setJsonErrors(options.json === true);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const root = given ? undefined : (require('./plain-root') as typeof import('./plain-root')).plainRoot();
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    await hot.run(options, seams ?? (require('./plain-root') as typeof import('./plain-root')).plainRoot());
+    await hot.run(options, given ?? root!);
   } catch (err) {
     reportError(err);
+  } finally {
+    root?.close();
   }
   return true;
 }
