@@ -1,5 +1,5 @@
 /**
- * Issue #32: the hot commands (`status`, `list`, `task`, `job`) run on two composition roots: the
+ * Issue #32: the hot commands (`status`, `list`, `output`, `stop`, `task`, `job`) run on two composition roots: the
  * Nest container (CliModule, nest-commander) and the plain root of the fast path
  * (apps/cli/src/fast/plain-root.ts). Both take the same seams, so a swapped liveness probe, agent
  * executor or webhook sender reaches the commands through either (real agent processes).
@@ -15,7 +15,8 @@ import { fullCliModule } from '../../../apps/cli/src/cli.module';
 import { plainRoot } from '../../../apps/cli/src/fast/plain-root';
 import { runHotCommand } from '../../../apps/cli/src/fast/run-hot';
 import { makeTempRoot } from '../../utils/api-app';
-import { deadPid, running, seedRun } from '../../utils/run-fixtures';
+import { deadPid, killGroup, running, runningFields, seedRun, spawnSleeper } from '../../utils/run-fixtures';
+import { waitFor } from '../../utils/wait';
 import { PretendProbe, RecordingExecutor, RecordingWebhooks } from './seams';
 
 const P = 'di-hot';
@@ -114,5 +115,21 @@ describe.each(['nest', 'plain'] as const)('hot commands on the %s composition ro
     expect(readRunInfo(path.join(tmp.root, P, task, 'runs', launches[0].runId, 'run-info.yaml'))).toMatchObject({ exit_code: 0 });
     expect(fs.existsSync(path.join(tmp.root, P, task, 'DONE'))).toBe(true);
     expect(process.exitCode ?? 0).toBe(0);
+  });
+
+  it('`output` prints the newest run\'s output, and `stop` stops a live run through the root\'s runner', async () => {
+    const task = 'task-20260101-120000-hotstop';
+    const sleeper = spawnSleeper();
+    try {
+      seedRun(tmp.root, P, task, 'live-run', runningFields(sleeper), 'hello from the run\n');
+      await root.run(['output', '--root', tmp.root, '--project', P, '--task', task, '--file', 'stdout']);
+      expect(out.join('')).toBe('hello from the run\n');
+      out.length = 0;
+      await root.run(['stop', '--root', tmp.root, '--project', P, '--task', task, '--grace', '5s']);
+      expect(out.join('')).toMatch(/^Stopped run live-run \(PID \d+\)\n$/);
+      await waitFor('the stopped agent to exit', () => sleeper.exitCode !== null || sleeper.signalCode !== null);
+    } finally {
+      killGroup(sleeper);
+    }
   });
 });

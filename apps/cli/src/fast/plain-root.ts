@@ -10,7 +10,7 @@ import { type AgentExecutor, createAgentExecutor, createRunnerService, type Runn
 import { type ChangeFeed, createChangeFeed, createLivenessProbe, storageIndexFactory, type LivenessProbe, type StorageIndexFactory } from '@app/storage';
 import { createWebhookService } from '@app/webhook';
 
-/** The parts a hot command may take (StatusSeams, ListSeams, TaskSeams, JobSeams are subsets). */
+/** The parts a hot command may take (StatusSeams, ListSeams, OutputSeams, StopSeams, TaskSeams, JobSeams are subsets). */
 export interface PlainSeams {
   probe: LivenessProbe;
   indexFor: StorageIndexFactory;

@@ -15,7 +15,7 @@ export async function runHotCommand(argv: string[], given?: PlainSeams): Promise
   const args = argv.slice(1);
   if (!hot || wantsHelp(attachFlagValues(args, hot.specs))) return false;
   const options = parseFlagArgs(hot.specs, args);
-  if (!options) return false;
+  if (!options || hot.nestWhen?.(options)) return false;
   setJsonErrors(options.json === true);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const root = given ? undefined : (require('./plain-root') as typeof import('./plain-root')).plainRoot();
