@@ -1,12 +1,15 @@
 /**
- * Hot commands answered without NestJS (its start-up alone costs ~3× `node -e 0`, see
+ * Hot commands answered without NestJS's container (its start-up alone costs ~3× `node -e 0`, see
  * docs/decisions/startup-and-memory.md): `--version`, `run-agent bus post` / `bus read`, which
- * agents call for every message, and the commands of fast/hot-commands.ts on the plain
- * composition root (fast/plain-root.ts). Flags come from the same definitions as the nest-commander
- * classes (commands/bus/bus-flags.ts) and the bodies are the same functions those classes call;
- * `--help`, usage errors, `bus post --resume` and `bus read --follow` go to the Nest path. A bare
- * `conductor` (no arguments) starts the server through the same function `serve` runs.
- * Only plain (Nest-free) files may be imported here, directly or lazily.
+ * agents call for every message, and the commands of fast/hot-commands.ts (`status`, `list`,
+ * `output`, `stop`, `task`, `job`) on the plain composition root (fast/plain-root.ts). Flags come
+ * from the same definitions as the nest-commander classes (`*-flags.ts`) and the bodies are the same
+ * functions those classes call; `--help`, usage errors, subcommands, `bus post --resume`,
+ * `bus read --follow` and `output --follow` go to the Nest path. A bare `conductor` (no arguments)
+ * starts the server through the same function `serve` runs.
+ * What this file loads at once is plain (Nest-free): the flag files import types only. The hot
+ * bodies, loaded when named, use the lib barrels; the bundle makes those lazy, so `status` and
+ * `list` evaluate no NestJS module and `task`/`job`/`stop` only the decorators of the runner's classes.
  */
 import { attachFlagValues, parseFlagArgs } from '../../api/src/boot/flag-args';
 import { reportError, setJsonErrors } from './common/cli-errors';
