@@ -5,7 +5,7 @@
 const path = require('node:path');
 const TerserPlugin = require('terser-webpack-plugin');
 const webpack = require('webpack');
-const { config: cliConfig, assertSameCopy, externalsOf, lazyBarrels, lazyRequire, patchRule, runWebpack } = require('./bundle-cli');
+const { config: cliConfig, assertSameCopy, externalsOf, lazyBarrels, lazyRequire, runWebpack } = require('./bundle-cli');
 
 const root = path.join(__dirname, '..');
 const built = path.join(root, 'dist', 'apps', 'api');
@@ -74,7 +74,7 @@ const config = {
   externals: externalsOf(EXTERNAL, path.dirname(BUNDLE)),
   module: {
     ...cliConfig.module,
-    rules: [patchRule('api'), { test: lazyBarrels('api'), loader: path.join(__dirname, 'cli-bundle', 'lazy-barrel-loader.js') }],
+    rules: [{ test: lazyBarrels('api'), loader: path.join(__dirname, 'cli-bundle', 'lazy-barrel-loader.js') }],
   },
   // glob: a stand-in that loads the package on first use (api-bundle/glob.js)
   resolve: { alias: { API_SERVE$: path.join(src, 'boot', 'serve.js'), glob$: path.join(shims, 'glob.js') } },

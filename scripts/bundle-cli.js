@@ -5,7 +5,6 @@ const fs = require('node:fs');
 const path = require('node:path');
 const TerserPlugin = require('terser-webpack-plugin');
 const webpack = require('webpack');
-const { patchesOf } = require('./cli-bundle/patch-loader');
 
 const root = path.join(__dirname, '..');
 const built = path.join(root, 'dist', 'apps', 'cli');
@@ -45,8 +44,6 @@ const lazyRequire = (pattern, queryOf) =>
   });
 /** The barrels (index.js) whose re-exports the lazy-barrel loader defers: NestJS's, rxjs's and the app's own libs. */
 const lazyBarrels = (app) => new RegExp(`([\\\\/]node_modules[\\\\/](@nestjs[\\\\/](common|core)|rxjs[\\\\/]dist[\\\\/]cjs)|[\\\\/]dist[\\\\/]apps[\\\\/]${app}[\\\\/]libs)([\\\\/].*)?[\\\\/]index\\.js$`);
-/** The rule applying `app`'s patch of NestJS (cli-bundle/patch-loader.js). */
-const patchRule = (app) => ({ test: (file) => patchesOf(app).some((p) => p.file.test(file)), loader: path.join(shims, 'patch-loader.js'), options: { app } });
 const packageOf = (request) => request.split('/').slice(0, request.startsWith('@') ? 2 : 1).join('/');
 const resolvedFrom = (request, dir) => {
   try {
@@ -98,7 +95,6 @@ const config = {
   externals: externalsOf(EXTERNAL, path.dirname(BUNDLE)),
   module: {
     rules: [
-      patchRule('cli'),
       // re-exporting index files of NestJS, rxjs and our libs load what they name on first use
       { test: lazyBarrels('cli'), loader: path.join(shims, 'lazy-barrel-loader.js') },
     ],
@@ -162,4 +158,4 @@ if (require.main === module) {
   );
 }
 
-module.exports = { bundle, config, BUNDLE, assertAscii, assertSameCopy, runWebpack, externalsOf, lazyBarrels, lazyRequire, patchRule };
+module.exports = { bundle, config, BUNDLE, assertAscii, assertSameCopy, runWebpack, externalsOf, lazyBarrels, lazyRequire };

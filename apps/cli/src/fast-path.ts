@@ -1,16 +1,22 @@
 /**
- * Hot commands answered without NestJS (its start-up alone costs ~3× `node -e 0`, see
- * docs/decisions.md "CLI start-up"): `--version`, and `run-agent bus post` / `bus read`, which
- * agents call for every message. Flags come from the same definitions as the nest-commander
- * classes (commands/bus/bus-flags.ts) and the bodies are the same functions those classes call;
- * `--help`, usage errors, `bus post --resume` and `bus read --follow` go to the Nest path. A bare
- * `conductor` (no arguments) starts the server through the same function `serve` runs.
- * Only plain (Nest-free) files may be imported here, directly or lazily.
+ * Hot commands answered without NestJS's container (its start-up alone costs ~3× `node -e 0`, see
+ * docs/decisions/startup-and-memory.md): `--version`, `run-agent bus post` / `bus read`, which
+ * agents call for every message, and the commands of fast/hot-commands.ts (`status`, `list`,
+ * `output`, `stop`, `task`, `job`) on the plain composition root (fast/plain-root.ts). Flags come
+ * from the same definitions as the nest-commander classes (`*-flags.ts`) and the bodies are the same
+ * functions those classes call; `--help`, usage errors, subcommands, `bus post --resume`,
+ * `bus read --follow` and `output --follow` go to the Nest path. A bare `conductor` (no arguments)
+ * starts the server through the same function `serve` runs.
+ * What this file loads at once is plain (Nest-free): the flag files import types only. The hot
+ * bodies, loaded when named, use the lib barrels; the bundle makes those lazy, so `status` and
+ * `list` evaluate no NestJS module and `task`/`job`/`stop` only the decorators of the runner's classes.
  */
 import { attachFlagValues, parseFlagArgs } from '@app/boot';
 import { reportError, setJsonErrors } from './common/cli-errors';
 import { BUS_POST_FLAGS, BUS_READ_FLAGS, type BusPostOptions, type BusReadOptions, type FlagSpec } from './commands/bus/bus-flags';
 import { versionText } from './version';
+import { HOT_COMMANDS } from './fast/hot-commands';
+import { runHotCommand } from './fast/run-hot';
 
 type ProgramName = 'run-agent' | 'conductor';
 
@@ -70,6 +76,8 @@ export async function runFastPath(argv: string[], programName: ProgramName): Pro
     }
     return true;
   }
+  // `status`, `list`, …: the plain composition root (fast/); `conductor status` is the API client
+  if (programName === 'run-agent' && argv[0] !== undefined && Object.hasOwn(HOT_COMMANDS, argv[0])) return runHotCommand(argv);
   // `conductor bus …` is the API client (D16); only run-agent's bus post is local.
   const fast = argv[0] === 'bus' && argv[1] !== undefined && Object.hasOwn(BUS_FAST_COMMANDS, argv[1]) ? BUS_FAST_COMMANDS[argv[1]] : undefined;
   if (programName !== 'run-agent' || !fast || wantsHelp(attachFlagValues(argv.slice(2), fast.specs))) return false;
@@ -80,3 +88,4 @@ export async function runFastPath(argv: string[], programName: ProgramName): Pro
   }
   return true;
 }
+

@@ -12,7 +12,7 @@ export type ProgramName = 'run-agent' | 'conductor';
  */
 export async function main(argv: string[], programName: ProgramName = 'run-agent'): Promise<void> {
   if (programName === 'run-agent') registerPendingChild(argv);
-  // --version, `bus post` and `bus read` never load NestJS (apps/cli/src/fast-path.ts).
+  // --version, `bus post`, `bus read` and the hot commands of fast/hot-commands.ts never start NestJS (apps/cli/src/fast-path.ts).
   if (await runFastPath(argv, programName)) return;
   if (programName === 'conductor') argv = conductorArgv(argv);
   // Loaded lazily so that the fast paths above never pay for NestJS start-up.

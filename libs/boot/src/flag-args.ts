@@ -14,9 +14,14 @@ export interface FlagSpec {
   defaultValue?: string | boolean;
 }
 
-/** The long name of a flag spec (`--tail <n>` → `tail`). */
+/** The long name of a flag spec (`--tail <n>` → `tail`, `-f, --follow` → `follow`). */
 export function longName(spec: FlagSpec): string {
-  return /^--([a-z][a-z0-9-]*)/.exec(spec.flags)![1];
+  return /^(?:-[a-zA-Z], )?--([a-z][a-z0-9-]*)/.exec(spec.flags)![1];
+}
+
+/** The one-letter alias of a flag spec (`-f, --follow` → `f`), if it has one. */
+function shortName(spec: FlagSpec): string | undefined {
+  return /^-([a-zA-Z]), /.exec(spec.flags)?.[1];
 }
 
 /** The option key of a flag spec as commander names it (`--max-body-bytes <n>` → `maxBodyBytes`). */
@@ -27,7 +32,8 @@ export function optionKey(spec: FlagSpec): string {
 function parseArgsOptions(specs: Record<string, FlagSpec>): NonNullable<ParseArgsConfig['options']> {
   const options: NonNullable<ParseArgsConfig['options']> = {};
   for (const spec of Object.values(specs)) {
-    options[longName(spec)] = spec.multiple ? { type: spec.type, multiple: true } : { type: spec.type };
+    const short = shortName(spec);
+    options[longName(spec)] = { type: spec.type, ...(spec.multiple ? { multiple: true } : {}), ...(short ? { short } : {}) };
   }
   return options;
 }

@@ -1,6 +1,7 @@
 export * from './runner.module';
 export * from './runner.providers';
 export { RunnerService, type RunnerSeams } from './runner.service';
+export { createRunnerService } from './runner-service.providers';
 export { RunnerError, isRunnerError, type RunnerErrorCode } from './runner.errors';
 export { checkAgentName, checkTaskStart, type StartCheck } from './preflight';
 export { formatGoDuration, parseDurationFlag } from './go-duration';

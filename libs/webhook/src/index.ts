@@ -1,2 +1,3 @@
 export * from './webhook.module';
 export * from './webhook.service';
+export * from './webhook.providers';

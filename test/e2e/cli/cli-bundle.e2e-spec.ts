@@ -19,7 +19,8 @@ const Module = require('node:module');
 const resolveFilename = Module._resolveFilename;
 const asked = [];
 Module._resolveFilename = function (request, ...rest) { asked.push(request); return resolveFilename.call(this, request, ...rest); };
-process.on('exit', () => fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify({ files: Object.keys(require.cache), formats, asked })));
+// reflect-metadata (Reflect.getMetadata) is loaded by NestJS and nest-commander, and by nothing on the plain composition root
+process.on('exit', () => fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify({ files: Object.keys(require.cache), formats, asked, reflect: typeof Reflect.getMetadata })));
 `;
 
 /** Preloaded into the CLI: the Node built-ins loaded at each process it spawns, and at exit. */
@@ -64,6 +65,24 @@ describe('CLI bundle', () => {
     expect(seen.formats).toBe(0);
     // NestJS's optional @nestjs/microservices and @nestjs/websockets are absent inside the bundle (absent.js): no node_modules search
     expect(seen.asked.filter((r) => r.startsWith('@nestjs/'))).toEqual([]);
+  });
+
+  it('`status` and `list` run on the plain composition root: no NestJS or nest-commander module evaluates', () => {
+    const root = join(dir, 'runs');
+    mkdirSync(join(root, 'proj'), { recursive: true });
+    const probe = join(dir, 'probe.js');
+    writeFileSync(probe, PROBE);
+    const out = join(dir, 'probe.json');
+    for (const args of [['status', '--project', 'proj'], ['list', '--project', 'proj', '--json'], ['list']]) {
+      const r = spawnSync(process.execPath, ['-r', probe, runAgentBin, ...args, '--root', root], { env: cleanEnv(dir, { PROBE_OUT: out }), cwd: dir, encoding: 'utf8' });
+      expect([args, r.status, r.stderr]).toEqual([args, 0, '']);
+      const seen = JSON.parse(readFileSync(out, 'utf8')) as { reflect: string; formats: number };
+      expect([args, seen.reflect, seen.formats]).toEqual([args, 'undefined', 0]);
+    }
+    // the Nest path (a usage error: commander words it) does load them
+    const bad = spawnSync(process.execPath, ['-r', probe, runAgentBin, 'status', '--bogus', '--root', root], { env: cleanEnv(dir, { PROBE_OUT: out }), cwd: dir, encoding: 'utf8' });
+    expect([bad.status, bad.stderr]).toEqual([2, "Error: unknown option '--bogus'\n"]);
+    expect((JSON.parse(readFileSync(out, 'utf8')) as { reflect: string }).reflect).toBe('function');
   });
 
   it('`run-agent task` starts its agent before loading node:crypto, http or fs/promises (LAZY in scripts/bundle-cli.js), which still load when used', () => {

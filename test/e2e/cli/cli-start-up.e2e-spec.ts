@@ -45,11 +45,12 @@ describe('CLI start-up: lazily loaded command groups', () => {
     expect(out.diffs).toEqual([]);
   });
 
-  it('`list` boots without inquirer, lodash, the rxjs CommonJS tree or other groups’ commands; prompting still loads on use', () => {
+  // `list` itself runs on the plain composition root (apps/cli/src/fast); this is its Nest form (test/e2e/di runs both)
+  it('`list` on the Nest path boots without inquirer, lodash, the rxjs CommonJS tree or other groups’ commands; prompting still loads on use', () => {
     const root = join(dir, 'runs');
     mkdirSync(root, { recursive: true });
     const script = `
-      require(${JSON.stringify(join(distCli, 'main.js'))}).main(['list', '--root', ${JSON.stringify(root)}], 'run-agent').then(() => {
+      require(${JSON.stringify(join(distCli, 'nest-cli.js'))}).runNestCli(['list', '--root', ${JSON.stringify(root)}], 'run-agent').then(() => {
         const files = Object.keys(require.cache);
         const loaded = (re) => files.filter((f) => re.test(f)).length;
         const nc = require.resolve('nest-commander', { paths: [${JSON.stringify(repoRoot)}] });

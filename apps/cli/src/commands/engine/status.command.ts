@@ -1,55 +1,14 @@
 import { Inject } from '@nestjs/common';
 import { Command, Option } from 'nest-commander';
+import { LIVENESS_PROBE, type LivenessProbe, STORAGE_INDEX_FACTORY, type StorageIndexFactory } from '@app/storage';
 import { ScopeOptionParsers } from './support/scope-options';
-import { buildRunForest, buildStatusRow, criteriaCell, latestRunTree, TASK_STATUS_FILTER_NAMES, taskStatusFilter, worktreeCells, type RunNode, type StatusRow } from '@app/runner';
-import {
-  existingProjectDir,
-  existingTaskDir,
-  invalidChoice,
-  LIVENESS_PROBE,
-  LivenessProbe,
-  RunsLayout,
-  STORAGE_INDEX_FACTORY,
-  type StorageIndexFactory,
-  validateProjectId,
-  validateTaskId,
-} from '@app/storage';
-import { UsageError } from '../../common/cli-errors';
-import {
-  DEFAULT_DRIFT_AFTER_MS,
-  formatAge,
-  formatBusSummary,
-  formatLocalTimestamp,
-  safeField,
-} from './support/activity';
-import { durationFlag } from './support/options';
-import { checkTreeFlags, renderRunTree } from './support/run-tree-view';
-import { resolveRoot } from './support/runs-root';
-import { inferScope } from './support/scope';
-import { formatTable } from './support/table';
-import { listRunNames } from './support/task-state';
+import { STATUS_FLAGS, type StatusOptions } from './status-flags';
+import { runStatus } from './status-run';
 
-interface StatusOptions {
-  config?: string;
-  root?: string;
-  project?: string;
-  task?: string;
-  status?: string;
-  json?: boolean;
-  concise?: boolean;
-  activity?: boolean;
-  usage?: boolean;
-  driftAfter?: string;
-  tree?: boolean;
-}
+export { renderStatus, renderStatusTree } from './status-run';
 
-function emptyMessage(project: string, task: string | undefined, filter: string): string {
-  if (filter) return task ? `No status rows matched --status "${filter}" for task ${task}.` : `No status rows matched --status "${filter}" in project ${project}.`;
-  return task ? `No status rows found for task ${task}.` : `No status rows found in project ${project}.`;
-}
-
-const show = (v: number | boolean | null | string | undefined): string => (v === null || v === undefined || v === '' ? '-' : String(v));
-
+// `status` normally runs on the Nest-free hot path (apps/cli/src/fast); this class serves `--help`,
+// usage errors and the Nest composition root (test/e2e/di).
 @Command({
   name: 'status',
   description: 'Show the latest run status of every task of a project (or of one task)',
@@ -63,139 +22,14 @@ export class StatusCommand extends ScopeOptionParsers {
   }
 
   async run(_params: string[], options: StatusOptions = {}): Promise<void> {
-    if (options.json && options.concise) throw new UsageError('--concise cannot be used with --json');
-    if (options.tree && options.concise) throw new UsageError('--tree cannot be used with --concise');
-    checkTreeFlags({ ...options }, { activity: '--activity', usage: '--usage' });
-    const driftAfterMs = options.driftAfter !== undefined ? durationFlag(options.driftAfter, '--drift-after') : DEFAULT_DRIFT_AFTER_MS;
-    const root = resolveRoot(options.root, process.env, options.config);
-    const scope = inferScope({ project: options.project }, { root });
-    if (!scope.project) throw new UsageError('--project is required (or run inside a task: JRUN_PROJECT_ID or a task working directory)');
-    const project = validateProjectId(scope.project);
-    const task = options.task?.trim() ? validateTaskId(options.task.trim()) : undefined;
-    const filterText = (options.status ?? '').trim();
-    const filter = filterText.toLowerCase();
-    const keep = filter ? taskStatusFilter(filter) : undefined;
-    if (filter && !keep) throw new UsageError(invalidChoice('--status', filterText, TASK_STATUS_FILTER_NAMES));
-
-    const layout = new RunsLayout(root);
-    const projectDir = existingProjectDir(layout, project);
-    let tasks: string[];
-    if (task) {
-      existingTaskDir(layout, project, task);
-      tasks = [task];
-    } else {
-      tasks = listRunNames(projectDir) ?? [];
-    }
-
-    const probe = this.probe;
-    const activity = { enabled: !!options.activity, driftAfterMs };
-    const rows = tasks.map((t) => buildStatusRow(layout, project, t, probe, activity)).filter((r) => !keep || keep(r));
-    if (options.tree) {
-      const forest = buildRunForest(this.indexFor(root), project);
-      process.stdout.write(renderStatusTree(rows.map((row) => ({ row, tree: latestRunTree(forest, row.task_id) })), !!options.json));
-      return;
-    }
-    process.stdout.write(renderStatus(rows, { ...options, project, task, filter: filterText }));
+    await runStatus(options, { probe: this.probe, indexFor: this.indexFor });
   }
 
-  @Option({
-    flags: '--tree',
-    description: 'each task with its latest run as a tree, sub-agent runs (parent_run_id) indented beneath the run that started them; with --json nested as "tree", each run with "children"',
-  })
-  parseTree(): boolean {
-    return true;
-  }
-
-  @Option({ flags: '--status <filter>', description: 'keep rows by status: running|active, completed, failed, stopped, cancelled, unknown, queued, blocked, needs_input, rate_limited, paused, budget_exceeded, corrupt, done|all_finished, pending' })
-  parseStatus(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--json', description: 'print {"tasks":[...]} as JSON' })
-  parseJson(): boolean {
-    return true;
-  }
-
-  @Option({ flags: '--concise', description: 'tab-separated rows without header: task_id status exit_code latest_run done pid_alive' })
-  parseConcise(): boolean {
-    return true;
-  }
-
-  @Option({ flags: '--activity', description: 'add activity signals: latest bus message, output activity, meaningful-signal age, drift risk' })
-  parseActivity(): boolean {
-    return true;
-  }
-
-  @Option({ flags: '--usage', description: 'add TOKENS (input + output) and COST_USD of each task\'s runs (--json always carries `usage`)' })
-  parseUsage(): boolean {
-    return true;
-  }
-
-  @Option({ flags: '--drift-after <duration>', description: 'with --activity: a running task without a FACT/DECISION/ERROR/REVIEW message for this long is at risk (default 20m)' })
-  parseDriftAfter(v: string): string {
-    return v;
-  }
-}
-
-/** `status --tree`: every task row with the tree of its latest root run (JSON: the row plus `tree`). */
-export function renderStatusTree(rows: { row: StatusRow; tree: RunNode[] }[], json: boolean): string {
-  if (json) return `${JSON.stringify({ tasks: rows.map(({ row, tree }) => ({ ...row, tree })) }, null, 2)}\n`;
-  return renderRunTree(rows.map(({ row, tree }) => ({ cells: [row.task_id, row.status, show(row.exit_code), show(row.agent_name)], task_id: row.task_id, tree })));
-}
-
-export function renderStatus(
-  rows: StatusRow[],
-  opts: { json?: boolean; concise?: boolean; activity?: boolean; usage?: boolean; project: string; task?: string; filter: string },
-): string {
-  if (opts.json) return `${JSON.stringify({ tasks: rows }, null, 2)}\n`;
-  if (opts.concise) {
-    if (rows.length === 0) return `${emptyMessage(opts.project, opts.task, opts.filter)}\n`;
-    return rows
-      .map((r) => {
-        const base = [r.task_id, r.status, show(r.exit_code), show(r.latest_run), String(r.done), show(r.pid_alive)];
-        if (opts.activity) {
-          const a = r.activity;
-          base.push(
-            formatAge(a?.meaningful_signal_age_seconds),
-            a ? String(a.analysis_drift_risk) : '-',
-            safeField(a?.latest_bus_message?.type),
-            safeField(a?.latest_bus_message?.timestamp),
-            safeField(a?.latest_bus_message?.body_preview),
-            safeField(a?.latest_output_activity_at),
-          );
-        }
-        return `${base.join('\t')}\n`;
-      })
-      .join('');
-  }
-  const header = ['TASK_ID', 'STATUS', 'EXIT_CODE', 'LATEST_RUN', 'DONE', 'PID_ALIVE', 'BLOCKED_BY'];
-  if (opts.usage) header.push('TOKENS', 'COST_USD');
-  if (opts.activity) header.push('LAST_BUS', 'LAST_OUTPUT', 'MEANINGFUL_AGE', 'DRIFT_RISK', 'DRIFT_REASON');
-  const worktrees = rows.some((r) => r.branch);
-  if (worktrees) header.push('BRANCH', 'MERGE');
-  const criteria = rows.some((r) => r.criteria);
-  if (criteria) header.push('CRITERIA');
-  const queued = rows.some((r) => r.queued_reason);
-  if (queued) header.push('QUEUED_REASON');
-  const lines = rows.map((r) => {
-    const cells = [r.task_id, r.status, show(r.exit_code), show(r.latest_run), String(r.done), show(r.pid_alive), r.blocked_by?.length ? r.blocked_by.join(',') : '-'];
-    if (opts.usage) cells.push(show(r.usage?.total_tokens), show(r.usage?.cost_usd));
-    if (opts.activity) {
-      const a = r.activity;
-      cells.push(
-        safeField(formatBusSummary(a?.latest_bus_message)),
-        formatLocalTimestamp(a?.latest_output_activity_at),
-        formatAge(a?.meaningful_signal_age_seconds),
-        a ? (a.analysis_drift_risk ? 'risk' : 'ok') : '-',
-        safeField(a?.drift_reason),
-      );
-    }
-    if (worktrees) cells.push(...worktreeCells(r));
-    if (criteria) cells.push(criteriaCell(r.criteria));
-    if (queued) cells.push(safeField(r.queued_reason));
-    return cells;
-  });
-  let out = formatTable([header, ...lines]);
-  if (rows.length === 0 && opts.filter) out += `${emptyMessage(opts.project, opts.task, opts.filter)}\n`;
-  return out;
+  @Option(STATUS_FLAGS.tree) parseTree(): boolean { return true; }
+  @Option(STATUS_FLAGS.status) parseStatus(v: string): string { return v; }
+  @Option(STATUS_FLAGS.json) parseJson(): boolean { return true; }
+  @Option(STATUS_FLAGS.concise) parseConcise(): boolean { return true; }
+  @Option(STATUS_FLAGS.activity) parseActivity(): boolean { return true; }
+  @Option(STATUS_FLAGS.usage) parseUsage(): boolean { return true; }
+  @Option(STATUS_FLAGS.driftAfter) parseDriftAfter(v: string): string { return v; }
 }

@@ -1,59 +1,12 @@
 import { Inject } from '@nestjs/common';
 import { Command, Option } from 'nest-commander';
+import { STORAGE_INDEX_FACTORY, type StorageIndexFactory } from '@app/storage';
 import { ScopeOptionParsers } from '../engine/support/scope-options';
-import { existingProjectDir, existingTaskDir, invalidChoice, isDirectory, STORAGE_INDEX_FACTORY, type StorageIndexFactory, validateProjectId, validateSegment } from '@app/storage';
-import { UsageError } from '../../common/cli-errors';
-import { DEFAULT_DRIFT_AFTER_MS, formatAge, formatBusSummary, formatLocalTimestamp, safeField } from '../engine/support/activity';
-import { durationFlag } from '../engine/support/options';
-import { resolveRoot } from '../engine/support/runs-root';
-import { formatTable, localMinute } from '../engine/support/table';
-import { goJson } from './go-json';
-import { buildRunForest, buildRunRow, buildTaskRow, filterTaskRows, RunRow, runsDirOf, TASK_STATUS_FILTER_NAMES, taskStatusFilter, TaskRow } from '@app/runner';
-import { checkTreeFlags, renderRunTree } from '../engine/support/run-tree-view';
+import { LIST_FLAGS, type ListOptions } from './list-flags';
+import { runList } from './list-run';
 
-interface ListOptions {
-  config?: string;
-  root?: string;
-  project?: string;
-  task?: string;
-  status?: string;
-  json?: boolean;
-  activity?: boolean;
-  usage?: boolean;
-  driftAfter?: string;
-  tree?: boolean;
-}
-
-function renderTasks(rows: TaskRow[], withActivity: boolean, withUsage = false): string {
-  const header = ['TASK_ID', 'RUNS', 'LATEST_STATUS', 'DONE', 'BLOCKED_BY', 'LAST_ACTIVITY'];
-  if (withActivity) header.push('LAST_BUS', 'LAST_OUTPUT', 'MEANINGFUL_AGE', 'DRIFT_RISK', 'DRIFT_REASON');
-  if (withUsage) header.push('TOKENS', 'COST_USD');
-  const lines = rows.map((r) => {
-    const last = r.last_activity ? localMinute(new Date(r.last_activity)) : '-';
-    const cells = [r.task_id, String(r.runs), r.latest_status, r.done ? 'DONE' : '-', r.blocked_by?.join(',') || '-', last];
-    if (withActivity) {
-      const a = r.activity;
-      cells.push(
-        formatBusSummary(a?.latest_bus_message),
-        formatLocalTimestamp(a?.latest_output_activity_at),
-        formatAge(a?.meaningful_signal_age_seconds),
-        a ? (a.analysis_drift_risk ? 'risk' : 'ok') : '-',
-        safeField(a?.drift_reason),
-      );
-    }
-    if (withUsage) cells.push(r.usage ? String(r.usage.total_tokens) : '-', r.usage?.cost_usd !== undefined ? String(r.usage.cost_usd) : '-');
-    return cells;
-  });
-  return formatTable([header, ...lines]);
-}
-
-function renderRuns(rows: RunRow[]): string {
-  return formatTable([
-    ['RUN_ID', 'STATUS', 'EXIT_CODE', 'STARTED', 'DURATION', 'AGENT'],
-    ...rows.map((r) => [r.run_id, r.status, r.exit_code === null ? '-' : String(r.exit_code), r.started, r.duration, r.agent ?? '-']),
-  ]);
-}
-
+// `list` normally runs on the Nest-free hot path (apps/cli/src/fast); this class serves `--help`,
+// usage errors and the Nest composition root (test/e2e/di).
 @Command({
   name: 'list',
   description:
@@ -65,100 +18,13 @@ export class ListCommand extends ScopeOptionParsers {
   }
 
   async run(_params: string[], options: ListOptions = {}): Promise<void> {
-    const project = options.project?.trim() || undefined;
-    const task = options.task?.trim() || undefined;
-    if (task && !project) throw new UsageError('--task requires --project');
-    if (options.tree && !project) throw new UsageError('--tree requires --project');
-    checkTreeFlags({ ...options }, { activity: '--activity', usage: '--usage' });
-    try {
-      if (project) validateProjectId(project);
-      if (task) validateSegment(task, 'task');
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
-    const filter = (options.status ?? '').trim();
-    if (filter && !taskStatusFilter(filter)) throw new UsageError(invalidChoice('--status', filter, TASK_STATUS_FILTER_NAMES));
-    const driftAfterMs = options.driftAfter !== undefined ? durationFlag(options.driftAfter, '--drift-after') : DEFAULT_DRIFT_AFTER_MS;
-    const root = resolveRoot(options.root, process.env, options.config);
-    const index = this.indexFor(root);
-
-    if (!project) {
-      const projects = isDirectory(root) ? index.listProjects() : [];
-      if (!projects.length && !options.json) {
-        process.stderr.write(`no runs yet in ${root} (start one with \`run-agent task\`)\n`);
-        return;
-      }
-      process.stdout.write(options.json ? goJson({ projects: projects.length ? projects : null }) : projects.map((p) => `${p}\n`).join(''));
-      return;
-    }
-
-    if (task) {
-      existingTaskDir(index.layout, project, task);
-      if (!isDirectory(runsDirOf(index, project, task))) throw new Error(`no runs found for project ${project} task ${task}`);
-      if (options.tree) {
-        const tree = buildRunForest(index, project).get(task) ?? [];
-        const status = buildTaskRow(index, project, task).latest_status;
-        process.stdout.write(options.json ? goJson({ runs: tree.length ? tree : null }) : renderRunTree([{ cells: [task, status], task_id: task, tree }]));
-        return;
-      }
-      const rows = index.listRuns(project, task).map((run) => buildRunRow(index, project, task, run));
-      process.stdout.write(options.json ? goJson({ runs: rows.length ? rows : null }) : renderRuns(rows));
-      return;
-    }
-
-    existingProjectDir(index.layout, project);
-    const activity = options.activity ? { driftAfterMs } : undefined;
-    let rows = index.listTasks(project).map((t) => buildTaskRow(index, project, t, activity));
-    rows = filterTaskRows(rows, filter) ?? rows;
-    if (options.tree) {
-      const forest = buildRunForest(index, project);
-      const trees = rows.map((r) => ({ row: r, tree: forest.get(r.task_id) ?? [] }));
-      if (options.json) process.stdout.write(goJson({ tasks: trees.length ? trees.map(({ row, tree }) => ({ ...row, tree })) : null }));
-      else process.stdout.write(renderRunTree(trees.map(({ row, tree }) => ({ cells: [row.task_id, row.latest_status], task_id: row.task_id, tree }))));
-      return;
-    }
-    process.stdout.write(options.json ? goJson({ tasks: rows.length ? rows : null }) : renderTasks(rows, !!options.activity, !!options.usage));
+    await runList(options, { indexFor: this.indexFor });
   }
 
-  @Option({
-    flags: '--status <filter>',
-    description: 'with --project: keep tasks whose latest status matches: running|active, done|all_finished, failed, stopped, cancelled, blocked, queued, partial_failure, needs_input, rate_limited, paused, budget_exceeded, corrupt',
-  })
-  parseStatus(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--json', description: 'print JSON: {"projects":[...]}, {"tasks":[...]} or {"runs":[...]}' })
-  parseJson(): boolean {
-    return true;
-  }
-
-  @Option({
-    flags: '--tree',
-    description: 'with --project: each task with its runs as a tree, sub-agent runs (parent_run_id) indented beneath the run that started them; with --json nested as "tree" ("runs" with --task), each run with "children"',
-  })
-  parseTree(): boolean {
-    return true;
-  }
-
-  @Option({ flags: '--usage', description: 'with --project: add TOKENS (input + output) and COST_USD of each task\'s runs (--json always carries `usage`)' })
-  parseUsage(): boolean {
-    return true;
-  }
-
-  @Option({
-    flags: '--activity',
-    description: 'with --project: add activity columns (latest bus message, latest output, meaningful-signal age, drift risk and reason)',
-  })
-  parseActivity(): boolean {
-    return true;
-  }
-
-  @Option({
-    flags: '--drift-after <duration>',
-    description: 'with --activity: a running task without a FACT/DECISION/ERROR/REVIEW message for this long is at risk (Go duration, default 20m)',
-  })
-  parseDriftAfter(v: string): string {
-    return v;
-  }
+  @Option(LIST_FLAGS.status) parseStatus(v: string): string { return v; }
+  @Option(LIST_FLAGS.json) parseJson(): boolean { return true; }
+  @Option(LIST_FLAGS.tree) parseTree(): boolean { return true; }
+  @Option(LIST_FLAGS.usage) parseUsage(): boolean { return true; }
+  @Option(LIST_FLAGS.activity) parseActivity(): boolean { return true; }
+  @Option(LIST_FLAGS.driftAfter) parseDriftAfter(v: string): string { return v; }
 }

@@ -1,50 +1,13 @@
-// What remains of the bundles' start-up trimming of third-party packages: the one source patch of
-// NestJS (scripts/cli-bundle/patch-loader.js) still applies to the installed version and fails the
-// build when it no longer matches; Fastify's schema compilers come lazily through its own option
-// (apps/api/src/boot/schema-compilers.ts), and glob through the API bundle's stand-in
-// (scripts/api-bundle/glob.js). docs/decisions.md, "Start-up and memory", has the figures.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// The bundles patch no third-party source (the last patch, NestJS's logger DateTimeFormat, went with
+// the hot commands' move off NestJS: docs/decisions/startup-and-memory.md). Fastify's schema
+// compilers come lazily through its own option (apps/api/src/boot/schema-compilers.ts), and glob
+// through the API bundle's stand-in (scripts/api-bundle/glob.js).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lazySchemaCompilers } from '../../../apps/api/src/boot/schema-compilers';
 
-interface Patch {
-  file: RegExp;
-  from: RegExp;
-}
-interface LoaderContext {
-  resourcePath: string;
-  getOptions: () => { app: 'cli' | 'api' };
-}
-const loader = require('../../../scripts/cli-bundle/patch-loader.js') as ((this: LoaderContext, source: string) => string) & { patchesOf: (app: string) => Patch[] };
-/** The loader as webpack runs it for `app`'s bundle on `file`. */
-const patch = (file: string, source: string, app: 'cli' | 'api' = 'cli') => loader.call({ resourcePath: file, getOptions: () => ({ app }) }, source);
-
-const loggers = [require.resolve('@nestjs/common/services/logger.service.js'), require.resolve('@nestjs/common/services/console-logger.service.js')];
 const loaded = (pkg: string) => Object.keys(require.cache).some((f) => f.includes(`${join('node_modules', pkg)}/`));
-
-describe('bundle patches', () => {
-  it.each(loggers)('patches %s to build its DateTimeFormat on first use, in both bundles', (file) => {
-    const source = readFileSync(file, 'utf8');
-    for (const app of ['cli', 'api'] as const) {
-      const out = patch(file, source, app);
-      expect(out).not.toMatch(/const dateTimeFormatter = new Intl/);
-      expect(out).toContain('dateTimeFormatterReal ??= new Intl.DateTimeFormat(');
-    }
-  });
-
-  it('is the only patch, and it has installed files to apply to', () => {
-    expect(loader.patchesOf('cli')).toHaveLength(1);
-    expect(loader.patchesOf('api')).toEqual(loader.patchesOf('cli'));
-    for (const p of loader.patchesOf('cli')) expect(loggers.every((f) => p.file.test(f))).toBe(true);
-  });
-
-  it('leaves other files alone and fails loudly when the patched file changed shape', () => {
-    expect(patch('/x/node_modules/other/index.js', 'const a = 1;')).toBe('const a = 1;');
-    expect(() => patch(loggers[0], 'module.exports = {};')).toThrow(/cli bundle: .*logger\.service\.js no longer matches .*update scripts\/cli-bundle\/patch-loader\.js/);
-    expect(() => patch(loggers[1], 'module.exports = {};', 'api')).toThrow(/api bundle: .*console-logger\.service\.js no longer matches/);
-  });
-});
 
 describe("Fastify's schema compilers on first use (schemaController.compilersFactory)", () => {
   it('loads Ajv and fast-json-stringify only when a schema is compiled, and they still validate and serialize', () => {

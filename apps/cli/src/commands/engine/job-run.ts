@@ -1,0 +1,109 @@
+/**
+ * `run-agent job` (plain: no NestJS), run by JobCommand and by the Nest-free hot path
+ * (apps/cli/src/fast) with the runner and change feed of their composition root.
+ */
+import { type ChangeFeed, followRunStdout, RunsLayout, StorageError, validateRunId } from '@app/storage';
+import { checkAgentName, hasSettings, JobResult, prepareJobWorktree, type RunnerService, withJobBudget, withJobCriteria } from '@app/runner';
+import { UsageError } from '../../common/cli-errors';
+import { agentCallerEnv, asCliError, checkDir, loadRunConfig, optionalDuration, promptFromFlags, resolveScope, runRoot } from './job-common';
+import type { JobFlags } from './job-flags';
+import { budgetFlags, criteriaFlags, isolationFromFlags } from './loop-settings';
+
+/** What `job` takes from its composition root. */
+export interface JobSeams {
+  runner: Pick<RunnerService, 'runJob'>;
+  feed: ChangeFeed;
+}
+
+/** The run folder named by --run-id (RunsLayout.adoptRunDir); one that already holds a run is a usage error. */
+function adoptRunDir(layout: RunsLayout, projectId: string, taskId: string, runId: string): { runId: string; dir: string } {
+  try {
+    return layout.adoptRunDir(projectId, taskId, runId);
+  } catch (err) {
+    if (err instanceof StorageError && err.code === 'CONFLICT') throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+export async function runJobCommand(flags: JobFlags, seams: JobSeams): Promise<void> {
+  try {
+    await runJob(flags, seams);
+  } catch (err) {
+    throw asCliError(err);
+  }
+}
+
+async function runJob(all: JobFlags, seams: JobSeams): Promise<void> {
+  const flags = { ...all, task: all.task, prompt: all.prompt?.at(-1), promptFile: all.promptFile?.at(-1) };
+  const prompt = promptFromFlags(flags);
+  if (!prompt) throw new UsageError('prompt is empty: pass --prompt or --prompt-file');
+  const idleTimeoutMs = optionalDuration(flags.timeout, '--timeout');
+  const criteria = criteriaFlags(flags);
+  const cwd = checkDir(flags.cwd, 'working directory');
+  const loaded = loadRunConfig(flags.config);
+  // an agent typo (or no config and no agent) is a usage error before any folder exists; without
+  // --agent a configured diversification policy picks the agent when the run starts
+  if (flags.agent?.trim() || !loaded.config) checkAgentName(loaded.config, flags.agent);
+  const root = runRoot(flags.root, loaded);
+  const scope = resolveScope(flags, root, { generate: true });
+  if (scope.generated) process.stderr.write(`task: ${scope.taskId}\n`);
+  const parentRunId = flags.parentRunId?.trim() || process.env.JRUN_ID?.trim() || undefined;
+  // invalid input is a usage error (exit 2) before anything is written, as in wrap
+  try {
+    if (parentRunId) validateRunId(parentRunId);
+    if (flags.previousRunId?.trim()) validateRunId(flags.previousRunId.trim());
+    if (flags.runId !== undefined) validateRunId(flags.runId);
+  } catch (err) {
+    throw asCliError(err);
+  }
+  const layout = new RunsLayout(root);
+  // sub-agent jobs run in the worktree of their task (or of the task that started them) unless --worktree
+  const wt = await prepareJobWorktree({
+    root,
+    projectId: scope.projectId,
+    taskId: scope.taskId,
+    taskDir: layout.taskDir(scope.projectId, scope.taskId),
+    isolation: isolationFromFlags(flags),
+    config: loaded.config,
+    agent: flags.agent,
+    cwd,
+    parentTaskDir: process.env.JRUN_TASK_FOLDER?.trim() || undefined,
+  });
+  const runDir = flags.runId !== undefined ? adoptRunDir(layout, scope.projectId, scope.taskId, flags.runId) : flags.follow ? layout.allocateRunDir(scope.projectId, scope.taskId) : undefined;
+  const budget = budgetFlags(flags);
+  const env = wt ? { ...agentCallerEnv(loaded), ...wt.env } : agentCallerEnv(loaded);
+  const taskDir = layout.taskDir(scope.projectId, scope.taskId);
+  const run = () => seams.runner.runJob({
+    root,
+    projectId: scope.projectId,
+    taskId: scope.taskId,
+    prompt,
+    config: loaded.config,
+    agent: flags.agent,
+    cwd: wt?.cwd ?? cwd,
+    worktree: wt?.fields,
+    parentRunId,
+    parentTaskDir: process.env.JRUN_TASK_FOLDER?.trim() || undefined,
+    noWait: flags.noWait === true || flags.wait === false,
+    previousRunId: flags.previousRunId?.trim() || undefined,
+    idleTimeoutMs,
+    conductorUrl: flags.conductorUrl,
+    env,
+    runDir,
+    // not under a task loop: this job owns the task while it runs, its writes fenced (issue #31)
+    ownTask: true,
+  });
+  // a DONE written by this job counts only once the task's completion criteria pass (issue #33)
+  const start = () => withJobCriteria({ root, projectId: scope.projectId, taskId: scope.taskId, cwd: wt?.cwd ?? cwd ?? taskDir, env: env ?? {}, config: loaded.config, ...criteria }, run);
+  const pending = hasSettings(budget)
+    ? withJobBudget({ root, projectId: scope.projectId, taskId: scope.taskId, config: loaded.config, budget }, start)
+    : start().then((result) => ({ result, exceeded: undefined }));
+  if (runDir && flags.follow) await followRunStdout(runDir.dir, pending, { feed: seams.feed, write: (text) => void process.stdout.write(text) });
+  const { result: checked, exceeded }: { result: { result: JobResult; rejected?: string }; exceeded?: string } = await pending;
+  const { result, rejected } = checked;
+  // D14: a short-lived job waits for its run_stop webhook delivery (bounded by timeout and retries).
+  await result.webhook;
+  if (exceeded) throw new Error(exceeded);
+  if (!result.ok) throw Object.assign(new Error(result.error ?? 'agent execution failed'), { code: result.code });
+  if (rejected) throw new Error(rejected);
+}
