@@ -19,5 +19,6 @@ module.exports = {
     ],
   },
   moduleNameMapper: { '^@app/([^/]+)(.*)$': '<rootDir>/libs/$1/src$2' },
+  setupFilesAfterEnv: ['<rootDir>/test/utils/openapi-traffic-setup.ts'],
   testTimeout: 60000,
 };

@@ -48,9 +48,19 @@ export function renderOpenApi(doc: object): string {
   return JSON.stringify(doc, null, 2) + '\n';
 }
 
+/**
+ * Error answers every operation can give, all in the error envelope (docs/api-reference.md "Error
+ * envelope"): 403 comes from checks in front of every route (a Host not allowed, a request from a
+ * browser, a file that is not a regular file inside the runs root); the ranges cover the rest of the
+ * envelope's table (405, 409, 413, 415, 422, 429; 500, 507), which operations answer as their inputs
+ * and the runs root make them.
+ */
 const ERROR_ANSWERS: Record<string, string> = {
   '400': 'invalid input',
+  '403': 'refused: Host not allowed, a request from a browser, or a file that is not a regular file inside the runs root',
   '404': 'not found',
+  '4XX': 'another client error of the error envelope (405, 409, 413, 415, 422, 429)',
+  '5XX': 'a server error (500 INTERNAL, 507 INSUFFICIENT_STORAGE on a full disk)',
 };
 
 function finish(doc: Record<string, any>): Record<string, any> {
