@@ -22,6 +22,9 @@ const DOC = join(__dirname, '..', '..', 'docs', 'openapi.json');
 /** Routes the document describes: the REST API, MCP and metrics (static UI files are not part of it). */
 const DOCUMENTED_FAMILY = /^\/(api\/|mcp$|metrics$|healthz$)/;
 
+/** The dashboard's static-file route: it also answers (401, 404) paths under /api/ that no API route matched. */
+const STATIC_CATCH_ALL = '/*';
+
 export interface Exchange {
   method: string;
   route: string;
@@ -68,9 +71,11 @@ export function useDocument(doc: object): void {
 }
 
 /** Prism's diagnostics of severity Error (0), as one line each. */
-function errors(result: { _tag: string; left?: Array<{ severity: number; message: string; path?: Array<string | number> }> }): string[] {
+function errors(result: { _tag: string; left?: Array<{ severity: number; message: string; path?: Array<string | number> }> }, bodyUnseen = false): string[] {
   if (result._tag !== 'Left' || !result.left) return [];
-  return result.left.filter((d) => d.severity === 0).map((d) => `${d.path?.length ? d.path.join('.') + ': ' : ''}${d.message}`);
+  return result.left
+    .filter((d) => d.severity === 0 && !(bodyUnseen && (d.path?.[0] === 'body' || /^Response body/.test(d.message))))
+    .map((d) => `${d.path?.length ? d.path.join('.') + ': ' : ''}${d.message}`);
 }
 
 function bodyOf(payload: unknown, contentType: string | undefined): unknown {
@@ -94,7 +99,7 @@ const stringHeaders = (h: Record<string, unknown>) =>
 async function check(req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
   const route = req.routeOptions?.url;
   const path = req.url.split('?')[0];
-  if (!route || !DOCUMENTED_FAMILY.test(path)) return;
+  if (!route || route === STATIC_CATCH_ALL || !DOCUMENTED_FAMILY.test(path)) return;
   const { ops, prism } = await load();
   const status = reply.statusCode;
   const headers = stringHeaders(reply.getHeaders());
@@ -112,8 +117,10 @@ async function check(req: FastifyRequest, reply: FastifyReply, payload: unknown)
       }) as never,
     );
     if (input.length && status < 400) exchange.problems.push(...input.map((p) => `request the document rejects was accepted: ${p}`));
+    // a hijacked reply (payload null) wrote its body itself: its status and headers are checked, not its body
     const output = errors(
       prism.validateOutput({ resource: op as never, element: { statusCode: status, headers, body: bodyOf(payload, contentType) } }) as never,
+      payload === null,
     );
     exchange.problems.push(...output.map((p) => `response: ${p}`));
     const documented = (op.responses as Array<{ code: string }>).map((r) => r.code);
@@ -125,6 +132,17 @@ async function check(req: FastifyRequest, reply: FastifyReply, payload: unknown)
   if (process.env.OPENAPI_TRAFFIC_LOG) appendFileSync(process.env.OPENAPI_TRAFFIC_LOG, JSON.stringify({ file: expect.getState().testPath, ...exchange, op: op ? key(op.method, op.path) : undefined }) + '\n');
 }
 
+const pending = new Set<Promise<void>>();
+function track(p: Promise<void>): void {
+  pending.add(p);
+  void p.finally(() => pending.delete(p));
+}
+
+/** Waits for the checks of every answer sent so far. */
+export async function settleOpenApiChecks(): Promise<void> {
+  while (pending.size) await Promise.all([...pending]);
+}
+
 /** The check itself failed: that is a mismatch too (never a silent pass). */
 function failed(req: FastifyRequest, err: Error): void {
   openApiMismatches.push({ method: req.method, route: req.routeOptions?.url ?? '', url: req.url, status: 0, problems: [`the check failed: ${err.stack ?? err.message}`] });
@@ -133,13 +151,15 @@ function failed(req: FastifyRequest, err: Error): void {
 /** Adds the check to a server before it is ready (ServerOptions.beforeReady). */
 export function checkOpenApiTraffic(fastify: FastifyInstance): void {
   const seen = new WeakSet<FastifyRequest>();
-  fastify.addHook('onSend', async (req, reply, payload) => {
+  // the answer is not held back for the check (a delayed 4xx raced a client's keep-alive reuse): the
+  // checks run beside it and the setup file's afterAll waits for them (settleOpenApiChecks)
+  fastify.addHook('onSend', (req, reply, payload, done) => {
     seen.add(req);
-    await check(req, reply, payload).catch((err: Error) => failed(req, err));
-    return payload;
+    track(check(req, reply, payload).catch((err: Error) => failed(req, err)));
+    done(null, payload);
   });
   // a hijacked reply (SSE, MCP's streams) skips onSend: its status and the headers it wrote are checked when it ends
-  fastify.addHook('onRequest', async (req, reply) => {
+  fastify.addHook('onRequest', (req, reply, done) => {
     const raw = reply.raw;
     let written: Record<string, unknown> = {};
     const writeHead = raw.writeHead.bind(raw) as (...args: unknown[]) => typeof raw;
@@ -151,8 +171,9 @@ export function checkOpenApiTraffic(fastify: FastifyInstance): void {
     raw.once('finish', () => {
       if (seen.has(req)) return;
       const getHeaders = () => ({ ...raw.getHeaders(), ...written });
-      check(req, { statusCode: raw.statusCode, getHeaders } as unknown as FastifyReply, null).catch((err: Error) => failed(req, err));
+      track(check(req, { statusCode: raw.statusCode, getHeaders } as unknown as FastifyReply, null).catch((err: Error) => failed(req, err)));
     });
+    done();
   });
 }
 

@@ -83,12 +83,15 @@ function finish(doc: Record<string, any>): Record<string, any> {
       const requestBody = op.requestBody?.content?.['application/json']?.schema?.$ref as string | undefined;
       if (requestBody) op.requestBody.required = true;
       const ok = info.ok.media
-        ? { description: info.summary, content: { [info.ok.media]: { schema: { type: 'string' } } } }
+        ? { description: info.summary, content: Object.fromEntries([info.ok.media].flat().map((m) => [m, { schema: { type: 'string' } }])) }
         : info.ok.schema
           ? { description: info.summary, content: { 'application/json': { schema: info.ok.schema } } }
           : { description: info.summary };
       op.responses = { [String(info.ok.status)]: ok };
+      if (info.accepted) op.responses['202'] = { description: info.accepted };
+      if (info.jsonBody) op.requestBody = { required: true, content: { 'application/json': { schema: info.jsonBody } } };
       for (const [status, description] of Object.entries(ERROR_ANSWERS)) op.responses[status] = { description, content: { 'application/json': { schema: ref('Error') } } };
+      if (info.ownToken) op.responses['401'] = { description: "the trigger's token missing or wrong", content: { 'application/json': { schema: ref('Unauthorized') } } };
       if (info.open) op.security = [];
       else op.responses['401'] = { description: 'API key missing or wrong', content: { 'application/json': { schema: ref('Unauthorized') } } };
       op.description = `${info.summary}: see docs/api-reference.md.${info.browserBlocked ? ' Refused with 403 when the request looks like it comes from a browser; use the CLI.' : ''}`;

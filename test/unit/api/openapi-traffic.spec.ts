@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApiApp, TestApi } from '../../utils/api-app';
-import { openApiMismatches, useDocument, validatedExchanges } from '../../utils/openapi-traffic';
+import { openApiMismatches, settleOpenApiChecks, useDocument, validatedExchanges } from '../../utils/openapi-traffic';
 
 // The OpenAPI traffic check itself (test/utils/openapi-traffic.ts): each planted mismatch between the
 // server and a copy of docs/openapi.json is found. The list is emptied after each case, else the
@@ -20,7 +20,11 @@ describe('the OpenAPI traffic check', () => {
     useDocument(DOC);
   });
 
-  const get = (url: string, key = 'k-traffic') => api.app.inject({ method: 'GET', url, headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const get = async (url: string, key = 'k-traffic') => {
+    const res = await api.app.inject({ method: 'GET', url, headers: key ? { authorization: `Bearer ${key}` } : {} });
+    await settleOpenApiChecks();
+    return res;
+  };
   const problems = () => openApiMismatches.flatMap((m) => m.problems);
 
   it('passes traffic that matches the checked-in document and counts it', async () => {
