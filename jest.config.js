@@ -19,6 +19,7 @@ module.exports = {
     ],
   },
   moduleNameMapper: { '^@app/([^/]+)(.*)$': '<rootDir>/libs/$1/src$2' },
+  setupFilesAfterEnv: ['<rootDir>/test/utils/openapi-traffic-setup.ts'],
   testTimeout: 60000,
   // the fault suite's totals (test/fault/tally.ts) after the usual report
   reporters: ['default', '<rootDir>/test/fault/tally-reporter.js'],

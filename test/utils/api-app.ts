@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadConfig } from '@app/storage';
 import { createApiApp as buildApp, ServerOptions } from '../../apps/api/src/server';
+import { checkOpenApiTraffic } from './openapi-traffic';
 import { waitFor } from './wait';
 
 export const FAKE_AGENT = path.join(__dirname, '..', 'fixtures', 'agents', 'fake-command-agent');
@@ -41,7 +42,13 @@ export function makeTempRoot(extraYaml = ''): { dir: string; root: string; confi
 export async function createApiApp(options: Partial<ServerOptions> & { extraYaml?: string } = {}): Promise<TestApi> {
   const tmp = makeTempRoot(options.extraYaml);
   const root = options.root ?? tmp.root;
-  const app = await buildApp({ root, config: options.config ?? loadConfig(tmp.configPath, { strict: false }), stopGraceMs: 2000, ...options });
+  const app = await buildApp({
+    root,
+    config: options.config ?? loadConfig(tmp.configPath, { strict: false }),
+    stopGraceMs: 2000,
+    beforeReady: checkOpenApiTraffic,
+    ...options,
+  });
   return {
     app,
     root,

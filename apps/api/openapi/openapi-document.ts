@@ -48,9 +48,19 @@ export function renderOpenApi(doc: object): string {
   return JSON.stringify(doc, null, 2) + '\n';
 }
 
+/**
+ * Error answers every operation can give, all in the error envelope (docs/api-reference.md "Error
+ * envelope"): 403 comes from checks in front of every route (a Host not allowed, a request from a
+ * browser, a file that is not a regular file inside the runs root); the ranges cover the rest of the
+ * envelope's table (405, 409, 413, 415, 422, 429; 500, 507), which operations answer as their inputs
+ * and the runs root make them.
+ */
 const ERROR_ANSWERS: Record<string, string> = {
   '400': 'invalid input',
+  '403': 'refused: Host not allowed, a request from a browser, or a file that is not a regular file inside the runs root',
   '404': 'not found',
+  '4XX': 'another client error of the error envelope (405, 409, 413, 415, 422, 429)',
+  '5XX': 'a server error (500 INTERNAL, 507 INSUFFICIENT_STORAGE on a full disk)',
 };
 
 function finish(doc: Record<string, any>): Record<string, any> {
@@ -73,12 +83,15 @@ function finish(doc: Record<string, any>): Record<string, any> {
       const requestBody = op.requestBody?.content?.['application/json']?.schema?.$ref as string | undefined;
       if (requestBody) op.requestBody.required = true;
       const ok = info.ok.media
-        ? { description: info.summary, content: { [info.ok.media]: { schema: { type: 'string' } } } }
+        ? { description: info.summary, content: Object.fromEntries([info.ok.media].flat().map((m) => [m, { schema: { type: 'string' } }])) }
         : info.ok.schema
           ? { description: info.summary, content: { 'application/json': { schema: info.ok.schema } } }
           : { description: info.summary };
       op.responses = { [String(info.ok.status)]: ok };
+      if (info.accepted) op.responses['202'] = { description: info.accepted };
+      if (info.jsonBody) op.requestBody = { required: true, content: { 'application/json': { schema: info.jsonBody } } };
       for (const [status, description] of Object.entries(ERROR_ANSWERS)) op.responses[status] = { description, content: { 'application/json': { schema: ref('Error') } } };
+      if (info.ownToken) op.responses['401'] = { description: "the trigger's token missing or wrong", content: { 'application/json': { schema: ref('Unauthorized') } } };
       if (info.open) op.security = [];
       else op.responses['401'] = { description: 'API key missing or wrong', content: { 'application/json': { schema: ref('Unauthorized') } } };
       op.description = `${info.summary}: see docs/api-reference.md.${info.browserBlocked ? ' Refused with 403 when the request looks like it comes from a browser; use the CLI.' : ''}`;

@@ -9,8 +9,14 @@ import { ref } from './wire-schemas';
  */
 export interface OperationInfo {
   summary: string;
-  /** Success status and body; a string is a non-JSON media type (SSE, Prometheus text, YAML). */
-  ok: { status: number; schema?: Schema; media?: string };
+  /** Success status and body; a string is a non-JSON media type (SSE, Prometheus text, YAML), several are alternatives. */
+  ok: { status: number; schema?: Schema; media?: string | string[] };
+  /** A second success answer without a body (MCP: 202 for a notification or a response). */
+  accepted?: string;
+  /** A JSON request body the handler reads itself (not a DTO). */
+  jsonBody?: Schema;
+  /** Open to the API key's check, but guarded by a token of its own: 401 without it. */
+  ownToken?: boolean;
   /** Queries the handler reads itself (not through `@Query`). */
   extraQueries?: Record<string, Schema>;
   requiredQueries?: string[];
@@ -66,6 +72,7 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     summary: "HTTP trigger: starts the trigger's task with the JSON payload in its prompt. Auth: the trigger's own bearer token, not the API key (401 without it); Idempotency-Key replays answer 200 with the same task",
     ok: json(201, obj({ trigger: str, project_id: str, task_id: str, run_id: str, status: str, replayed: bool }, ['trigger', 'project_id', 'task_id', 'status', 'replayed'])),
     open: true,
+    ownToken: true,
   },
   'POST /api/v1/forge/github': {
     summary:
@@ -115,7 +122,12 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   'GET /api/projects/{p}/tasks/{t}/runs/{r}/file': { summary: 'A run file (stdout, stderr, prompt, output.md)', ok: json(200, ref('FileContent')) },
   'GET /api/projects/{p}/tasks/{t}/runs/{r}/stream': { summary: 'SSE: raw tail of a run file', ok: sse },
 
-  'POST /mcp': { summary: 'MCP Streamable HTTP (JSON-RPC; docs/mcp.md)', ok: { status: 200, media: 'application/json' } },
+  'POST /mcp': {
+    summary: 'MCP Streamable HTTP (JSON-RPC; docs/mcp.md)',
+    ok: { status: 200, media: ['application/json', 'text/event-stream'] },
+    accepted: 'a JSON-RPC notification or response, accepted (no body)',
+    jsonBody: { oneOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: { type: 'object', additionalProperties: true } }], description: 'a JSON-RPC message or a batch' },
+  },
   'GET /mcp': { summary: 'MCP server-to-client stream', ok: sse },
   'DELETE /mcp': { summary: 'End an MCP session', ok: { status: 200 } },
 };

@@ -1,4 +1,5 @@
 import type { BusMessage, CreateTaskResponse, CriterionResultView, FileContent, FlatRun, OpenQuestion, Project, ProjectRun, ProjectStats, RunFile, RunCriteriaView, RunV1, ServerStatus, TaskCriteriaInfo, TaskListItem, UsageReport, UsageTotals } from '@app/contracts';
+import { API_ERROR_CODES } from '../src/common/api-error';
 import type { Schema } from './dto-schemas';
 
 /**
@@ -18,6 +19,8 @@ const bool: Schema = { type: 'boolean' };
 const time: Schema = { type: 'string', format: 'date-time', description: 'RFC 3339 UTC; an unset time is 0001-01-01T00:00:00Z' };
 const strings: Schema = { type: 'array', items: str };
 const stringMap: Schema = { type: 'object', additionalProperties: str };
+/** Task states besides the loop's own (project-data.service.ts task()): open questions, a hold marker, a corrupt record. */
+const TASK_MARKED = ['needs_input', 'rate_limited', 'paused', 'budget_exceeded', 'corrupt'];
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 /** The paging fields of a cursor-paged list (issue #29). */
 const paging = {
@@ -37,7 +40,7 @@ const runFile = shape<RunFile>({ name: { type: 'string', enum: ['output.md', 'st
 const addedRun = { display_status: { ...str, description: '`status`, except `stopped`/`cancelled` for a run ended by a stop and `queued` for a running run that waits for admission' }, queued_reason: { ...str, description: 'why the run waits before its agent starts (display_status `queued`; fan-out governor, memory admission)' }, agent_name: { ...str, description: 'the configured agent (`agents:` key)' }, corrupt_reason: { ...str, description: 'why the run\'s record could not be read (status `corrupt`)' } };
 
 export const WIRE_SCHEMAS: Record<string, Schema> = {
-  Error: obj({ error: obj({ code: { type: 'string', enum: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'CONFLICT', 'UNPROCESSABLE', 'TOO_MANY_REQUESTS', 'INTERNAL', 'NOT_IMPLEMENTED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] }, message: str, details: { type: 'object', additionalProperties: true } }, ['code', 'message']) }, ['error']),
+  Error: obj({ error: obj({ code: { type: 'string', enum: [...API_ERROR_CODES] }, message: str, details: { type: 'object', additionalProperties: true } }, ['code', 'message']) }, ['error']),
   Unauthorized: obj({ error: { type: 'string', enum: ['unauthorized'] }, message: str }, ['error', 'message']),
   UsageTotals: usageTotals,
   Project: shape<Project>({ id: str, last_activity: time, task_count: int, project_root: str }, ['project_root']),
@@ -81,7 +84,7 @@ export const WIRE_SCHEMAS: Record<string, Schema> = {
     ['sandbox', 'egress_bytes', 'end_time', 'parent_run_id', 'previous_run_id', 'error_summary', 'display_status', 'queued_reason', 'agent_name', 'corrupt_reason'],
   ),
   TaskV1: obj(
-    { project_id: str, task_id: str, status: { type: 'string', enum: ['idle', 'running', 'partial_failure', 'all_finished', 'blocked', 'queued'] }, queue_position: int, last_activity: time, depends_on: strings, blocked_by: strings },
+    { project_id: str, task_id: str, status: { type: 'string', enum: ['idle', 'running', 'partial_failure', 'all_finished', 'blocked', 'queued', ...TASK_MARKED] }, queue_position: int, last_activity: time, depends_on: strings, blocked_by: strings },
     ['project_id', 'task_id', 'status', 'last_activity'],
   ),
   TaskV1Detail: { allOf: [ref('TaskV1'), obj({ worktree: ref('WorktreeView'), criteria: ref('TaskCriteria'), runs: { type: 'array', items: ref('RunV1') } })] },
@@ -99,7 +102,7 @@ export const WIRE_SCHEMAS: Record<string, Schema> = {
   ),
   TaskDetail: obj(
     {
-      id: str, project_id: str, status: str, state: { type: 'string', enum: ['idle', 'running', 'done', 'blocked', 'queued', 'needs_input'] }, queue_position: int,
+      id: str, project_id: str, status: str, state: { type: 'string', enum: ['idle', 'running', 'done', 'blocked', 'queued', ...TASK_MARKED] }, queue_position: int,
       last_activity: time, created_at: time, done: bool, depends_on: strings, blocked_by: strings, thread_parent: { type: 'object', additionalProperties: true },
       open_questions: { type: 'array', items: ref('OpenQuestion') }, stalled: bool, criteria: ref('TaskCriteria'), runs: { type: 'array', items: ref('ProjectRun') },
     },

@@ -56,6 +56,8 @@ export interface ServerOptions {
   nats?: string;
   /** NATS credentials and TLS (`--nats-token`, `--nats-creds`, `--nats-tls-ca`, …). */
   natsAuth?: NatsAuth;
+  /** Tests: extra Fastify hooks, added before the server is ready (test/utils/openapi-traffic.ts). */
+  beforeReady?: (fastify: FastifyInstance) => void;
 }
 
 export const DEFAULT_HOST = DEFAULT_API_HOST;
@@ -183,6 +185,7 @@ export async function createApiApp(opts: ServerOptions): Promise<NestFastifyAppl
   const scaleout = ctx.scaleout;
   if (scaleout) (app.getHttpAdapter().getInstance() as FastifyInstance).addHook('onClose', async () => scaleout.close());
   if (opts.logger) new Logger('server').log(`serving web UI from ${ui}`);
+  opts.beforeReady?.(app.getHttpAdapter().getInstance() as FastifyInstance);
   await app.init();
   await (app.getHttpAdapter().getInstance() as FastifyInstance).ready();
   return app;

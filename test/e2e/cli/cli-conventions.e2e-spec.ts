@@ -50,6 +50,15 @@ describe('issue #30 CLI conventions', () => {
     expect(r.stderr).toMatch(/no worktree/);
   });
 
+  it('defect 6: merge --config finds the task in the runs root of that config (without it: unknown project)', async () => {
+    mkdirSync(join(sb.root, P, T), { recursive: true });
+    const merged = await sb.run(['merge', '--config', configFile(), '--project', P, '--task', T], { cwd: sb.home });
+    expect(merged.stderr.trim()).toBe('Error: task has no worktree (it was not started with --worktree)');
+    expect(merged.code).toBe(2);
+    const withoutConfig = await sb.run(['merge', '--project', P, '--task', T], { cwd: sb.home });
+    expect(withoutConfig.stderr).toMatch(/unknown project "proj"/);
+  });
+
   it('defect 7: unknown projects and tasks, a bad --status and a missing config exit 2 with one line', async () => {
     writeRun(sb.root, P, T, '20260101-1200000000-1-1');
     const cases: [string[], RegExp][] = [

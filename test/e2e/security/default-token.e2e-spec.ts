@@ -10,6 +10,7 @@ import type { Browser } from 'playwright-core';
 import { CONDUCTOR, runCli, serverEnv, startServer, writeConfig, writeFakeAgent, type RunningServer } from '../server/helpers';
 import { launchBrowser } from '../ui/helpers';
 import { rawRequest } from '../api/security-helpers';
+import { RUN_AGENT } from '../../utils/cli';
 import { seedRun } from '../../utils/run-fixtures';
 
 const P = 'token-project';
@@ -62,6 +63,9 @@ describe('a token by default (issue #29)', () => {
     expect(status).toMatchObject({ code: 0 });
     const list = await runCli(CONDUCTOR, ['task', 'list', '--project', P, '--json'], clientEnv, { cwd: dir });
     expect(list).toMatchObject({ code: 0 });
+    // run-agent's commands that talk to the server find it too
+    const viaRunAgent = await runCli(RUN_AGENT, ['server', 'task', 'list', '--project', P, '--json'], clientEnv, { cwd: dir });
+    expect(viaRunAgent).toMatchObject({ code: 0 });
     // and a flag still wins over the saved key
     const wrong = await runCli(CONDUCTOR, ['status', '--api-key', 'not-the-key'], clientEnv, { cwd: dir });
     expect(wrong.code).not.toBe(0);

@@ -28,6 +28,9 @@ const STATUS: Record<ApiErrorCode, number> = {
   INTERNAL: 500,
 };
 
+/** Every code of the envelope (the OpenAPI document's Error schema lists them). */
+export const API_ERROR_CODES = Object.keys(STATUS) as ApiErrorCode[];
+
 /** An HTTP-level failure raised by the API layer; the exception filter renders it as the envelope. */
 export class ApiError extends Error {
   readonly status: number;
