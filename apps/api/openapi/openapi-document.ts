@@ -88,10 +88,10 @@ function finish(doc: Record<string, any>): Record<string, any> {
           ? { description: info.summary, content: { 'application/json': { schema: info.ok.schema } } }
           : { description: info.summary };
       op.responses = { [String(info.ok.status)]: ok };
-      if (info.accepted) op.responses['202'] = { description: info.accepted };
+      if (info.accepted) op.responses['202'] = info.acceptedWithBody ? { ...ok, description: info.accepted } : { description: info.accepted };
       if (info.jsonBody) op.requestBody = { required: true, content: { 'application/json': { schema: info.jsonBody } } };
       for (const [status, description] of Object.entries(ERROR_ANSWERS)) op.responses[status] = { description, content: { 'application/json': { schema: ref('Error') } } };
-      if (info.ownToken) op.responses['401'] = { description: "the trigger's token missing or wrong", content: { 'application/json': { schema: ref('Unauthorized') } } };
+      if (info.ownToken) op.responses['401'] = { description: "its own credential missing or wrong (a trigger's bearer token, GitHub's X-Hub-Signature-256)", content: { 'application/json': { schema: ref('Unauthorized') } } };
       if (info.open) op.security = [];
       else op.responses['401'] = { description: 'API key missing or wrong', content: { 'application/json': { schema: ref('Unauthorized') } } };
       op.description = `${info.summary}: see docs/api-reference.md.${info.browserBlocked ? ' Refused with 403 when the request looks like it comes from a browser; use the CLI.' : ''}`;

@@ -11,11 +11,13 @@ export interface OperationInfo {
   summary: string;
   /** Success status and body; a string is a non-JSON media type (SSE, Prometheus text, YAML), several are alternatives. */
   ok: { status: number; schema?: Schema; media?: string | string[] };
-  /** A second success answer without a body (MCP: 202 for a notification or a response). */
+  /** A second success answer, 202 (MCP: a notification or a response, no body). */
   accepted?: string;
+  /** The 202 answer carries the success answer's body too. */
+  acceptedWithBody?: boolean;
   /** A JSON request body the handler reads itself (not a DTO). */
   jsonBody?: Schema;
-  /** Open to the API key's check, but guarded by a token of its own: 401 without it. */
+  /** Not behind the API key, but guarded by a credential of its own (a trigger token, a webhook signature): 401 without it. */
   ownToken?: boolean;
   /** Queries the handler reads itself (not through `@Query`). */
   extraQueries?: Record<string, Schema>;
@@ -78,6 +80,9 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     summary:
       'GitHub webhook deliveries (docs/triggers.md). Auth: X-Hub-Signature-256 with forge.github.webhook_secret, not the API key (401 without it; 404 when no forge.github is configured). 200 when acted on (outcome started, woken, needs_input, stopped); 202 with the same body when ignored, a redelivery (duplicate) or a ping',
     ok: json(200, obj({ delivery: str, event: str, outcome: str, project_id: str, task_id: str, reason: str }, ['delivery', 'event', 'outcome'])),
+    accepted: 'ignored, a redelivery (duplicate) or a ping',
+    acceptedWithBody: true,
+    ownToken: true,
     open: true,
   },
 
