@@ -1,6 +1,5 @@
-import { closeSync, existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { createLivenessProbe, isStaleEpoch, isTaskDone, LivenessProbe, type OwnerFence, runInfoFile, tryFlock, unflock, updateRunInfo } from '@app/storage';
+import { createLivenessProbe, isStaleEpoch, isTaskDone, flockHeldByOther, LivenessProbe, type OwnerFence, runInfoFile, updateRunInfo } from '@app/storage';
 import { RunnerError } from './runner.errors';
 import { groupHasLiveMembers } from './process-tree';
 import { isUnfinished, taskRuns } from './run-scan';
@@ -51,16 +50,7 @@ export function refuseLiveRootRun(taskDir: string, projectId: string, taskId: st
 
 /** Some process holds the task's Ralph loop (<task>/TASK.lock, see task.ts); probed without waiting. */
 function loopHeld(taskDir: string): boolean {
-  const path = join(taskDir, 'TASK.lock');
-  if (!existsSync(path)) return false;
-  const fd = openSync(path, 'r');
-  try {
-    if (!tryFlock(fd, 'ex')) return true;
-    unflock(fd);
-    return false;
-  } finally {
-    closeSync(fd);
-  }
+  return flockHeldByOther(join(taskDir, 'TASK.lock'));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { tryFlock, unflock } from '@app/storage';
+import { flockHeldByOther, tryFlock, unflock } from '@app/storage';
 
 /**
  * `<run>/RUNNER.lock`, flocked by the runner of a child run from the moment its record exists
@@ -38,19 +38,5 @@ export function holdRun(runDir: string): () => void {
 
 /** Some process (the run's runner) holds `<run>/RUNNER.lock` right now; probed without waiting. */
 export function runnerHolds(runDir: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(join(runDir, RUNNER_LOCK_FILE), 'r');
-  } catch {
-    return false;
-  }
-  try {
-    if (!tryFlock(fd, 'ex')) return true;
-    unflock(fd);
-    return false;
-  } catch {
-    return false;
-  } finally {
-    closeSync(fd);
-  }
+  return flockHeldByOther(join(runDir, RUNNER_LOCK_FILE));
 }

@@ -1,6 +1,6 @@
 import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { acquireFlock, isLockOnPath, StorageError, tryFlock, unflock } from '@app/storage';
+import { acquireFlock, flockHeldByOther, isLockOnPath, StorageError, tryFlock, unflock } from '@app/storage';
 import { RunnerError } from './runner.errors';
 import { sleep } from './sleep';
 
@@ -153,23 +153,6 @@ function nextTicket(lockFd: number, waiting: number[]): number {
   return next;
 }
 
-/** Some process holds a flock on `path` right now (probed without waiting). */
-function heldByOther(path: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return false;
-  }
-  try {
-    if (!tryFlock(fd, 'ex')) return true;
-    unflock(fd);
-    return false;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 const namesIn = (dir: string): string[] => {
   try {
     return readdirSync(dir);
@@ -196,7 +179,7 @@ export function pruneIdleQueue(base: string, dryRun = false): boolean {
     if (!tryFlock(fd, 'ex')) return false;
     try {
       if (!isLockOnPath(fd, path)) return false;
-      const busy = namesIn(join(base, 'slots')).some((n) => heldByOther(join(base, 'slots', n))) || namesIn(join(base, 'queue')).some((n) => heldByOther(join(base, 'queue', n)));
+      const busy = namesIn(join(base, 'slots')).some((n) => flockHeldByOther(join(base, 'slots', n))) || namesIn(join(base, 'queue')).some((n) => flockHeldByOther(join(base, 'queue', n)));
       if (busy) return false;
       if (!dryRun) rmSync(base, { recursive: true, force: true });
       return true;

@@ -18,6 +18,26 @@ export function unflock(fd: number): void {
   flockSync(fd, 'un');
 }
 
+/**
+ * Some process holds a flock on the file at `path` right now: probed without waiting (the probe
+ * takes and drops the lock when it is free). A missing file is held by nobody.
+ */
+export function flockHeldByOther(path: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    if (!tryFlock(fd, 'ex')) return true;
+    unflock(fd);
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
