@@ -64,7 +64,7 @@ const ALLOWED_LIB_DEPS: Record<string, string[]> = {
   planner: ['storage', 'messagebus', 'runner'],
   mcp: ['storage', 'messagebus', 'runner'],
   scaleout: ['storage', 'messagebus', 'runner'],
-  triggers: ['storage'],
+  triggers: ['contracts', 'storage'],
   client: ['contracts', 'storage', 'boot', 'runner'],
   'self-update': [],
 };

@@ -23,28 +23,4 @@ export type {
   UsageTotals,
 } from '@app/contracts';
 
-/** One run of a schedule (GET /api/v1/schedules, docs/triggers.md). */
-export interface ScheduleRun {
-  slot?: string;
-  fired_at: string;
-  task_id?: string;
-  project_id?: string;
-  /** claimed, started, queued, waiting, failed, skipped_missed, skipped_running, replaced. */
-  outcome: string;
-  error?: string;
-  active?: boolean;
-}
-
-export interface Schedule {
-  name: string;
-  cron: string;
-  timezone: string;
-  missed: string;
-  max_missed: number;
-  concurrency: string;
-  project_id: string;
-  next_fire?: string;
-  last_slot?: string;
-  history: ScheduleRun[];
-  error?: string;
-}
+export type { ScheduleRun, ScheduleView as Schedule } from '@app/contracts';

@@ -9,3 +9,4 @@ export type * from './messages';
 export type * from './tasks';
 export type * from './usage';
 export type * from './server';
+export type * from './schedules';

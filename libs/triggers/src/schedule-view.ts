@@ -1,21 +1,9 @@
 import type { ScheduleConfig } from '@app/storage';
 import { nextSlot } from './slots';
-import { readScheduleRecord, ScheduleRun } from './state';
+import type { ScheduleView } from '@app/contracts';
+import { readScheduleRecord } from './state';
 
-export interface ScheduleView {
-  name: string;
-  cron: string;
-  timezone: string;
-  missed: string;
-  max_missed: number;
-  concurrency: string;
-  project_id: string;
-  next_fire?: string;
-  last_slot?: string;
-  history: ScheduleRun[];
-  /** Set when this schedule's record cannot be read (the other schedules are listed). */
-  error?: string;
-}
+export type { ScheduleView };
 
 /** The schedules with their next fire time and history, from the config and the records (no server needed). */
 export function listSchedules(root: string, schedules: Record<string, ScheduleConfig>, now = new Date()): ScheduleView[] {

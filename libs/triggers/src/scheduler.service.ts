@@ -73,7 +73,7 @@ export class SchedulerService implements OnApplicationBootstrap, OnModuleDestroy
     return s ? this.serial(name, () => this.runDue(s)) : Promise.resolve();
   }
 
-  private withStatus(h: ScheduleRun): ScheduleRun & { active?: boolean } {
+  private withStatus(h: ScheduleRun): ScheduleRun {
     if (!h.task_id || !h.project_id) return h;
     return { ...h, active: this.starter.isActive(h.project_id, h.task_id) };
   }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ScheduleRun } from '@app/contracts';
 import { writeFileAtomic } from '@app/storage';
 
 /** Where schedules and triggers keep their records: `<runs root>/.triggers/` (dot folders are not projects). */
@@ -8,16 +9,7 @@ export function triggersStateDir(root: string): string {
   return join(root, '.triggers');
 }
 
-export interface ScheduleRun {
-  /** The cron slot (ISO time), or undefined for a manual fire. */
-  slot?: string;
-  fired_at: string;
-  task_id?: string;
-  project_id?: string;
-  /** claimed (written before the start), started, queued, failed, skipped_missed, skipped_running, replaced. */
-  outcome: string;
-  error?: string;
-}
+export type { ScheduleRun };
 
 export interface ScheduleRecord {
   schedule: string;
