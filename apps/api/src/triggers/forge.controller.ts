@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GithubInboundService, TriggerError } from '@app/triggers';
 import { ApiError } from '../common/api-error';
 import { rawBodyOf } from '../common/json-body';
+import { toApiError } from './trigger-errors';
 
 /**
  * POST /api/v1/forge/github: GitHub webhook deliveries (docs/triggers.md). Its own auth: the
@@ -34,8 +35,7 @@ export class ForgeController {
         void reply.code(401);
         return { error: 'unauthorized', message: err.message };
       }
-      if (err instanceof TriggerError) throw new ApiError(err.code === 'UNAUTHORIZED' ? 'FORBIDDEN' : err.code, err.message);
-      throw err;
+      throw toApiError(err);
     }
   }
 }

@@ -1,16 +1,10 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SchedulerService, TriggerError, TriggerService } from '@app/triggers';
-import { ApiError } from '../common/api-error';
+import { toApiError } from './trigger-errors';
 import { checkId } from '../common/ids';
 
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
-
-/** A TriggerError as the API's error envelope (401 is answered by the caller, like the auth hook's). */
-function toApiError(err: unknown): unknown {
-  if (!(err instanceof TriggerError)) return err;
-  return new ApiError(err.code === 'UNAUTHORIZED' ? 'FORBIDDEN' : err.code, err.message);
-}
 
 /** Schedules (docs/triggers.md): list with next fire time and history; fire one now. */
 @Controller('api/v1/schedules')
