@@ -5,7 +5,7 @@ import { lastLines } from '../../../apps/api/src/projects/project-tasks.controll
 import type { RunRecord } from '../../../apps/api/src/projects/shapes';
 import { sanitize } from '../../../apps/api/src/security/audit-log.service';
 import { isAuthExempt, keyMatches } from '../../../apps/api/src/security/request-hooks';
-import { parseRunCursor } from '../../../apps/api/src/sse/run-log-hub';
+import { parseRunCursor } from '@app/streams';
 import { formatFanInCursor, parseFanInCursor } from '../../../apps/api/src/sse/run-streams.service';
 import { ZERO_TIME } from '@app/storage';
 

@@ -11,7 +11,7 @@ import { cursorPage, pageQuery } from '../projects/pagination';
 import { RunRecord, toRunV1 } from '../projects/shapes';
 import { AuditLogService } from '../security/audit-log.service';
 import { RunStreamsService } from '../sse/run-streams.service';
-import { RunDiscovery } from '../sse/run-discovery.service';
+import { RunDiscovery } from '@app/streams';
 import { isZeroTime } from '../common/go-format';
 import { runInfoFile } from '@app/storage';
 import { SSE_OPTIONS } from '../sse/slow-clients';

@@ -5,12 +5,8 @@ import type { RunInfo } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { ApiError } from '../common/api-error';
 import { formatTime } from '../common/go-format';
-import { SseChannel } from './channel';
-import { RunDiscovery } from './run-discovery.service';
 import { readLines } from '@app/storage';
-import { formatRunCursor, parseRunCursor, RunEvent, RunLogHub, RunRef, STDERR_FILE, STDOUT_FILE } from './run-log-hub';
-import { SseLifecycle } from './sse-lifecycle.service';
-import { sseEvent, withHeartbeat } from './sse-event';
+import { formatRunCursor, parseRunCursor, RunDiscovery, RunEvent, RunLogHub, RunRef, SseChannel, SseLifecycle, sseEvent, STDERR_FILE, STDOUT_FILE, withHeartbeat } from '@app/streams';
 
 type Cursor = { s: number; e: number };
 
