@@ -63,3 +63,4 @@ export { admitChild, checkTreeTotal, FANOUT_LOCK_FILE, type AdmitChildOptions, t
 export { countTreeRuns, treeOf, appendTreeRun, startTreeLedger, treeRunDirs, childQueueBase, pruneChildQueues, TREE_LEDGER_FILE, type TreeRef } from './governor/fanout-tree';
 export { holdRun, runnerHolds, RUNNER_LOCK_FILE } from './run-holder';
 export { findActiveChildren } from './child-wait';
+export * from './api-views';

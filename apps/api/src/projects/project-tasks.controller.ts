@@ -2,7 +2,7 @@ import { Controller, Logger, Delete, Get, Headers, HttpCode, MessageEvent, Param
 import type { FastifyRequest } from 'fastify';
 import * as path from 'node:path';
 import { Observable } from 'rxjs';
-import { RunnerService, taskCriteriaView, taskStatusFilter, type TaskUsageView } from '@app/runner';
+import { RunnerService, taskCriteriaView, taskStatusFilter, type TaskUsageView, addedRunFields, RUN_FILE_NAMES, runFilePath, type RunRecord, toProjectRun, toRestQuestion, worktreeView } from '@app/runner';
 import { applyTaskWrite, stopRunRouted } from '../tasks/scaleout-hooks';
 import { checkServableFile, runInfoFile, taskRunsDir } from '@app/storage';
 import { badRequest, conflict, notFound } from '../common/api-error';
@@ -18,7 +18,6 @@ import { PlannerBridge } from '../tasks/planner-bridge';
 import { paginate, paginateMapped } from './pagination';
 import { fileSizeOf, lastLines, readFileContent, removeFolder } from './project-files';
 import { isDir, ProjectDataService, TaskSummary } from './project-data.service';
-import { addedRunFields, RUN_FILE_NAMES, runFilePath, RunRecord, toProjectRun, toRestQuestion, worktreeView } from './shapes';
 import { SSE_OPTIONS } from '../sse/slow-clients';
 
 /** #18: usage of the task's runs, rate-limit reset, pause and budget state (omitted when empty). */

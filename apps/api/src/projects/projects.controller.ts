@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Query, Re
 import type { FastifyRequest } from 'fastify';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { RunnerService } from '@app/runner';
+import { RunnerService, selectFlatRuns, flatRunKey, flatRunsBody } from '@app/runner';
 import { stopRunRouted } from '../tasks/scaleout-hooks';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { isTruthyFlag, parseGoDurationOrUndefined } from '../common/go-format';
@@ -10,9 +10,7 @@ import { checkId, checkOptionalId, isId, isRunId } from '../common/ids';
 import { AuditLogService } from '../security/audit-log.service';
 import { refuseBrowser } from '../security/browser-origin';
 import { CreateProjectDto } from './dto/create-project.dto';
-import { selectFlatRuns } from './flat-runs';
 import { isDir, ProjectDataService } from './project-data.service';
-import { flatRunKey, flatRunsBody } from './flat-run-json';
 import { byCodeUnits, cursorPage, isTimeKey, pageQuery, timeKey } from './pagination';
 import { checkProjectRoot, createProjectFolder, deleteProjectFolder, gcProjectRuns, projectStats } from './project-files';
 
