@@ -25,7 +25,6 @@ import { ProjectDataService } from './projects/project-data.service';
 import { ProjectTasksController } from './projects/project-tasks.controller';
 import { ProjectsController } from './projects/projects.controller';
 import { RunsController } from './runs/runs.controller';
-import { RunStreamsService } from './sse/run-streams.service';
 import { streamProviders } from './sse/streams.providers';
 import { LauncherModule } from './tasks/launcher.module';
 import { PlannerBridge } from './tasks/planner-bridge';
@@ -75,7 +74,6 @@ export class ApiModule {
         NeedsInputService,
         TasksService,
         ...streamProviders,
-        RunStreamsService,
         McpSessions,
         WebhookFailureLog,
         MergeQueueService,

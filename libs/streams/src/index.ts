@@ -13,3 +13,4 @@ export * from './run-log-hub';
 export * from './bus-hub';
 export * from './run-discovery';
 export * from './file-stream';
+export * from './run-streams';

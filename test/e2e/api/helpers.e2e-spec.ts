@@ -4,8 +4,7 @@ import { formatTime, goDurationSeconds, parseGoDurationOrUndefined as parseGoDur
 import { lastLines } from '../../../apps/api/src/projects/project-tasks.controller';
 import { sanitize } from '../../../apps/api/src/security/audit-log.service';
 import { isAuthExempt, keyMatches } from '../../../apps/api/src/security/request-hooks';
-import { parseRunCursor } from '@app/streams';
-import { formatFanInCursor, parseFanInCursor } from '../../../apps/api/src/sse/run-streams.service';
+import { formatFanInCursor, parseFanInCursor, parseRunCursor } from '@app/streams';
 import { ZERO_TIME } from '@app/storage';
 
 describe('API helpers', () => {

@@ -1,6 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import { CHANGE_FEED, LIVENESS_PROBE, type ChangeFeed, type LivenessProbe } from '@app/storage';
-import { BusHub, FileStreamService, RunDiscovery, RunLogHub, SseLifecycle } from '@app/streams';
+import { BusHub, FileStreamService, RunDiscovery, RunLogHub, RunStreamsService, SseLifecycle } from '@app/streams';
 import { API_CONTEXT, type ApiContext } from '../common/api-context';
 import { MetricsService } from '../metrics/metrics.service';
 import { REPLICA_RECHECK_MS, runInfoReader } from './run-status';
@@ -19,6 +19,11 @@ export const streamProviders: Provider[] = [
     inject: [API_CONTEXT, CHANGE_FEED, SseLifecycle, MetricsService],
     useFactory: (ctx: ApiContext, feed: ChangeFeed, lifecycle: SseLifecycle, metrics: MetricsService) =>
       new BusHub(ctx, feed, lifecycle, (ids) => metrics.countBusMessages(ids)),
+  },
+  {
+    provide: RunStreamsService,
+    inject: [API_CONTEXT, RunLogHub, RunDiscovery, SseLifecycle],
+    useFactory: (ctx: ApiContext, hub: RunLogHub, discovery: RunDiscovery, lifecycle: SseLifecycle) => new RunStreamsService(ctx, hub, discovery, lifecycle),
   },
   FileStreamService,
 ];
