@@ -1,7 +1,6 @@
-import { selectFlatRuns, type RunRecord } from '@app/runner';
+import { lastTextLines as lastLines, selectFlatRuns, type RunRecord } from '@app/runner';
 import { sseSettings } from '../../../apps/api/src/common/api-context';
 import { formatTime, goDurationSeconds, parseGoDurationOrUndefined as parseGoDuration } from '../../../apps/api/src/common/go-format';
-import { lastLines } from '../../../apps/api/src/projects/project-tasks.controller';
 import { sanitize } from '../../../apps/api/src/security/audit-log.service';
 import { isAuthExempt, keyMatches } from '../../../apps/api/src/security/request-hooks';
 import { formatFanInCursor, parseFanInCursor, parseRunCursor } from '@app/streams';

@@ -1,12 +1,11 @@
 import { Controller, Logger, Get, Headers, Header, HttpCode, MessageEvent, Param, Post, Query, Req, Sse, SseSignal } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { Observable } from 'rxjs';
-import { RunnerService, type RunRecord, toRunV1 } from '@app/runner';
+import { readRawText, RunnerService, type RunRecord, toRunV1 } from '@app/runner';
 import { stopRunRouted } from '../tasks/scaleout-hooks';
 import { ApiError, conflict, notFound } from '../common/api-error';
 import { checkRunId, isRunId } from '../common/ids';
 import { ProjectDataService } from '../projects/project-data.service';
-import { readRawText } from '../projects/project-files';
 import { cursorPage, pageQuery } from '../projects/pagination';
 import { AuditLogService } from '../security/audit-log.service';
 import { RunDiscovery, RunStreamsService } from '@app/streams';

@@ -4,3 +4,4 @@ export * from './flat-runs';
 export * from './flat-run-json';
 export * from './run-order';
 export * from './extra-roots';
+export * from './project-files';
