@@ -61,7 +61,8 @@ const ALLOWED_LIB_DEPS: Record<string, string[]> = {
   streams: ['storage', 'messagebus'],
   agents: ['storage', 'contracts'],
   sandbox: ['storage'],
-  runner: ['contracts', 'storage', 'messagebus', 'agents', 'sandbox'],
+  // boot: the CLI's UsageError for bad flag values (flag-values.ts, tasks/loop-settings.ts)
+  runner: ['contracts', 'storage', 'boot', 'messagebus', 'agents', 'sandbox'],
   webhook: ['runner'],
   planner: ['storage', 'messagebus', 'runner'],
   mcp: ['storage', 'messagebus', 'runner'],

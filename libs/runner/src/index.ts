@@ -5,6 +5,7 @@ export { createRunnerService } from './runner-service.providers';
 export { RunnerError, isRunnerError, type RunnerErrorCode } from './runner.errors';
 export { checkAgentName, checkTaskStart, type StartCheck } from './preflight';
 export { formatGoDuration, parseDurationFlag } from './go-duration';
+export { countFlag, durationFlag, optionalDuration } from './flag-values';
 export { buildPrompt, buildPreamble, RESTART_PREFIX, type PromptContext } from './prompt';
 export { LocalAgentExecutor, type AgentExecutor, type AgentHandle, type AgentLaunch, type AgentExit } from './agent-executor';
 export { selectAgent, resolveSpec } from './agent-resolution';
