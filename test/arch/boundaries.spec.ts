@@ -50,16 +50,19 @@ describe('library boundaries', () => {
  * Lib order (docs/architecture.md): a lib imports only libs below it. mcp, planner, webhook and
  * scaleout sit on the runner; nothing imports them but the apps. contracts is types only.
  */
-const LIB_ORDER = ['contracts', 'storage', 'boot', 'messagebus', 'agents', 'sandbox', 'runner', 'webhook', 'planner', 'mcp', 'scaleout', 'triggers', 'client', 'self-update'];
+const LIB_ORDER = ['contracts', 'storage', 'boot', 'messagebus', 'streams', 'agents', 'sandbox', 'runner', 'webhook', 'planner', 'mcp', 'scaleout', 'triggers', 'client', 'self-update'];
 const ALLOWED_LIB_DEPS: Record<string, string[]> = {
   contracts: [],
   // contracts is types only (`import type`, erased at build): the wire shapes the records share
   storage: ['contracts'],
   boot: ['storage'],
   messagebus: ['storage'],
+  // the server's shared SSE hubs: run-log/bus tails, run discovery (no HTTP; apps/api writes the events)
+  streams: ['storage', 'messagebus'],
   agents: ['storage', 'contracts'],
   sandbox: ['storage'],
-  runner: ['contracts', 'storage', 'messagebus', 'agents', 'sandbox'],
+  // boot: the CLI's UsageError for bad flag values (flag-values.ts, tasks/loop-settings.ts)
+  runner: ['contracts', 'storage', 'boot', 'messagebus', 'agents', 'sandbox'],
   webhook: ['runner'],
   planner: ['storage', 'messagebus', 'runner'],
   mcp: ['storage', 'messagebus', 'runner'],

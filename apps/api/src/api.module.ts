@@ -25,11 +25,7 @@ import { ProjectDataService } from './projects/project-data.service';
 import { ProjectTasksController } from './projects/project-tasks.controller';
 import { ProjectsController } from './projects/projects.controller';
 import { RunsController } from './runs/runs.controller';
-import { BusHub } from './sse/bus-hub';
-import { FileStreamService } from './sse/file-stream.service';
-import { RunDiscovery } from './sse/run-discovery.service';
-import { RunLogHub } from './sse/run-log-hub';
-import { RunStreamsService } from './sse/run-streams.service';
+import { streamProviders } from './sse/streams.providers';
 import { LauncherModule } from './tasks/launcher.module';
 import { PlannerBridge } from './tasks/planner-bridge';
 import { TasksController } from './tasks/tasks.controller';
@@ -77,11 +73,7 @@ export class ApiModule {
         MessagesService,
         NeedsInputService,
         TasksService,
-        RunLogHub,
-        RunDiscovery,
-        RunStreamsService,
-        BusHub,
-        FileStreamService,
+        ...streamProviders,
         McpSessions,
         WebhookFailureLog,
         MergeQueueService,

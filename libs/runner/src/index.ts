@@ -5,6 +5,7 @@ export { createRunnerService } from './runner-service.providers';
 export { RunnerError, isRunnerError, type RunnerErrorCode } from './runner.errors';
 export { checkAgentName, checkTaskStart, type StartCheck } from './preflight';
 export { formatGoDuration, parseDurationFlag } from './go-duration';
+export { countFlag, durationFlag, optionalDuration } from './flag-values';
 export { buildPrompt, buildPreamble, RESTART_PREFIX, type PromptContext } from './prompt';
 export { LocalAgentExecutor, type AgentExecutor, type AgentHandle, type AgentLaunch, type AgentExit } from './agent-executor';
 export { selectAgent, resolveSpec } from './agent-resolution';
@@ -63,3 +64,4 @@ export { admitChild, checkTreeTotal, FANOUT_LOCK_FILE, type AdmitChildOptions, t
 export { countTreeRuns, treeOf, appendTreeRun, startTreeLedger, treeRunDirs, childQueueBase, pruneChildQueues, TREE_LEDGER_FILE, type TreeRef } from './governor/fanout-tree';
 export { holdRun, runnerHolds, RUNNER_LOCK_FILE } from './run-holder';
 export { findActiveChildren } from './child-wait';
+export * from './api-views';

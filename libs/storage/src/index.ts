@@ -39,3 +39,4 @@ export * from './config/webhook-secret';
 export * from './config/api-key-file';
 export * from './config/triggers-config';
 export * from './config/forge-config';
+export * from './go-format';

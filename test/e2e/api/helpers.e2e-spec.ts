@@ -1,12 +1,9 @@
+import { lastTextLines as lastLines, selectFlatRuns, type RunRecord } from '@app/runner';
 import { sseSettings } from '../../../apps/api/src/common/api-context';
 import { formatTime, goDurationSeconds, parseGoDurationOrUndefined as parseGoDuration } from '../../../apps/api/src/common/go-format';
-import { selectFlatRuns } from '../../../apps/api/src/projects/flat-runs';
-import { lastLines } from '../../../apps/api/src/projects/project-tasks.controller';
-import type { RunRecord } from '../../../apps/api/src/projects/shapes';
 import { sanitize } from '../../../apps/api/src/security/audit-log.service';
 import { isAuthExempt, keyMatches } from '../../../apps/api/src/security/request-hooks';
-import { parseRunCursor } from '../../../apps/api/src/sse/run-log-hub';
-import { formatFanInCursor, parseFanInCursor } from '../../../apps/api/src/sse/run-streams.service';
+import { formatFanInCursor, parseFanInCursor, parseRunCursor } from '@app/streams';
 import { ZERO_TIME } from '@app/storage';
 
 describe('API helpers', () => {

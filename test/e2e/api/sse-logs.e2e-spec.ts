@@ -2,7 +2,7 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { updateRunInfo } from '@app/storage';
-import { RunLogHub } from '../../../apps/api/src/sse/run-log-hub';
+import { RunLogHub } from '@app/streams';
 import { listenApiApp, openSse, SseEvent, TestApi, waitUntil } from '../../utils/api-app';
 import { killGroup, runningFields, seedRun, spawnSleeper } from '../../utils/run-fixtures';
 

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { BusWriter } from '@app/messagebus';
-import { BusHub } from '../../../apps/api/src/sse/bus-hub';
+import { BusHub } from '@app/streams';
 import { listenApiApp, openSse, SseEvent, TestApi, waitUntil } from '../../utils/api-app';
 
 const P = 'msgs';

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { MessageEvent } from '@nestjs/common';
 import { BusWriter } from '@app/messagebus';
-import { BusHub } from '../../../apps/api/src/sse/bus-hub';
+import { BusHub } from '@app/streams';
 import { createApiApp, TestApi } from '../../utils/api-app';
 import { waitFor } from '../../utils/wait';
 

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { SSE_METADATA, SSE_OPTIONS_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import { BusWriter } from '@app/messagebus';
-import { SSE_MAX_PENDING_CHARS } from '../../../apps/api/src/sse/slow-clients';
+import { SSE_MAX_PENDING_CHARS } from '@app/streams';
 import { listenApiApp, openSse, parseSse, SseClient, SseEvent, TestApi, waitUntil } from '../../utils/api-app';
 
 // #15: a client that stops reading is dropped once its queue passes the bound (drop-and-resync

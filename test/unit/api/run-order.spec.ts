@@ -1,6 +1,5 @@
+import { SortedRunsMemo, type RunRecord } from '@app/runner';
 import type { RunInfo } from '@app/storage';
-import { SortedRunsMemo } from '../../../apps/api/src/projects/run-order';
-import type { RunRecord } from '../../../apps/api/src/projects/shapes';
 
 const record = (runId: string, startIso: string): RunRecord => ({
   runId,

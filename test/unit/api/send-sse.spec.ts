@@ -1,5 +1,5 @@
 import { sseFrame } from '../../../apps/api/src/sse/send-sse';
-import { sseEvent } from '../../../apps/api/src/sse/sse-event';
+import { sseEvent } from '@app/streams';
 
 // #15: bus streams are written by send-sse.ts; the frame must be what an EventSource parses.
 describe('sseFrame', () => {

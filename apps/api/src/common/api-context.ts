@@ -1,6 +1,7 @@
 import type { AppConfig } from '@app/storage';
 import type { ScaleoutServer } from '@app/scaleout';
 import type { RunsLayout, StorageIndex } from '@app/storage';
+import type { SseSettings } from '@app/streams';
 import type { HostPolicy } from '../security/host-check';
 
 /** Everything the server was started with, resolved once (injected as API_CONTEXT). */
@@ -26,12 +27,7 @@ export interface ApiContext {
   scaleout?: ScaleoutServer;
 }
 
-export interface SseSettings {
-  pollIntervalMs: number;
-  discoveryIntervalMs: number;
-  heartbeatIntervalMs: number;
-  maxClientsPerRun: number;
-}
+export type { SseSettings } from '@app/streams';
 
 /** What the server is started with, before the modules provide the injected parts. */
 export type ApiSettings = Omit<ApiContext, 'index'> & { index?: StorageIndex };

@@ -1,7 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { STORAGE_INDEX, StorageIndex } from '@app/storage';
 import { AuditLogService } from '../security/audit-log.service';
-import { SseLifecycle } from '../sse/sse-lifecycle.service';
+import { SseLifecycle } from '@app/streams';
 import { API_CONTEXT, ApiContext, ApiSettings } from './api-context';
 
 /** Server-wide singletons every feature uses: the resolved context, audit, SSE lifecycle. */

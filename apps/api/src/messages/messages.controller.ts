@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest } from '../common/api-error';
 import { checkId, checkOptionalId } from '../common/ids';
 import { AuditLogService } from '../security/audit-log.service';
-import { BusHub } from '../sse/bus-hub';
+import { BusHub } from '@app/streams';
 import { PostV1MessageDto } from './dto/post-message.dto';
 import { MessagesService, parseMessageLimit } from './messages.service';
 import { sendSse } from '../sse/send-sse';

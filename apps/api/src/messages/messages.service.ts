@@ -1,3 +1,4 @@
+import { toRestMessage } from '@app/runner';
 import { Inject, Injectable } from '@nestjs/common';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -7,7 +8,6 @@ import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { ApiError, badRequest } from '../common/api-error';
 import { formatTime } from '../common/go-format';
 import { confine } from '../security/path-confinement';
-import { toRestMessage } from '../projects/shapes';
 import { applyTaskWrite, postProjectMessage } from '../tasks/scaleout-hooks';
 
 export const MESSAGE_LIMIT_MAX = 5000;

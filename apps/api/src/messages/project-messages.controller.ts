@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sendSse } from '../sse/send-sse';
 import { checkId } from '../common/ids';
 import { AuditLogService } from '../security/audit-log.service';
-import { BusHub } from '../sse/bus-hub';
+import { BusHub } from '@app/streams';
 import { NeedsInputService } from '../needs-input/needs-input.service';
 import { PostMessageDto, PostTaskMessageDto } from './dto/post-message.dto';
 import { MessagesService, projectPageRequest } from './messages.service';

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { scanOpenQuestions } from '@app/runner';
+import { scanOpenQuestions, toRestQuestion } from '@app/runner';
 import { readTaskPrompt } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { formatTime } from '../common/go-format';
@@ -8,7 +8,6 @@ import { MetricsService } from '../metrics/metrics.service';
 import { applyTaskWrite } from '../tasks/scaleout-hooks';
 import { TASK_LAUNCHER, TaskLauncher } from '../tasks/task-launcher';
 
-import { toRestQuestion } from '../projects/shapes';
 
 export { toRestQuestion };
 

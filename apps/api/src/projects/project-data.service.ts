@@ -1,18 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BUDGET_EXCEEDED_FILE, isRunStalled, NEEDS_INPUT_FILE, needsInputOf, PAUSED_FILE, RATE_LIMITED_FILE, summarizeTask, taskCorruptReason, taskUsageView, type OpenQuestion, type TaskUsageView } from '@app/runner';
+import { BUDGET_EXCEEDED_FILE, isRunStalled, NEEDS_INPUT_FILE, needsInputOf, PAUSED_FILE, RATE_LIMITED_FILE, summarizeTask, taskCorruptReason, taskUsageView, type OpenQuestion, type TaskUsageView, readExtraRuns, SortedRunsMemo, byStartThenId, runActivity, type RunRecord, PROJECT_ROOT_MARKER } from '@app/runner';
 import { blockedBy, DONE_FILE, hasDoneFile, LIVENESS_PROBE, LivenessProbe, readDependsOn, readRecordText, RunInfo, TASK_CONFIG_FILE, TASK_PROMPT_FILE } from '@app/storage';
 import { replicaRunView, type PendingTask } from '@app/scaleout';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { formatTime } from '../common/go-format';
 import { confine } from '../security/path-confinement';
 import { PlannerBridge } from '../tasks/planner-bridge';
-import { readExtraRuns } from './extra-roots';
-import { SortedRunsMemo } from './run-order';
-import { byStartThenId, runActivity, RunRecord } from './shapes';
 
-export const PROJECT_ROOT_MARKER = 'PROJECT-ROOT.txt';
 const TASK_MARKERS = ['TASK.md', 'TASK-CONFIG.yaml', 'runs'];
 
 export interface TaskSummary {

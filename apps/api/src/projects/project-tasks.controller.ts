@@ -2,7 +2,7 @@ import { Controller, Logger, Delete, Get, Headers, HttpCode, MessageEvent, Param
 import type { FastifyRequest } from 'fastify';
 import * as path from 'node:path';
 import { Observable } from 'rxjs';
-import { RunnerService, taskCriteriaView, taskStatusFilter, type TaskUsageView } from '@app/runner';
+import { RunnerService, taskCriteriaView, taskStatusFilter, type TaskUsageView, addedRunFields, RUN_FILE_NAMES, runFilePath, type RunRecord, toProjectRun, toRestQuestion, worktreeView, fileSizeOf, readFileContent } from '@app/runner';
 import { applyTaskWrite, stopRunRouted } from '../tasks/scaleout-hooks';
 import { checkServableFile, runInfoFile, taskRunsDir } from '@app/storage';
 import { badRequest, conflict, notFound } from '../common/api-error';
@@ -12,14 +12,11 @@ import { MAX_TAIL_LINES, parseCountQuery } from '../common/query-numbers';
 import { AuditLogService } from '../security/audit-log.service';
 import { refuseBrowser } from '../security/browser-origin';
 import { confine } from '../security/path-confinement';
-import { FileStreamService } from '../sse/file-stream.service';
-import { RunDiscovery } from '../sse/run-discovery.service';
-import { RunStreamsService } from '../sse/run-streams.service';
+import { FileStreamService, RunDiscovery, RunStreamsService } from '@app/streams';
 import { PlannerBridge } from '../tasks/planner-bridge';
 import { paginate, paginateMapped } from './pagination';
-import { fileSizeOf, lastLines, readFileContent, removeFolder } from './project-files';
+import { removeFolder } from './project-files';
 import { isDir, ProjectDataService, TaskSummary } from './project-data.service';
-import { addedRunFields, RUN_FILE_NAMES, runFilePath, RunRecord, toProjectRun, toRestQuestion, worktreeView } from './shapes';
 import { SSE_OPTIONS } from '../sse/slow-clients';
 
 /** #18: usage of the task's runs, rate-limit reset, pause and budget state (omitted when empty). */
@@ -35,8 +32,6 @@ function usageFields(v: TaskUsageView): Record<string, unknown> {
 function includeFiles(text: string | undefined): boolean {
   return !['0', 'false', 'no', 'off'].includes((text ?? '').trim().toLowerCase());
 }
-
-export { lastLines };
 
 @Controller('api/projects/:p/tasks')
 export class ProjectTasksController {

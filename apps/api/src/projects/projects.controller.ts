@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Query, Re
 import type { FastifyRequest } from 'fastify';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { RunnerService } from '@app/runner';
+import { checkProjectRoot, createProjectFolder, flatRunKey, flatRunsBody, projectStats, RunnerService, selectFlatRuns } from '@app/runner';
 import { stopRunRouted } from '../tasks/scaleout-hooks';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { isTruthyFlag, parseGoDurationOrUndefined } from '../common/go-format';
@@ -10,11 +10,9 @@ import { checkId, checkOptionalId, isId, isRunId } from '../common/ids';
 import { AuditLogService } from '../security/audit-log.service';
 import { refuseBrowser } from '../security/browser-origin';
 import { CreateProjectDto } from './dto/create-project.dto';
-import { selectFlatRuns } from './flat-runs';
 import { isDir, ProjectDataService } from './project-data.service';
-import { flatRunKey, flatRunsBody } from './flat-run-json';
 import { byCodeUnits, cursorPage, isTimeKey, pageQuery, timeKey } from './pagination';
-import { checkProjectRoot, createProjectFolder, deleteProjectFolder, gcProjectRuns, projectStats } from './project-files';
+import { deleteProjectFolder, gcProjectRuns } from './project-files';
 
 const HOME_DIRS_LIMIT = 20;
 
@@ -116,7 +114,7 @@ export class ProjectsController {
     const id = checkId(p, 'project_id');
     const dir = this.data.projectDir(id);
     if (!isDir(dir)) throw notFound('project not found');
-    return projectStats(this.data, id, dir);
+    return projectStats(id, dir, this.data.runs(id));
   }
 
   /** #27 */

@@ -1,17 +1,14 @@
 import { Controller, Logger, Get, Headers, Header, HttpCode, MessageEvent, Param, Post, Query, Req, Sse, SseSignal } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { Observable } from 'rxjs';
-import { RunnerService } from '@app/runner';
+import { readRawText, RunnerService, type RunRecord, toRunV1 } from '@app/runner';
 import { stopRunRouted } from '../tasks/scaleout-hooks';
-import { conflict, notFound } from '../common/api-error';
+import { ApiError, conflict, notFound } from '../common/api-error';
 import { checkRunId, isRunId } from '../common/ids';
 import { ProjectDataService } from '../projects/project-data.service';
-import { readRawText } from '../projects/project-files';
 import { cursorPage, pageQuery } from '../projects/pagination';
-import { RunRecord, toRunV1 } from '../projects/shapes';
 import { AuditLogService } from '../security/audit-log.service';
-import { RunStreamsService } from '../sse/run-streams.service';
-import { RunDiscovery } from '../sse/run-discovery.service';
+import { RunDiscovery, RunStreamsService } from '@app/streams';
 import { isZeroTime } from '../common/go-format';
 import { runInfoFile } from '@app/storage';
 import { SSE_OPTIONS } from '../sse/slow-clients';
@@ -80,6 +77,8 @@ export class RunsController {
   @Sse(':r/stream', SSE_OPTIONS)
   stream(@Param('r') r: string, @SseSignal() signal: AbortSignal, @Headers('last-event-id') lastEventId?: string): Observable<MessageEvent> {
     const run = this.find(r);
-    return this.streams.singleRun({ runId: run.runId, projectId: run.projectId, taskId: run.taskId, runDir: run.dir }, lastEventId, signal);
+    const stream = this.streams.singleRun({ runId: run.runId, projectId: run.projectId, taskId: run.taskId, runDir: run.dir }, lastEventId, signal);
+    if (!stream) throw new ApiError('TOO_MANY_REQUESTS', 'max clients reached for run');
+    return stream;
   }
 }

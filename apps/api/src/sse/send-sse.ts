@@ -1,7 +1,7 @@
 import { Logger, type MessageEvent } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Observable, Subscription } from 'rxjs';
-import { SSE_MAX_PENDING_CHARS } from './slow-clients';
+import { SSE_MAX_PENDING_CHARS } from '@app/streams';
 
 const frames = new WeakMap<object, string>();
 const oneLine = (v: unknown) => String(v).replace(/[\r\n]/g, '');
@@ -45,7 +45,7 @@ export function sseFrame(e: MessageEvent): string {
  * events/s that saturated the event loop (docs/decisions.md, "SSE fan-out"). Here each event is one
  * write of its pre-framed text. `open` builds the stream (it may throw an HTTP error: nothing has
  * been sent yet, the exception filter answers); its signal aborts when the client leaves.
- * Slow clients: the drop rule of slow-clients.ts, on the response's own buffer.
+ * Slow clients: the drop rule of @app/streams (resync.ts), on the response's own buffer.
  */
 export function sendSse(req: FastifyRequest, reply: FastifyReply, open: (signal: AbortSignal) => Observable<MessageEvent>): void {
   const left = new AbortController();

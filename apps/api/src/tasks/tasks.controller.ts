@@ -1,12 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { taskCriteriaView } from '@app/runner';
+import { taskCriteriaView, toRunV1 } from '@app/runner';
 import { formatTime } from '../common/go-format';
 import { SelfUpdateService } from '../admin/self-update.service';
 import { checkId, isTaskKey } from '../common/ids';
 import { ProjectDataService } from '../projects/project-data.service';
 import { cursorPage, pageQuery } from '../projects/pagination';
-import { toRunV1 } from '../projects/shapes';
 import { CreateTaskDto } from './dto/create-task.dto';
 import { TasksService } from './tasks.service';
 import { worktreeView } from './worktree.controller';

@@ -1,13 +1,12 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { mergeTask, readWorktreeRecord, taskDiff } from '@app/runner';
+import { mergeTask, readWorktreeRecord, taskDiff, worktreeView } from '@app/runner';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { notFound } from '../common/api-error';
 import { checkId } from '../common/ids';
 import { ProjectDataService } from '../projects/project-data.service';
 import { AuditLogService } from '../security/audit-log.service';
 import { TasksService } from './tasks.service';
-import { worktreeView } from '../projects/shapes';
 
 export { worktreeView };
 

@@ -6,3 +6,4 @@ export * from './workflow';
 export * from './monitor';
 export * from './monitor-daemon';
 export * from './goal-graph';
+export * from './outputs';

@@ -3,7 +3,6 @@ import { resolve } from 'node:path';
 import { AppConfig, configFileFor, generateTaskId, isDirectory, loadConfig, readUserFile, resolveRootSetting, validateProjectId, validateTaskId } from '@app/storage';
 import { isRunnerError } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
-import { durationFlag } from './support/options';
 import { inferScope } from './support/scope';
 
 /** Flags shared by job, job batch, task, task resume and resume. */
@@ -96,9 +95,7 @@ export function promptFromFlags(flags: { prompt?: string; promptFile?: string })
   return prompt ? prompt : undefined;
 }
 
-export function optionalDuration(value: string | undefined, flag: string): number | undefined {
-  return value === undefined ? undefined : durationFlag(value, flag);
-}
+export { optionalDuration } from '@app/runner';
 
 export function checkDir(path: string | undefined, what: string): string | undefined {
   if (!path) return undefined;

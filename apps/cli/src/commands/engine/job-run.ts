@@ -7,7 +7,7 @@ import { checkAgentName, hasSettings, JobResult, prepareJobWorktree, type Runner
 import { UsageError } from '../../common/cli-errors';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, optionalDuration, promptFromFlags, resolveScope, runRoot } from './job-common';
 import type { JobFlags } from './job-flags';
-import { budgetFlags, criteriaFlags, isolationFromFlags } from './loop-settings';
+import { budgetFlags, criteriaFlags, isolationFromFlags } from '@app/runner';
 
 /** What `job` takes from its composition root. */
 export interface JobSeams {

@@ -4,7 +4,7 @@ import { collect } from './support/options';
 import { LOOP_FLAGS, WORKTREE_FLAGS } from './loop-flags';
 
 export { LOOP_FLAGS, WORKTREE_FLAGS, type LoopFlags } from './loop-flags';
-export { budgetFlags, criteriaFlags, isolationFromFlags, loopSettings, type LoopSettings } from './loop-settings';
+export { budgetFlags, criteriaFlags, isolationFromFlags, loopSettings, type LoopSettings } from '@app/runner';
 
 /** `--worktree`, `--repo`, `--base`, `--paths` (WORKTREE_FLAGS) of task, task resume, resume and job. */
 export abstract class WorktreeFlagParsers extends ScopeOptionParsers {

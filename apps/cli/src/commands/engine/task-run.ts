@@ -5,7 +5,7 @@
 import { DEFAULT_RESTART_DELAY_MS, type RunnerService, type TaskResult } from '@app/runner';
 import { RunsLayout } from '@app/storage';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
-import { isolationFromFlags, loopSettings } from './loop-settings';
+import { isolationFromFlags, loopSettings } from '@app/runner';
 import { startTaskProgress } from './progress/task-progress';
 import type { TaskFlags } from './task-flags';
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import { buildGoalSpec, goalDigest, normalizeGoalText, RunnerService, runGoalGraph, encodeGoalSpec, goalFormatForPath, GoalWorkflowSpec, materializeGoalSpec, MaterializedGoalTask, parseGoalSpec } from '@app/runner';
+import { buildGoalSpec, encodeGoalSpec, formatCreatedGoalTasks, goalFormatForPath, goalRunJson, goalTextFromSource, materializeGoalSpec, parseGoalSpec, RunnerService, runGoalGraph } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { agentCallerEnv, asCliError, loadRunConfig, optionalDuration, runRoot, withParentOptions } from '../engine/job-common';
 import { countFlag } from '../engine/support/options';
@@ -36,19 +36,6 @@ interface GoalRunFlags {
   timeout?: string;
 }
 
-function printCreated(root: string, spec: GoalWorkflowSpec, tasks: MaterializedGoalTask[], json: boolean): void {
-  if (json) {
-    process.stdout.write(`${JSON.stringify({ workflow_id: spec.workflow_id, project_id: spec.project_id, root, tasks: tasks.map((t) => ({ task_id: t.taskId, task_dir: t.taskDir, created: t.created, depends_on: t.dependsOn })) }, null, 2)}\n`);
-    return;
-  }
-  for (const t of tasks) {
-    const deps = t.dependsOn.length ? ` (depends on: ${t.dependsOn.join(', ')})` : '';
-    process.stdout.write(`${t.created ? 'created' : 'kept   '} ${t.taskId}${deps}\n`);
-  }
-  process.stdout.write(`workflow ${spec.workflow_id}: ${tasks.length} task(s) in project ${spec.project_id} under ${root}\n`);
-  process.stdout.write(`start each with: run-agent task --root ${root} --project ${spec.project_id} --task <task-id> (dependencies gate the order)\n`);
-}
-
 @SubCommand({
   name: 'decompose',
   description:
@@ -80,7 +67,7 @@ export class GoalDecomposeCommand extends CommandRunner {
         writeUserFile(out, encodeGoalSpec(spec, goalFormatForPath(out)), { mkdirs: true });
       }
       if (flags.run) {
-        printCreated(root, spec, materializeGoalSpec(root, spec, goal.text), flags.json === true);
+        process.stdout.write(formatCreatedGoalTasks(root, spec, materializeGoalSpec(root, spec, goal.text), flags.json === true));
         return;
       }
       process.stdout.write(encodeGoalSpec(spec, flags.json ? 'json' : 'yaml'));
@@ -163,7 +150,7 @@ export class GoalRunCommand extends CommandRunner {
         throw new UsageError(`read --spec: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? `no such file: ${flags.spec}` : (err as Error).message}`);
       }
       const spec = parseGoalSpec(text, flags.spec);
-      const goal = flags.goal !== undefined || flags.goalFile !== undefined ? textOrFile(flags.goal, flags.goalFile, 'goal').text : goalFromSource(spec);
+      const goal = flags.goal !== undefined || flags.goalFile !== undefined ? textOrFile(flags.goal, flags.goalFile, 'goal').text : goalTextFromSource(spec);
       const maxRestarts = flags.maxRestarts !== undefined ? countFlag(flags.maxRestarts, '--max-restarts') : undefined;
       const restartDelayMs = optionalDuration(flags.restartDelay, '--restart-delay');
       const idleTimeoutMs = optionalDuration(flags.timeout, '--timeout');
@@ -171,7 +158,7 @@ export class GoalRunCommand extends CommandRunner {
       const root = flags.start ? runRoot(flags.root ?? spec.root_dir, loaded) : resolveRoot(flags.root ?? spec.root_dir);
       const tasks = materializeGoalSpec(root, spec, goal);
       if (!flags.start) {
-        printCreated(root, spec, tasks, flags.json === true);
+        process.stdout.write(formatCreatedGoalTasks(root, spec, tasks, flags.json === true));
         return;
       }
       const result = await runGoalGraph({
@@ -186,10 +173,7 @@ export class GoalRunCommand extends CommandRunner {
         idleTimeoutMs,
         log: flags.json ? undefined : (line) => void process.stdout.write(`${line}\n`),
       });
-      if (flags.json) {
-        const outcomes = spec.tasks.map((t) => ({ task_id: t.task_id, ...result.outcomes[t.task_id] }));
-        process.stdout.write(`${JSON.stringify({ workflow_id: spec.workflow_id, project_id: spec.project_id, root, ok: result.ok, tasks: outcomes }, null, 2)}\n`);
-      }
+      if (flags.json) process.stdout.write(goalRunJson(root, spec, result));
       if (!result.ok) throw new Error(`workflow ${spec.workflow_id}: not every task finished (see the task outcomes)`);
     } catch (err) {
       throw asCliError(err);
@@ -249,18 +233,6 @@ export class GoalRunCommand extends CommandRunner {
   @Option({ flags: '--timeout <duration>', description: 'with --start: per attempt, kill the agent after this long without output (default: none)' })
   parseTimeout(v: string): string {
     return v;
-  }
-}
-
-/** The goal file named in the spec, when it still exists; otherwise the prompts use the preview. */
-function goalFromSource(spec: GoalWorkflowSpec): string | undefined {
-  if (spec.goal.mode !== 'file' || !spec.goal.source) return undefined;
-  try {
-    const text = readUserFile(spec.goal.source);
-    // A goal file edited since the spec was made no longer matches: fall back to the preview.
-    return goalDigest(spec.project_id, spec.strategy, spec.template, normalizeGoalText(text)) === spec.goal.digest_sha256 ? text : undefined;
-  } catch {
-    return undefined;
   }
 }
 

@@ -1,5 +1,5 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { RunnerService, runIterate } from '@app/runner';
+import { iterateResultJson, RunnerService, runIterate } from '@app/runner';
 import { validateProjectId } from '@app/storage';
 import { EXIT_FAILURE } from '../../common/cli-errors';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, optionalDuration, runRoot } from '../engine/job-common';
@@ -64,9 +64,7 @@ export class IterateCommand extends CommandRunner {
         log,
       });
       if (flags.json) {
-        process.stdout.write(
-          `${JSON.stringify({ outcome: result.outcome, summary_path: result.summaryPath, iterations: result.iterations.map((r) => ({ iteration: r.iteration, impl_task: r.implTask, impl_run: r.implRunId, review_task: r.reviewTask, review_run: r.reviewRunId, verdict: r.verdict })) }, null, 2)}\n`,
-        );
+        process.stdout.write(iterateResultJson(result));
       } else {
         log(`summary: ${result.summaryPath}`);
       }

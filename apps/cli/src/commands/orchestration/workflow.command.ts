@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import { RunnerService, runWorkflow, WorkflowResult } from '@app/runner';
+import { formatWorkflowResult, RunnerService, runWorkflow } from '@app/runner';
 import { validateTaskId } from '@app/storage';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, optionalDuration, runRoot, withParentOptions } from '../engine/job-common';
 import { intFlag, required } from './flags';
@@ -21,17 +21,6 @@ interface WorkflowRunFlags {
   timeout?: string;
   stateFile?: string;
   json?: boolean;
-}
-
-const list = (stages: number[]): string => `[${stages.join(' ')}]`;
-
-function printResult(r: WorkflowResult): void {
-  const lines = [`workflow state: ${r.state_path}`, `template: ${r.template} stages: ${r.from_stage}..${r.to_stage}`];
-  if (r.dry_run) lines.push(`dry-run planned stages: ${list(r.planned_stages)}`);
-  else lines.push(`executed stages: ${list(r.executed_stages)}`);
-  if (r.skipped_stages.length) lines.push(`skipped stages: ${list(r.skipped_stages)}`);
-  if (r.state.completed_at) lines.push(`completed at: ${r.state.completed_at}`);
-  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 @SubCommand({
@@ -75,7 +64,7 @@ export class WorkflowRunCommand extends CommandRunner {
         runJob: (opts) => this.runner.runJob(opts),
       });
       if (flags.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-      else printResult(result);
+      else process.stdout.write(formatWorkflowResult(result));
       if (result.error) throw new Error(result.error);
     } catch (err) {
       throw asCliError(err);

@@ -1,23 +1,5 @@
-import { parseDurationFlag } from '@app/runner';
-import { UsageError } from '../../../common/cli-errors';
-
-/** A Go duration flag value (`30s`, `1m30s`, `168h`) in milliseconds; bad input is a usage error. */
-export function durationFlag(value: string, flag: string): number {
-  let ms: number;
-  try {
-    ms = parseDurationFlag(value, flag);
-  } catch {
-    throw new UsageError(`invalid ${flag} "${value}": use a Go duration such as 30s, 20m or 168h`);
-  }
-  if (ms < 0) throw new UsageError(`invalid ${flag} "${value}": must not be negative`);
-  return ms;
-}
-
-/** A non-negative integer flag value. */
-export function countFlag(value: string, flag: string): number {
-  if (!/^\s*\d+\s*$/.test(value)) throw new UsageError(`invalid ${flag} "${value}": must be a non-negative integer`);
-  return Number(value.trim());
-}
+/** The flag value parsers live in @app/runner (flag-values.ts): one wording of their usage errors. */
+export { countFlag, durationFlag } from '@app/runner';
 
 /** Repeatable string flags collect their values. */
 export function collect(value: string, previous: string[] | undefined): string[] {

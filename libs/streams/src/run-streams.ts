@@ -1,14 +1,11 @@
-import { Inject, Injectable, MessageEvent } from '@nestjs/common';
+import type { MessageEvent } from '@nestjs/common';
 import * as path from 'node:path';
 import { Observable } from 'rxjs';
-import type { RunInfo } from '@app/storage';
-import { API_CONTEXT, ApiContext } from '../common/api-context';
-import { ApiError } from '../common/api-error';
-import { formatTime } from '../common/go-format';
+import { formatTime, readLines, type RunInfo, type StorageIndex } from '@app/storage';
 import { SseChannel } from './channel';
-import { RunDiscovery } from './run-discovery.service';
-import { readLines } from '@app/storage';
+import { RunDiscovery } from './run-discovery';
 import { formatRunCursor, parseRunCursor, RunEvent, RunLogHub, RunRef, STDERR_FILE, STDOUT_FILE } from './run-log-hub';
+import type { SseSettings } from './settings';
 import { SseLifecycle } from './sse-lifecycle.service';
 import { sseEvent, withHeartbeat } from './sse-event';
 
@@ -41,10 +38,17 @@ export function parseFanInCursor(text: string | undefined): Map<string, Cursor> 
   return out;
 }
 
-@Injectable()
+/** What RunStreamsService reads of the server's context: runs root, run-info index, heartbeat interval. */
+export interface RunStreamsContext {
+  root: string;
+  index: Pick<StorageIndex, 'runInfo'>;
+  sse: Pick<SseSettings, 'heartbeatIntervalMs'>;
+}
+
+/** The per-run and fan-in log streams (#17, #8, #41); provided by the server (apps/api/src/sse/streams.providers.ts). */
 export class RunStreamsService {
   constructor(
-    @Inject(API_CONTEXT) private readonly ctx: ApiContext,
+    private readonly ctx: RunStreamsContext,
     private readonly hub: RunLogHub,
     private readonly discovery: RunDiscovery,
     private readonly lifecycle: SseLifecycle,
@@ -120,11 +124,11 @@ export class RunStreamsService {
     }
   }
 
-  /** #17: one run; 429 when the per-run client limit is reached. */
-  singleRun(ref: RunRef, lastEventId: string | undefined, signal?: AbortSignal): Observable<MessageEvent> {
+  /** #17: one run; undefined when the per-run client limit is reached (the server answers 429). */
+  singleRun(ref: RunRef, lastEventId: string | undefined, signal?: AbortSignal): Observable<MessageEvent> | undefined {
     const channel = new SseChannel(signal);
     const ok = this.attach(channel, ref, parseRunCursor(lastEventId), formatRunCursor, { initialStatus: true });
-    if (!ok) throw new ApiError('TOO_MANY_REQUESTS', 'max clients reached for run');
+    if (!ok) return undefined;
     return this.finish(channel);
   }
 

@@ -1,16 +1,13 @@
-import { Inject, Injectable, MessageEvent, OnApplicationShutdown } from '@nestjs/common';
+import type { MessageEvent } from '@nestjs/common';
 import * as fs from 'node:fs';
 import { Observable } from 'rxjs';
-import { ChangeFeed } from '@app/storage';
+import { ChangeFeed, formatTime, isZeroWireTime } from '@app/storage';
 import { BusCursor, BusError, BusMessage, readMessages } from '@app/messagebus';
-import { API_CONTEXT, ApiContext } from '../common/api-context';
-import { formatTime, isZeroTime } from '../common/go-format';
-import { MetricsService } from '../metrics/metrics.service';
-import { CHANGE_FEED } from '@app/storage';
 import { SseChannel } from './channel';
 import { SseLifecycle } from './sse-lifecycle.service';
 import { sseEvent, withHeartbeat } from './sse-event';
-import { resyncEvent } from './slow-clients';
+import { resyncEvent } from './resync';
+import type { SseSettings } from './settings';
 
 export const HYDRATION_COUNT = 20;
 
@@ -59,7 +56,7 @@ class BusTail {
 export function sseMessagePayload(m: BusMessage) {
   return {
     msg_id: m.msg_id,
-    timestamp: formatTime(isZeroTime(m.ts) ? new Date() : m.ts),
+    timestamp: formatTime(isZeroWireTime(m.ts) ? new Date() : m.ts),
     type: m.type || undefined,
     project_id: m.project_id || undefined,
     task_id: m.task_id || undefined,
@@ -86,15 +83,18 @@ export function busMessageEvent(m: BusMessage): MessageEvent {
   return event;
 }
 
-@Injectable()
-export class BusHub implements OnApplicationShutdown {
+/**
+ * Shared bus tails for the message SSE streams; provided by the server (apps/api/src/sse/streams.providers.ts).
+ * `onMessages` is called once per batch of new messages read from a bus (the server counts them).
+ */
+export class BusHub {
   private readonly tails = new Map<string, BusTail>();
 
   constructor(
-    @Inject(API_CONTEXT) private readonly ctx: ApiContext,
-    @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
-    private readonly metrics: MetricsService,
+    private readonly ctx: { sse: Pick<SseSettings, 'pollIntervalMs' | 'heartbeatIntervalMs'> },
+    private readonly feed: ChangeFeed,
     private readonly lifecycle: SseLifecycle,
+    private readonly onMessages?: (msgIds: string[]) => void,
   ) {}
 
   get tailCount(): number {
@@ -104,7 +104,7 @@ export class BusHub implements OnApplicationShutdown {
   private subscribe(path: string, listener: BusListener): () => void {
     let tail = this.tails.get(path);
     if (!tail) {
-      tail = new BusTail(path, this.feed, this.ctx.sse.pollIntervalMs, (m) => this.metrics.countBusMessages(m.map((x) => x.msg_id)));
+      tail = new BusTail(path, this.feed, this.ctx.sse.pollIntervalMs, (m) => this.onMessages?.(m.map((x) => x.msg_id)));
       this.tails.set(path, tail);
     }
     tail.listeners.add(listener);
@@ -120,7 +120,7 @@ export class BusHub implements OnApplicationShutdown {
 
   /**
    * Messages to send first: after Last-Event-ID, or the last 20; when that id is gone (or the bus
-   * is), the last 20 follow a `resync` event (slow-clients.ts).
+   * is), the last 20 follow a `resync` event (resync.ts).
    */
   private hydrate(path: string, lastEventId: string | undefined): { messages: BusMessage[]; resync?: MessageEvent } {
     const since = lastEventId?.trim();

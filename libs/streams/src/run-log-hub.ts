@@ -1,10 +1,6 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import * as path from 'node:path';
-import { ChangeFeed, LivenessProbe, runInfoFile, type RunInfo } from '@app/storage';
-import { REPLICA_RECHECK_MS, runInfoReader } from './run-status';
-import { API_CONTEXT, ApiContext } from '../common/api-context';
-import { CHANGE_FEED, LIVENESS_PROBE } from '@app/storage';
-import { FileTailRegistry, LineView } from '@app/storage';
+import { ChangeFeed, FileTailRegistry, LineView, runInfoFile, type RunInfo } from '@app/storage';
+import type { SseSettings } from './settings';
 
 export interface RunRef {
   runId: string;
@@ -98,21 +94,29 @@ export interface RunSubscription {
   unsubscribe(): void;
 }
 
-/** Shared per-run log tailers (D15): one per run regardless of how many SSE clients follow it. */
-@Injectable()
-export class RunLogHub implements OnApplicationShutdown {
+/** What RunLogHub reads of the server's context: the runs root (tails stay below it) and the SSE settings. */
+export interface RunLogHubContext {
+  root: string;
+  sse: Pick<SseSettings, 'pollIntervalMs' | 'maxClientsPerRun'>;
+}
+
+/**
+ * Shared per-run log tailers (D15): one per run regardless of how many SSE clients follow it.
+ * The server provides it (apps/api/src/sse/streams.providers.ts) with its context, `readInfo`,
+ * which reads a run-info as SSE reports it (pid probe, or the worker heartbeat with --nats), and
+ * `recheckMs`: re-read each followed run's status this often even when no file changes (--nats).
+ */
+export class RunLogHub {
   private readonly runs = new Map<string, RunStream>();
   readonly files: FileTailRegistry;
-  /** Reads a run-info as SSE reports it (pid probe here, worker heartbeat with --nats). */
-  readonly readInfo: (path: string) => RunInfo;
 
   constructor(
-    @Inject(API_CONTEXT) private readonly ctx: ApiContext,
-    @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
-    @Inject(LIVENESS_PROBE) private readonly probe: LivenessProbe,
+    private readonly ctx: RunLogHubContext,
+    private readonly feed: ChangeFeed,
+    readonly readInfo: (path: string) => RunInfo,
+    private readonly recheckMs?: number,
   ) {
     this.files = new FileTailRegistry(feed, ctx.sse.pollIntervalMs, ctx.root);
-    this.readInfo = runInfoReader(ctx, probe);
   }
 
   clientCount(runId: string): number {
@@ -124,7 +128,7 @@ export class RunLogHub implements OnApplicationShutdown {
     let stream = this.runs.get(ref.runId);
     if (stream && stream.listeners.size >= this.ctx.sse.maxClientsPerRun) return undefined;
     if (!stream) {
-      stream = new RunStream(ref, this.files, this.feed, this.ctx.sse.pollIntervalMs, this.readInfo, this.ctx.scaleout ? REPLICA_RECHECK_MS : undefined);
+      stream = new RunStream(ref, this.files, this.feed, this.ctx.sse.pollIntervalMs, this.readInfo, this.recheckMs);
       this.runs.set(ref.runId, stream);
     }
     stream.listeners.add(listener);

@@ -1,25 +1,30 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import type { ChangeFeed } from '@app/storage';
-import { API_CONTEXT, ApiContext } from '../common/api-context';
-import { CHANGE_FEED } from '@app/storage';
+import type { ChangeFeed, RunsLayout, StorageIndex } from '@app/storage';
 import type { RunRef } from './run-log-hub';
+import type { SseSettings } from './settings';
+
+/** What RunDiscovery reads of the server's context (read on each use: CoreModule fills in `index`). */
+export interface RunDiscoveryContext {
+  index: Pick<StorageIndex, 'listProjects' | 'listTasks' | 'listRuns'>;
+  layout: Pick<RunsLayout, 'runDir'>;
+  sse: Pick<SseSettings, 'pollIntervalMs' | 'discoveryIntervalMs'>;
+}
 
 export type DiscoveryListener = (runs: RunRef[]) => void;
 
 /**
  * Finds new run directories for the fan-in streams. One shared timer for the whole server (not one
  * walk per connection): it lists projects/tasks/runs through the StorageIndex, whose listings are
- * cached by directory mtime, so an idle tick costs a few stat calls.
+ * cached by directory mtime, so an idle tick costs a few stat calls. Provided by the server
+ * (apps/api/src/sse/streams.providers.ts).
  */
-@Injectable()
-export class RunDiscovery implements OnApplicationShutdown {
+export class RunDiscovery {
   private readonly listeners = new Set<DiscoveryListener>();
   private known = new Set<string>();
   private timer?: NodeJS.Timeout;
 
   constructor(
-    @Inject(API_CONTEXT) private readonly ctx: ApiContext,
-    @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
+    private readonly ctx: RunDiscoveryContext,
+    private readonly feed: ChangeFeed,
   ) {}
 
   /** Extra wake-up: a ChangeFeed watch on a folder whose new entries are runs (a task's runs/). */

@@ -1,10 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runState, type RunInfo } from '@app/storage';
+import { formatTime, isZeroWireTime as isZeroTime, runState, type RunInfo } from '@app/storage';
 import type { BusMessage } from '@app/messagebus';
 import type { AddedRunFields, BusMessage as RestMessage, FlatRun, OpenQuestion as RestQuestion, ProjectRun, RunCriteriaView, RunFile, RunV1 } from '@app/contracts';
-import { readEgressBytes, readWorktreeRecord, taskQueueEntry, type OpenQuestion } from '@app/runner';
-import { formatTime, isZeroTime } from '../common/go-format';
+import { readEgressBytes } from '../usage/egress-bytes';
+import { readWorktreeRecord } from '../worktree/record';
+import { taskQueueEntry } from '../worktree/merge-queue';
+import type { OpenQuestion } from '../needs-input/questions';
 
 /** A run found on disk with its location. */
 export interface RunRecord {

@@ -1,16 +1,46 @@
-/** What the Ralph-loop and worktree flags (loop-flags.ts) mean, read by `task`, `task resume`, `resume` and `job`. */
-import { validateTaskSettings, type DoneCriterion, type IsolationRequest, type TaskSettings } from '@app/runner';
-import { countFlag } from './support/options';
-import { optionalDuration } from './job-common';
-import type { LoopFlags } from './loop-flags';
+/**
+ * What the Ralph-loop and worktree flags of `task`, `task resume`, `resume` and `job` mean
+ * (declared in apps/cli/src/commands/engine/loop-flags.ts): flag values → loop settings. Bad values
+ * are usage errors (@app/boot); budgets and criteria go through the runner's one validator.
+ */
+import { countFlag, optionalDuration } from '../flag-values';
+import { validateTaskSettings, type TaskSettings } from '../usage/task-settings';
+import type { DoneCriterion } from '../criteria/criteria-settings';
+import type { IsolationRequest } from '../worktree/task-worktree';
+
+/** The flag values the loop settings are read from (the CLI's LoopFlags). */
+export interface LoopSettingsFlags {
+  timeout?: string;
+  dependencyPollInterval?: string;
+  maxRestarts?: string;
+  childWaitTimeout?: string;
+  childPollInterval?: string;
+  restartDelay?: string;
+  inputWait?: string;
+  stallAfter?: string;
+  killOnStall?: boolean;
+  worktree?: boolean;
+  repo?: string;
+  base?: string;
+  paths?: string[];
+  adopt?: boolean;
+  maxTokens?: string;
+  maxCostUsd?: string;
+  maxWallTime?: string;
+  resumeMode?: string;
+  doneWhen?: string[];
+  doneTimeout?: string;
+  maxDelegationDepth?: string;
+  maxChildrenPerRun?: string;
+  maxRunsPerTree?: string;
+}
 
 /** `--worktree` (implied by `--repo`, `--base`, `--paths`); undefined leaves it to config and an existing worktree. */
-export function isolationFromFlags(flags: Pick<LoopFlags, 'worktree' | 'repo' | 'base' | 'paths'>): IsolationRequest | undefined {
+export function isolationFromFlags(flags: Pick<LoopSettingsFlags, 'worktree' | 'repo' | 'base' | 'paths'>): IsolationRequest | undefined {
   const asked = flags.worktree || flags.repo !== undefined || flags.base !== undefined || flags.paths !== undefined;
   if (!asked) return undefined;
   return { worktree: true, repo: flags.repo, base: flags.base, paths: flags.paths };
 }
-
 
 export interface LoopSettings {
   maxRestarts?: number;
@@ -48,7 +78,7 @@ export function criteriaFlags(flags: { doneWhen?: string[]; doneTimeout?: string
 }
 
 /** Parses the Ralph-loop flags; bad values are usage errors. */
-export function loopSettings(flags: LoopFlags, defaultMaxRestarts?: number): LoopSettings {
+export function loopSettings(flags: LoopSettingsFlags, defaultMaxRestarts?: number): LoopSettings {
   return {
     maxRestarts: flags.maxRestarts !== undefined ? countFlag(flags.maxRestarts, '--max-restarts') : defaultMaxRestarts,
     restartDelayMs: optionalDuration(flags.restartDelay, '--restart-delay'),

@@ -1,6 +1,4 @@
-import type { RunInfo } from '@app/storage';
-import { isZeroTime } from '../common/go-format';
-import { CursorPage, timeKey } from './pagination';
+import { isZeroWireTime as isZeroTime, timeKey, type CursorPage, type RunInfo } from '@app/storage';
 import { RunRecord, toFlatRun } from './shapes';
 
 /** The list key of a flat run: start time, then run id (the order of ProjectDataService.runs). */

@@ -1,10 +1,8 @@
-import { Inject, Injectable, MessageEvent } from '@nestjs/common';
+import { Inject, Injectable, type MessageEvent } from '@nestjs/common';
 import * as fs from 'node:fs';
 import { Observable, takeUntil } from 'rxjs';
-import { ChangeFeed } from '@app/storage';
-import { CHANGE_FEED } from '@app/storage';
+import { CHANGE_FEED, ChangeFeed, fileSize } from '@app/storage';
 import { SseChannel } from './channel';
-import { fileSize } from '@app/storage';
 import { RunLogHub } from './run-log-hub';
 import { SseLifecycle } from './sse-lifecycle.service';
 import { sseEvent } from './sse-event';
