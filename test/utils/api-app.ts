@@ -55,7 +55,8 @@ export async function createApiApp(options: Partial<ServerOptions> & { extraYaml
     dir: tmp.dir,
     close: async () => {
       await app.close();
-      fs.rmSync(tmp.dir, { recursive: true, force: true });
+      // a runner the test stopped may still be writing its last record as it exits: retry on ENOTEMPTY
+      fs.rmSync(tmp.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     },
   };
 }
