@@ -30,7 +30,7 @@ export async function replayTask(link: NatsLink, root: string, projectId: string
       if (s) {
         try {
           const rec = decodeRecord(m.headers, m.data, s.projectId, s.taskToken);
-          if (admitRecord(floors, s.projectId, s.taskToken, rec) && rec.op !== 'claim') {
+          if (admitRecord(floors, s.host, s.projectId, s.taskToken, rec) && rec.op !== 'claim') {
             applyRecord(root, rec);
             applied++;
           }

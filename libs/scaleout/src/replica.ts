@@ -282,7 +282,7 @@ export class ScaleoutServer implements TaskWrites {
           try {
             if (!s) throw new Error(`unexpected subject ${m.subject}`);
             const rec = decodeRecord(m.headers, m.data, s.projectId, s.taskToken);
-            if (!admitRecord(this.floors, s.projectId, s.taskToken, rec)) {
+            if (!admitRecord(this.floors, s.host, s.projectId, s.taskToken, rec)) {
               const floor = this.floors.floor(s.projectId, s.taskToken);
               this.opts.log?.(`replica: record ${m.seq} (${rec.op} ${rec.path}) of host ${s.host} dropped: stale owner epoch ${rec.epoch ?? 0}, the task was claimed since (epoch ${floor})`);
               this.opts.onApplied?.({ host: s.host, path: rec.path, applied: false });
