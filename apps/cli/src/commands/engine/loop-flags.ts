@@ -5,6 +5,7 @@
  * file for every hot command (the unbundled build would load a lib barrel, and NestJS with it).
  */
 import type { FlagSpec } from '@app/boot';
+import type { LoopSettingsFlags } from '@app/runner';
 import type { RunFlags } from './job-common';
 
 /** `--worktree`, `--repo`, `--base`, `--paths` of task, task resume, resume and job (docs/worktrees.md). */
@@ -38,28 +39,6 @@ export const LOOP_FLAGS = {
   childPollInterval: { flags: '--child-poll-interval <duration>', type: 'string', description: 'how often to check child runs after DONE (default 1s)' },
 } as const satisfies Record<string, FlagSpec>;
 
-export interface LoopFlags extends RunFlags {
+export interface LoopFlags extends RunFlags, LoopSettingsFlags {
   dependsOn?: string[];
-  dependencyPollInterval?: string;
-  maxRestarts?: string;
-  childWaitTimeout?: string;
-  childPollInterval?: string;
-  restartDelay?: string;
-  inputWait?: string;
-  stallAfter?: string;
-  killOnStall?: boolean;
-  worktree?: boolean;
-  repo?: string;
-  base?: string;
-  paths?: string[];
-  adopt?: boolean;
-  maxTokens?: string;
-  maxCostUsd?: string;
-  maxWallTime?: string;
-  resumeMode?: string;
-  doneWhen?: string[];
-  doneTimeout?: string;
-  maxDelegationDepth?: string;
-  maxChildrenPerRun?: string;
-  maxRunsPerTree?: string;
 }
