@@ -92,7 +92,9 @@ describeNats(
           /worker host lost/.test(
             readRunInfo(replicaInfo).error_summary ?? "",
           ) && readRunInfo(replicaInfo),
-        30_000,
+        // the task comes back after the lease and the takeover replays it; under a loaded CI machine
+        // this took over 30 s twice (cause not found yet: docs/scale-out.md "Limits")
+        60_000,
       );
       expect(readRunInfo(replicaInfo).error_summary).not.toMatch(/restarted/);
 
