@@ -63,9 +63,9 @@ describe('one wire contract (libs/contracts)', () => {
 });
 
 describe('one place per rule', () => {
-  it("the run-info file name is typed once (libs/storage/src/layout.ts)", () => {
+  it("the run-info file name is typed once (libs/storage/src/layout-names.ts)", () => {
     const hits = sourceFiles.filter((f) => readFileSync(f, 'utf8').includes("'run-info.yaml'")).map(rel);
-    expect(hits).toEqual(['libs/storage/src/layout.ts']);
+    expect(hits).toEqual(['libs/storage/src/layout-names.ts']);
   });
 
   it("a task's runs folder is joined in one place (taskRunsDir, libs/storage/src/run-files.ts)", () => {

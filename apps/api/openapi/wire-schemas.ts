@@ -1,6 +1,7 @@
 import type { BusMessage, CreateTaskResponse, CriterionResultView, FileContent, FlatRun, OpenQuestion, Project, ProjectRun, ProjectStats, RunFile, RunCriteriaView, RunV1, ServerStatus, TaskCriteriaInfo, TaskListItem, UsageReport, UsageTotals } from '@app/contracts';
 import { API_ERROR_CODES } from '../src/common/api-error';
 import type { Schema } from './dto-schemas';
+import { RUN_OUTPUT_FILE } from '@app/storage';
 
 /**
  * JSON Schemas of the response shapes (docs/api-reference.md "Shapes"), used only by the OpenAPI
@@ -36,7 +37,7 @@ const usageTotals = shape<UsageTotals>(
   { input_tokens: int, output_tokens: int, cache_read_tokens: int, cache_write_tokens: int, cost_usd: num, partial: bool },
   ['cost_usd', 'partial'],
 );
-const runFile = shape<RunFile>({ name: { type: 'string', enum: ['output.md', 'stdout', 'stderr', 'prompt'] }, label: str, size: int }, ['size']);
+const runFile = shape<RunFile>({ name: { type: 'string', enum: [RUN_OUTPUT_FILE, 'stdout', 'stderr', 'prompt'] }, label: str, size: int }, ['size']);
 const addedRun = { display_status: { ...str, description: '`status`, except `stopped`/`cancelled` for a run ended by a stop and `queued` for a running run that waits for admission' }, queued_reason: { ...str, description: 'why the run waits before its agent starts (display_status `queued`; fan-out governor, memory admission)' }, agent_name: { ...str, description: 'the configured agent (`agents:` key)' }, corrupt_reason: { ...str, description: 'why the run\'s record could not be read (status `corrupt`)' } };
 
 export const WIRE_SCHEMAS: Record<string, Schema> = {

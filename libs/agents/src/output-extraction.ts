@@ -1,13 +1,11 @@
 import { copyFileSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { RUN_OUTPUT_FILE as OUTPUT_FILE, RUN_STDERR_FILE as STDERR_FILE, RUN_STDOUT_FILE as STDOUT_FILE } from '@app/storage';
 import { parseClaudeStream } from './parsers/claude';
 import { parseCodexStream } from './parsers/codex';
 import { parseGeminiStream } from './parsers/gemini';
 import { readFileLines } from './parsers/lines';
 
-export const OUTPUT_FILE = 'output.md';
-export const STDOUT_FILE = 'agent-stdout.txt';
-export const STDERR_FILE = 'agent-stderr.txt';
 
 export const CLAUDE_PLACEHOLDER_OUTPUT =
   '# Agent Output\n\n*The agent did not write output.md. Raw output is available in the stdout tab.*\n';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppConfig, newRunInfo, RunInfo, runInfoFile, writeRunInfo } from '@app/storage';
+import { AppConfig, newRunInfo, RunInfo, runInfoFile, writeRunInfo, RUN_PROMPT_FILE } from '@app/storage';
 import type { SubTaskRequest, SubTaskStarted, SubTaskStarter } from './mcp.types';
 import { preflightSubTask } from './sub-task-preflight';
 
@@ -36,7 +36,7 @@ export class DetachedJobStarter implements SubTaskStarter {
     const { layout, taskId, key, cwd, env, agentType } = await preflightSubTask(req, this.opts, (k) => this.active.has(k));
     const runDir = layout.allocateRunDir(req.projectId, taskId);
     // the job reads the prompt from here and then writes its own prompt.md over it
-    const promptFile = join(runDir.dir, 'prompt.md');
+    const promptFile = join(runDir.dir, RUN_PROMPT_FILE);
     writeFileSync(promptFile, req.prompt);
     const args = [this.opts.cli, 'job', '--root', layout.root, '--project', req.projectId, '--task', taskId, '--run-id', runDir.runId, '--prompt-file', promptFile];
     if (req.agent) args.push('--agent', req.agent);

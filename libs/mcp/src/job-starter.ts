@@ -50,7 +50,7 @@ export class JobStarter implements SubTaskStarter {
     // a DONE written by this job counts only once the task's completion criteria pass (issue #33)
     const checked = withJobCriteria(
       {
-        root: layout.root,
+        layout,
         projectId: req.projectId,
         taskId,
         cwd: cwd ?? layout.taskDir(req.projectId, taskId),

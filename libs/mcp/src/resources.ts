@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { readMessages } from '@app/messagebus';
-import { ChangeFeed, StorageIndex } from '@app/storage';
+import { ChangeFeed, StorageIndex, RUN_OUTPUT_FILE } from '@app/storage';
 import { busPathOf, messageJson } from './bus-tools';
 import type { McpScope } from './mcp.types';
 import { visibleProjects } from './task-state';
@@ -16,7 +16,7 @@ const LIST_CAP = 500;
 
 function filePathOf(index: StorageIndex, p: ParsedUri): string {
   if (p.kind === 'bus') return busPathOf(index.layout, p.projectId, p.taskId);
-  return join(index.layout.runDir(p.projectId, p.taskId, p.runId), 'output.md');
+  return join(index.layout.runDir(p.projectId, p.taskId, p.runId), RUN_OUTPUT_FILE);
 }
 
 function parseOrThrow(uri: string): ParsedUri {

@@ -2,6 +2,7 @@ export * from './messagebus.module';
 export * from './messagebus.service';
 export * from './errors';
 export * from './types';
+export { createBusWriters, type BusWriters } from './bus-writers';
 export { BusWriter, archivePath, prepareMessage, type BusWriterOptions, type BusFence } from './writer';
 export { readMessages, BusCursor, type BusCursorOptions } from './reader';
 export { readBusPage, type BusPage, type BusPageRequest } from './page';

@@ -3,7 +3,8 @@ import { CHANGE_FEED, type ChangeFeed } from '@app/storage';
 import { followBus, FollowOptions } from './follow';
 import { readMessages } from './reader';
 import type { BusMessage } from './types';
-import { BusWriter, BusWriterOptions } from './writer';
+import { createBusWriters, type BusWriters } from './bus-writers';
+import type { BusWriter, BusWriterOptions } from './writer';
 
 export const MESSAGEBUS_OPTIONS = Symbol('MESSAGEBUS_OPTIONS');
 
@@ -16,13 +17,18 @@ export type MessageBusModuleOptions = BusWriterOptions;
  */
 @Injectable()
 export class MessageBusService {
+  /** The bus-writer factory with the app's settings: hand it down to the parts that write a bus. */
+  readonly writers: BusWriters;
+
   constructor(
     @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
-    @Optional() @Inject(MESSAGEBUS_OPTIONS) private readonly options: MessageBusModuleOptions = {},
-  ) {}
+    @Optional() @Inject(MESSAGEBUS_OPTIONS) options: MessageBusModuleOptions = {},
+  ) {
+    this.writers = createBusWriters(options);
+  }
 
   writer(path: string, overrides: BusWriterOptions = {}): BusWriter {
-    return new BusWriter(path, { ...this.options, ...overrides });
+    return this.writers(path, overrides);
   }
 
   read(path: string, opts?: { sinceId?: string; last?: number }): BusMessage[] {

@@ -1,3 +1,4 @@
+import { GENERIC_BUS_FILE, PROJECT_BUS_FILE, TASK_BUS_FILE } from '@app/storage/layout-names';
 export interface BusParent {
   msg_id: string;
   kind?: string;
@@ -33,10 +34,8 @@ export type NewMessage = Omit<BusMessage, 'msg_id' | 'ts'> & {
   msg_id?: string;
 };
 
-/** Bus file names (cli-storage.md §4.1); MESSAGE-BUS.md is only a discovery name. */
-export const TASK_BUS_FILE = 'TASK-MESSAGE-BUS.md';
-export const PROJECT_BUS_FILE = 'PROJECT-MESSAGE-BUS.md';
-export const GENERIC_BUS_FILE = 'MESSAGE-BUS.md';
+/** Bus file names (cli-storage.md §4.1): defined once, in @app/storage. */
+export { GENERIC_BUS_FILE, PROJECT_BUS_FILE, TASK_BUS_FILE };
 export const BUS_FILE_NAMES = [TASK_BUS_FILE, PROJECT_BUS_FILE, GENERIC_BUS_FILE] as const;
 
 /**

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BusMessage, BusWriter, readMessages } from '@app/messagebus';
-import { isStaleEpoch, isZeroTime, type OwnerFence, readRunInfo, RunInfo, runInfoFile, runInfoIn, withFileLock, runOutputFile, taskRunsDir } from '@app/storage';
+import { isStaleEpoch, isZeroTime, type OwnerFence, readRunInfo, RunInfo, runInfoFile, runInfoIn, withFileLock, runOutputFile, taskRunsDir, DONE_FILE, RUNS_DIR_NAME } from '@app/storage';
 import { errorText } from './runner.errors';
 import { taskCriteriaView } from './criteria/criteria-view';
 import { rfc3339Nano, rfc3339NanoFromNs } from './time-format';
@@ -93,7 +93,7 @@ function findExisting(projectBus: string, key: string, taskId: string): BusMessa
 
 /** Posts the project-bus completion FACT once per completion (runner-agents.md §3.6, D4). */
 export async function propagateCompletion(input: PropagationInput, fence?: OwnerFence): Promise<PropagationResult> {
-  const donePath = join(input.taskDir, 'DONE');
+  const donePath = join(input.taskDir, DONE_FILE);
   if (!existsSync(donePath)) return { posted: false, key: '' };
   const key = completionKey(donePath);
   return withFileLock(join(input.taskDir, LOCK_FILE), { timeoutMs: 5000 }, async () => {
@@ -137,7 +137,7 @@ function timeText(d: Date | undefined): string {
 function buildCompletionMessage(input: PropagationInput, key: string, donePath: string) {
   const runs = summariseRuns(input.taskDir);
   const latest = runs.infos[runs.infos.length - 1];
-  const latestDir = latest ? join(input.taskDir, 'runs', latest.id) : undefined;
+  const latestDir = latest ? join(input.taskDir, RUNS_DIR_NAME, latest.id) : undefined;
   const latestOutput = latest ? latest.info.output_path || runOutputFile(latestDir!) : undefined;
   const latestRunInfo = latestDir ? runInfoFile(latestDir) : undefined;
   const taskMessages = existsSync(input.taskBus) ? readMessages(input.taskBus) : [];

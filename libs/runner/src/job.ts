@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BusWriter } from '@app/messagebus';
-import { isStaleEpoch, RunInfo, runFilePaths, runInfoFile, RunsLayout, updateRunInfo, validateProjectId, validateTaskId, writeRunInfo, ZERO_TIME, taskRunsDir } from '@app/storage';
+import { isStaleEpoch, RunInfo, runFilePaths, runInfoFile, RunsLayout, updateRunInfo, validateProjectId, validateTaskId, writeRunInfo, ZERO_TIME, taskRunsDir, TASK_BUS_FILE } from '@app/storage';
 import { buildAgentEnv, runAgentBinDir } from '@app/agents';
 import { sandboxModeFor } from '@app/sandbox';
 import { AgentChoice, chooseAgent, detectVersion } from './agent-resolution';
@@ -129,7 +129,7 @@ async function runCreated(
   const { runId, runDir, paths, base } = admitted.created;
   if (opts.parentRunId) clearPendingChild();
   const infoPath = runInfoFile(runDir);
-  const taskBus = join(taskDir, 'TASK-MESSAGE-BUS.md');
+  const taskBus = join(taskDir, TASK_BUS_FILE);
   const bus = new BusWriter(taskBus, { fence: opts.fence });
 
   const agentVersion = await detectVersion(spec, { ...process.env, ...opts.env }, opts.registry);

@@ -4,6 +4,7 @@ import { RunnerError } from './runner.errors';
 import { groupHasLiveMembers } from './process-tree';
 import { isUnfinished, taskRuns } from './run-scan';
 import { sleep } from './sleep';
+import { TASK_LOCK_FILE } from './task-lock';
 
 /** A root run of the task whose runner is gone but whose agent still runs. */
 export interface LiveRootRun {
@@ -50,7 +51,7 @@ export function refuseLiveRootRun(taskDir: string, projectId: string, taskId: st
 
 /** Some process holds the task's Ralph loop (<task>/TASK.lock, see task.ts); probed without waiting. */
 function loopHeld(taskDir: string): boolean {
-  return flockHeldByOther(join(taskDir, 'TASK.lock'));
+  return flockHeldByOther(join(taskDir, TASK_LOCK_FILE));
 }
 
 /**

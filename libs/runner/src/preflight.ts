@@ -6,6 +6,7 @@ import { AgentError, type AgentSpec } from '@app/agents';
 import type { AppConfig } from '@app/storage';
 import { resolveSpec, selectAgent } from './agent-resolution';
 import { errorText, RunnerError } from './runner.errors';
+import { TASK_PROMPT_FILE } from '@app/storage';
 
 export interface StartCheck {
   config?: AppConfig;
@@ -37,7 +38,7 @@ export function checkAgentName(config: AppConfig | undefined, agent: string | un
  * binary …); returns the resolved agent.
  */
 export async function checkTaskStart(check: StartCheck): Promise<AgentSpec> {
-  if (!check.prompt?.trim() && !existsSync(join(check.taskDir, 'TASK.md'))) {
+  if (!check.prompt?.trim() && !existsSync(join(check.taskDir, TASK_PROMPT_FILE))) {
     throw new RunnerError('INVALID_INPUT', 'TASK.md not found and no prompt provided');
   }
   try {

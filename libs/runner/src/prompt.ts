@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { runOutputFile } from '@app/storage';
+import { runOutputFile, DONE_FILE } from '@app/storage';
 
 export const RESTART_PREFIX = 'Continue working on the following:\n\n';
 
@@ -51,7 +51,7 @@ export function buildPreamble(ctx: PromptContext): string {
     '  3. EXECUTE sub-agents in parallel\n' +
     '  4. SYNTHESIZE results\n';
   text += referenceDocs(ctx.root);
-  text += `\n## Completion\nWhen done, create: ${join(ctx.taskDir, 'DONE')}\nThis signals the conductor loop to stop restarting this task.\n`;
+  text += `\n## Completion\nWhen done, create: ${join(ctx.taskDir, DONE_FILE)}\nThis signals the conductor loop to stop restarting this task.\n`;
   return text;
 }
 

@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isCancelled, readStopRequested } from '@app/storage';
+import { isCancelled, readStopRequested, TASK_PROMPT_FILE } from '@app/storage';
 import { RunnerError } from './runner.errors';
 
 /** Task prompt (runner-agents.md §1.1 step 3): TASK.md is seeded once and never overwritten. */
 export function resolveTaskPrompt(taskDir: string, explicit?: string): string {
   const given = explicit?.trim() ?? '';
-  const path = join(taskDir, 'TASK.md');
+  const path = join(taskDir, TASK_PROMPT_FILE);
   if (!existsSync(path)) {
     if (!given) throw new RunnerError('INVALID_INPUT', 'TASK.md not found and no prompt provided');
     return given;

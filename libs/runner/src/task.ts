@@ -145,7 +145,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
     };
 
     const input = needsInputHooks(opts, {
-      root: layout.root,
+      layout,
       projectId: opts.projectId,
       taskId: opts.taskId,
       bus,
@@ -159,7 +159,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
       onWebhook: (w) => webhooks.push(w),
     });
     const usage = usageHooks(opts, {
-      root: layout.root,
+      layout,
       projectId: opts.projectId,
       taskId: opts.taskId,
       config: opts.config,
@@ -173,7 +173,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
       onWebhook: (w) => webhooks.push(w),
     });
     const criteria = criteriaHooks(opts, {
-      root: layout.root,
+      layout,
       projectId: opts.projectId,
       taskId: opts.taskId,
       cwd: wt?.cwd ?? opts.cwd ?? taskDir,

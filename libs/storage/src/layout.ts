@@ -3,10 +3,9 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { newRunId, randomSlug, validateProjectId, validateRunId, validateTaskId } from './ids';
 import { ioError, StorageError } from './storage.errors';
 
-export const PROJECT_BUS_FILE = 'PROJECT-MESSAGE-BUS.md';
-export const TASK_BUS_FILE = 'TASK-MESSAGE-BUS.md';
-export const RUN_INFO_FILE = 'run-info.yaml';
-export const RUNS_DIR_NAME = 'runs';
+import { PROJECT_BUS_FILE, RUN_INFO_FILE, RUNS_DIR_NAME, TASK_BUS_FILE } from './layout-names';
+
+export { PROJECT_BUS_FILE, RUN_INFO_FILE, RUNS_DIR_NAME, TASK_BUS_FILE };
 
 /**
  * Paths of the runs root (cli-storage.md §3.1). Every id is validated before it becomes a path

@@ -6,6 +6,7 @@ import { idsFromRunInfoPath, readRunInfo, RunInfo, writeRunInfo } from './run-in
 import { StorageError } from './storage.errors';
 import { hasDoneFile } from './task-files';
 import { isLockOnPath, tryFlock, unflock } from './file-lock';
+import { RUNS_DIR_NAME } from './layout-names';
 
 const STALE_EXIT_CODE = -1;
 export const STALE_NOT_ALIVE_SUMMARY = 'reconciled stale running status: process is not alive';
@@ -14,7 +15,7 @@ export const STALE_DONE_SUMMARY = 'reconciled stale running status: task DONE ma
 /** The task folder of `…/<task>/runs/<run>/run-info.yaml`, if the path has that shape. */
 export function taskDirOfRunInfo(path: string): string | undefined {
   const runsDir = dirname(dirname(path));
-  return basename(runsDir) === 'runs' ? dirname(runsDir) : undefined;
+  return basename(runsDir) === RUNS_DIR_NAME ? dirname(runsDir) : undefined;
 }
 
 /** The run-info at `path`, or undefined when the run folder has none (other read errors throw). */

@@ -8,6 +8,7 @@ import { readRecordText } from './safe-read';
 import { parseRunCriteria, RunCriteria, serializeRunCriteria } from './run-criteria';
 import { ioError, StorageError } from './storage.errors';
 import { rfc3339Nano, yamlString } from './yaml-scalar';
+import { RUNS_DIR_NAME } from './layout-names';
 
 /** `corrupt`: the run's run-info.yaml cannot be parsed (a reader's view only, never written; see corrupt_reason). */
 export type RunStatus = 'running' | 'completed' | 'failed' | 'unknown' | 'corrupt';
@@ -214,7 +215,7 @@ function typeProblem(raw: Record<string, unknown>): string | undefined {
 export function idsFromRunInfoPath(path: string): { project_id: string; task_id: string; run_id: string } | undefined {
   const runDir = dirname(path);
   const runsDir = dirname(runDir);
-  if (basename(runsDir) !== 'runs') return undefined;
+  if (basename(runsDir) !== RUNS_DIR_NAME) return undefined;
   const taskDir = dirname(runsDir);
   return { run_id: basename(runDir), task_id: basename(taskDir), project_id: basename(dirname(taskDir)) };
 }

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'nod
 import { basename, dirname, join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { generateTaskId, TASK_ID_PATTERN, validateProjectId, validateTaskId } from './ids';
-import { PROJECT_BUS_FILE, RUN_INFO_FILE } from './layout';
+import { PROJECT_BUS_FILE, RUN_INFO_FILE, RUNS_DIR_NAME } from './layout-names';
 import { readRunInfo } from './run-info';
 import { readRecordText } from './safe-read';
 
@@ -26,7 +26,7 @@ export function scopeFromRunFolder(runFolder: string | undefined): Scope | undef
   if (!runFolder || runFolder.trim() === '') return undefined;
   const dir = resolve(runFolder.trim());
   const runsDir = dirname(dir);
-  if (basename(runsDir) !== 'runs') return undefined;
+  if (basename(runsDir) !== RUNS_DIR_NAME) return undefined;
   const taskDir = dirname(runsDir);
   return { project: basename(dirname(taskDir)), task: basename(taskDir), run: basename(dir), root: dirname(dirname(taskDir)) };
 }
@@ -40,7 +40,7 @@ export function scopeFromRunInfoUpwards(cwd: string): Scope | undefined {
       try {
         const info = readRunInfo(path);
         if (info.project_id && info.task_id) {
-          const inRuns = basename(dirname(dir)) === 'runs';
+          const inRuns = basename(dirname(dir)) === RUNS_DIR_NAME;
           return { project: info.project_id, task: info.task_id, run: info.run_id, root: inRuns ? dirname(dirname(dirname(dirname(dir)))) : undefined };
         }
       } catch {

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { ChangeFeed, FileTailRegistry, LineView, runInfoFile, type RunInfo } from '@app/storage';
+import { ChangeFeed, FileTailRegistry, LineView, RUN_STDERR_FILE as STDERR_FILE, RUN_STDOUT_FILE as STDOUT_FILE, runInfoFile, type RunInfo } from '@app/storage';
 import type { SseSettings } from './settings';
 
 export interface RunRef {
@@ -17,8 +17,7 @@ export type RunEvent =
 
 export type RunListener = (event: RunEvent) => void;
 
-export const STDOUT_FILE = 'agent-stdout.txt';
-export const STDERR_FILE = 'agent-stderr.txt';
+export { RUN_STDERR_FILE as STDERR_FILE, RUN_STDOUT_FILE as STDOUT_FILE } from '@app/storage';
 
 /** One shared tail per run: stdout/stderr line views plus run-info status, fanned out to subscribers. */
 class RunStream {

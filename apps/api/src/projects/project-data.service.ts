@@ -1,15 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BUDGET_EXCEEDED_FILE, isRunStalled, NEEDS_INPUT_FILE, needsInputOf, PAUSED_FILE, RATE_LIMITED_FILE, summarizeTask, taskCorruptReason, taskUsageView, type OpenQuestion, type TaskUsageView, readExtraRuns, SortedRunsMemo, byStartThenId, runActivity, type RunRecord, PROJECT_ROOT_MARKER } from '@app/runner';
-import { blockedBy, DONE_FILE, hasDoneFile, LIVENESS_PROBE, LivenessProbe, readDependsOn, readRecordText, RunInfo, TASK_CONFIG_FILE, TASK_PROMPT_FILE } from '@app/storage';
+import { BUDGET_EXCEEDED_FILE, isRunStalled, NEEDS_INPUT_FILE, needsInputOf, PAUSED_FILE, RATE_LIMITED_FILE, summarizeTask, taskCorruptReason, taskUsageView, type OpenQuestion, type TaskUsageView, readExtraRuns, SortedRunsMemo, byStartThenId, runActivity, type RunRecord, PROJECT_ROOT_MARKER, THREAD_LINK_FILE } from '@app/runner';
+import { blockedBy, DONE_FILE, hasDoneFile, LIVENESS_PROBE, LivenessProbe, readDependsOn, readRecordText, RunInfo, TASK_CONFIG_FILE, TASK_PROMPT_FILE, RUNS_DIR_NAME } from '@app/storage';
 import { replicaRunView, type PendingTask } from '@app/scaleout';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { formatTime } from '../common/go-format';
 import { confine } from '../security/path-confinement';
 import { PlannerBridge } from '../tasks/planner-bridge';
 
-const TASK_MARKERS = ['TASK.md', 'TASK-CONFIG.yaml', 'runs'];
+const TASK_MARKERS = [TASK_PROMPT_FILE, TASK_CONFIG_FILE, RUNS_DIR_NAME];
 
 export interface TaskSummary {
   projectId: string;
@@ -183,7 +183,7 @@ export class ProjectDataService {
   }
 
   hasTaskPrompt(p: string, t: string): boolean {
-    return fs.existsSync(path.join(this.taskDir(p, t), 'TASK.md')) || this.pending(p, t) !== undefined;
+    return fs.existsSync(path.join(this.taskDir(p, t), TASK_PROMPT_FILE)) || this.pending(p, t) !== undefined;
   }
 
   marker(p: string): { root: string; mtime: Date } | undefined {
@@ -227,7 +227,7 @@ export class ProjectDataService {
   /** When a task was created (the task list's order): its first run's start, else TASK.md's mtime. */
   createdAt(p: string, t: string, runs: RunRecord[]): Date {
     const firstStart = runs.length ? runs[0].info.start_time : undefined;
-    return firstStart && firstStart.getUTCFullYear() > 1 ? firstStart : (mtime(path.join(this.taskDir(p, t), 'TASK.md')) ?? new Date(0));
+    return firstStart && firstStart.getUTCFullYear() > 1 ? firstStart : (mtime(path.join(this.taskDir(p, t), TASK_PROMPT_FILE)) ?? new Date(0));
   }
 
   /** Status, state and dependency view of one task (api.md §A.2, planner overlay §6.1). */
@@ -309,7 +309,7 @@ export class ProjectDataService {
   }
 }
 
-const THREAD_LINK_FILE = 'TASK-THREAD-LINK.yaml';
+
 
 /** Whether a name is in a folder listing; with no listing (not a folder, or unreadable) every file is probed. */
 function presentIn(names: ReadonlySet<string> | undefined): (name: string) => boolean {

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { Observable } from 'rxjs';
 import { RunnerService, taskCriteriaView, taskStatusFilter, type TaskUsageView, addedRunFields, RUN_FILE_NAMES, runFilePath, type RunRecord, toProjectRun, toRestQuestion, worktreeView, fileSizeOf, readFileContent } from '@app/runner';
 import { applyTaskWrite, stopRunRouted } from '../tasks/scaleout-hooks';
-import { checkServableFile, runInfoFile, taskRunsDir } from '@app/storage';
+import { checkServableFile, runInfoFile, taskRunsDir, RUN_OUTPUT_FILE, TASK_PROMPT_FILE } from '@app/storage';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { formatTime } from '../common/go-format';
 import { checkId, checkRunId } from '../common/ids';
@@ -101,7 +101,7 @@ export class ProjectTasksController {
       const added = addedRunFields(last);
       item.last_run_display_status = added.display_status;
       if (added.agent_name) item.last_run_agent_name = added.agent_name;
-      const out = runFilePath(last, 'output.md');
+      const out = runFilePath(last, RUN_OUTPUT_FILE);
       item.last_run_output_size = Math.max(fileSizeOf(last.info.stdout_path), fileSizeOf(out));
     }
     if (t.queuePosition) item.queue_position = t.queuePosition;
@@ -170,10 +170,10 @@ export class ProjectTasksController {
   @Get(':t/file')
   taskFile(@Param('p') p: string, @Param('t') t: string, @Query('name') name?: string) {
     const { projectId, taskId } = this.ids(p, t);
-    const fileName = name ?? 'TASK.md';
-    if (fileName !== 'TASK.md') throw notFound(`unknown task file: ${fileName}`);
-    const file = confine(this.data.root, path.join(this.data.taskDir(projectId, taskId), 'TASK.md'), 'task file path');
-    const content = readFileContent(this.data.root, file, 'TASK.md');
+    const fileName = name ?? TASK_PROMPT_FILE;
+    if (fileName !== TASK_PROMPT_FILE) throw notFound(`unknown task file: ${fileName}`);
+    const file = confine(this.data.root, path.join(this.data.taskDir(projectId, taskId), TASK_PROMPT_FILE), 'task file path');
+    const content = readFileContent(this.data.root, file, TASK_PROMPT_FILE);
     if (!content) throw notFound('TASK.md not found');
     return content;
   }

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { FileContent, ProjectStats } from '@app/contracts';
 import { formatTime, MAX_SERVED_FILE_BYTES, readRecordText, readRegularFileCapped, TASK_ID_PATTERN, taskRunsDir } from '@app/storage';
 import type { RunRecord } from './shapes';
+import { GENERIC_BUS_FILE } from '@app/messagebus';
 
 /*
  * The filesystem reads behind the project routes (project folders, stats, served files), so the
@@ -43,7 +44,7 @@ export function projectStats(id: string, dir: string, runs: RunRecord[]): Projec
   const stats: ProjectStats = { project_id: id, total_tasks: 0, total_runs: 0, running_runs: 0, completed_runs: 0, failed_runs: 0, crashed_runs: 0, message_bus_files: 0, message_bus_total_bytes: 0 };
   const countBus = (d: string) => {
     for (const e of safeReaddir(d)) {
-      if (e.isFile() && e.name.endsWith('MESSAGE-BUS.md')) {
+      if (e.isFile() && e.name.endsWith(GENERIC_BUS_FILE)) {
         stats.message_bus_files++;
         stats.message_bus_total_bytes += fs.statSync(path.join(d, e.name)).size;
       }

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { formatTime, isZeroWireTime as isZeroTime, runState, type RunInfo } from '@app/storage';
+import { formatTime, isZeroWireTime as isZeroTime, runState, type RunInfo, RUN_OUTPUT_FILE } from '@app/storage';
 import type { BusMessage } from '@app/messagebus';
 import type { AddedRunFields, BusMessage as RestMessage, FlatRun, OpenQuestion as RestQuestion, ProjectRun, RunCriteriaView, RunFile, RunV1 } from '@app/contracts';
 import { readEgressBytes } from '../usage/egress-bytes';
@@ -18,7 +18,7 @@ export interface RunRecord {
 }
 
 const RUN_FILES: { name: string; label: string; pathOf: (r: RunRecord) => string | undefined }[] = [
-  { name: 'output.md', label: 'output', pathOf: (r) => outputPath(r) },
+  { name: RUN_OUTPUT_FILE, label: 'output', pathOf: (r) => outputPath(r) },
   { name: 'stdout', label: 'stdout', pathOf: (r) => r.info.stdout_path },
   { name: 'stderr', label: 'stderr', pathOf: (r) => r.info.stderr_path },
   { name: 'prompt', label: 'prompt', pathOf: (r) => r.info.prompt_path },
@@ -28,7 +28,7 @@ export const RUN_FILE_NAMES = RUN_FILES.map((f) => f.name);
 
 export function outputPath(r: RunRecord): string | undefined {
   if (r.info.output_path) return r.info.output_path;
-  return r.info.stdout_path ? path.join(path.dirname(r.info.stdout_path), 'output.md') : undefined;
+  return r.info.stdout_path ? path.join(path.dirname(r.info.stdout_path), RUN_OUTPUT_FILE) : undefined;
 }
 
 export function runFilePath(r: RunRecord, name: string): string | undefined {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { BusWriter } from '@app/messagebus';
-import { isTaskDone, RunsLayout } from '@app/storage';
+import { isTaskDone } from '@app/storage';
 import { CriteriaHookContext, criteriaHooks, CriteriaLoopOptions } from './loop-hooks';
 
 /** What a job's criteria check needs: the loop's context minus what the check opens itself (its bus). */
@@ -13,7 +13,7 @@ export type JobCriteriaContext = CriteriaLoopOptions & Omit<CriteriaHookContext,
  * or undefined.
  */
 export async function withJobCriteria<T extends { runId?: string }>(ctx: JobCriteriaContext, run: () => Promise<T>): Promise<{ result: T; rejected?: string }> {
-  const layout = new RunsLayout(ctx.root);
+  const { layout } = ctx;
   const taskDir = layout.taskDir(ctx.projectId, ctx.taskId);
   const doneBefore = existsSync(taskDir) && isTaskDone(taskDir);
   const result = await run();

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { BusWriter } from '@app/messagebus';
-import { AppConfig, DONE_FILE, parseGoDuration, RunCriteria, RunsLayout, updateRunInfo } from '@app/storage';
+import { AppConfig, DONE_FILE, parseGoDuration, RunCriteria, type RunsLayout, updateRunInfo } from '@app/storage';
 import { errorText, RunnerError } from '../runner.errors';
 import { readTaskSettings, TASK_SETTINGS_FILE, taskSettingsProblem, writeTaskSettings } from '../usage/task-settings';
 import { DEFAULT_DONE_CRITERION_TIMEOUT_MS, DoneCriterion } from './criteria-settings';
@@ -16,7 +16,8 @@ export interface CriteriaLoopOptions {
 }
 
 export interface CriteriaHookContext {
-  root: string;
+  /** The runs layout of the loop (handed down, not rebuilt from a root string). */
+  layout: RunsLayout;
   projectId: string;
   taskId: string;
   /** The task's working tree (its worktree when it has one); the criteria run there. */
@@ -78,7 +79,7 @@ function resolveCriteria(taskDir: string, config?: AppConfig): { criteria?: Done
 }
 
 export function criteriaHooks(opts: CriteriaLoopOptions, ctx: CriteriaHookContext): CriteriaHooks {
-  const layout = new RunsLayout(ctx.root);
+  const { layout } = ctx;
   const taskDir = layout.taskDir(ctx.projectId, ctx.taskId);
   if (opts.doneCriteria !== undefined || opts.doneCriteriaTimeoutMs !== undefined) {
     writeTaskSettings(taskDir, { done_criteria: opts.doneCriteria, done_criteria_timeout_ms: opts.doneCriteriaTimeoutMs });

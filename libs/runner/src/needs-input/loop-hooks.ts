@@ -1,5 +1,5 @@
 import { BusWriter } from '@app/messagebus';
-import { RunsLayout } from '@app/storage';
+import type { RunsLayout } from '@app/storage';
 import { WebhookSender, WebhookSettings } from '../webhook';
 import { readInputContext } from './context';
 import { awaitInput, InputGateOptions, InputGateResult, watchQuestions } from './input-gate';
@@ -17,7 +17,8 @@ export interface NeedsInputLoopOptions {
 }
 
 export interface LoopHookContext {
-  root: string;
+  /** The runs layout of the loop (handed down, not rebuilt from a root string). */
+  layout: RunsLayout;
   projectId: string;
   taskId: string;
   bus: BusWriter;
@@ -42,7 +43,7 @@ export interface LoopHooks {
 }
 
 export function needsInputHooks(opts: NeedsInputLoopOptions, ctx: LoopHookContext): LoopHooks {
-  const layout = new RunsLayout(ctx.root);
+  const { layout } = ctx;
   const taskDir = layout.taskDir(ctx.projectId, ctx.taskId);
   const busPath = layout.taskBus(ctx.projectId, ctx.taskId);
   // one set for the loop: a question announced during a run is not announced again at the gate

@@ -1,9 +1,10 @@
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { BusMessage, BusWriter } from '@app/messagebus';
-import { readRunInfo, removeDone, removeStopRequested, runInfoIn, RunsLayout, tryFlock, unflock, validateProjectId, validateTaskId, taskRunsDir } from '@app/storage';
+import { readRunInfo, removeDone, removeStopRequested, runInfoIn, RunsLayout, tryFlock, unflock, validateProjectId, validateTaskId, taskRunsDir, DONE_FILE, TASK_PROMPT_FILE } from '@app/storage';
 import { RunnerError } from '../runner.errors';
 import { RESUME_META_KEY } from './context';
+import { TASK_LOCK_FILE } from '../task-lock';
 
 export interface WakeOptions {
   root: string;
@@ -40,7 +41,7 @@ export interface WakeResult {
 
 /** True when a Ralph loop of the task holds <task>/TASK.lock (the loop takes it exclusively). */
 export function isTaskLoopRunning(taskDir: string): boolean {
-  const path = join(taskDir, 'TASK.lock');
+  const path = join(taskDir, TASK_LOCK_FILE);
   if (!existsSync(path)) return false;
   const fd = openSync(path, 'r');
   try {
@@ -89,7 +90,7 @@ function isDir(path: string): boolean {
 
 /** DONE moved to a hidden name in the task folder (same inode and mtime); undefined without DONE. */
 function setDoneAside(taskDir: string): string | undefined {
-  const done = join(taskDir, 'DONE');
+  const done = join(taskDir, DONE_FILE);
   if (!existsSync(done)) return undefined;
   if (statSync(done).isDirectory()) throw new RunnerError('INVALID_INPUT', `DONE marker is a directory: ${done}`);
   const aside = join(taskDir, `.DONE.waking-${process.pid}`);
@@ -109,7 +110,7 @@ export async function wakeTask(opts: WakeOptions): Promise<WakeResult> {
   if (!opts.body.trim()) throw new RunnerError('INVALID_INPUT', 'message body is empty');
   const layout = new RunsLayout(opts.root);
   const taskDir = layout.taskDir(opts.projectId, opts.taskId);
-  if (!existsSync(join(taskDir, 'TASK.md'))) throw new RunnerError('NOT_FOUND', `task ${opts.taskId} has no TASK.md; nothing to resume`);
+  if (!existsSync(join(taskDir, TASK_PROMPT_FILE))) throw new RunnerError('NOT_FOUND', `task ${opts.taskId} has no TASK.md; nothing to resume`);
   const busPath = layout.taskBus(opts.projectId, opts.taskId);
   mkdirSync(dirname(busPath), { recursive: true });
   const writer = new BusWriter(busPath);
@@ -133,8 +134,8 @@ export async function wakeTask(opts: WakeOptions): Promise<WakeResult> {
   const undo = (): void => {
     if (!aside || !existsSync(aside)) return;
     // an agent of the new loop may have written a DONE of its own meanwhile: that one stands
-    if (existsSync(join(taskDir, 'DONE'))) rmSync(aside, { force: true });
-    else renameSync(aside, join(taskDir, 'DONE'));
+    if (existsSync(join(taskDir, DONE_FILE))) rmSync(aside, { force: true });
+    else renameSync(aside, join(taskDir, DONE_FILE));
   };
   const settle = (): void => {
     if (aside) rmSync(aside, { force: true });

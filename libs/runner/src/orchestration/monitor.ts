@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readMessages } from '@app/messagebus';
-import { AppConfig, createLivenessProbe, LivenessProbe, RunInfo, RunsLayout, RUN_INFO_FILE, hasDoneFile, isCancelled, readRunInfoReconciled, readStopRequested, readTaskPrompt, removeDone, removeStopRequested, validateProjectId, writeDone, writeTaskPromptIfAbsent, runOutputFile, taskRunsDir } from '@app/storage';
+import { AppConfig, createLivenessProbe, LivenessProbe, RunInfo, RunsLayout, RUN_INFO_FILE, hasDoneFile, isCancelled, readRunInfoReconciled, readStopRequested, readTaskPrompt, removeDone, removeStopRequested, validateProjectId, writeDone, writeTaskPromptIfAbsent, runOutputFile, taskRunsDir, RUN_OUTPUT_FILE, TASK_BUS_FILE } from '@app/storage';
 import type { JobOptions, JobResult } from '../job';
 import type { StopOptions, StopRunResult } from '../stop';
 
@@ -85,7 +85,7 @@ function latestRun(taskDir: string, probe: LivenessProbe): { dir: string; info: 
 
 /** Time of the newest FACT/DECISION/ERROR/REVIEW message of the task bus (any run). */
 function lastActivity(taskDir: string): Date | undefined {
-  const bus = join(taskDir, 'TASK-MESSAGE-BUS.md');
+  const bus = join(taskDir, TASK_BUS_FILE);
   if (!existsSync(bus)) return undefined;
   let last: Date | undefined;
   try {
@@ -306,7 +306,7 @@ export function decideFromTaskDetail(detail: ApiTaskDetail | undefined, opts: { 
       return { action: 'skip', reason: `run ${latest.id} is running` };
     }
     case 'completed': {
-      const output = latest.files?.find((f) => f.name === 'output.md');
+      const output = latest.files?.find((f) => f.name === RUN_OUTPUT_FILE);
       return output && (output.size ?? 0) > 0
         ? { action: 'finalize', reason: `run ${latest.id} completed with output` }
         : { action: 'skip', reason: `run ${latest.id} completed without output` };

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { blockedBy, isTaskDone, listFolderNames, LivenessProbe, readDependsOn, readRunInfoReconciled, runInfoIn, RunsLayout, runState, shownExitCode, taskRunsDir, type RunInfo } from '@app/storage';
+import { blockedBy, isTaskDone, listFolderNames, LivenessProbe, readDependsOn, readRunInfoReconciled, runInfoIn, RunsLayout, runState, shownExitCode, taskRunsDir, type RunInfo, RUNS_DIR_NAME } from '@app/storage';
 import { isRunStalled, needsInputOf } from '../needs-input';
 import { queueDir } from '../run-slots';
 import { isTaskLoopAlive, TASK_LOCK_FILE } from '../task-lock';
@@ -99,7 +99,7 @@ export function buildStatusRow(
     }
     // D13: a run waiting for a max_concurrent_runs slot leaves a queue marker.
     if ((row.status === 'unknown' || row.status === 'running') && existsSync(join(queueDir(layout.root), row.latest_run))) row.status = 'queued';
-    if (row.status === 'running' && isRunStalled(join(taskDir, 'runs', row.latest_run))) row.stalled = true;
+    if (row.status === 'running' && isRunStalled(join(taskDir, RUNS_DIR_NAME, row.latest_run))) row.stalled = true;
   }
   const open = row.done ? [] : needsInputOf(taskDir, layout.taskBus(project, task));
   if (open.length) row.open_questions = open.length;

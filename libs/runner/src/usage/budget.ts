@@ -1,4 +1,4 @@
-import { RunsLayout, isZeroTime } from '@app/storage';
+import { isZeroTime, type RunsLayout } from '@app/storage';
 import { formatGoDuration } from '../go-duration';
 import { isUnfinished, ScannedRun } from '../run-scan';
 import { stopRun } from '../stop';
@@ -45,7 +45,7 @@ export interface BudgetPayload {
 }
 
 export interface EnforceContext {
-  root: string;
+  layout: RunsLayout;
   projectId: string;
   taskId: string;
   budget: TaskBudget;
@@ -63,11 +63,11 @@ export interface EnforceContext {
  * Returns the reason when the tree is over budget.
  */
 export async function enforceBudget(ctx: EnforceContext): Promise<string | undefined> {
-  const taskDir = new RunsLayout(ctx.root).taskDir(ctx.projectId, ctx.taskId);
+  const taskDir = ctx.layout.taskDir(ctx.projectId, ctx.taskId);
   const marked = readBudgetExceeded(taskDir);
   if (marked) return marked;
   if (!ctx.budget.max_tokens && !ctx.budget.max_cost_usd && !ctx.budget.max_wall_time_ms) return undefined;
-  const runs = taskTreeRuns(ctx.root, ctx.projectId, ctx.taskId);
+  const runs = taskTreeRuns(ctx.layout.root, ctx.projectId, ctx.taskId);
   const v = checkBudget(runs, ctx.budget);
   if (!v.exceeded) return undefined;
   const reason = `budget exceeded: ${v.reason}`;

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { AppConfig, RunsLayout } from '@app/storage';
+import type { AppConfig, RunsLayout } from '@app/storage';
 import { BusWriter } from '@app/messagebus';
 import { enforceBudget } from './budget';
 import { everyWithoutOverlap } from '../sleep';
@@ -8,7 +8,7 @@ import { clearBudgetExceeded } from './markers';
 import { effectiveSettings, hasSettings, TaskSettings, writeTaskSettings } from './task-settings';
 
 export interface JobBudgetContext {
-  root: string;
+  layout: RunsLayout;
   projectId: string;
   taskId: string;
   config?: AppConfig;
@@ -23,7 +23,7 @@ export interface JobBudgetContext {
  * Returns the job's result and the budget verdict (undefined when within budget).
  */
 export async function withJobBudget<T>(ctx: JobBudgetContext, run: () => Promise<T>): Promise<{ result: T; exceeded?: string }> {
-  const taskDir = new RunsLayout(ctx.root).taskDir(ctx.projectId, ctx.taskId);
+  const taskDir = ctx.layout.taskDir(ctx.projectId, ctx.taskId);
   // stored once the job has created its task folder (a refused job leaves nothing behind)
   let stored = !hasSettings(ctx.budget);
   const store = (): boolean => {
@@ -34,12 +34,12 @@ export async function withJobBudget<T>(ctx: JobBudgetContext, run: () => Promise
     }
     return stored;
   };
-  const bus = new BusWriter(new RunsLayout(ctx.root).taskBus(ctx.projectId, ctx.taskId));
+  const bus = new BusWriter(ctx.layout.taskBus(ctx.projectId, ctx.taskId));
   const pending: Promise<boolean>[] = [];
   const enforce = async (): Promise<string | undefined> => {
     if (!store()) return undefined;
     return enforceBudget({
-      root: ctx.root,
+      layout: ctx.layout,
       projectId: ctx.projectId,
       taskId: ctx.taskId,
       budget: effectiveSettings(taskDir, ctx.config),

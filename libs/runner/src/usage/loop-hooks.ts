@@ -1,4 +1,4 @@
-import { AppConfig, RunsLayout } from '@app/storage';
+import type { AppConfig, RunsLayout } from '@app/storage';
 import { SESSION_ID_PATTERN } from '@app/agents';
 import type { JobResult } from '../job';
 import { taskRuns } from '../run-scan';
@@ -18,7 +18,8 @@ export interface UsageLoopOptions {
 }
 
 export interface UsageHookContext {
-  root: string;
+  /** The runs layout of the loop (handed down, not rebuilt from a root string). */
+  layout: RunsLayout;
   projectId: string;
   taskId: string;
   config?: AppConfig;
@@ -49,7 +50,7 @@ export interface UsageHooks {
 }
 
 export function usageHooks(opts: UsageLoopOptions, ctx: UsageHookContext): UsageHooks {
-  const taskDir = new RunsLayout(ctx.root).taskDir(ctx.projectId, ctx.taskId);
+  const taskDir = ctx.layout.taskDir(ctx.projectId, ctx.taskId);
   if (opts.budget && hasSettings(opts.budget)) {
     writeTaskSettings(taskDir, opts.budget);
     // a budget given anew (e.g. raised on resume) is measured afresh
@@ -62,7 +63,7 @@ export function usageHooks(opts: UsageLoopOptions, ctx: UsageHookContext): Usage
   let requeueAt: number | undefined;
   const enforce = () =>
     enforceBudget({
-      root: ctx.root,
+      layout: ctx.layout,
       projectId: ctx.projectId,
       taskId: ctx.taskId,
       budget: settings,

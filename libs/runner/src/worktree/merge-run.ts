@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BusWriter } from '@app/messagebus';
-import { StorageError, withFileLock } from '@app/storage';
+import { StorageError, withFileLock, TASK_BUS_FILE } from '@app/storage';
 import { errorText } from '../runner.errors';
 import { checkRefArg, git, gitCommonDir, gitRaw } from './git';
 import { lastLines, runShell } from './hooks';
@@ -120,7 +120,7 @@ async function recordOnTask(taskDir: string, rec: WorktreeRecord, f: Finish): Pr
 }
 
 async function post(taskDir: string, rec: WorktreeRecord, type: string, body: string): Promise<void> {
-  const bus = new BusWriter(join(taskDir, 'TASK-MESSAGE-BUS.md'));
+  const bus = new BusWriter(join(taskDir, TASK_BUS_FILE));
   try {
     await bus.append({ type, project_id: rec.project_id, task_id: rec.task_id, run_id: '', body });
   } finally {

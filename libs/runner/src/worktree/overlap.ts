@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { BusWriter } from '@app/messagebus';
 import { readWorktreeRecord, WorktreeRecord } from './record';
+import { TASK_BUS_FILE } from '@app/storage';
 
 /** Two declared paths overlap when one is the other or contains it (`src` overlaps `src/a.ts`). */
 export function pathsOverlap(a: string[], b: string[]): string[] {
@@ -46,7 +47,7 @@ export async function warnOverlaps(projectDir: string, rec: WorktreeRecord): Pro
     const body = (other: string): string =>
       `worktree paths overlap with task ${other}: ${s.paths.join(', ')}; expect merge conflicts (merge one, then rebase the other)`;
     for (const [task, other] of [[rec.task_id, s.taskId], [s.taskId, rec.task_id]]) {
-      const bus = new BusWriter(join(projectDir, task, 'TASK-MESSAGE-BUS.md'));
+      const bus = new BusWriter(join(projectDir, task, TASK_BUS_FILE));
       try {
         await bus.append({ type: 'WARNING', project_id: rec.project_id, task_id: task, run_id: '', body: body(other), meta: { kind: 'worktree_overlap' } });
       } finally {

@@ -9,6 +9,7 @@ import { discoverBus } from '@app/messagebus/discover';
 import { BUS_FILE_NAMES, PROJECT_BUS_FILE, TASK_BUS_FILE } from '@app/messagebus/types';
 import type * as Heavy from './bus-scope-heavy';
 import { runFolderAbove } from '@app/storage/run-files';
+import { RUNS_DIR_NAME } from '@app/storage/layout-names';
 
 export interface BusEnv {
   env: NodeJS.ProcessEnv;
@@ -59,7 +60,7 @@ export function scopeFromBusPath(path: string): Scope {
 export function scopeFromRunFolder(folder: string | undefined): Scope {
   if (!clean(folder)) return {};
   const dir = resolve(folder!.trim());
-  if (basename(dirname(dir)) !== 'runs') return {};
+  if (basename(dirname(dir)) !== RUNS_DIR_NAME) return {};
   const taskDir = dirname(dirname(dir));
   const s = { project: clean(basename(dirname(taskDir))), task: clean(basename(taskDir)), run: clean(basename(dir)) };
   return s.project && s.task && s.run ? s : {};

@@ -94,9 +94,9 @@ async function runJob(all: JobFlags, seams: JobSeams): Promise<void> {
     ownTask: true,
   });
   // a DONE written by this job counts only once the task's completion criteria pass (issue #33)
-  const start = () => withJobCriteria({ root, projectId: scope.projectId, taskId: scope.taskId, cwd: wt?.cwd ?? cwd ?? taskDir, env: env ?? {}, config: loaded.config, ...criteria }, run);
+  const start = () => withJobCriteria({ layout, projectId: scope.projectId, taskId: scope.taskId, cwd: wt?.cwd ?? cwd ?? taskDir, env: env ?? {}, config: loaded.config, ...criteria }, run);
   const pending = hasSettings(budget)
-    ? withJobBudget({ root, projectId: scope.projectId, taskId: scope.taskId, config: loaded.config, budget }, start)
+    ? withJobBudget({ layout, projectId: scope.projectId, taskId: scope.taskId, config: loaded.config, budget }, start)
     : start().then((result) => ({ result, exceeded: undefined }));
   if (runDir && flags.follow) await followRunStdout(runDir.dir, pending, { feed: seams.feed, write: (text) => void process.stdout.write(text) });
   const { result: checked, exceeded }: { result: { result: JobResult; rejected?: string }; exceeded?: string } = await pending;

@@ -1,6 +1,6 @@
 import { isAbsolute, join } from 'node:path';
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
-import { readUserFile, RunsLayout, writeUserFile } from '@app/storage';
+import { readUserFile, RunsLayout, writeUserFile, RUN_OUTPUT_FILE, RUN_STDOUT_FILE } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { resolveRoot } from './support/runs-root';
 import { inferScope } from './support/scope';
@@ -16,7 +16,7 @@ interface SynthesizeOptions {
 
 /** output.md of a run, else agent-stdout.txt. */
 function readRunOutput(runDir: string): { content: string; source: string } | undefined {
-  for (const name of ['output.md', 'agent-stdout.txt']) {
+  for (const name of [RUN_OUTPUT_FILE, RUN_STDOUT_FILE]) {
     const source = join(runDir, name);
     try {
       return { content: readUserFile(source), source };

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { SubCommand } from 'nest-commander';
-import { clearStopMarkers, existingTaskDir, pathExists, RunsLayout } from '@app/storage';
+import { clearStopMarkers, existingTaskDir, pathExists, RunsLayout, TASK_PROMPT_FILE } from '@app/storage';
 import { RunnerService } from '@app/runner';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, resolveScope, runRoot, withParentOptions } from './job-common';
 import { isolationFromFlags, LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
@@ -34,7 +34,7 @@ export class TaskResumeCommand extends LoopFlagParsers {
     const root = runRoot(flags.root, loaded);
     const scope = resolveScope(flags, root, { generate: false });
     const taskDir = existingTaskDir(new RunsLayout(root), scope.projectId, scope.taskId);
-    if (!pathExists(join(taskDir, 'TASK.md'))) throw new Error(`TASK.md not found in task directory ${taskDir}`);
+    if (!pathExists(join(taskDir, TASK_PROMPT_FILE))) throw new Error(`TASK.md not found in task directory ${taskDir}`);
     process.stderr.write(`Resuming task: ${scope.taskId}\n`);
     clearStopMarkers(taskDir);
     const result = await this.runner.runTask({

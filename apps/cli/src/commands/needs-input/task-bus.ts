@@ -1,9 +1,9 @@
 import { startTaskLoop as startLoop, type TaskLoopSpawn } from '@app/runner';
+import { TASK_BUS_FILE } from '@app/storage';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../../common/cli-errors';
 import { packageRoot } from '../../version';
 
-export const TASK_BUS_FILE = 'TASK-MESSAGE-BUS.md';
 
 /** <root>/<project>/<task>/TASK-MESSAGE-BUS.md → the task folder and the runs root. */
 export function taskOfBus(busPath: string): { taskDir: string; root: string } {

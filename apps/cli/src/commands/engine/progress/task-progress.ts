@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { createColors } from 'picocolors';
 import { BusCursor } from '@app/messagebus';
-import { pathExists, readRunInfo, RUN_INFO_FILE } from '@app/storage';
+import { pathExists, readRunInfo, RUN_INFO_FILE, DONE_FILE } from '@app/storage';
 import { describeMessage, EventTone, formatElapsed, LoopState, TaskEvent } from './task-events';
 
 export interface ProgressOptions {
@@ -48,7 +48,7 @@ export function startTaskProgress(opts: ProgressOptions): TaskProgress {
   const started = Date.now();
   const ctx = {
     restartDelayMs: opts.restartDelayMs,
-    isDone: () => pathExists(join(opts.taskDir, 'DONE')),
+    isDone: () => pathExists(join(opts.taskDir, DONE_FILE)),
     agentOf: (runDir: string) => {
       try {
         return readRunInfo(join(runDir, RUN_INFO_FILE)).agent || undefined;
