@@ -2,9 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readWorktreeRecord, runTask } from '@app/runner';
-import { RunsLayout } from '@app/storage';
+import { loadConfig, RunsLayout } from '@app/storage';
+import { createApiApp, waitUntil } from '../../utils/api-app';
 import { gitSync, makeRepo } from '../../utils/git-repo';
 import { agentEnv, PROJECT, taskId, tempRoot } from '../runner/helpers';
+import { P, WorktreeSandbox } from './helpers';
 
 /*
  * A task start resolves its worktree's repository and base once: the door (checkTaskWorktree)
@@ -54,5 +56,25 @@ describe('worktree start: repository and base resolved once', () => {
     expect(calls.filter((c) => c.includes('--is-bare-repository'))).toHaveLength(1);
     expect(calls.filter((c) => c.includes('HEAD^{commit}'))).toHaveLength(1);
     expect(calls.filter((c) => c.startsWith('symbolic-ref'))).toHaveLength(1);
+  });
+
+  it('POST /api/v1/tasks with isolation worktree: the door resolves once and the loop does not resolve again', async () => {
+    const sb = new WorktreeSandbox();
+    const api = await createApiApp({ root: sb.root, config: loadConfig(sb.config, { strict: false }) });
+    try {
+      const head = gitSync(sb.repo, 'rev-parse', 'HEAD');
+      writeFileSync(log, '');
+      const task = 'task-20260101-120000-resolveonce';
+      const res = await api.app.inject({ method: 'POST', url: '/api/v1/tasks', payload: { project_id: P, task_id: task, agent_type: 'writer', prompt: 'write', project_root: sb.repo, isolation: 'worktree', config: { WRITE_TEXT: 'x' } } });
+      expect(res.statusCode).toBe(201);
+      await waitUntil(async () => ((await api.app.inject({ method: 'GET', url: `/api/projects/${P}/tasks/${task}` })).json().status === 'all_finished' ? true : undefined));
+      expect(readWorktreeRecord(sb.taskDir(task))?.base_commit).toBe(head);
+      const calls = readFileSync(log, 'utf8').split('\n');
+      expect(calls.filter((c) => c.includes('--is-bare-repository'))).toHaveLength(1);
+      expect(calls.filter((c) => c.includes('HEAD^{commit}'))).toHaveLength(1);
+    } finally {
+      await api.close();
+      sb.cleanup();
+    }
   });
 });

@@ -100,7 +100,8 @@ export class TasksService {
       // the worker creates the files; the replica is written only by replication
       const { dependsOn } = await refusal(this.runner.checkStartTask(start), agentType, taskId);
       const threadParent = parentMessage && threadParentRef(parentMessage);
-      const launch = { projectId, taskId, prompt: body.prompt, agentType, config: body.config, projectRoot, attachMode, isolation, dependsOn, settings, threadParent, linkedAt: start.linkedAt };
+      // another host resolves the repository and base itself
+      const launch = { projectId, taskId, prompt: body.prompt, agentType, config: body.config, projectRoot, attachMode, isolation: isolation && { ...isolation, resolved: undefined }, dependsOn, settings, threadParent, linkedAt: start.linkedAt };
       const { runId, held } = await queueNewTask({ ...this.ctx, scaleout: this.ctx.scaleout }, launch);
       this.audit.record(req, { endpoint: 'POST /api/v1/tasks', project_id: projectId, task_id: taskId, run_id: runId, payload: { ...body, attach_mode: attachMode, depends_on: dependsOn, project_root: projectRoot } });
       return { project_id: projectId, task_id: taskId, run_id: runId, status: held ? 'queued' : 'started', depends_on: dependsOn?.length ? dependsOn : undefined };

@@ -1,10 +1,12 @@
-import { assertApproved, checkRefArg, IsolationRequest, isGitMissing, normalizePaths, readWorktreeRecord, repoRoot, resolveCommit, scriptsAtCommit } from '@app/runner';
+import { assertApproved, checkRefArg, IsolationRequest, isGitMissing, normalizePaths, readWorktreeRecord, repoRoot, resolveBase, scriptsAtCommit } from '@app/runner';
 import { badRequest, unprocessable } from '../common/api-error';
 import type { CreateTaskDto } from './dto/create-task.dto';
 
 /**
  * `isolation`, `base`, `paths` of POST /api/v1/tasks, checked before anything is written: the
  * repository is project_root's (or the server's working directory's) and must be a git repository.
+ * The repository and base resolved here travel down in `resolved`: the task loop does not resolve
+ * them again (one lookup per start).
  */
 export async function checkIsolation(body: CreateTaskDto, projectRoot: string | undefined, taskDir?: string): Promise<IsolationRequest | undefined> {
   const mode = body.isolation?.trim() ?? '';
@@ -25,10 +27,10 @@ export async function checkIsolation(body: CreateTaskDto, projectRoot: string | 
     throw badRequest(`isolation "worktree" needs project_root inside a git repository: ${projectRoot ?? process.cwd()}`);
   }
   // resolved now, so a base that names no commit (`main^{tree}`, a typo) is a 400, not a failed start
-  const commit = await resolveCommit(repo, base ?? 'HEAD', 'base');
+  const { commit, branch } = await resolveBase(repo, base, 'base');
   // an unapproved or changed repository setup script is a 400 now, not a failed start later (docs/worktrees.md)
   if (!setupDone(taskDir)) assertApproved(repo, await scriptsAtCommit(repo, commit), commit);
-  return { worktree: true, repo: projectRoot, base, paths };
+  return { worktree: true, repo: projectRoot, base, paths, resolved: { repo, commit, branch } };
 }
 
 

@@ -69,9 +69,10 @@ async function branchExists(repo: string, branch: string): Promise<boolean> {
   return (await gitRaw(repo, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`])).code === 0;
 }
 
-async function resolveBase(repo: string, base: string | undefined): Promise<{ commit: string; branch: string }> {
+/** The base commit (default HEAD) and its branch in `repo`; `label` names the base in errors (`--base`, `base`). */
+export async function resolveBase(repo: string, base: string | undefined, label = '--base'): Promise<{ commit: string; branch: string }> {
   const ref = base?.trim() || 'HEAD';
-  const commit = await resolveCommit(repo, ref, '--base');
+  const commit = await resolveCommit(repo, ref, label);
   let branch = '';
   if (!base?.trim()) branch = (await gitRaw(repo, ['symbolic-ref', '--short', '-q', 'HEAD'])).stdout.trim();
   else if (await branchExists(repo, ref)) branch = ref;

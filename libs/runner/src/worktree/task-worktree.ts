@@ -9,6 +9,8 @@ import { readWorktreeRecord, WorktreeRecord } from './record';
 /** How a task or job asks for isolation: `worktree: true` (flag, API), else config, else an existing worktree. */
 export interface IsolationRequest extends WorktreeRequest {
   worktree?: boolean;
+  /** The repository and base a door already resolved (the API's request check): the loop does not resolve them again. */
+  resolved?: ResolvedWorktreeBase;
 }
 
 /** The run-info.yaml fields of a run in a worktree. */
@@ -99,7 +101,7 @@ export async function checkTaskWorktree(opts: TaskWorktreeOptions): Promise<Reso
   const existing = readWorktreeRecord(opts.taskDir);
   if (!wantsWorktree(opts, existing) || (existing && !existing.removed_at)) return undefined;
   normalizePaths(opts.isolation?.paths);
-  return resolveWorktreeBase({ repo: opts.isolation?.repo, base: opts.isolation?.base }, opts.cwd);
+  return opts.isolation?.resolved ?? resolveWorktreeBase({ repo: opts.isolation?.repo, base: opts.isolation?.base }, opts.cwd);
 }
 
 /**
