@@ -1,8 +1,9 @@
 import { Command, Option } from 'nest-commander';
 import { clearStopMarkers, existingTaskDir, removeDone, RunsLayout } from '@app/storage';
 import { RunnerService } from '@app/runner';
-import { agentCallerEnv, asCliError, checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
-import { isolationFromFlags, LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
+import { asCliError, checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
+import { runLoop } from './loop-run';
+import { LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
 import { RESUME_MAX_RESTARTS } from './task-resume.command';
 
 @Command({
@@ -31,25 +32,13 @@ export class ResumeCommand extends LoopFlagParsers {
     const loaded = flags.agent ? loadRunConfig(flags.config) : {};
     const root = runRoot(flags.root, loaded);
     const scope = resolveScope(flags, root, { generate: false });
-    const taskDir = existingTaskDir(new RunsLayout(root), scope.projectId, scope.taskId);
+    const layout = new RunsLayout(root);
+    const taskDir = existingTaskDir(layout, scope.projectId, scope.taskId);
     removeDone(taskDir);
     clearStopMarkers(taskDir);
     process.stdout.write(`Resumed task ${scope.taskId} (restart counter reset)\n`);
     if (!flags.agent) return;
-    const result = await this.runner.runTask({
-      root,
-      projectId: scope.projectId,
-      taskId: scope.taskId,
-      prompt,
-      config: loaded.config,
-      agent: flags.agent,
-      cwd,
-      resume: true,
-      isolation: isolationFromFlags(flags),
-      env: agentCallerEnv(loaded),
-      ...settings,
-    });
-    if (result.status !== 'done') throw new Error(result.error ?? `task ${result.status}`);
+    await runLoop({ runner: this.runner, layout, scope, flags, loaded, settings, cwd, prompt, resume: true });
   }
 
   @Option({ flags: '--prompt <text>', description: 'prompt for the resumed loop (default: TASK.md)' })

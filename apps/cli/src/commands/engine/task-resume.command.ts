@@ -2,8 +2,9 @@ import { join } from 'node:path';
 import { SubCommand } from 'nest-commander';
 import { clearStopMarkers, existingTaskDir, pathExists, RunsLayout, TASK_PROMPT_FILE } from '@app/storage';
 import { RunnerService } from '@app/runner';
-import { agentCallerEnv, asCliError, checkDir, loadRunConfig, resolveScope, runRoot, withParentOptions } from './job-common';
-import { isolationFromFlags, LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
+import { asCliError, checkDir, loadRunConfig, resolveScope, runRoot, withParentOptions } from './job-common';
+import { runLoop } from './loop-run';
+import { LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
 
 export const RESUME_MAX_RESTARTS = 3;
 
@@ -33,22 +34,11 @@ export class TaskResumeCommand extends LoopFlagParsers {
     const loaded = loadRunConfig(flags.config);
     const root = runRoot(flags.root, loaded);
     const scope = resolveScope(flags, root, { generate: false });
-    const taskDir = existingTaskDir(new RunsLayout(root), scope.projectId, scope.taskId);
+    const layout = new RunsLayout(root);
+    const taskDir = existingTaskDir(layout, scope.projectId, scope.taskId);
     if (!pathExists(join(taskDir, TASK_PROMPT_FILE))) throw new Error(`TASK.md not found in task directory ${taskDir}`);
     process.stderr.write(`Resuming task: ${scope.taskId}\n`);
     clearStopMarkers(taskDir);
-    const result = await this.runner.runTask({
-      root,
-      projectId: scope.projectId,
-      taskId: scope.taskId,
-      config: loaded.config,
-      agent: flags.agent,
-      cwd,
-      resume: true,
-      isolation: isolationFromFlags(flags),
-      env: agentCallerEnv(loaded),
-      ...settings,
-    });
-    if (result.status !== 'done') throw new Error(result.error ?? `task ${result.status}`);
+    await runLoop({ runner: this.runner, layout, scope, flags, loaded, settings, cwd, resume: true });
   }
 }

@@ -2,11 +2,10 @@
  * `run-agent task` (plain: no NestJS), run by TaskCommand and by the Nest-free hot path
  * (apps/cli/src/fast) with the runner of their composition root.
  */
-import { DEFAULT_RESTART_DELAY_MS, type RunnerService, type TaskResult } from '@app/runner';
+import { loopSettings, type RunnerService } from '@app/runner';
 import { RunsLayout } from '@app/storage';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
-import { isolationFromFlags, loopSettings } from '@app/runner';
-import { startTaskProgress } from './progress/task-progress';
+import { runLoop } from './loop-run';
 import type { TaskFlags } from './task-flags';
 
 /** What `task` takes from its composition root. */
@@ -14,9 +13,7 @@ export interface TaskSeams {
   runner: Pick<RunnerService, 'runTask' | 'checkStartTask'>;
 }
 
-export function throwIfNotDone(result: TaskResult): void {
-  if (result.status !== 'done') throw new Error(result.error ?? `task ${result.status}`);
-}
+export { throwIfNotDone } from './loop-run';
 
 export async function runTaskCommand(flags: TaskFlags, seams: TaskSeams): Promise<void> {
   try {
@@ -38,26 +35,5 @@ async function runTask(flags: TaskFlags, seams: TaskSeams): Promise<void> {
   const layout = new RunsLayout(root);
   const { taskDir } = await seams.runner.checkStartTask({ layout, config: loaded.config, projectId: scope.projectId, taskId: scope.taskId, prompt, agent: flags.agent, env: agentCallerEnv(loaded), cwd, dependsOn: flags.dependsOn });
   if (scope.generated) process.stderr.write(`task: ${scope.taskId}\n`);
-  const progress = startTaskProgress({
-    busPath: layout.taskBus(scope.projectId, scope.taskId),
-    taskDir,
-    taskId: scope.taskId,
-    restartDelayMs: settings.restartDelayMs ?? DEFAULT_RESTART_DELAY_MS,
-    stream: process.stderr,
-  });
-  const result = await seams.runner.runTask({
-    root,
-    projectId: scope.projectId,
-    taskId: scope.taskId,
-    prompt,
-    config: loaded.config,
-    agent: flags.agent,
-    cwd,
-    dependsOn: flags.dependsOn,
-    isolation: isolationFromFlags(flags),
-    conductorUrl: flags.conductorUrl,
-    env: agentCallerEnv(loaded),
-    ...settings,
-  }).finally(() => progress.stop());
-  throwIfNotDone(result);
+  await runLoop({ runner: seams.runner, layout, scope, flags, loaded, settings, cwd, prompt, progressOf: taskDir });
 }
