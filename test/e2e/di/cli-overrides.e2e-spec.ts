@@ -7,13 +7,11 @@ import type { TestingModule } from '@nestjs/testing';
 import { CommandTestFactory } from 'nest-commander-testing';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AGENT_EXECUTOR } from '@app/runner';
-import { CHANGE_FEED, LIVENESS_PROBE, readRunInfo } from '@app/storage';
-import { fullCliModule } from '../../../apps/cli/src/cli.module';
+import { readRunInfo } from '@app/storage';
 import { makeTempRoot } from '../../utils/api-app';
+import { captureStdout, swappedCliModule } from '../../utils/cli-testing';
 import { deadPid, running, seedRun, writeRun } from '../../utils/run-fixtures';
 import { waitFor } from '../../utils/wait';
-import { WebhookService } from '@app/webhook';
 import { PretendProbe, RecordingExecutor, RecordingFeed, RecordingWebhooks } from './seams';
 
 const P = 'di';
@@ -26,31 +24,11 @@ describe('CliModule with swapped seams', () => {
   const feed = new RecordingFeed();
   const webhooks = new RecordingWebhooks();
   let cli: TestingModule;
-  let out: string[];
-  let writeSpy: jest.SpyInstance;
+  const out = captureStdout();
 
   beforeAll(async () => {
-    cli = await CommandTestFactory.createTestingCommand({ imports: [fullCliModule()] })
-      .overrideProvider(AGENT_EXECUTOR)
-      .useValue(executor)
-      .overrideProvider(LIVENESS_PROBE)
-      .useValue(probe)
-      .overrideProvider(CHANGE_FEED)
-      .useValue(feed)
-      .overrideProvider(WebhookService)
-      .useValue(webhooks)
-      .compile();
+    cli = await swappedCliModule({ executor, probe, feed, webhooks });
   });
-
-  beforeEach(() => {
-    out = [];
-    writeSpy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      out.push(String(chunk));
-      return true;
-    });
-  });
-
-  afterEach(() => writeSpy.mockRestore());
 
   afterAll(async () => {
     await cli?.close();

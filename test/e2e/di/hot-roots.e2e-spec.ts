@@ -4,17 +4,14 @@
  * (apps/cli/src/fast/plain-root.ts). Both take the same seams, so a swapped liveness probe, agent
  * executor or webhook sender reaches the commands through either (real agent processes).
  */
-import type { TestingModule } from '@nestjs/testing';
 import { CommandTestFactory } from 'nest-commander-testing';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AGENT_EXECUTOR } from '@app/runner';
-import { LIVENESS_PROBE, readRunInfo } from '@app/storage';
-import { WebhookService } from '@app/webhook';
-import { fullCliModule } from '../../../apps/cli/src/cli.module';
+import { readRunInfo } from '@app/storage';
 import { plainRoot } from '../../../apps/cli/src/fast/plain-root';
 import { runHotCommand } from '../../../apps/cli/src/fast/run-hot';
 import { makeTempRoot } from '../../utils/api-app';
+import { captureStdout, swappedCliModule } from '../../utils/cli-testing';
 import { deadPid, killGroup, running, runningFields, seedRun, spawnSleeper } from '../../utils/run-fixtures';
 import { waitFor } from '../../utils/wait';
 import { PretendProbe, RecordingExecutor, RecordingWebhooks } from './seams';
@@ -28,8 +25,7 @@ describe.each(['nest', 'plain'] as const)('hot commands on the %s composition ro
   const tmp = makeTempRoot();
   const ghost = deadPid();
   let root: Root;
-  let out: string[];
-  let writeSpy: jest.SpyInstance;
+  const out = captureStdout();
 
   beforeAll(async () => {
     seedRun(tmp.root, P, TASK, 'ghost-run', running(ghost));
@@ -37,14 +33,7 @@ describe.each(['nest', 'plain'] as const)('hot commands on the %s composition ro
     const executor = new RecordingExecutor();
     const webhooks = new RecordingWebhooks();
     if (kind === 'nest') {
-      const cli: TestingModule = await CommandTestFactory.createTestingCommand({ imports: [fullCliModule()] })
-        .overrideProvider(LIVENESS_PROBE)
-        .useValue(probe)
-        .overrideProvider(AGENT_EXECUTOR)
-        .useValue(executor)
-        .overrideProvider(WebhookService)
-        .useValue(webhooks)
-        .compile();
+      const cli = await swappedCliModule({ probe, executor, webhooks });
       root = { name: kind, probe, executor, webhooks, run: (argv) => CommandTestFactory.run(cli, argv), close: () => cli.close() };
     } else {
       const seams = plainRoot({ probe, executor, webhookSender: webhooks });
@@ -60,16 +49,6 @@ describe.each(['nest', 'plain'] as const)('hot commands on the %s composition ro
       };
     }
   });
-
-  beforeEach(() => {
-    out = [];
-    writeSpy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      out.push(String(chunk));
-      return true;
-    });
-  });
-
-  afterEach(() => writeSpy.mockRestore());
 
   afterAll(async () => {
     await root?.close();

@@ -1,40 +1,16 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readOwnerEpoch, RunsLayout } from '@app/storage';
 import { busMessages, busTypesAndBodies, cliEnv, commandAgentSandbox, EPOCH_AGENT, PROJECT, processAlive, RUN_AGENT, runInfos, stopOutsideFencedWrite, taskId, waitFor } from './helpers';
-
-interface Outcome {
-  code: number | null;
-  stderr: string;
-}
-
-
-/** Every byte the runners wrote for the task: its bus, each run-info, the epoch record. */
-function taskBytes(taskDir: string, bus: string): Record<string, string> {
-  const out: Record<string, string> = { bus: readFileSync(bus, 'utf8'), epoch: readFileSync(join(taskDir, 'OWNER-EPOCH'), 'utf8') };
-  for (const run of readdirSync(join(taskDir, 'runs'))) {
-    for (const file of readdirSync(join(taskDir, 'runs', run))) out[`${run}/${file}`] = readFileSync(join(taskDir, 'runs', run, file), 'utf8');
-  }
-  return out;
-}
+import { cliSpawner, countedStarts, taskBytes } from '../../utils/fenced-cli';
 
 // Spawns the built CLI: build first (`npm run build`).
 describe('fencing epochs: a stopped runner that wakes after a takeover writes nothing (issue #31)', () => {
   const { tmp, base, home, configPath, children } = commandAgentSandbox('epoch', EPOCH_AGENT);
   const layout = new RunsLayout(tmp.root);
 
-  function cli(args: string[], env: Record<string, string>): { child: ChildProcess; done: Promise<Outcome> } {
-    const all = [...args, '--root', tmp.root, '--project', PROJECT, '--agent', 'epoch', '--config', configPath, '--restart-delay', '10ms'];
-    const child = spawn(process.execPath, [RUN_AGENT, ...all], { env: cliEnv(home, env), cwd: home, stdio: ['ignore', 'ignore', 'pipe'] });
-    children.push(child);
-    let stderr = '';
-    child.stderr!.on('data', (d) => (stderr += d));
-    const done = new Promise<Outcome>((resolve) => child.on('close', (code) => resolve({ code, stderr })));
-    return { child, done };
-  }
-
-  const starts = (counter: string): string[] => (existsSync(counter) ? readFileSync(counter, 'utf8').trim().split('\n') : []);
+  const cli = cliSpawner({ runAgent: RUN_AGENT, cwd: home, env: (e) => cliEnv(home, e), trailing: ['--root', tmp.root, '--project', PROJECT, '--agent', 'epoch', '--config', configPath, '--restart-delay', '10ms'], children });
 
   it('SIGSTOP the runner past its lease, resume --adopt takes over, SIGCONT: the old runner writes nothing and exits; one agent ran after the claim', async () => {
     const task = taskId('sigstop');
@@ -55,7 +31,7 @@ describe('fencing epochs: a stopped runner that wakes after a takeover writes no
       const claimant = cli(['task', 'resume', '--task', task, '--adopt'], env);
       await waitFor('the claimant adopting the first agent', () => busTypesAndBodies(bus).some((l) => l.startsWith(`INFO adopting run ${agent.run_id}`)), 30_000);
       expect(readOwnerEpoch(taskDir)).toBe(2);
-      const startsAtClaim = starts(counter).length;
+      const startsAtClaim = countedStarts(counter).length;
       writeFileSync(release, '');
       const claimed = await claimant.done;
       expect([claimed.code, claimed.stderr, existsSync(join(taskDir, 'DONE'))]).toEqual([0, `Resuming task: ${task}\n`, true]);
@@ -67,7 +43,7 @@ describe('fencing epochs: a stopped runner that wakes after a takeover writes no
       expect(stale.stderr).toContain(`stale owner: this process holds epoch 1 of task folder ${taskDir}, but the task was claimed since (epoch 2); writing nothing more`);
       expect(taskBytes(taskDir, bus)).toEqual(before);
       // exactly one agent ran after the claim, never two at once
-      expect([startsAtClaim, starts(counter).length]).toEqual([1, 2]);
+      expect([startsAtClaim, countedStarts(counter).length]).toEqual([1, 2]);
       expect(existsSync(`${counter}.overlap`)).toBe(false);
       expect(runInfos(taskDir).map((i) => [i.status, i.owner_epoch])).toEqual([
         ['failed', 2], // the adopted first agent, closed by the new owner
