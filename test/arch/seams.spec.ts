@@ -231,6 +231,29 @@ export function overBudget(sources: Sources, budget = COMMAND_FILE_BUDGET, liste
     .map(([file, n]) => `${file}: ${n} lines > ${listed[file] ?? budget}`);
 }
 
+// ---------------------------------------------------------------------------------------------
+// 4. execa is loaded where it is used, never at start-up
+// ---------------------------------------------------------------------------------------------
+
+/** Loads of `execa` at module level: a value import, or a `require('execa')` outside any function. */
+export function eagerExeca(sources: Sources): string[] {
+  const bad: string[] = [];
+  for (const [file, text] of sources) {
+    if (!text.includes('execa')) continue;
+    walk(file, text, (node, sf) => {
+      const line = () => `${file}:${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1}`;
+      if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && node.moduleSpecifier.text === 'execa' && !node.importClause?.isTypeOnly) bad.push(line());
+      if (ts.isImportEqualsDeclaration(node) && !node.isTypeOnly && ts.isExternalModuleReference(node.moduleReference) && /['"]execa['"]/.test(node.moduleReference.getText())) bad.push(line());
+      if (ts.isCallExpression(node) && node.expression.getText() === 'require' && node.arguments[0] && ts.isStringLiteral(node.arguments[0]) && node.arguments[0].text === 'execa') {
+        let p: ts.Node | undefined = node.parent;
+        while (p && !ts.isFunctionLike(p)) p = p.parent;
+        if (!p) bad.push(line());
+      }
+    });
+  }
+  return bad;
+}
+
 describe('seam rules', () => {
   const sources = readSources('apps', 'libs');
 
@@ -256,6 +279,11 @@ describe('seam rules', () => {
     expect(overBudget(sources)).toEqual([]);
     const stale = Object.entries(OVER_BUDGET).filter(([f, n]) => !sources.has(f) || lineCount(sources.get(f)!) < n || n <= COMMAND_FILE_BUDGET);
     expect(stale.map(([f]) => f)).toEqual([]);
+  });
+
+  it('execa is required inside the functions that run a tool process, never at module level', () => {
+    expect(eagerExeca(sources)).toEqual([]);
+    expect([...sources.values()].some((t) => t.includes("require('execa')"))).toBe(true);
   });
 
   describe('each rule sees a violation', () => {
@@ -284,6 +312,15 @@ describe('seam rules', () => {
         "libs/runner/src/a.ts:2 'DONE' (DONE_FILE, DONE_MARKER_FILE)",
         "apps/cli/src/b.ts:2 'DONE' (DONE_FILE, DONE_MARKER_FILE)",
       ]);
+    });
+
+    it('execa imported or required at module level; inside a function it passes', () => {
+      const planted: Sources = new Map([
+        ['libs/runner/src/a.ts', "import { execa } from 'execa';\nimport type { Options } from 'execa';\n"],
+        ['libs/runner/src/b.ts', "const execa = require('execa');\nexport async function f() {\n  const e = require('execa');\n}\nexport const g = () => require('execa');\n"],
+        ['libs/runner/src/c.ts', "import execa = require('execa');\n"],
+      ]);
+      expect(eagerExeca(planted)).toEqual(['libs/runner/src/a.ts:1', 'libs/runner/src/b.ts:1', 'libs/runner/src/c.ts:1']);
     });
 
     it('a command file over the budget, and a listed one over its ceiling', () => {

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { accessSync, closeSync, constants, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { AGENT_TOKEN_ENV, AgentConfig, CLI_AGENT_TYPES, REST_AGENT_TYPES } from '@app/storage';
@@ -28,15 +27,13 @@ export function lookPath(name: string, env: NodeJS.ProcessEnv = process.env): st
   return undefined;
 }
 
-/** `<cli> --version` (10 s): stdout, else stderr, reduced to its first x.y.z. */
-function probeCliVersion(path: string): Promise<string> {
-  return new Promise((resolve) => {
-    execFile(path, ['--version'], { timeout: VERSION_TIMEOUT_MS, encoding: 'utf8' }, (err, stdout, stderr) => {
-      if (err && !stdout && !stderr) return resolve('');
-      const text = stdout.trim() || stderr.trim();
-      resolve(VERSION_RE.exec(text)?.[1] ?? '');
-    });
-  });
+/** `<cli> --version` (10 s): stdout, else stderr, reduced to its first x.y.z. Through execa, required here (a short-lived tool process). */
+async function probeCliVersion(path: string): Promise<string> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const execa = require('execa') as typeof import('execa');
+  const r = await execa(path, ['--version'], { timeout: VERSION_TIMEOUT_MS, reject: false, cleanup: false });
+  const text = r.stdout.trim() || r.stderr.trim();
+  return VERSION_RE.exec(text)?.[1] ?? '';
 }
 
 export interface AgentCheck {

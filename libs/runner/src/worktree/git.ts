@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { RunnerError } from '../runner.errors';
 
@@ -18,26 +17,25 @@ export interface GitResult {
 
 const MAX_BUFFER = 64 * 1024 * 1024;
 
-/** Runs the real `git` (no shell); resolves with the exit code instead of throwing on failure. */
-export function gitRaw(cwd: string, args: string[], env?: Record<string, string>): Promise<GitResult> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'git',
-      args,
-      { cwd, maxBuffer: MAX_BUFFER, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...env } },
-      (err, stdout, stderr) => {
-        if (err && typeof (err as NodeJS.ErrnoException).code === 'string') {
-          const code = (err as NodeJS.ErrnoException).code;
-          // spawn reports a missing working directory as ENOENT too
-          const missing = code === 'ENOENT' ? (existsSync(cwd) ? GIT_NOT_FOUND : `directory does not exist: ${cwd}`) : undefined;
-          reject(new RunnerError('WORKTREE', missing ?? `git ${args[0]}: ${err.message}`));
-          return;
-        }
-        const exit = err ? Number((err as { code?: number }).code ?? 1) : 0;
-        resolve({ code: exit, stdout: String(stdout), stderr: String(stderr) });
-      },
-    );
-  });
+/**
+ * Runs the real `git` (no shell); resolves with the exit code instead of throwing on failure.
+ * Through execa, required here and not at start-up (docs/decisions/design-and-libraries.md: short-lived
+ * tool processes use execa, loaded where used; no exit cleanup handler, the caller owns its signals).
+ */
+export async function gitRaw(cwd: string, args: string[], env?: Record<string, string>): Promise<GitResult> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const execa = require('execa') as typeof import('execa');
+  const r = await execa('git', args, { cwd, reject: false, cleanup: false, stripFinalNewline: false, maxBuffer: MAX_BUFFER, env: { GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...env } });
+  const errno = (r as { code?: unknown }).code;
+  if (typeof errno === 'string') {
+    // spawn reports a missing working directory as ENOENT too
+    const missing = errno === 'ENOENT' ? (existsSync(cwd) ? GIT_NOT_FOUND : `directory does not exist: ${cwd}`) : undefined;
+    throw new RunnerError('WORKTREE', missing ?? `git ${args[0]}: ${(r as { originalMessage?: string }).originalMessage ?? errno}`);
+  }
+  // no exit code and no signal: execa stopped reading (the output passed maxBuffer)
+  if (r.failed && r.exitCode === undefined && !r.signal) throw new RunnerError('WORKTREE', `git ${args[0]}: output larger than ${MAX_BUFFER} bytes`);
+  // killed by a signal: a failed call like any other
+  return { code: r.exitCode ?? 1, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** Runs git and returns its trimmed stdout; a non-zero exit is a RunnerError('WORKTREE'). */
