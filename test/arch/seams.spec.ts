@@ -82,7 +82,6 @@ export const REMAINING_CONSTRUCTIONS: Record<string, number> = {
   'libs/planner/src/interrupted-loops.ts': 2,
   'libs/runner/src/completion.ts': 1,
   'libs/runner/src/criteria/job-criteria.ts': 1,
-  'libs/runner/src/job-prepare.ts': 1,
   'libs/runner/src/job.ts': 2,
   'libs/runner/src/needs-input/questions.ts': 2,
   'libs/runner/src/needs-input/scan.ts': 1,

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { AppConfig, RunInfo, RunsLayout, validateProjectId, validateRunId, validateTaskId, writeTaskPromptIfAbsent, taskRunsDir } from '@app/storage';
+import { AppConfig, RunInfo, type RunsLayout, validateProjectId, validateRunId, validateTaskId, writeTaskPromptIfAbsent, taskRunsDir } from '@app/storage';
 import { AgentSpec, SelectedAgent, isFatalAgentError, runAgentBinDir, setupAgentMcp } from '@app/agents';
 import { resolveSpec, selectAgent } from './agent-resolution';
 import { RunnerError, errorText } from './runner.errors';
@@ -59,13 +59,12 @@ export interface Prepared {
 }
 
 /** Steps that must succeed before anything is written for the run; errors are thrown. */
-export async function prepare(opts: JobOptions): Promise<Prepared> {
+export async function prepare(opts: JobOptions, layout: RunsLayout): Promise<Prepared> {
   validateProjectId(opts.projectId);
   validateTaskId(opts.taskId);
   // D18: these ids are stored in run-info.yaml and followed through the runs root (parent chain).
   if (opts.parentRunId) validateRunId(opts.parentRunId);
   if (opts.previousRunId) validateRunId(opts.previousRunId);
-  const layout = new RunsLayout(opts.root);
   const taskDir = layout.taskDir(opts.projectId, opts.taskId);
   const prompt = (opts.prompt ?? '').trim();
   if (!prompt) throw new RunnerError('INVALID_INPUT', 'prompt is empty');

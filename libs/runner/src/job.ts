@@ -33,26 +33,27 @@ export { DEFAULT_MAX_DELEGATION_DEPTH, type JobOptions, type JobResult } from '.
  */
 export async function runJob(opts: JobOptions): Promise<JobResult> {
   let choice: AgentChoice | undefined;
-  if (!opts.agent) {
-    try {
-      choice = await chooseAgent(opts.config, new RunsLayout(opts.root).taskDir(validateProjectId(opts.projectId), validateTaskId(opts.taskId)));
-    } catch (err) {
-      return { runId: '', runDir: '', ok: false, error: errorText(err), fatal: true };
-    }
+  let layout: RunsLayout;
+  try {
+    // the job's one layout, handed down to every step (not rebuilt from the root string)
+    layout = new RunsLayout(opts.root);
+    if (!opts.agent) choice = await chooseAgent(opts.config, layout.taskDir(validateProjectId(opts.projectId), validateTaskId(opts.taskId)));
+  } catch (err) {
+    return { runId: '', runDir: '', ok: false, error: errorText(err), fatal: true };
   }
-  const first = await runSingleJob({ ...opts, agent: opts.agent ?? choice?.agent });
+  const first = await runSingleJob({ ...opts, agent: opts.agent ?? choice?.agent }, layout);
   if (first.ok || !choice || opts.signal?.aborted) return first;
   const next = choice.policy.fallback(choice.agent);
   if (!next) return first;
   await first.webhook;
-  return runSingleJob({ ...opts, agent: next, runDir: undefined });
+  return runSingleJob({ ...opts, agent: next, runDir: undefined }, layout);
 }
 
 /** A single run without diversification (§2.1 order of operations). */
-export async function runSingleJob(opts: JobOptions): Promise<JobResult> {
+export async function runSingleJob(opts: JobOptions, layout: RunsLayout): Promise<JobResult> {
   let prepared: Prepared;
   try {
-    prepared = await prepare(opts);
+    prepared = await prepare(opts, layout);
   } catch (err) {
     const fatal = err instanceof RunnerError ? err.code !== 'AGENT_FAILED' : true;
     return { runId: '', runDir: '', ok: false, error: errorText(err), fatal, code: err instanceof RunnerError ? err.code : undefined };

@@ -71,14 +71,14 @@ export function refuseOrphanedAgent(taskDir: string, projectId: string, taskId: 
  */
 export async function adoptLiveRootRun(opts: {
   taskDir: string;
-  probe?: LivenessProbe;
+  probe: LivenessProbe;
   signal?: AbortSignal;
   pollMs?: number;
   post(type: string, body: string): Promise<void>;
   /** The adopting loop's fence: the record it closes is written as that owner's. */
   fence?: OwnerFence;
 }): Promise<string | 'aborted' | undefined> {
-  const probe = opts.probe ?? createLivenessProbe();
+  const { probe } = opts;
   const live = findLiveRootRun(opts.taskDir, probe);
   if (!live) return undefined;
   await opts.post('INFO', `adopting run ${live.runId} (pid ${live.pid}) of a runner that is gone; waiting for it to end`);

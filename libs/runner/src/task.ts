@@ -44,6 +44,8 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
   const layout = new RunsLayout(opts.root);
   const taskDir = layout.taskDir(opts.projectId, opts.taskId);
   const limits = taskLimits(opts);
+  // the loop's liveness seam, resolved once (RunnerService passes the injected one) and handed down
+  const probe = opts.probe ?? createLivenessProbe();
   const { maxRestarts } = limits;
   let deps: string[] | undefined;
   if (opts.dependsOn !== undefined) deps = normalizeDependsOn(opts.taskId, opts.dependsOn);
@@ -99,8 +101,8 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
       return finish({ status: 'stopped', runIds, error: `task stopped: ${reason}` });
     };
 
-    if (!opts.adopt) refuseLiveRootRun(taskDir, opts.projectId, opts.taskId, opts.probe);
-    const adopted = opts.adopt ? await adoptLiveRootRun({ taskDir, probe: opts.probe, signal: opts.signal, post, fence }) : undefined;
+    if (!opts.adopt) refuseLiveRootRun(taskDir, opts.projectId, opts.taskId, probe);
+    const adopted = opts.adopt ? await adoptLiveRootRun({ taskDir, probe, signal: opts.signal, post, fence }) : undefined;
     if (adopted === 'aborted') return stopped(String(opts.signal?.reason ?? 'interrupted'));
     if (adopted) runIds.push(adopted);
 
@@ -122,7 +124,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
         taskDir,
         timeoutMs: limits.childWaitMs,
         pollMs: limits.childPollMs,
-        probe: opts.probe ?? createLivenessProbe(),
+        probe,
         signal: opts.signal,
         stopReason,
         post,
