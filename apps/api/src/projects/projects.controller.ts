@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Query, Re
 import type { FastifyRequest } from 'fastify';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { checkProjectRoot, createProjectFolder, flatRunKey, flatRunsBody, projectStats, RunnerService, selectFlatRuns } from '@app/runner';
+import { checkProjectRoot, createProjectFolder, flatRunKey, flatRunsBody, homeDirsOf, projectStats, RunnerService, selectFlatRuns } from '@app/runner';
 import { stopRunRouted } from '../tasks/scaleout-hooks';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { isTruthyFlag, parseGoDurationOrUndefined } from '../common/go-format';
@@ -13,8 +13,6 @@ import { CreateProjectDto } from './dto/create-project.dto';
 import { isDir, ProjectDataService } from './project-data.service';
 import { byCodeUnits, cursorPage, isTimeKey, pageQuery, timeKey } from './pagination';
 import { deleteProjectFolder, gcProjectRuns } from './project-files';
-
-const HOME_DIRS_LIMIT = 20;
 
 function publicProject(p: NonNullable<ReturnType<ProjectDataService['project']>>) {
   const { _last: _ignored, ...rest } = p;
@@ -68,18 +66,8 @@ export class ProjectsController {
   /** #23 */
   @Get('home-dirs')
   homeDirs() {
-    const dirs = new Set<string>();
-    for (const r of this.data.allRuns()) {
-      if (dirs.size >= HOME_DIRS_LIMIT) break;
-      const cwd = r.info.cwd;
-      if (cwd && !this.data.layout.contains(cwd)) dirs.add(cwd);
-    }
-    for (const p of this.data.projectIds()) {
-      if (dirs.size >= HOME_DIRS_LIMIT) break;
-      const m = this.data.marker(p);
-      if (m?.root) dirs.add(m.root);
-    }
-    return { dirs: [...dirs].sort() };
+    const roots = (function* (data: ProjectDataService) { for (const p of data.projectIds()) yield data.marker(p)?.root; })(this.data);
+    return { dirs: homeDirsOf(this.data.allRuns().map((r) => r.info.cwd), roots, (d) => this.data.layout.contains(d)) };
   }
 
   /** #24 */

@@ -108,3 +108,20 @@ export function readRawText(file: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * GET /api/projects/home-dirs: the working directories runs used (outside the runs root), then the
+ * projects' roots, sorted, at most `limit` (read lazily: stops once full).
+ */
+export function homeDirsOf(runCwds: Iterable<string | undefined>, projectRoots: Iterable<string | undefined>, insideRunsRoot: (dir: string) => boolean, limit = 20): string[] {
+  const dirs = new Set<string>();
+  for (const cwd of runCwds) {
+    if (dirs.size >= limit) break;
+    if (cwd && !insideRunsRoot(cwd)) dirs.add(cwd);
+  }
+  for (const root of projectRoots) {
+    if (dirs.size >= limit) break;
+    if (root) dirs.add(root);
+  }
+  return [...dirs].sort();
+}
