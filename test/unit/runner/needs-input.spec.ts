@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BusMessage, readMessages } from '@app/messagebus';
 import { answerQuestion, askQuestion, inputContextOf, NEEDS_INPUT_FILE, needsInputOf, openQuestionsOf, scanOpenQuestions, waitForAnswer, wakeTask } from '@app/runner';
+import { RunsLayout } from '@app/storage';
 
 let n = 0;
 function msg(type: string, body: string, extra: Partial<BusMessage> = {}): BusMessage {
@@ -57,7 +58,7 @@ describe('needs-input: ask, answer, wait, wake on real files', () => {
     const q = await askQuestion({ busPath: bus, taskDir, projectId: 'proj', taskId, runId: 'r1', body: 'Which?' });
     expect(existsSync(join(taskDir, NEEDS_INPUT_FILE))).toBe(true);
     expect(needsInputOf(taskDir, bus).map((x) => x.msg_id)).toEqual([q.msg_id]);
-    expect(scanOpenQuestions(root)).toEqual([{ project_id: 'proj', task_id: taskId, questions: [expect.objectContaining({ msg_id: q.msg_id, body: 'Which?' })] }]);
+    expect(scanOpenQuestions(new RunsLayout(root))).toEqual([{ project_id: 'proj', task_id: taskId, questions: [expect.objectContaining({ msg_id: q.msg_id, body: 'Which?' })] }]);
     const waiting = waitForAnswer(bus, q.msg_id, { pollMs: 10, timeoutMs: 10_000 });
     const { answer, questions } = await answerQuestion({ busPath: bus, taskDir, projectId: 'proj', taskId, body: 'That one.' });
     expect(questions.map((x) => x.msg_id)).toEqual([q.msg_id]);

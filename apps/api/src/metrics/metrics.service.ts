@@ -87,7 +87,7 @@ export class MetricsService implements OnModuleDestroy {
     const queued = (this.queuedSource?.() ?? 0) + this.runsWaitingForSlot();
     this.queuedRuns.set(queued);
     this.queuedRunsAlias.set(queued);
-    this.tasksNeedingInput.set(scanOpenQuestions(this.ctx.root).length);
+    this.tasksNeedingInput.set(scanOpenQuestions(this.ctx.layout).length);
     this.scanRuns();
   }
 

@@ -24,7 +24,7 @@ export class NeedsInputService {
 
   /** One page of the open questions (issue #29), by `<project>/<task>/<msg_id>`: next_cursor → after=. */
   openQuestions(projectId: string | undefined, q: PageQuery) {
-    const keyed = scanOpenQuestions(this.ctx.root, projectId)
+    const keyed = scanOpenQuestions(this.ctx.layout, projectId)
       .flatMap((t) => t.questions.map((question) => ({ question, key: `${t.project_id}/${t.task_id}/${question.msg_id}` })))
       .sort((a, b) => byCodeUnits(a.key, b.key));
     const { page, ...more } = cursorPage(keyed, (k) => k.key, q);

@@ -276,7 +276,7 @@ export class ProjectDataService {
     }
     const openQuestions = done || !has(NEEDS_INPUT_FILE) ? [] : needsInputOf(dir, this.ctx.layout.taskBus(p, t));
     const markers = has(PAUSED_FILE) || has(RATE_LIMITED_FILE) || has(BUDGET_EXCEEDED_FILE) || presentIn(this.ctx.index.entryNames(path.dirname(dir)))(PAUSED_FILE);
-    const usage = taskUsageView(this.ctx.root, p, t, done, runs.map((r) => r.info), markers ? undefined : {});
+    const usage = taskUsageView(this.ctx.layout, p, t, done, runs.map((r) => r.info), markers ? undefined : {});
     const latest = runs[runs.length - 1];
     // one bad record is that record's problem: the task shows `corrupt` and why, the rest answers as usual
     const corruptReason = taskCorruptReason(dir, has) ?? latest?.info.corrupt_reason;

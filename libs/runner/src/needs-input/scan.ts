@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { RunsLayout } from '@app/storage';
+import type { RunsLayout } from '@app/storage';
 import { needsInputOf, NEEDS_INPUT_FILE, OpenQuestion } from './questions';
 
 export interface TaskQuestions {
@@ -24,10 +24,9 @@ function dirs(path: string): string[] {
  * Every task of the runs root (or of one project) in needs_input with its open questions. Only
  * tasks with the NEEDS-INPUT.json index file have their bus read.
  */
-export function scanOpenQuestions(root: string, projectId?: string): TaskQuestions[] {
-  const layout = new RunsLayout(root);
+export function scanOpenQuestions(layout: RunsLayout, projectId?: string): TaskQuestions[] {
   const out: TaskQuestions[] = [];
-  for (const p of projectId ? [projectId] : dirs(root)) {
+  for (const p of projectId ? [projectId] : dirs(layout.root)) {
     for (const t of dirs(layout.projectDir(p))) {
       const taskDir = layout.taskDir(p, t);
       if (!existsSync(join(taskDir, NEEDS_INPUT_FILE))) continue;

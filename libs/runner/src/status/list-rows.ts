@@ -101,7 +101,7 @@ export function buildTaskRow(index: StorageIndex, project: string, task: string,
   }
   const open = row.done ? [] : needsInputOf(taskDir, layout.taskBus(project, task));
   if (open.length) row.open_questions = open.length;
-  const { hold, ...usage } = taskUsageView(layout.root, project, task, row.done);
+  const { hold, ...usage } = taskUsageView(layout, project, task, row.done);
   Object.assign(row, usage);
   const corrupt = taskCorruptReason(taskDir) ?? latest?.info.corrupt_reason;
   if (corrupt) row.corrupt_reason = corrupt;

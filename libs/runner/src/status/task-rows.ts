@@ -103,7 +103,7 @@ export function buildStatusRow(
   }
   const open = row.done ? [] : needsInputOf(taskDir, layout.taskBus(project, task));
   if (open.length) row.open_questions = open.length;
-  const { hold, ...usage } = taskUsageView(layout.root, project, task, row.done);
+  const { hold, ...usage } = taskUsageView(layout, project, task, row.done);
   Object.assign(row, usage);
   const criteria = taskCriteriaView(taskDir);
   if (criteria) row.criteria = criteria;

@@ -1,5 +1,5 @@
 import type { UsageTotals } from '@app/contracts';
-import { RunInfo, RunsLayout } from '@app/storage';
+import type { RunInfo, RunsLayout } from '@app/storage';
 import { taskRuns } from '../run-scan';
 import { sumUsage, totalTokens } from './aggregate';
 import { taskHoldState, type TaskHoldState } from './markers';
@@ -18,8 +18,8 @@ export interface TaskUsageView {
 
 /** `runInfos`: the task's run-infos when the caller already read them (the API's cached index). */
 /** `held`: the hold markers when the caller already knows them (e.g. none exist in the folder listing). */
-export function taskUsageView(root: string, projectId: string, taskId: string, done: boolean, runInfos?: RunInfo[], held?: TaskHoldState): TaskUsageView {
-  const taskDir = new RunsLayout(root).taskDir(projectId, taskId);
+export function taskUsageView(layout: RunsLayout, projectId: string, taskId: string, done: boolean, runInfos?: RunInfo[], held?: TaskHoldState): TaskUsageView {
+  const taskDir = layout.taskDir(projectId, taskId);
   const view: TaskUsageView = {};
   const infos = runInfos ?? taskRuns(taskDir).map((r) => r.info);
   if (infos.some((i) => i.usage)) {
