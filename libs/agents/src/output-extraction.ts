@@ -6,7 +6,6 @@ import { parseCodexStream } from './parsers/codex';
 import { parseGeminiStream } from './parsers/gemini';
 import { readFileLines } from './parsers/lines';
 
-
 export const CLAUDE_PLACEHOLDER_OUTPUT =
   '# Agent Output\n\n*The agent did not write output.md. Raw output is available in the stdout tab.*\n';
 export const GEMINI_FLAG_REJECTED_SUMMARY = 'gemini CLI rejected --output-format stream-json';
