@@ -13,3 +13,4 @@ export * from './rest';
 export * from './mcp-config';
 export * from './session-resume';
 export * from './agent-check';
+export { checkAgentEndpoint, formatAgentCheck } from './endpoint-check';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { checkAgent, checkRootDir, checkTokenSource, PERPLEXITY_DEFAULT_ENDPOINT, xaiEndpoint, type AgentCheck } from '@app/agents';
-import { AgentConfig, AppConfig, configFileFor, loadConfig, pathExists, resolveRunsRoot } from '@app/storage';
+import { checkAgent, checkAgentEndpoint, checkRootDir, checkTokenSource, formatAgentCheck } from '@app/agents';
+import { AppConfig, configFileFor, loadConfig, pathExists, resolveRunsRoot } from '@app/storage';
 import { checkSandbox, sandboxModeFor } from '@app/sandbox';
 import { UsageError } from '../../common/cli-errors';
 
@@ -12,15 +12,6 @@ interface ValidateOptions {
   checkNetwork?: boolean;
   checkTokens?: boolean;
 }
-
-export function formatAgentCheck(r: AgentCheck): string {
-  const symbol = r.ok ? '✓' : '✗';
-  const name = r.name.padEnd(12);
-  const version = r.version ? ` ${r.version.padEnd(10)}` : '';
-  const detail = r.tokenStatus ? `${r.cliStatus}, token: ${r.tokenStatus}` : r.cliStatus;
-  return `  ${symbol} ${name}${version} (${detail})\n`;
-}
-
 
 @Command({
   name: 'validate',
@@ -120,7 +111,7 @@ export class ValidateCommand extends CommandRunner {
     if (options.checkNetwork && cfg && names.length > 0) {
       write('\nNetwork checks:\n');
       for (const name of names) {
-        const result = await checkEndpoint(cfg.agents[name]);
+        const result = await checkAgentEndpoint(cfg.agents[name]);
         if (!result) continue;
         write(`  Agent ${`${name}:`.padEnd(14)} ${result.url} ${result.ok ? 'reachable' : `UNREACHABLE (${result.error})`}\n`);
         if (!result.ok) failed = true;
@@ -155,20 +146,5 @@ export class ValidateCommand extends CommandRunner {
   @Option({ flags: '--check-tokens', description: 'inspect token sources instead of the basic token check: inline token, token_file readable and non-empty, or env var set' })
   parseCheckTokens(): boolean {
     return true;
-  }
-}
-
-/** The endpoint a REST agent calls, and whether it answers HTTP at all; undefined for CLI agents. */
-async function checkEndpoint(agent: AgentConfig): Promise<{ url: string; ok: boolean; error?: string } | undefined> {
-  let url: string;
-  if (agent.type === 'perplexity') url = agent.base_url?.trim() || PERPLEXITY_DEFAULT_ENDPOINT;
-  else if (agent.type === 'xai') url = xaiEndpoint(agent.base_url ?? '');
-  else return undefined;
-  try {
-    await fetch(url, { method: 'HEAD', signal: AbortSignal.timeout(5000) });
-    return { url, ok: true };
-  } catch (err) {
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    return { url, ok: false, error: cause?.code ?? cause?.message ?? (err as Error).message };
   }
 }
