@@ -1,50 +1,10 @@
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
-import { generateTaskId, readUserFile, validateTaskId } from '@app/storage';
+import { generateTaskId, validateTaskId } from '@app/storage';
 import { checkAgentName, RunnerService } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { collect } from './support/options';
+import { batchPrompts, list, type BatchFlags } from './job-batch-flags';
 import { agentCallerEnv, asCliError, checkDir, loadRunConfig, optionalDuration, resolveScope, runRoot, withParentOptions } from './job-common';
-
-interface BatchFlags {
-  root?: string;
-  config?: string;
-  project?: string;
-  task?: string[] | string;
-  agent?: string;
-  prompt?: string[] | string;
-  promptFile?: string[] | string;
-  cwd?: string;
-  conductorUrl?: string;
-  parentRunId?: string;
-  timeout?: string;
-  continueOnFail?: boolean;
-}
-
-function list(value: string[] | string | undefined): string[] {
-  if (value === undefined) return [];
-  return Array.isArray(value) ? value : [value];
-}
-
-/** All --prompt values, then all --prompt-file contents (cli-storage.md §1.6). */
-export function batchPrompts(flags: BatchFlags): string[] {
-  const prompts: string[] = [];
-  list(flags.prompt).forEach((p, i) => {
-    if (!p.trim()) throw new UsageError(`prompt at index ${i} is empty`);
-    prompts.push(p.trim());
-  });
-  for (const file of list(flags.promptFile)) {
-    let text: string;
-    try {
-      text = readUserFile(file);
-    } catch (err) {
-      throw new UsageError(`read prompt file: ${(err as Error).message}`);
-    }
-    if (!text.trim()) throw new UsageError(`prompt file "${file}" is empty`);
-    prompts.push(text.trim());
-  }
-  if (prompts.length === 0) throw new UsageError('at least one --prompt or --prompt-file is required');
-  return prompts;
-}
 
 @SubCommand({
   name: 'batch',
