@@ -1,4 +1,4 @@
-export { ScaleoutError, validateHostId, TASKS_STREAM, CHANGES_STREAM, CONTROL_STREAM, CLAIMS_STREAM } from './subjects';
+export { ScaleoutError, validateHostId, TASKS_STREAM, CHANGES_STREAM, CONTROL_STREAM, CLAIMS_STREAM, WORKERS_CONSUMER } from './subjects';
 export { claimTask, decodeClaim, readClaim, type Claim, type StoredClaim } from './claims';
 export { connectNats, validateNatsUrl, publishDurably, syncNote, DEFAULT_LEASE_MS, type NatsLink, type LinkOptions } from './nats';
 export { applyRecord, decodeRecord, recordHeaders, splitEntries, type ChangeRecord, type ChangeOp } from './change-record';

@@ -3,7 +3,7 @@ import type * as JetStream from '@nats-io/jetstream';
 import type { JetStreamClient, JetStreamManager, StreamConfig } from '@nats-io/jetstream';
 import type { MsgHdrs, NatsConnection } from '@nats-io/nats-core';
 import { connectionAuth, type NatsAuth } from './auth';
-import { CHANGES_STREAM, CLAIMS_STREAM, CONTROL_STREAM, ScaleoutError, TASKS_STREAM, WORKERS_CONSUMER } from './subjects';
+import { CHANGES_STREAM, CLAIMS_STREAM, CONTROL_STREAM, ScaleoutError, TASKS_STREAM } from './subjects';
 
 let loaded: { transport: typeof TransportNode; jetstream: typeof JetStream } | undefined;
 /**
@@ -35,8 +35,6 @@ export interface NatsLink {
 export interface LinkOptions {
   /** JetStream deduplication window of task submissions (default 2 min). */
   dedupWindowMs?: number;
-  /** Ack wait of the workers' consumer: how long a task stays leased without a heartbeat (default 30 s). */
-  leaseMs?: number;
   /** Credentials and TLS (docs/scale-out.md "Authentication and TLS"). */
   auth?: NatsAuth;
   /** Bounds of the streams this client creates (docs/scale-out.md "Retention"). */
@@ -103,7 +101,7 @@ export function validateNatsUrl(url: string): string {
 export async function connectNats(url: string, name: string, opts: LinkOptions = {}): Promise<NatsLink> {
   validateNatsUrl(url);
   const { transport, jetstream: jsmod } = natsClient();
-  const { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType } = jsmod;
+  const { DiscardPolicy, RetentionPolicy, StorageType } = jsmod;
   const r = { ...DEFAULT_RETENTION, ...opts.retention };
   // an unreachable server at start is one clear error; after that, reconnect forever
   let nc: NatsConnection;
@@ -151,13 +149,6 @@ export async function connectNats(url: string, name: string, opts: LinkOptions =
     max_age: nanos(r.tasksMaxAgeMs),
     max_bytes: r.claimsMaxBytes,
     discard: DiscardPolicy.Old,
-  });
-  await ensureConsumer(jsm, TASKS_STREAM, {
-    durable_name: WORKERS_CONSUMER,
-    ack_policy: AckPolicy.Explicit,
-    ack_wait: nanos(opts.leaseMs ?? DEFAULT_LEASE_MS),
-    max_deliver: -1,
-    deliver_policy: DeliverPolicy.All,
   });
   return { nc, js: jsmod.jetstream(nc), jsm, serverVersion: nc.info?.version, close: () => nc.close() };
 }

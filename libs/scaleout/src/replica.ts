@@ -50,6 +50,8 @@ export class ScaleoutServer implements TaskWrites {
     private readonly root: string,
     private readonly opts: LinkOptions & {
       log?: (line: string) => void;
+      /** After start, a task no heartbeat has listed yet counts as alive this long (default: the default lease). */
+      leaseMs?: number;
       onApplied?: (e: ReplicaEvent) => void;
       /** How long a routed write waits for the owning worker's confirmation (default 15 s). */
       writeTimeoutMs?: number;

@@ -153,3 +153,13 @@ export function decodeRoutedWrite(data: Uint8Array): RoutedWrite {
 
 /** Message id of a submission: one launch (task + first run) is queued once within the dedup window. */
 export const submissionId = (t: QueuedTask) => `${t.projectId}/${t.taskId}/${t.runId}`;
+
+/** `<project>/<task>` of a control message ('*' for a snapshot or anything unreadable). */
+export function controlKey(data: Uint8Array): string {
+  try {
+    const w = (JSON.parse(Buffer.from(data).toString('utf8')) as { write?: { projectId?: unknown; taskId?: unknown } }).write;
+    return w ? `${String(w.projectId)}/${String(w.taskId)}` : '*';
+  } catch {
+    return '*';
+  }
+}

@@ -9,6 +9,8 @@ import { recordHeaders } from './change-record';
 import type { NatsAuth } from './auth';
 import { connectNats, DEFAULT_LEASE_MS, syncNote, publishDurably, type NatsLink } from './nats';
 import { ensureControlConsumer } from './control-consumer';
+import { ensureWorkersConsumer } from './workers-consumer';
+import { ackDelivery, retryThroughOutage } from './worker-acks';
 import { heartbeatSubject } from './heartbeat';
 import { ownEpoch, publishClaimRecord, stopIfClaimedElsewhere } from './worker-fence';
 import { failOrphanRuns, replayTask } from './replay';
@@ -16,7 +18,7 @@ import { prepareQueuedTask } from './task-setup';
 import { followServerPosts } from './server-posts';
 import { reconcileOrphans } from './orphans';
 import { ALL_HOSTS, CONTROL_STREAM, TASKS_STREAM, validateHostId, WORKERS_CONSUMER } from './subjects';
-import { decodeQueuedTask, decodeRoutedWrite, isSnapshotRequest, type QueuedTask, type RoutedWrite } from './task-message';
+import { controlKey, decodeQueuedTask, decodeRoutedWrite, isSnapshotRequest, type QueuedTask, type RoutedWrite } from './task-message';
 import { applyTaskWrite, holdsTask, toWireError, type TaskWriteResult, type WireError } from './task-writes';
 
 export interface WorkerOptions {
@@ -52,16 +54,6 @@ interface Active {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** `<project>/<task>` of a control message ('*' for a snapshot or anything unreadable). */
-function controlKey(data: Uint8Array): string {
-  try {
-    const w = (JSON.parse(Buffer.from(data).toString('utf8')) as { write?: { projectId?: unknown; taskId?: unknown } }).write;
-    return w ? `${String(w.projectId)}/${String(w.taskId)}` : '*';
-  } catch {
-    return '*';
-  }
-}
-
 /**
  * `run-agent worker`: pulls root tasks from CONDUCTOR_TASKS (at most `capacity` at once), runs
  * each with the normal runner in its own runs root, keeps the lease alive with heartbeats
@@ -86,7 +78,8 @@ export class Worker {
   /** This process's claim epoch of each task it ran (the `Cl-Epoch` of its records, see epochs.ts). */
   private readonly epochs = new Map<string, number>();
   readonly capacity: number;
-  readonly leaseMs: number;
+  /** The queue's ack wait once started (workers-consumer.ts): what this worker heartbeats within. */
+  leaseMs: number;
 
   constructor(private readonly opts: WorkerOptions) {
     validateHostId(opts.host);
@@ -100,8 +93,9 @@ export class Worker {
   }
 
   async start(): Promise<void> {
-    this.link = await connectNats(this.opts.url, `worker-${this.opts.host}`, { leaseMs: this.leaseMs, auth: this.opts.auth });
+    this.link = await connectNats(this.opts.url, `worker-${this.opts.host}`, { auth: this.opts.auth });
     this.log(syncNote(this.link.serverVersion));
+    this.leaseMs = await ensureWorkersConsumer(this.link.jsm, this.opts.leaseMs, (l) => this.log(l));
     for (const key of await reconcileOrphans(this.opts.root, this.opts.host)) {
       this.released.add(key);
       this.log(`stopped the orphaned runs of ${key} (left by a killed worker process; the task continues from the queue)`);
@@ -312,7 +306,7 @@ export class Worker {
     let started = false;
     try {
       const mine = { host: this.opts.host, leaseMs: this.leaseMs };
-      const outcome = await this.retry(() => claimTask(this.link, this.watch, task.projectId, task.taskId, mine));
+      const outcome = await retryThroughOutage(this.link, () => claimTask(this.link, this.watch, task.projectId, task.taskId, mine));
       if ('busy' in outcome) {
         // redelivered while its holder still runs it (e.g. after a NATS restart): the holder acks it
         this.log(`task ${task.projectId}/${task.taskId} is running on ${outcome.busy}: left to it`);
@@ -322,10 +316,10 @@ export class Worker {
       entry.claim = outcome.claimed;
       this.epochs.set(`${task.projectId}/${task.taskId}`, outcome.claimed.seq);
       // before any other record of this host: from here on the replica drops the previous owner's late records
-      await this.retry(() => publishClaimRecord(this.link, this.opts.host, task.projectId, task.taskId, outcome.claimed));
+      await retryThroughOutage(this.link, () => publishClaimRecord(this.link, this.opts.host, task.projectId, task.taskId, outcome.claimed));
       const takeover = entry.msg.info.deliveryCount > 1 || !existsSync(join(taskDir, 'TASK.md'));
       if (takeover) {
-        const n = await this.retry(() => replayTask(this.link, this.opts.root, task.projectId, task.taskId));
+        const n = await retryThroughOutage(this.link, () => replayTask(this.link, this.opts.root, task.projectId, task.taskId));
         this.tailer.adopt(task.projectId, task.taskId);
         if (n > 0) {
           const failed = await failOrphanRuns(taskDir, this.opts.host);
@@ -362,47 +356,19 @@ export class Worker {
       }
       await this.tailer.flush();
       this.tailer.untrack(task.projectId, task.taskId);
-      if (!entry.lost) await this.ack(entry);
+      if (!entry.lost) await ackDelivery(entry, (l) => this.log(l));
     } catch (err) {
       this.log(`task ${task.projectId}/${task.taskId} failed${started ? '' : ' to start'}: ${(err as Error).message}`);
       await this.tailer.flush().catch(() => undefined);
       this.tailer.untrack(task.projectId, task.taskId);
       // not started here: hand it back to the queue rather than dropping it
       if (entry.lost) return;
-      if (started) await this.ack(entry);
+      if (started) await ackDelivery(entry, (l) => this.log(l));
       else entry.msg.nak(1000);
     } finally {
       clearInterval(heartbeat);
       // the loop ended here (or never started): the next delivery of the task claims it at once
       if (entry.claim && !entry.lost) await releaseClaim(this.link, task.projectId, task.taskId, entry.claim).catch((err) => this.log(`release claim: ${(err as Error).message}`));
     }
-  }
-
-  /** Retries a JetStream API call through a NATS outage (about a minute). */
-  private async retry<T>(fn: () => Promise<T>): Promise<T> {
-    for (let i = 0; ; i++) {
-      try {
-        return await fn();
-      } catch (err) {
-        if (i >= 120 || this.link.nc.isClosed()) throw err;
-        await sleep(500);
-      }
-    }
-  }
-
-  /** Acks the current delivery, retrying through a reconnect (a lost ack would rerun the task elsewhere). */
-  private async ack(entry: Active): Promise<void> {
-    for (let i = 0; i < 40; i++) {
-      try {
-        if (await entry.msg.ackAck({ timeout: 2000 })) {
-          for (const m of entry.others) m.ack();
-          return;
-        }
-      } catch {
-        // not connected: retry
-      }
-      await sleep(250);
-    }
-    this.log('ack not confirmed; the task may be redelivered and will then be found DONE');
   }
 }
