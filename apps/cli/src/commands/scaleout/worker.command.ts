@@ -88,7 +88,7 @@ export class WorkerCommand extends NatsAuthOptionParsers {
     return value;
   }
 
-  @Option({ flags: '--lease <duration>', description: 'a task whose worker misses heartbeats this long moves to another worker (default 30s)' })
+  @Option({ flags: '--lease <duration>', description: 'a task whose worker misses heartbeats this long moves to another worker; the lease is one for the whole cluster, set by the last worker given it (default: the queue’s, 30s for a new queue)' })
   parseLease(value: string): string {
     return value;
   }
