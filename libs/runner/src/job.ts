@@ -136,7 +136,7 @@ async function runCreated(
   const agentVersion = await detectVersion(spec, { ...process.env, ...opts.env }, opts.registry);
   let slot: RunSlot;
   const stopWatch = watchStopRequest(runDir, opts.signal);
-  const queued = queuedMark(infoPath, { enabled: !!opts.parentRunId, alreadySet: !!admitted.queued, fence: opts.fence });
+  const queued = queuedMark(infoPath, { alreadySet: !!admitted.queued, fence: opts.fence, record: opts.parentRunId ? undefined : runnerSentinel(base) });
   try {
     if (admitted.queued) await waitForChildPlace(opts, admitted.queued, { runId, signal: stopWatch.signal, post: postInfo(bus, opts, runId) }).then(gotChildSlot);
     await admitByMemory({
@@ -163,10 +163,11 @@ async function runCreated(
       throw err;
     });
   } catch (err) {
-    const early = opts.parentRunId ? await finishIfStoppedBeforeStart({ runId, runDir, infoPath, fence: opts.fence }) : undefined;
+    const recorded = !!opts.parentRunId || queued.recorded;
+    const early = recorded ? await finishIfStoppedBeforeStart({ runId, runDir, infoPath, fence: opts.fence }) : undefined;
     if (early) return early;
     const message = errorText(err);
-    if (opts.parentRunId) {
+    if (recorded) {
       await updateRunInfo(infoPath, (i) => ({ ...i, status: 'failed', end_time: new Date(), error_summary: message }), { fence: opts.fence }).catch(() => undefined);
     }
     return { runId, runDir, ok: false, error: message };

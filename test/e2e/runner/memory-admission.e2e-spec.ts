@@ -24,12 +24,17 @@ describe('memory-aware admission: defaults.min_available_memory (issue #33)', ()
     });
     await waitFor('the waiting INFO', () => busTypesAndBodies(bus).some((l) => l.startsWith('INFO waiting for memory')));
     expect(busTypesAndBodies(bus)).toEqual(['INFO waiting for memory: available 1 GiB < floor 2 GiB (defaults.min_available_memory)']);
-    // no agent was started: a root run has no run-info before its agent
-    expect(runInfos(layout.taskDir(PROJECT, task))).toEqual([]);
+    // no agent was started; the root run's record says it is queued, and why
+    const waiting = await waitFor('the root run marked queued', () => runInfos(layout.taskDir(PROJECT, task)).find((i) => !!i.queued_reason));
+    expect(waiting.queued_reason).toBe('queued: waiting for memory: available 1 GiB < floor 2 GiB (defaults.min_available_memory)');
+    expect(runState(waiting)).toBe('queued');
+    expect(waiting).toMatchObject({ pid: process.pid, starting: true });
     setAvailable(3 * 1024 * 1024);
     const result = await job;
     expect(result.ok).toBe(true);
     expect(result.info?.pid).toBeGreaterThan(0);
+    expect(runInfos(layout.taskDir(PROJECT, task))).toEqual([expect.objectContaining({ status: 'completed', run_id: waiting.run_id })]);
+    expect(runInfos(layout.taskDir(PROJECT, task))[0].queued_reason).toBeUndefined();
     const lines = busTypesAndBodies(bus);
     expect(lines.filter((l) => l.startsWith('INFO waiting for memory'))).toHaveLength(1);
     expect(lines).toContain('INFO memory available: 3 GiB >= floor 2 GiB; starting');
@@ -73,6 +78,8 @@ describe('memory-aware admission: defaults.min_available_memory (issue #33)', ()
     const result = await job;
     expect(result.ok).toBe(false);
     expect(result.error).toBe('stopped while waiting for memory: test stop');
-    expect(runInfos(layout.taskDir(PROJECT, task))).toEqual([]);
+    // the queued record is finalised, never left `running` for a runner that went on
+    expect(runInfos(layout.taskDir(PROJECT, task))).toEqual([expect.objectContaining({ status: 'failed', error_summary: 'stopped while waiting for memory: test stop' })]);
+    expect(runInfos(layout.taskDir(PROJECT, task))[0].queued_reason).toBeUndefined();
   });
 });
