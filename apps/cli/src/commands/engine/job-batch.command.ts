@@ -3,7 +3,7 @@ import { generateTaskId, readUserFile, validateTaskId } from '@app/storage';
 import { checkAgentName, RunnerService } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { collect } from './support/options';
-import { agentCallerEnv, asCliError, checkDir, loadRunConfig, optionalDuration, resolveScope, runRoot, withParentOptions } from './job-common';
+import { agentCallerEnv, checkDir, loadRunConfig, optionalDuration, resolveScope, runRoot, withParentOptions } from './job-common';
 
 interface BatchFlags {
   root?: string;
@@ -57,11 +57,7 @@ export class JobBatchCommand extends CommandRunner {
 
   async run(_args: string[], options: BatchFlags = {}): Promise<void> {
     const flags = withParentOptions(this.command, options);
-    try {
-      await this.runBatch(flags);
-    } catch (err) {
-      throw asCliError(err);
-    }
+    await this.runBatch(flags);
   }
 
   private async runBatch(flags: BatchFlags): Promise<void> {

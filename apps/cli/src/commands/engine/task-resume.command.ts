@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { SubCommand } from 'nest-commander';
 import { clearStopMarkers, existingTaskDir, pathExists, RunsLayout } from '@app/storage';
 import { RunnerService } from '@app/runner';
-import { agentCallerEnv, asCliError, checkDir, loadRunConfig, resolveScope, runRoot, withParentOptions } from './job-common';
+import { agentCallerEnv, checkDir, loadRunConfig, resolveScope, runRoot, withParentOptions } from './job-common';
 import { isolationFromFlags, LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
 
 export const RESUME_MAX_RESTARTS = 3;
@@ -20,11 +20,7 @@ export class TaskResumeCommand extends LoopFlagParsers {
 
   async run(_args: string[], options: LoopFlags = {}): Promise<void> {
     const flags = withParentOptions(this.command, options);
-    try {
-      await this.resume(flags);
-    } catch (err) {
-      throw asCliError(err);
-    }
+    await this.resume(flags);
   }
 
   private async resume(flags: LoopFlags): Promise<void> {

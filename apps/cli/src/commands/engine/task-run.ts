@@ -4,7 +4,7 @@
  */
 import { DEFAULT_RESTART_DELAY_MS, type RunnerService, type TaskResult } from '@app/runner';
 import { RunsLayout } from '@app/storage';
-import { agentCallerEnv, asCliError, checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
+import { agentCallerEnv, checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
 import { isolationFromFlags, loopSettings } from '@app/runner';
 import { startTaskProgress } from './progress/task-progress';
 import type { TaskFlags } from './task-flags';
@@ -19,11 +19,7 @@ export function throwIfNotDone(result: TaskResult): void {
 }
 
 export async function runTaskCommand(flags: TaskFlags, seams: TaskSeams): Promise<void> {
-  try {
-    await runTask(flags, seams);
-  } catch (err) {
-    throw asCliError(err);
-  }
+  await runTask(flags, seams);
 }
 
 async function runTask(flags: TaskFlags, seams: TaskSeams): Promise<void> {
