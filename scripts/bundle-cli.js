@@ -95,7 +95,7 @@ const config = {
   externals: externalsOf(EXTERNAL, path.dirname(BUNDLE)),
   module: {
     rules: [
-      // re-exporting index files of NestJS, rxjs and our libs load what they name on first use
+      // re-exporting index files of our libs load what they name on first use (no third-party file is rewritten)
       { test: lazyBarrels('cli'), loader: path.join(shims, 'lazy-barrel-loader.js') },
     ],
     parser: {
