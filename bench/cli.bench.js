@@ -56,10 +56,10 @@ function cpu(cmd, args, env) {
 const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
 
 /** Spawn → the agent's first instruction, in ms (the CLI keeps running until the task ends). */
-function untilAgentStarts(bin, args, s) {
+function untilAgentStarts(bin, args, s, node = process.execPath) {
   fs.rmSync(s.stamp, { force: true });
   const t0 = wallNs();
-  const r = spawnSync(process.execPath, [bin, ...args], { env: s.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const r = spawnSync(node, [bin, ...args], { env: s.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return Number(BigInt(fs.readFileSync(s.stamp, 'utf8').trim()) - t0) / 1e6;
 }
@@ -75,6 +75,58 @@ async function concurrentTasks(bin, s, n) {
   const failed = codes.filter((c) => c !== 0).length;
   if (failed) throw new Error(`${failed} of ${n} concurrent run-agent task processes failed`);
   return ms;
+}
+
+// The other supported Node line (22 or 24; issue #32: the CLI figures on both), informative: a
+// binary named by BENCH_NODE_<major>, else where .ci/run installs it, else /opt/node<major>.
+const LINES = ['22', '24'];
+function nodeOfLine(major) {
+  const pkg = `node-${process.platform}-${process.arch}`;
+  const candidates = [process.env[`BENCH_NODE_${major}`], path.join(process.env.TMPDIR || '/tmp', `conductor-ci-node-${major}`, 'node_modules', pkg, 'bin', 'node'), path.join('/opt', `node${major}`, 'node_modules', pkg, 'bin', 'node')];
+  return candidates.find((c) => c && fs.existsSync(c) && spawnSync(c, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).stdout?.trim() === major);
+}
+
+/** Why `args` cannot run under `node` here (one line), or undefined: e.g. fs-ext built for another Node's ABI. */
+function cannotRun(node, bin, args, env) {
+  const r = spawnSync(node, [bin, ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return r.status === 0 ? undefined : (r.stderr.split('\n').find((l) => l.trim()) ?? `exit ${r.status}`).slice(0, 140);
+}
+
+/** The same CLI figures (wall ÷ that Node's own `node -e 0`, interleaved) on the other supported Node line. */
+function otherNodeLines(bin, s, commands, rounds) {
+  const own = process.versions.node.split('.')[0];
+  const figures = [];
+  for (const major of LINES.filter((l) => l !== own)) {
+    const node = nodeOfLine(major);
+    if (!node) {
+      figures.push({ name: `Node ${major}: not found (set BENCH_NODE_${major})`, value: 0, unit: '', better: 'lower' });
+      continue;
+    }
+    const version = spawnSync(node, ['-v'], { encoding: 'utf8' }).stdout.trim();
+    const runnable = {};
+    const taskArgs = () => ['task', '--project', PROJECT, '--task', taskId('n' + major), '--config', s.config, '--prompt', 'x', '--restart-delay', '0s'];
+    for (const [name, args] of Object.entries({ ...commands, task: taskArgs() })) {
+      const why = cannotRun(node, bin, args, s.env);
+      if (why) figures.push({ name: `Node ${major}: run-agent ${name}`, value: 0, unit: '', better: 'lower', note: `not measured: ${why}` });
+      else runnable[name] = args;
+    }
+    const base = [];
+    const times = Object.fromEntries(Object.keys(runnable).map((k) => [k, []]));
+    for (let i = 0; i < rounds; i++) {
+      for (const [name, args] of Object.entries(runnable)) {
+        base.push(run(node, ['-e', '0'], s.env));
+        if (name === 'task') times[name].push(untilAgentStarts(bin, taskArgs(), s, node));
+        else times[name].push(run(node, [bin, ...args], s.env));
+      }
+    }
+    const b = median(base);
+    figures.push({ name: `Node ${major}: baseline node -e 0 (median, same run)`, value: b, unit: 'ms', better: 'lower', note: version });
+    for (const [name, t] of Object.entries(times)) {
+      const what = name === 'task' ? 'task: start-up to agent spawn' : name;
+      figures.push({ name: `Node ${major}: run-agent ${what} ÷ node -e 0`, value: median(t) / b, unit: '×', better: 'lower', note: `${median(t).toFixed(0)} ms; informative` });
+    }
+  }
+  return figures;
 }
 
 module.exports.run = async function runBench(ctx) {
@@ -136,6 +188,7 @@ module.exports.run = async function runBench(ctx) {
   figures.push({ name: 'run-agent task: start-up to agent spawn ÷ node -e 0', value: ratio(median(startTask)), unit: '×', target: 2, better: 'lower', note: `${median(startTask).toFixed(0)} ms` });
   figures.push({ name: 'run-agent job: start-up to agent spawn ÷ node -e 0', value: ratio(median(startJob)), unit: '×', target: 2, better: 'lower', note: `${median(startJob).toFixed(0)} ms` });
   figures.push({ name: 'run-agent task, 10 ms agent, end to end ÷ node -e 0', value: ratio(median(endToEnd)), unit: '×', target: 2.5, better: 'lower', note: `${median(endToEnd).toFixed(0)} ms` });
+  figures.push(...otherNodeLines(bin, s, commands, rounds));
   const conc = await concurrentTasks(bin, s, 50);
   figures.push({ name: '50 concurrent run-agent task processes (10 ms agent)', value: conc, unit: 'ms', target: 7000, better: 'lower',
     note: `${(conc / b).toFixed(0)}× node -e 0; target = 2× upstream's 3.4 s (#15)` });

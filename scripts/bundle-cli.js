@@ -42,8 +42,8 @@ const lazyRequire = (pattern, queryOf) =>
     data.request = request;
     for (const dependency of data.dependencies) dependency.request = request;
   });
-/** The barrels (index.js) whose re-exports the lazy-barrel loader defers: NestJS's, rxjs's and the app's own libs. */
-const lazyBarrels = (app) => new RegExp(`([\\\\/]node_modules[\\\\/](@nestjs[\\\\/](common|core)|rxjs[\\\\/]dist[\\\\/]cjs)|[\\\\/]dist[\\\\/]apps[\\\\/]${app}[\\\\/]libs)([\\\\/].*)?[\\\\/]index\\.js$`);
+/** The barrels (index.js) whose re-exports the lazy-barrel loader defers: the app's own libs only (no third-party source is rewritten). */
+const lazyBarrels = (app) => new RegExp(`[\\\\/]dist[\\\\/]apps[\\\\/]${app}[\\\\/]libs[\\\\/].*[\\\\/]index\\.js$`);
 const packageOf = (request) => request.split('/').slice(0, request.startsWith('@') ? 2 : 1).join('/');
 const resolvedFrom = (request, dir) => {
   try {
@@ -95,7 +95,7 @@ const config = {
   externals: externalsOf(EXTERNAL, path.dirname(BUNDLE)),
   module: {
     rules: [
-      // re-exporting index files of NestJS, rxjs and our libs load what they name on first use
+      // re-exporting index files of our libs load what they name on first use (no third-party file is rewritten)
       { test: lazyBarrels('cli'), loader: path.join(shims, 'lazy-barrel-loader.js') },
     ],
     parser: {

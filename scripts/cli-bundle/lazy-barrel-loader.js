@@ -1,10 +1,11 @@
 'use strict';
-// Webpack loader of the CLI bundle (scripts/bundle-cli.js): makes CommonJS "barrel" files lazy.
-// A barrel (an index.js that only re-exports, as tsc emits it for `export * from` and
-// `export { x } from`) loads every file it names when it loads; @nestjs/common's alone evaluates
-// pipes, serializers and file streams that no command uses. Here each re-exported file is loaded
-// on the first read of one of its exports instead. A file with any other statement is left as it
-// is, so only side-effect-free re-exports change (docs/decisions.md, "CLI start-up: one bundle").
+// Webpack loader of the CLI and API bundles (scripts/bundle-cli.js, bundle-api.js): makes our own
+// libs' CommonJS "barrel" files lazy (no third-party file: bundle-cli.js's lazyBarrels). A barrel
+// (an index.js that only re-exports, as tsc emits it for `export * from` and `export { x } from`)
+// loads every file it names when it loads; each lib's index names its Nest module, and NestJS with
+// it. Here each re-exported file is loaded on the first read of one of its exports instead. A file
+// with any other statement is left as it is, so only side-effect-free re-exports change
+// (docs/decisions/startup-and-memory.md, "The lazy barrels: our libs only").
 const path = require('node:path');
 const acorn = require('acorn');
 // export names are read by loading the real files, as the app does: Nest's decorators need the Reflect metadata API first

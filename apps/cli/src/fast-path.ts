@@ -8,8 +8,8 @@
  * `bus read --follow` and `output --follow` go to the Nest path. A bare `conductor` (no arguments)
  * starts the server through the same function `serve` runs.
  * What this file loads at once is plain (Nest-free): the flag files import types only. The hot
- * bodies, loaded when named, use the lib barrels; the bundle makes those lazy, so `status` and
- * `list` evaluate no NestJS module and `task`/`job`/`stop` only the decorators of the runner's classes.
+ * bodies, loaded when named, use the lib barrels; the bundle makes those lazy, so no hot command
+ * evaluates a NestJS module (the runner, agent registry and webhook service are plain classes).
  */
 import { attachFlagValues, parseFlagArgs } from '@app/boot';
 import { reportError, setJsonErrors } from './common/cli-errors';

@@ -1,4 +1,3 @@
-import { Injectable } from '@nestjs/common';
 import { didYouMean } from '@app/storage';
 import { AgentError } from './agents.errors';
 import { AGENT_TYPES, AgentConfigLike, AgentSpec, CliAgentSpec, isAgentType, normalizeAgentType, RestAgentConfig, RestRunContext, tokenEnvVarFor } from './agent.types';
@@ -102,8 +101,8 @@ export function checkGeminiStreamJson(geminiPath: string, env?: Record<string, s
 /**
  * Turns a configured agent into an {@link AgentSpec}: how to spawn a CLI agent, or the in-process
  * call of a REST agent. Every problem a restart cannot fix is an AgentError with a fatal code.
+ * A plain class (no NestJS import, for the CLI's hot path): AgentsModule provides it through createAgentRegistry.
  */
-@Injectable()
 export class AgentRegistry {
   versionTimeoutMs = 10_000;
   /** Retry/timeout knobs handed to the REST backends. */

@@ -1,8 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AgentRegistry } from './agent-registry';
-import { AGENT_REGISTRY } from './agents.providers';
+import { AGENT_REGISTRY, createAgentRegistry } from './agents.providers';
 
-const providers = [AgentRegistry, { provide: AGENT_REGISTRY, useExisting: AgentRegistry }];
+const providers = [{ provide: AgentRegistry, useFactory: createAgentRegistry }, { provide: AGENT_REGISTRY, useExisting: AgentRegistry }];
 
 /** Provides the agent backends' registry (AGENT_REGISTRY, also injectable by class). */
 @Module({ providers, exports: [AgentRegistry, AGENT_REGISTRY] })

@@ -186,24 +186,65 @@ export function parseTimestamp(text: string): Date | undefined {
   return d;
 }
 
-/** Fast path for headers in our own (and upstream's) usual layout: only `key: scalar` lines. */
+/** A one-line scalar of the fast layout (plain or double-quoted), or undefined (the YAML parser decides). */
+function simpleValue(value: string): string | undefined {
+  if (value.startsWith('"')) return unquoteDouble(value);
+  return value === '' || (canBePlainValue(value) && value === value.trim()) ? value : undefined;
+}
+
+/** `key: value` (or `key:`) → [key, value], or undefined. */
+function keyValue(l: string): [string, string] | undefined {
+  const colon = l.indexOf(': ');
+  const key = colon < 0 ? (l.endsWith(':') ? l.slice(0, -1) : '') : l.slice(0, colon);
+  const value = simpleValue(colon < 0 ? '' : l.slice(colon + 2));
+  return key === '' || value === undefined ? undefined : [key, value];
+}
+
+const LIST_KEYS: Record<string, Set<string>> = { parents: new Set(['msg_id', 'kind']), links: new Set(['url', 'label', 'kind']) };
+const ITEM = `${INDENT}- `;
+const ITEM_FIELD = `${INDENT}  `;
+const PLAIN_KEY = /^[A-Za-z0-9_][A-Za-z0-9_./-]*$/;
+
+/**
+ * Fast path for headers in our own (and upstream's) usual layout, the one emitHeader writes:
+ * `key: scalar` lines, and the `parents`/`links` lists and the `meta` map as emitHeader indents
+ * them (one-line scalars only). Anything else answers undefined and goes to the YAML parser.
+ */
 function parseSimple(text: string): ParsedHeader | undefined {
   const h = emptyHeader();
   const rec = h as unknown as Record<string, string>;
+  const lists: Record<string, Record<string, string>[]> = {};
+  let meta: Record<string, string> | undefined;
+  let section: 'parents' | 'links' | 'meta' | undefined;
   for (const line of text.split('\n')) {
     const l = line.endsWith('\r') ? line.slice(0, -1) : line;
     if (l === '') continue;
-    const colon = l.indexOf(': ');
-    const key = colon < 0 ? (l.endsWith(':') ? l.slice(0, -1) : '') : l.slice(0, colon);
-    if (!SIMPLE_KEYS.has(key)) return undefined;
-    let value = colon < 0 ? '' : l.slice(colon + 2);
-    if (value.startsWith('"')) {
-      const u = unquoteDouble(value);
-      if (u === undefined) return undefined;
-      value = u;
-    } else if (value !== '' && (!canBePlainValue(value) || value !== value.trim())) {
-      return undefined;
+    if (section && l.startsWith(INDENT)) {
+      const items = section === 'meta' ? undefined : lists[section];
+      const field = items && l.startsWith(ITEM) ? l.slice(ITEM.length) : items && l.startsWith(ITEM_FIELD) && items.length > 0 ? l.slice(ITEM_FIELD.length) : l.slice(INDENT.length);
+      const kv = keyValue(field);
+      if (!kv) return undefined;
+      if (!items) {
+        if (!PLAIN_KEY.test(kv[0])) return undefined;
+        meta![kv[0]] = kv[1];
+      } else {
+        if (!LIST_KEYS[section].has(kv[0]) || field === l.slice(INDENT.length)) return undefined;
+        if (l.startsWith(ITEM)) items.push({});
+        items[items.length - 1][kv[0]] = kv[1];
+      }
+      continue;
     }
+    section = undefined;
+    if (l === 'parents:' || l === 'links:' || l === 'meta:') {
+      section = l.slice(0, -1) as 'parents' | 'links' | 'meta';
+      if (section === 'meta' ? meta : lists[section]) return undefined;
+      if (section === 'meta') meta = {};
+      else lists[section] = [];
+      continue;
+    }
+    const kv = keyValue(l);
+    if (!kv || !SIMPLE_KEYS.has(kv[0])) return undefined;
+    const [key, value] = kv;
     if (key === 'ts') {
       const ts = parseTimestamp(value);
       if (!ts) return undefined;
@@ -215,6 +256,10 @@ function parseSimple(text: string): ParsedHeader | undefined {
       rec[key] = value;
     }
   }
+  // as parseGeneric builds them from the YAML document
+  if (lists.parents?.length) h.parents = lists.parents.map((p) => (p.kind ? { msg_id: p.msg_id ?? '', kind: p.kind } : { msg_id: p.msg_id ?? '' }));
+  if (lists.links?.length) h.links = lists.links.map((k) => ({ url: k.url ?? '', ...(k.label ? { label: k.label } : {}), ...(k.kind ? { kind: k.kind } : {}) }));
+  if (meta && Object.keys(meta).length > 0) h.meta = meta;
   return h;
 }
 
@@ -236,7 +281,8 @@ function strMap(v: unknown, what: string): Record<string, string> | undefined {
   return out;
 }
 
-function parseGeneric(text: string): ParsedHeader {
+/** The YAML parser's reading of a header (exported for the tests that compare it with the fast path). */
+export function parseGeneric(text: string): ParsedHeader {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const YAML = require('yaml') as typeof import('yaml');
   // Failsafe schema: every scalar stays the exact string written, as Go decodes into string fields.

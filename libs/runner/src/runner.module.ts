@@ -1,6 +1,15 @@
 import { DynamicModule, Module, ModuleMetadata, Provider } from '@nestjs/common';
 import { AGENT_EXECUTOR, createAgentExecutor, RUNNER_OPTIONS, RunnerModuleOptions, TASK_DISPATCHER } from './runner.providers';
+import { AGENT_REGISTRY, type AgentRegistry } from '@app/agents';
+import { LIVENESS_PROBE, type LivenessProbe } from '@app/storage';
+import type { AgentExecutor } from './agent-executor';
+import { WEBHOOK_SENDER } from './runner.providers';
+import { createRunnerService } from './runner-service.providers';
 import { RunnerService } from './runner.service';
+import type { WebhookSender } from './webhook';
+
+// RunnerService is a plain class: its parts come from these tokens (each optional, as the engine falls back)
+const RUNNER_SERVICE_INJECT = [AGENT_EXECUTOR, AGENT_REGISTRY, LIVENESS_PROBE, RUNNER_OPTIONS, WEBHOOK_SENDER].map((token) => ({ token, optional: true }));
 
 export interface RunnerModuleAsyncOptions {
   imports?: ModuleMetadata['imports'];
@@ -12,7 +21,12 @@ function providers(options: Provider): Provider[] {
   return [
     options,
     { provide: AGENT_EXECUTOR, useFactory: createAgentExecutor },
-    RunnerService,
+    {
+      provide: RunnerService,
+      inject: RUNNER_SERVICE_INJECT,
+      useFactory: (executor?: AgentExecutor, registry?: AgentRegistry, probe?: LivenessProbe, options?: RunnerModuleOptions, webhookSender?: WebhookSender) =>
+        createRunnerService({ executor, registry, probe, webhookSender }, options),
+    },
     { provide: TASK_DISPATCHER, inject: [RunnerService], useFactory: (runner: RunnerService) => runner.dispatcher },
   ];
 }

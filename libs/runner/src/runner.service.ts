@@ -1,9 +1,9 @@
-import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
-import { AGENT_REGISTRY, AgentRegistry } from '@app/agents';
-import { LIVENESS_PROBE, LivenessProbe } from '@app/storage';
+import type { OnApplicationShutdown } from '@nestjs/common';
+import type { AgentRegistry } from '@app/agents';
+import type { LivenessProbe } from '@app/storage';
 import type { AgentExecutor } from './agent-executor';
 import { JobOptions, JobResult, runJob } from './job';
-import { AGENT_EXECUTOR, createTaskDispatcher, RUNNER_OPTIONS, RunnerModuleOptions, WEBHOOK_SENDER } from './runner.providers';
+import { createTaskDispatcher, type RunnerModuleOptions } from './runner.providers';
 import { stopRun, stopTask, StopOptions, StopRunResult, StopTaskOptions, StopTaskResult } from './stop';
 import { runTask } from './task';
 import type { TaskOptions, TaskResult } from './task-options';
@@ -24,19 +24,20 @@ export interface RunnerSeams {
  * Injectable facade over the engine: every job and task started through it runs with the
  * injected AgentExecutor, AgentRegistry and LivenessProbe. It tracks what it started so that a
  * CLI shutdown (SIGINT/SIGTERM) stops every agent process group before the process exits.
+ * A plain class (no NestJS import, so `run-agent task` never loads @nestjs/common): RunnerModule
+ * provides it through createRunnerService, the CLI's plain composition root calls that directly.
  */
-@Injectable()
 export class RunnerService implements OnApplicationShutdown {
   readonly dispatcher: TaskDispatcher;
   private readonly active = new Map<AbortController, Promise<unknown>>();
   private readonly seams: RunnerSeams;
 
   constructor(
-    @Optional() @Inject(AGENT_EXECUTOR) executor?: AgentExecutor,
-    @Optional() @Inject(AGENT_REGISTRY) registry?: AgentRegistry,
-    @Optional() @Inject(LIVENESS_PROBE) probe?: LivenessProbe,
-    @Optional() @Inject(RUNNER_OPTIONS) private readonly options: RunnerModuleOptions = { stopOnShutdown: true },
-    @Optional() @Inject(WEBHOOK_SENDER) webhookSender?: WebhookSender,
+    executor?: AgentExecutor,
+    registry?: AgentRegistry,
+    probe?: LivenessProbe,
+    private readonly options: RunnerModuleOptions = { stopOnShutdown: true },
+    webhookSender?: WebhookSender,
   ) {
     this.seams = { executor, registry, probe, webhookSender };
     this.dispatcher = createTaskDispatcher((opts) => this.runTask(opts));

@@ -1,6 +1,10 @@
 import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
 import { WEBHOOK_SENDER, type WebhookSettings } from '@app/runner';
+import { createWebhookService } from './webhook.providers';
 import { WEBHOOK_SETTINGS, WebhookService } from './webhook.service';
+
+// WebhookService is a plain class: built from the settings token
+const service = { provide: WebhookService, inject: [{ token: WEBHOOK_SETTINGS, optional: true }], useFactory: (settings?: WebhookSettings) => createWebhookService(settings) };
 
 /** Typed options of WebhookModule: the `webhook:` section of the config (absent: no delivery). */
 export interface WebhookModuleOptions {
@@ -21,7 +25,7 @@ export class WebhookModule {
     return {
       module: WebhookModule,
       global: true,
-      providers: [{ provide: WEBHOOK_SETTINGS, useValue: config?.webhook }, WebhookService, { provide: WEBHOOK_SENDER, useExisting: WebhookService }],
+      providers: [{ provide: WEBHOOK_SETTINGS, useValue: config?.webhook }, service, { provide: WEBHOOK_SENDER, useExisting: WebhookService }],
       exports: [WebhookService, WEBHOOK_SENDER],
     };
   }
@@ -31,7 +35,7 @@ export class WebhookModule {
       module: WebhookModule,
       global: true,
       imports: opts.imports ?? [],
-      providers: [{ provide: WEBHOOK_SETTINGS, inject: opts.inject ?? [], useFactory: (...deps: any[]) => opts.useFactory(...deps)?.webhook }, WebhookService, { provide: WEBHOOK_SENDER, useExisting: WebhookService }],
+      providers: [{ provide: WEBHOOK_SETTINGS, inject: opts.inject ?? [], useFactory: (...deps: any[]) => opts.useFactory(...deps)?.webhook }, service, { provide: WEBHOOK_SENDER, useExisting: WebhookService }],
       exports: [WebhookService, WEBHOOK_SENDER],
     };
   }

@@ -1,4 +1,3 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DeliveryOptions, deliverWebhook, NeedsInputPayload, RunStopPayload, WarnSink, WebhookSender, webhookWanted, WebhookSettings } from '@app/runner';
 
 export const WEBHOOK_SETTINGS = Symbol('WEBHOOK_SETTINGS');
@@ -6,11 +5,11 @@ export const WEBHOOK_SETTINGS = Symbol('WEBHOOK_SETTINGS');
 /**
  * The app's `webhook:` settings and the one sender of webhooks for the runs the app starts:
  * RunnerService gets it as WEBHOOK_SENDER and hands it to every job (D14). A job's own config
- * (`run-agent job --config`) wins over the app's settings.
+ * (`run-agent job --config`) wins over the app's settings. A plain class (no NestJS import, for the
+ * CLI's hot path): WebhookModule provides it through createWebhookService.
  */
-@Injectable()
 export class WebhookService implements WebhookSender {
-  constructor(@Optional() @Inject(WEBHOOK_SETTINGS) private readonly configured: WebhookSettings | undefined) {}
+  constructor(private readonly configured: WebhookSettings | undefined) {}
 
   get enabled(): boolean {
     return webhookWanted(this.configured);

@@ -85,6 +85,24 @@ describe('CLI bundle', () => {
     expect((JSON.parse(readFileSync(out, 'utf8')) as { reflect: string }).reflect).toBe('function');
   });
 
+  it('`task` and `job` run on the plain composition root: the runner, agent registry and webhook service load no NestJS module', () => {
+    const root = join(dir, 'runs');
+    const agent = join(dir, 'agent.sh');
+    writeFileSync(agent, '#!/bin/sh\ncat >/dev/null\n: > "$JRUN_TASK_FOLDER/DONE"\necho done\n', { mode: 0o755 });
+    const config = join(dir, 'config.yaml');
+    writeFileSync(config, `agents:\n  fast:\n    type: command\n    command: ${agent}\ndefaults:\n  agent: fast\n`);
+    const probe = join(dir, 'probe.js');
+    writeFileSync(probe, PROBE);
+    const out = join(dir, 'probe.json');
+    const common = ['--root', root, '--project', 'p', '--config', config, '--prompt', 'x'];
+    for (const args of [['task', '--task', 'task-20260101-000000-plain', '--restart-delay', '0s', ...common], ['job', '--task', 'task-20260101-000000-plainjob', ...common]]) {
+      const r = spawnSync(process.execPath, ['-r', probe, runAgentBin, ...args], { env: cleanEnv(dir, { PROBE_OUT: out }), cwd: dir, encoding: 'utf8' });
+      expect([args[0], r.status]).toEqual([args[0], 0]);
+      const seen = JSON.parse(readFileSync(out, 'utf8')) as { reflect: string; formats: number };
+      expect([args[0], seen.reflect, seen.formats]).toEqual([args[0], 'undefined', 0]);
+    }
+  });
+
   it('`run-agent task` starts its agent before loading node:crypto, http or fs/promises (LAZY in scripts/bundle-cli.js), which still load when used', () => {
     const root = join(dir, 'runs');
     const agent = join(dir, 'agent.sh');

@@ -1,6 +1,6 @@
 import { parse } from 'yaml';
 import { escapeBody, parseBus, prepareMessage, serializeEntry, unescapeBody } from '@app/messagebus';
-import { emitHeader, parseHeader, yamlScalar } from '@app/messagebus/header';
+import { emitHeader, parseGeneric, parseHeader, yamlScalar } from '@app/messagebus/header';
 import { nextMessageId } from '@app/messagebus/msg-id';
 
 describe('msg_id', () => {
@@ -125,6 +125,43 @@ describe('header parser', () => {
     expect(rich.ts.toISOString()).toBe('2026-02-23T18:49:19.000Z');
     expect(rich.parents).toEqual([{ msg_id: 'MSG-A' }, { msg_id: 'MSG-B' }]);
     expect(rich.meta).toEqual({ k: 'v' });
+  });
+
+  const richFields = {
+    msgId: 'MSG-1',
+    tsText: '2026-11-28T16:17:15.222968155Z',
+    type: 'FACT',
+    projectId: 'bench',
+    taskId: 'task-20260101-000000-abc',
+    runId: 'r1',
+    parents: [{ msg_id: 'MSG-0', kind: 'source_run_event' }, { msg_id: 'MSG-00' }],
+    links: [{ url: '/runs/bench/t/DONE', label: 'task DONE marker', kind: 'task_done' }, { url: '/runs/x: y' }],
+    meta: { run_count: '1', 'propagated_at': '2026-11-28T16:17:15.222Z', empty: '', 'a.b-c': 'x #y', quoted: '"q"' },
+    ownerEpoch: 3,
+  };
+
+  it('reads the parents, links and meta that emitHeader writes as the YAML parser does', () => {
+    const text = emitHeader(richFields);
+    expect(parseHeader(text)).toEqual(parseGeneric(text));
+    expect(parseHeader(text).parents).toEqual([{ msg_id: 'MSG-0', kind: 'source_run_event' }, { msg_id: 'MSG-00' }]);
+    expect(parseHeader(text).meta?.quoted).toBe('"q"');
+    // layouts the fast path leaves to YAML read the same
+    const nested = emitHeader({ ...richFields, parents: [{ msg_id: 'MSG-0', meta: { k: 'v' } }], meta: { 'odd key': 'multi\nline' } });
+    expect(parseHeader(nested)).toEqual(parseGeneric(nested));
+    expect(parseHeader(nested).parents).toEqual([{ msg_id: 'MSG-0', meta: { k: 'v' } }]);
+  });
+
+  it('does not load the yaml package for the headers emitHeader writes (bus read start-up)', () => {
+    let loaded = false;
+    jest.isolateModules(() => {
+      jest.doMock('yaml', () => {
+        loaded = true;
+        return jest.requireActual('yaml');
+      });
+      const header = require('@app/messagebus/header') as typeof import('@app/messagebus/header');
+      expect(header.parseHeader(header.emitHeader(richFields)).links).toHaveLength(2);
+    });
+    expect(loaded).toBe(false);
   });
 
   it('rejects YAML that is not a mapping', () => {

@@ -59,8 +59,24 @@ export function errorLine(code: string, message: string, json = jsonErrors): str
   return json ? `${JSON.stringify({ error: { code, message } })}\n` : `Error: ${message}\n`;
 }
 
-/** Prints one error line on stderr and sets the exit code. */
-export function reportError(err: unknown): void {
+/**
+ * Lib errors that are a usage error as the CLI reports them (code USAGE under --json): the
+ * runner's INVALID_INPUT and a bad id from any lib. Applied here once, for both roots.
+ */
+function asUsageError(err: unknown): unknown {
+  // RunnerError by its name: importing @app/runner here would load the runner (and NestJS, unbundled) on every fast command
+  const runnerInput = err instanceof Error && err.name === 'RunnerError' && codeOf(err) === 'INVALID_INPUT';
+  if (runnerInput || codeOf(err) === 'INVALID_ID') return new UsageError((err as Error).message);
+  return err;
+}
+
+/**
+ * Prints one error line on stderr and sets the exit code: the one error mapping of the CLI, for the
+ * fast path (fast-path.ts, fast/run-hot.ts) and nest-commander (its serviceErrorHandler in nest-cli.ts).
+ * Commands just throw.
+ */
+export function reportError(thrown: unknown): void {
+  const err = asUsageError(thrown);
   const message = err instanceof Error ? err.message : String(err);
   process.stderr.write(errorLine(errorCodeFor(err), message));
   process.exitCode = exitCodeFor(err);

@@ -1,7 +1,6 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { isApproved, readApprovals, recordApprovals, repoRoot, resolveCommit, scriptsAtCommit } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
-import { asCliError } from './job-common';
 
 interface ApproveFlags {
   repo?: string;
@@ -20,27 +19,23 @@ interface ApproveFlags {
 })
 export class ApproveSetupCommand extends CommandRunner {
   async run(_args: string[], flags: ApproveFlags = {}): Promise<void> {
-    try {
-      const repo = await repoRoot(flags.repo ?? process.cwd());
-      const ref = flags.ref?.trim() || 'HEAD';
-      const commit = await resolveCommit(repo, ref, '--ref');
-      let scripts = await scriptsAtCommit(repo, commit);
-      if (flags.sha256 !== undefined) {
-        scripts = scripts.filter((s) => s.sha256 === flags.sha256);
-        if (!scripts.length) throw new UsageError(`no repository script with sha256 ${flags.sha256} at ${ref} in ${repo}`);
-      }
-      if (!flags.list) await recordApprovals(repo, scripts);
-      const approvals = readApprovals();
-      const rows = scripts.map((s) => ({ kind: s.kind, path: s.path, sha256: s.sha256, approved: isApproved(repo, s, approvals) }));
-      if (flags.json) {
-        process.stdout.write(`${JSON.stringify({ repo, ref, commit, scripts: rows }, null, 2)}\n`);
-        return;
-      }
-      if (!rows.length) process.stdout.write(`no repository scripts at ${ref} in ${repo}\n`);
-      for (const r of rows) process.stdout.write(`${r.approved ? 'approved' : 'NOT approved'}\t${r.sha256}\t${r.path}\n`);
-    } catch (err) {
-      throw asCliError(err);
+    const repo = await repoRoot(flags.repo ?? process.cwd());
+    const ref = flags.ref?.trim() || 'HEAD';
+    const commit = await resolveCommit(repo, ref, '--ref');
+    let scripts = await scriptsAtCommit(repo, commit);
+    if (flags.sha256 !== undefined) {
+      scripts = scripts.filter((s) => s.sha256 === flags.sha256);
+      if (!scripts.length) throw new UsageError(`no repository script with sha256 ${flags.sha256} at ${ref} in ${repo}`);
     }
+    if (!flags.list) await recordApprovals(repo, scripts);
+    const approvals = readApprovals();
+    const rows = scripts.map((s) => ({ kind: s.kind, path: s.path, sha256: s.sha256, approved: isApproved(repo, s, approvals) }));
+    if (flags.json) {
+      process.stdout.write(`${JSON.stringify({ repo, ref, commit, scripts: rows }, null, 2)}\n`);
+      return;
+    }
+    if (!rows.length) process.stdout.write(`no repository scripts at ${ref} in ${repo}\n`);
+    for (const r of rows) process.stdout.write(`${r.approved ? 'approved' : 'NOT approved'}\t${r.sha256}\t${r.path}\n`);
   }
 
   @Option({ flags: '--repo <dir>', description: 'the repository (default: the one containing the working directory)' })

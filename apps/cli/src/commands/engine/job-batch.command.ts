@@ -4,7 +4,7 @@ import { checkAgentName, RunnerService } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { collect } from './support/options';
 import { batchPrompts, list, type BatchFlags } from './job-batch-flags';
-import { agentCallerEnv, asCliError, checkDir, loadRunConfig, optionalDuration, resolveScope, runRoot, withParentOptions } from './job-common';
+import { agentCallerEnv, checkDir, loadRunConfig, optionalDuration, resolveScope, runRoot, withParentOptions } from './job-common';
 
 @SubCommand({
   name: 'batch',
@@ -17,11 +17,7 @@ export class JobBatchCommand extends CommandRunner {
 
   async run(_args: string[], options: BatchFlags = {}): Promise<void> {
     const flags = withParentOptions(this.command, options);
-    try {
-      await this.runBatch(flags);
-    } catch (err) {
-      throw asCliError(err);
-    }
+    await this.runBatch(flags);
   }
 
   private async runBatch(flags: BatchFlags): Promise<void> {

@@ -1,7 +1,6 @@
 import { MAX_BODY_BYTES } from '@app/messagebus';
 import { resolve } from 'node:path';
 import { AppConfig, configFileFor, generateTaskId, isDirectory, loadConfig, readUserFile, resolveRootSetting, validateProjectId, validateTaskId } from '@app/storage';
-import { isRunnerError } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { inferScope } from './support/scope';
 
@@ -102,13 +101,6 @@ export function checkDir(path: string | undefined, what: string): string | undef
   const abs = resolve(path);
   if (!isDirectory(abs)) throw new UsageError(`${what} not found: ${abs}`);
   return abs;
-}
-
-/** Library errors for bad input are usage errors (exit 2); everything else is a failure (exit 1). */
-export function asCliError(err: unknown): unknown {
-  if (isRunnerError(err, 'INVALID_INPUT')) return new UsageError(err.message);
-  if (err instanceof Error && (err as { code?: string }).code === 'INVALID_ID') return new UsageError(err.message);
-  return err;
 }
 
 /** nest-commander hands a parent command's flags to the parent: merge them for subcommands. */

@@ -5,7 +5,7 @@
 import { type ChangeFeed, followRunStdout, RunsLayout, StorageError, validateRunId } from '@app/storage';
 import { checkAgentName, hasSettings, JobResult, prepareJobWorktree, type RunnerService, withJobBudget, withJobCriteria } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
-import { agentCallerEnv, asCliError, checkDir, loadRunConfig, optionalDuration, promptFromFlags, resolveScope, runRoot } from './job-common';
+import { agentCallerEnv, checkDir, loadRunConfig, optionalDuration, promptFromFlags, resolveScope, runRoot } from './job-common';
 import type { JobFlags } from './job-flags';
 import { budgetFlags, criteriaFlags, isolationFromFlags } from '@app/runner';
 
@@ -26,11 +26,7 @@ function adoptRunDir(layout: RunsLayout, projectId: string, taskId: string, runI
 }
 
 export async function runJobCommand(flags: JobFlags, seams: JobSeams): Promise<void> {
-  try {
-    await runJob(flags, seams);
-  } catch (err) {
-    throw asCliError(err);
-  }
+  await runJob(flags, seams);
 }
 
 async function runJob(all: JobFlags, seams: JobSeams): Promise<void> {
@@ -49,13 +45,9 @@ async function runJob(all: JobFlags, seams: JobSeams): Promise<void> {
   if (scope.generated) process.stderr.write(`task: ${scope.taskId}\n`);
   const parentRunId = flags.parentRunId?.trim() || process.env.JRUN_ID?.trim() || undefined;
   // invalid input is a usage error (exit 2) before anything is written, as in wrap
-  try {
-    if (parentRunId) validateRunId(parentRunId);
-    if (flags.previousRunId?.trim()) validateRunId(flags.previousRunId.trim());
-    if (flags.runId !== undefined) validateRunId(flags.runId);
-  } catch (err) {
-    throw asCliError(err);
-  }
+  if (parentRunId) validateRunId(parentRunId);
+  if (flags.previousRunId?.trim()) validateRunId(flags.previousRunId.trim());
+  if (flags.runId !== undefined) validateRunId(flags.runId);
   const layout = new RunsLayout(root);
   // sub-agent jobs run in the worktree of their task (or of the task that started them) unless --worktree
   const wt = await prepareJobWorktree({

@@ -23,7 +23,7 @@ export function throwIfNotDone(result: TaskResult): void {
   if (result.status !== 'done') throw new Error(result.error ?? `task ${result.status}`);
 }
 
-/** Runs the loop with the command's flags; throws (for asCliError) unless the task ends done. */
+/** Runs the loop with the command's flags; throws (mapped by reportError) unless the task ends done. */
 export async function runLoop(r: LoopRun): Promise<void> {
   const { projectId, taskId } = r.scope;
   const progress =

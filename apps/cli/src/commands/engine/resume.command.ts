@@ -1,7 +1,7 @@
 import { Command, Option } from 'nest-commander';
 import { clearStopMarkers, existingTaskDir, removeDone, RunsLayout } from '@app/storage';
 import { RunnerService } from '@app/runner';
-import { asCliError, checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
+import { checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
 import { runLoop } from './loop-run';
 import { LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
 import { RESUME_MAX_RESTARTS } from './task-resume.command';
@@ -18,11 +18,7 @@ export class ResumeCommand extends LoopFlagParsers {
   }
 
   async run(_args: string[], flags: LoopFlags = {}): Promise<void> {
-    try {
-      await this.resume(flags);
-    } catch (err) {
-      throw asCliError(err);
-    }
+    await this.resume(flags);
   }
 
   private async resume(flags: LoopFlags): Promise<void> {

@@ -7,7 +7,7 @@ import { existingTaskDir, pathExists, runInfoFile, RunsLayout, validateRunId, wr
 import { findRunningRun, type RunnerService, type StoppedRun } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import type { StopFlags } from './stop-flags';
-import { asCliError, resolveScope } from './job-common';
+import { resolveScope } from './job-common';
 import { durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
 
@@ -17,11 +17,7 @@ export interface StopSeams {
 }
 
 export async function runStop(flags: StopFlags, seams: StopSeams): Promise<void> {
-  try {
-    await stop(flags, seams);
-  } catch (err) {
-    throw asCliError(err);
-  }
+  await stop(flags, seams);
 }
 
 async function stop(flags: StopFlags, seams: StopSeams): Promise<void> {

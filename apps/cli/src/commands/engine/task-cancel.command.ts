@@ -3,7 +3,7 @@ import { TaskScopeParsers } from './task-options';
 import { existingTaskDir, RunsLayout, writeCancelled } from '@app/storage';
 import { RunnerService } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
-import { asCliError, resolveScope, withParentOptions } from './job-common';
+import { resolveScope, withParentOptions } from './job-common';
 import { durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
 
@@ -29,20 +29,16 @@ export class TaskCancelCommand extends TaskScopeParsers {
 
   async run(_args: string[], options: CancelFlags = {}): Promise<void> {
     const flags = withParentOptions(this.command, options);
-    try {
-      const reason = flags.reason?.trim();
-      if (!reason) throw new UsageError('--reason is required');
-      const graceMs = flags.grace !== undefined ? durationFlag(flags.grace, '--grace') : undefined;
-      const root = resolveRoot(flags.root, process.env, flags.config);
-      const scope = resolveScope(flags, root, { generate: false });
-      const taskDir = existingTaskDir(new RunsLayout(root), scope.projectId, scope.taskId);
-      writeCancelled(taskDir, reason);
-      const { stoppedRuns } = await this.runner.stopTask(taskDir, { graceMs, stoppedBy: `run-agent task cancel (pid ${process.pid})` });
-      process.stdout.write(`task ${scope.projectId}/${scope.taskId} marked as cancelled\nreason: ${reason}\n`);
-      if (stoppedRuns > 0) process.stdout.write(`stopped runs: ${stoppedRuns}\n`);
-    } catch (err) {
-      throw asCliError(err);
-    }
+    const reason = flags.reason?.trim();
+    if (!reason) throw new UsageError('--reason is required');
+    const graceMs = flags.grace !== undefined ? durationFlag(flags.grace, '--grace') : undefined;
+    const root = resolveRoot(flags.root, process.env, flags.config);
+    const scope = resolveScope(flags, root, { generate: false });
+    const taskDir = existingTaskDir(new RunsLayout(root), scope.projectId, scope.taskId);
+    writeCancelled(taskDir, reason);
+    const { stoppedRuns } = await this.runner.stopTask(taskDir, { graceMs, stoppedBy: `run-agent task cancel (pid ${process.pid})` });
+    process.stdout.write(`task ${scope.projectId}/${scope.taskId} marked as cancelled\nreason: ${reason}\n`);
+    if (stoppedRuns > 0) process.stdout.write(`stopped runs: ${stoppedRuns}\n`);
   }
 
   @Option({ flags: '--reason <text>', description: 'why the task is cancelled (required)' })

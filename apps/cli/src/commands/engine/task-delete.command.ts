@@ -2,7 +2,7 @@ import { Option, SubCommand } from 'nest-commander';
 import { TaskScopeParsers } from './task-options';
 import { RunsLayout } from '@app/storage';
 import { deleteTaskFolder, RunnerService } from '@app/runner';
-import { asCliError, resolveScope, withParentOptions } from './job-common';
+import { resolveScope, withParentOptions } from './job-common';
 import { resolveRoot } from './support/runs-root';
 
 interface DeleteFlags {
@@ -24,18 +24,14 @@ export class TaskDeleteCommand extends TaskScopeParsers {
 
   async run(_args: string[], options: DeleteFlags = {}): Promise<void> {
     const flags = withParentOptions(this.command, options);
-    try {
-      const root = resolveRoot(flags.root, process.env, flags.config);
-      const scope = resolveScope(flags, root, { generate: false });
-      const taskDir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
-      await deleteTaskFolder(taskDir, {
-        force: flags.force,
-        stopTask: (dir) => this.runner.stopTask(dir, { stoppedBy: `run-agent task delete --force (pid ${process.pid})` }),
-      });
-      process.stdout.write(`Deleted task: ${scope.taskId}\n`);
-    } catch (err) {
-      throw asCliError(err);
-    }
+    const root = resolveRoot(flags.root, process.env, flags.config);
+    const scope = resolveScope(flags, root, { generate: false });
+    const taskDir = new RunsLayout(root).taskDir(scope.projectId, scope.taskId);
+    await deleteTaskFolder(taskDir, {
+      force: flags.force,
+      stopTask: (dir) => this.runner.stopTask(dir, { stoppedBy: `run-agent task delete --force (pid ${process.pid})` }),
+    });
+    process.stdout.write(`Deleted task: ${scope.taskId}\n`);
   }
 
   @Option({ flags: '--force', description: 'stop running runs, then delete' })

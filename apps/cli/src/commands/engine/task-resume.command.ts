@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { SubCommand } from 'nest-commander';
 import { clearStopMarkers, existingTaskDir, pathExists, RunsLayout, TASK_PROMPT_FILE } from '@app/storage';
 import { RunnerService } from '@app/runner';
-import { asCliError, checkDir, loadRunConfig, resolveScope, runRoot, withParentOptions } from './job-common';
+import { checkDir, loadRunConfig, resolveScope, runRoot, withParentOptions } from './job-common';
 import { runLoop } from './loop-run';
 import { LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
 
@@ -21,11 +21,7 @@ export class TaskResumeCommand extends LoopFlagParsers {
 
   async run(_args: string[], options: LoopFlags = {}): Promise<void> {
     const flags = withParentOptions(this.command, options);
-    try {
-      await this.resume(flags);
-    } catch (err) {
-      throw asCliError(err);
-    }
+    await this.resume(flags);
   }
 
   private async resume(flags: LoopFlags): Promise<void> {

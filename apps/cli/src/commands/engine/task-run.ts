@@ -4,7 +4,7 @@
  */
 import { loopSettings, type RunnerService } from '@app/runner';
 import { RunsLayout } from '@app/storage';
-import { agentCallerEnv, asCliError, checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
+import { agentCallerEnv, checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
 import { runLoop } from './loop-run';
 import type { TaskFlags } from './task-flags';
 
@@ -16,11 +16,7 @@ export interface TaskSeams {
 export { throwIfNotDone } from './loop-run';
 
 export async function runTaskCommand(flags: TaskFlags, seams: TaskSeams): Promise<void> {
-  try {
-    await runTask(flags, seams);
-  } catch (err) {
-    throw asCliError(err);
-  }
+  await runTask(flags, seams);
 }
 
 async function runTask(flags: TaskFlags, seams: TaskSeams): Promise<void> {

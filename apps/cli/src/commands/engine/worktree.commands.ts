@@ -1,7 +1,7 @@
 import { Command, Option } from 'nest-commander';
 import { mergeTask, taskDiff } from '@app/runner';
 import { existingTaskDir, RunsLayout } from '@app/storage';
-import { asCliError, loadRunConfig, resolveScope, runRoot } from './job-common';
+import { loadRunConfig, resolveScope, runRoot } from './job-common';
 import { durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
 import { TaskScopeParsers } from './task-options';
@@ -27,18 +27,14 @@ function taskDirOf(flags: ScopeFlags, root = resolveRoot(flags.root, process.env
 })
 export class DiffCommand extends TaskScopeParsers {
   async run(_args: string[], flags: ScopeFlags & { stat?: boolean; json?: boolean } = {}): Promise<void> {
-    try {
-      const diff = await taskDiff(taskDirOf(flags));
-      if (flags.json) {
-        process.stdout.write(`${JSON.stringify(diff, null, 2)}\n`);
-      } else if (flags.stat) {
-        for (const f of diff.files) process.stdout.write(`${f.status}\t+${f.additions}\t-${f.deletions}\t${f.path}\n`);
-        process.stdout.write(`${diff.files.length} file(s) changed against ${diff.base_commit.slice(0, 12)} (${diff.branch})\n`);
-      } else {
-        process.stdout.write(diff.patch ? `${diff.patch}\n` : '');
-      }
-    } catch (err) {
-      throw asCliError(err);
+    const diff = await taskDiff(taskDirOf(flags));
+    if (flags.json) {
+      process.stdout.write(`${JSON.stringify(diff, null, 2)}\n`);
+    } else if (flags.stat) {
+      for (const f of diff.files) process.stdout.write(`${f.status}\t+${f.additions}\t-${f.deletions}\t${f.path}\n`);
+      process.stdout.write(`${diff.files.length} file(s) changed against ${diff.base_commit.slice(0, 12)} (${diff.branch})\n`);
+    } else {
+      process.stdout.write(diff.patch ? `${diff.patch}\n` : '');
     }
   }
 
@@ -65,17 +61,13 @@ export class DiffCommand extends TaskScopeParsers {
 })
 export class MergeCommand extends TaskScopeParsers {
   async run(_args: string[], flags: ScopeFlags & { config?: string; queueTimeout?: string } = {}): Promise<void> {
-    try {
-      const queueTimeoutMs = flags.queueTimeout !== undefined ? durationFlag(flags.queueTimeout, '--queue-timeout') : undefined;
-      const loaded = loadRunConfig(flags.config);
-      const taskDir = taskDirOf(flags, runRoot(flags.root, loaded));
-      const r = await mergeTask({ taskDir, config: loaded.config, queueTimeoutMs });
-      if (r.already_merged) process.stdout.write(`${r.branch} is already merged into ${r.base_branch}\n`);
-      else if (!r.commit) process.stdout.write(`${r.branch} has nothing to merge into ${r.base_branch}\n`);
-      else process.stdout.write(`merged ${r.branch} into ${r.base_branch} (${r.commit})\n`);
-    } catch (err) {
-      throw asCliError(err);
-    }
+    const queueTimeoutMs = flags.queueTimeout !== undefined ? durationFlag(flags.queueTimeout, '--queue-timeout') : undefined;
+    const loaded = loadRunConfig(flags.config);
+    const taskDir = taskDirOf(flags, runRoot(flags.root, loaded));
+    const r = await mergeTask({ taskDir, config: loaded.config, queueTimeoutMs });
+    if (r.already_merged) process.stdout.write(`${r.branch} is already merged into ${r.base_branch}\n`);
+    else if (!r.commit) process.stdout.write(`${r.branch} has nothing to merge into ${r.base_branch}\n`);
+    else process.stdout.write(`merged ${r.branch} into ${r.base_branch} (${r.commit})\n`);
   }
 
   @Option({ flags: '--config <file>', description: 'config file with worktree.verify (default: $CONDUCTOR_CONFIG, ./config.yaml, ./config.yml, ~/.run-agent/conductor-loop.hcl)' })

@@ -4,7 +4,7 @@ import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { createConductorMcp, DetachedJobStarter } from '@app/mcp';
 import { CHANGE_FEED, type ChangeFeed } from '@app/storage';
-import { agentCallerEnv, asCliError } from '../engine/job-common';
+import { agentCallerEnv } from '../engine/job-common';
 import { packageRoot, productVersion } from '../../version';
 import { resolveBodyLimit } from '../bus/body-limit';
 import { loadMcpConfig, resolveMcpScope, type McpFlags } from './mcp-scope';
@@ -41,16 +41,9 @@ export class McpCommand extends CommandRunner {
   }
 
   async run(_args: string[], flags: McpFlags = {}): Promise<void> {
-    let scope;
-    let loaded;
-    let maxBodyBytes;
-    try {
-      scope = resolveMcpScope(flags, { env: process.env, cwd: process.cwd() });
-      loaded = loadMcpConfig(flags.config);
-      maxBodyBytes = resolveBodyLimit(undefined, { env: process.env, cwd: process.cwd() }, flags.config);
-    } catch (err) {
-      throw asCliError(err);
-    }
+    const scope = resolveMcpScope(flags, { env: process.env, cwd: process.cwd() });
+    const loaded = loadMcpConfig(flags.config);
+    const maxBodyBytes = resolveBodyLimit(undefined, { env: process.env, cwd: process.cwd() }, flags.config);
     const starter = new DetachedJobStarter({ cli: join(packageRoot(), 'bin', 'run-agent'), root: scope.root, config: loaded.config, configPath: loaded.path, env: agentCallerEnv(loaded) });
     const mcp = createConductorMcp({ scope, config: loaded.config, starter, version: productVersion(), maxBodyBytes, feed: this.feed });
     const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: stdioBufferFor(maxBodyBytes) });

@@ -3,7 +3,6 @@ import { answerQuestion, isTaskLoopRunning } from '@app/runner';
 import { RunsLayout, validateProjectId, validateTaskId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { readStdinIfPiped } from '../bus/bus-post';
-import { asCliError } from '../engine/job-common';
 import { resolveRoot } from '../engine/support/runs-root';
 import { inferScope } from '../engine/support/scope';
 import { TaskScopeParsers } from '../engine/task-options';
@@ -24,11 +23,7 @@ interface AnswerFlags {
 })
 export class AnswerCommand extends TaskScopeParsers {
   async run(_args: string[], flags: AnswerFlags = {}): Promise<void> {
-    try {
-      await this.answer(flags);
-    } catch (err) {
-      throw asCliError(err);
-    }
+    await this.answer(flags);
   }
 
   private async answer(flags: AnswerFlags): Promise<void> {

@@ -3,7 +3,6 @@ import { askQuestion, waitForAnswer } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { resolvePostBus, resolvePostScope, readStdinIfPiped } from '../bus/bus-post';
 import { durationFlag } from '../engine/support/options';
-import { asCliError } from '../engine/job-common';
 import { taskOfBus } from './task-bus';
 
 interface AskFlags {
@@ -27,11 +26,7 @@ const QUESTION_KINDS = ['QUESTION', 'BLOCKED'];
 })
 export class AskCommand extends CommandRunner {
   async run(_args: string[], flags: AskFlags = {}): Promise<void> {
-    try {
-      await this.ask(flags);
-    } catch (err) {
-      throw asCliError(err);
-    }
+    await this.ask(flags);
   }
 
   private async ask(flags: AskFlags): Promise<void> {

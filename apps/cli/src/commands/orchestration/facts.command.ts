@@ -2,7 +2,7 @@ import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { promoteFacts } from '@app/runner';
 import { rfc3339 } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
-import { asCliError, withParentOptions } from '../engine/job-common';
+import { withParentOptions } from '../engine/job-common';
 import { resolveRoot } from '../engine/support/runs-root';
 
 interface PromoteFlags {
@@ -25,30 +25,26 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})
 export class FactsPromoteCommand extends CommandRunner {
   async run(_args: string[], options: PromoteFlags = {}): Promise<void> {
     const flags = withParentOptions(this.command, options);
-    try {
-      const projectId = flags.project?.trim() || process.env.JRUN_PROJECT_ID?.trim();
-      if (!projectId) throw new UsageError('--project is required (or set JRUN_PROJECT_ID)');
-      let since: Date | undefined;
-      if (flags.since !== undefined) {
-        if (!RFC3339.test(flags.since.trim())) throw new UsageError(`invalid --since "${flags.since}": use RFC3339, e.g. 2026-01-02T15:04:05Z`);
-        since = new Date(flags.since.trim());
-      }
-      const result = await promoteFacts({ root: resolveRoot(flags.root), projectId, dryRun: flags.dryRun, filterType: flags.filterType, since });
-      if (flags.json) {
-        process.stdout.write(
-          `${JSON.stringify({ path: result.path, dry_run: flags.dryRun === true, promoted: result.promoted.length, already_present: result.alreadyPresent, written: result.written, facts: result.promoted.map((f) => ({ task_id: f.taskId, body: f.body, timestamp: rfc3339(f.timestamp) })) }, null, 2)}\n`,
-        );
-        return;
-      }
-      if (flags.dryRun) {
-        process.stdout.write(`dry-run: would promote ${result.promoted.length} fact(s) (${result.alreadyPresent} already present)\n`);
-        return;
-      }
-      process.stdout.write(`promoted ${result.promoted.length} fact(s), ${result.alreadyPresent} already present\n`);
-      if (result.written) process.stdout.write(`written: ${result.path}\n`);
-    } catch (err) {
-      throw asCliError(err);
+    const projectId = flags.project?.trim() || process.env.JRUN_PROJECT_ID?.trim();
+    if (!projectId) throw new UsageError('--project is required (or set JRUN_PROJECT_ID)');
+    let since: Date | undefined;
+    if (flags.since !== undefined) {
+      if (!RFC3339.test(flags.since.trim())) throw new UsageError(`invalid --since "${flags.since}": use RFC3339, e.g. 2026-01-02T15:04:05Z`);
+      since = new Date(flags.since.trim());
     }
+    const result = await promoteFacts({ root: resolveRoot(flags.root), projectId, dryRun: flags.dryRun, filterType: flags.filterType, since });
+    if (flags.json) {
+      process.stdout.write(
+        `${JSON.stringify({ path: result.path, dry_run: flags.dryRun === true, promoted: result.promoted.length, already_present: result.alreadyPresent, written: result.written, facts: result.promoted.map((f) => ({ task_id: f.taskId, body: f.body, timestamp: rfc3339(f.timestamp) })) }, null, 2)}\n`,
+      );
+      return;
+    }
+    if (flags.dryRun) {
+      process.stdout.write(`dry-run: would promote ${result.promoted.length} fact(s) (${result.alreadyPresent} already present)\n`);
+      return;
+    }
+    process.stdout.write(`promoted ${result.promoted.length} fact(s), ${result.alreadyPresent} already present\n`);
+    if (result.written) process.stdout.write(`written: ${result.path}\n`);
   }
 
   @Option({ flags: '--project <id>', description: 'project id (default: $JRUN_PROJECT_ID)' })

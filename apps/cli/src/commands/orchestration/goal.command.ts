@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { buildGoalSpec, encodeGoalSpec, formatCreatedGoalTasks, goalFormatForPath, goalRunJson, goalTextFromSource, materializeGoalSpec, parseGoalSpec, RunnerService, runGoalGraph } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
-import { agentCallerEnv, asCliError, loadRunConfig, optionalDuration, runRoot, withParentOptions } from '../engine/job-common';
+import { agentCallerEnv, loadRunConfig, optionalDuration, runRoot, withParentOptions } from '../engine/job-common';
 import { countFlag } from '../engine/support/options';
 import { resolveRoot } from '../engine/support/runs-root';
 import { intFlag, textOrFile } from './flags';
@@ -46,34 +46,30 @@ interface GoalRunFlags {
 export class GoalDecomposeCommand extends CommandRunner {
   async run(_args: string[], options: DecomposeFlags = {}): Promise<void> {
     const flags = withParentOptions(this.command, options);
-    try {
-      const goal = textOrFile(flags.goal, flags.goalFile, 'goal');
-      const maxParallel = flags.maxParallel !== undefined ? intFlag(flags.maxParallel, '--max-parallel', Number.MIN_SAFE_INTEGER) : undefined;
-      if (maxParallel !== undefined && maxParallel > 16) throw new UsageError(`invalid --max-parallel ${maxParallel}: must be at most 16`);
-      const root = resolveRoot(flags.root);
-      const projectId = await resolveProject(flags.project, root);
-      const spec = buildGoalSpec({
-        projectId,
-        goal: goal.text,
-        mode: goal.file ? 'file' : 'inline',
-        source: goal.file,
-        rootDir: flags.root,
-        strategy: flags.strategy,
-        template: flags.template,
-        maxParallel,
-      });
-      if (flags.out) {
-        const out = resolve(flags.out);
-        writeUserFile(out, encodeGoalSpec(spec, goalFormatForPath(out)), { mkdirs: true });
-      }
-      if (flags.run) {
-        process.stdout.write(formatCreatedGoalTasks(root, spec, materializeGoalSpec(root, spec, goal.text), flags.json === true));
-        return;
-      }
-      process.stdout.write(encodeGoalSpec(spec, flags.json ? 'json' : 'yaml'));
-    } catch (err) {
-      throw asCliError(err);
+    const goal = textOrFile(flags.goal, flags.goalFile, 'goal');
+    const maxParallel = flags.maxParallel !== undefined ? intFlag(flags.maxParallel, '--max-parallel', Number.MIN_SAFE_INTEGER) : undefined;
+    if (maxParallel !== undefined && maxParallel > 16) throw new UsageError(`invalid --max-parallel ${maxParallel}: must be at most 16`);
+    const root = resolveRoot(flags.root);
+    const projectId = await resolveProject(flags.project, root);
+    const spec = buildGoalSpec({
+      projectId,
+      goal: goal.text,
+      mode: goal.file ? 'file' : 'inline',
+      source: goal.file,
+      rootDir: flags.root,
+      strategy: flags.strategy,
+      template: flags.template,
+      maxParallel,
+    });
+    if (flags.out) {
+      const out = resolve(flags.out);
+      writeUserFile(out, encodeGoalSpec(spec, goalFormatForPath(out)), { mkdirs: true });
     }
+    if (flags.run) {
+      process.stdout.write(formatCreatedGoalTasks(root, spec, materializeGoalSpec(root, spec, goal.text), flags.json === true));
+      return;
+    }
+    process.stdout.write(encodeGoalSpec(spec, flags.json ? 'json' : 'yaml'));
   }
 
   @Option({ flags: '--goal <text>', description: 'the goal text (exactly one of --goal and --goal-file)' })
@@ -141,43 +137,39 @@ export class GoalRunCommand extends CommandRunner {
 
   async run(_args: string[], options: GoalRunFlags = {}): Promise<void> {
     const flags = withParentOptions(this.command, options);
+    if (!flags.spec?.trim()) throw new UsageError('--spec is required');
+    let text: string;
     try {
-      if (!flags.spec?.trim()) throw new UsageError('--spec is required');
-      let text: string;
-      try {
-        text = readUserFile(flags.spec);
-      } catch (err) {
-        throw new UsageError(`read --spec: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? `no such file: ${flags.spec}` : (err as Error).message}`);
-      }
-      const spec = parseGoalSpec(text, flags.spec);
-      const goal = flags.goal !== undefined || flags.goalFile !== undefined ? textOrFile(flags.goal, flags.goalFile, 'goal').text : goalTextFromSource(spec);
-      const maxRestarts = flags.maxRestarts !== undefined ? countFlag(flags.maxRestarts, '--max-restarts') : undefined;
-      const restartDelayMs = optionalDuration(flags.restartDelay, '--restart-delay');
-      const idleTimeoutMs = optionalDuration(flags.timeout, '--timeout');
-      const loaded = flags.start ? loadRunConfig(flags.config) : {};
-      const root = flags.start ? runRoot(flags.root ?? spec.root_dir, loaded) : resolveRoot(flags.root ?? spec.root_dir);
-      const tasks = materializeGoalSpec(root, spec, goal);
-      if (!flags.start) {
-        process.stdout.write(formatCreatedGoalTasks(root, spec, tasks, flags.json === true));
-        return;
-      }
-      const result = await runGoalGraph({
-        root,
-        spec,
-        runTask: (opts) => this.runner.runTask(opts),
-        agent: flags.agent,
-        config: loaded.config,
-        env: agentCallerEnv(loaded),
-        maxRestarts,
-        restartDelayMs,
-        idleTimeoutMs,
-        log: flags.json ? undefined : (line) => void process.stdout.write(`${line}\n`),
-      });
-      if (flags.json) process.stdout.write(goalRunJson(root, spec, result));
-      if (!result.ok) throw new Error(`workflow ${spec.workflow_id}: not every task finished (see the task outcomes)`);
+      text = readUserFile(flags.spec);
     } catch (err) {
-      throw asCliError(err);
+      throw new UsageError(`read --spec: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? `no such file: ${flags.spec}` : (err as Error).message}`);
     }
+    const spec = parseGoalSpec(text, flags.spec);
+    const goal = flags.goal !== undefined || flags.goalFile !== undefined ? textOrFile(flags.goal, flags.goalFile, 'goal').text : goalTextFromSource(spec);
+    const maxRestarts = flags.maxRestarts !== undefined ? countFlag(flags.maxRestarts, '--max-restarts') : undefined;
+    const restartDelayMs = optionalDuration(flags.restartDelay, '--restart-delay');
+    const idleTimeoutMs = optionalDuration(flags.timeout, '--timeout');
+    const loaded = flags.start ? loadRunConfig(flags.config) : {};
+    const root = flags.start ? runRoot(flags.root ?? spec.root_dir, loaded) : resolveRoot(flags.root ?? spec.root_dir);
+    const tasks = materializeGoalSpec(root, spec, goal);
+    if (!flags.start) {
+      process.stdout.write(formatCreatedGoalTasks(root, spec, tasks, flags.json === true));
+      return;
+    }
+    const result = await runGoalGraph({
+      root,
+      spec,
+      runTask: (opts) => this.runner.runTask(opts),
+      agent: flags.agent,
+      config: loaded.config,
+      env: agentCallerEnv(loaded),
+      maxRestarts,
+      restartDelayMs,
+      idleTimeoutMs,
+      log: flags.json ? undefined : (line) => void process.stdout.write(`${line}\n`),
+    });
+    if (flags.json) process.stdout.write(goalRunJson(root, spec, result));
+    if (!result.ok) throw new Error(`workflow ${spec.workflow_id}: not every task finished (see the task outcomes)`);
   }
 
   @Option({ flags: '--spec <file>', description: 'workflow spec written by `goal decompose --out` (YAML or JSON; required)' })

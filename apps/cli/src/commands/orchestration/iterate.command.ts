@@ -2,7 +2,7 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 import { iterateResultJson, RunnerService, runIterate } from '@app/runner';
 import { validateProjectId } from '@app/storage';
 import { EXIT_FAILURE } from '../../common/cli-errors';
-import { agentCallerEnv, asCliError, checkDir, loadRunConfig, optionalDuration, runRoot } from '../engine/job-common';
+import { agentCallerEnv, checkDir, loadRunConfig, optionalDuration, runRoot } from '../engine/job-common';
 import { intFlag, required, textOrFile } from './flags';
 
 interface IterateFlags {
@@ -35,43 +35,39 @@ export class IterateCommand extends CommandRunner {
   }
 
   async run(_args: string[], flags: IterateFlags = {}): Promise<void> {
-    try {
-      const projectId = validateProjectId(required(flags.project, '--project'));
-      const taskId = required(flags.task, '--task');
-      const prompt = textOrFile(flags.prompt, flags.promptFile, 'prompt').text.trim();
-      const reviewPrompt = textOrFile(flags.reviewPrompt, flags.reviewPromptFile, 'review-prompt').text.trim();
-      const maxIterations = flags.maxIterations !== undefined ? intFlag(flags.maxIterations, '--max-iterations', 1) : undefined;
-      const idleTimeoutMs = optionalDuration(flags.timeout, '--timeout');
-      const cwd = checkDir(flags.cwd, 'working directory');
-      const loaded = loadRunConfig(flags.config);
-      const root = runRoot(flags.root, loaded);
-      const log = (line: string): void => {
-        if (!flags.json) process.stdout.write(`[iterate] ${line}\n`);
-      };
-      const result = await runIterate({
-        root,
-        projectId,
-        taskId,
-        prompt,
-        reviewPrompt,
-        maxIterations,
-        agent: flags.agent,
-        config: loaded.config,
-        cwd,
-        env: agentCallerEnv(loaded),
-        idleTimeoutMs,
-        runJob: (opts) => this.runner.runJob(opts),
-        log,
-      });
-      if (flags.json) {
-        process.stdout.write(iterateResultJson(result));
-      } else {
-        log(`summary: ${result.summaryPath}`);
-      }
-      if (result.outcome !== 'passed') process.exitCode = EXIT_FAILURE;
-    } catch (err) {
-      throw asCliError(err);
+    const projectId = validateProjectId(required(flags.project, '--project'));
+    const taskId = required(flags.task, '--task');
+    const prompt = textOrFile(flags.prompt, flags.promptFile, 'prompt').text.trim();
+    const reviewPrompt = textOrFile(flags.reviewPrompt, flags.reviewPromptFile, 'review-prompt').text.trim();
+    const maxIterations = flags.maxIterations !== undefined ? intFlag(flags.maxIterations, '--max-iterations', 1) : undefined;
+    const idleTimeoutMs = optionalDuration(flags.timeout, '--timeout');
+    const cwd = checkDir(flags.cwd, 'working directory');
+    const loaded = loadRunConfig(flags.config);
+    const root = runRoot(flags.root, loaded);
+    const log = (line: string): void => {
+      if (!flags.json) process.stdout.write(`[iterate] ${line}\n`);
+    };
+    const result = await runIterate({
+      root,
+      projectId,
+      taskId,
+      prompt,
+      reviewPrompt,
+      maxIterations,
+      agent: flags.agent,
+      config: loaded.config,
+      cwd,
+      env: agentCallerEnv(loaded),
+      idleTimeoutMs,
+      runJob: (opts) => this.runner.runJob(opts),
+      log,
+    });
+    if (flags.json) {
+      process.stdout.write(iterateResultJson(result));
+    } else {
+      log(`summary: ${result.summaryPath}`);
     }
+    if (result.outcome !== 'passed') process.exitCode = EXIT_FAILURE;
   }
 
   @Option({ flags: '--root <dir>', description: 'runs root (default: the root of $JRUN_TASK_FOLDER, $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })

@@ -4,7 +4,7 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 import { DEFAULT_MONITOR_INTERVAL_MS, DEFAULT_MONITOR_RATE_LIMIT_MS, DEFAULT_MONITOR_STALE_MS, RunnerService, runMonitor } from '@app/runner';
 import { CHANGE_FEED, ChangeFeed, pathExists, validateProjectId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
-import { agentCallerEnv, asCliError, checkDir, loadRunConfig, LoadedConfig, runRoot } from '../engine/job-common';
+import { agentCallerEnv, checkDir, loadRunConfig, LoadedConfig, runRoot } from '../engine/job-common';
 import { durationFlag } from '../engine/support/options';
 import { required } from './flags';
 
@@ -40,11 +40,7 @@ export class MonitorCommand extends CommandRunner {
   }
 
   async run(_args: string[], flags: MonitorFlags = {}): Promise<void> {
-    try {
-      await this.monitor(flags);
-    } catch (err) {
-      throw asCliError(err);
-    }
+    await this.monitor(flags);
   }
 
   private async monitor(flags: MonitorFlags): Promise<void> {

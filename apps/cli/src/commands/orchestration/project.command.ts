@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { findSourceProjectRoot, HOME_FOLDERS_FILE, initProjectHome, validateProjectId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
-import { asCliError, checkDir, withParentOptions } from '../engine/job-common';
+import { checkDir, withParentOptions } from '../engine/job-common';
 import { resolveRoot } from '../engine/support/runs-root';
 import { promptProjectInit } from './project-scope';
 
@@ -23,24 +23,20 @@ interface ProjectInitFlags {
 export class ProjectInitCommand extends CommandRunner {
   async run(_args: string[], options: ProjectInitFlags = {}): Promise<void> {
     const flags = withParentOptions(this.command, options);
-    try {
-      const root = resolveRoot(flags.root);
-      const sourceRoot = flags.dir ? checkDir(flags.dir, 'folder')! : findSourceProjectRoot(process.cwd());
-      let projectId = flags.project?.trim();
-      let projectDir: string;
-      if (projectId) {
-        validateProjectId(projectId);
-        projectDir = initProjectHome(root, projectId, sourceRoot);
-      } else {
-        if (process.stdin.isTTY !== true) throw new UsageError('--project is required when no terminal is attached');
-        projectId = await promptProjectInit(root, sourceRoot);
-        projectDir = resolve(root, projectId);
-      }
-      if (flags.json) process.stdout.write(`${JSON.stringify({ project_id: projectId, project_dir: projectDir, project_root: sourceRoot }, null, 2)}\n`);
-      else process.stdout.write(`project ${projectId}: ${projectDir} (project_root: ${sourceRoot})\n`);
-    } catch (err) {
-      throw asCliError(err);
+    const root = resolveRoot(flags.root);
+    const sourceRoot = flags.dir ? checkDir(flags.dir, 'folder')! : findSourceProjectRoot(process.cwd());
+    let projectId = flags.project?.trim();
+    let projectDir: string;
+    if (projectId) {
+      validateProjectId(projectId);
+      projectDir = initProjectHome(root, projectId, sourceRoot);
+    } else {
+      if (process.stdin.isTTY !== true) throw new UsageError('--project is required when no terminal is attached');
+      projectId = await promptProjectInit(root, sourceRoot);
+      projectDir = resolve(root, projectId);
     }
+    if (flags.json) process.stdout.write(`${JSON.stringify({ project_id: projectId, project_dir: projectDir, project_root: sourceRoot }, null, 2)}\n`);
+    else process.stdout.write(`project ${projectId}: ${projectDir} (project_root: ${sourceRoot})\n`);
   }
 
   @Option({ flags: '--project <id>', description: 'project id (lowercase letters, digits, hyphens); asked for on a terminal when omitted' })

@@ -3,7 +3,7 @@ import { readMessages } from '@app/messagebus';
 import { evaluateQuorum, formatQuorumReport } from '@app/runner';
 import { pathExists, RunsLayout, validateProjectId, validateRunId, validateTaskId } from '@app/storage';
 import { EXIT_FAILURE, UsageError } from '../../common/cli-errors';
-import { asCliError, withParentOptions } from '../engine/job-common';
+import { withParentOptions } from '../engine/job-common';
 import { resolveRoot } from '../engine/support/runs-root';
 import { intFlag, required } from './flags';
 
@@ -27,28 +27,24 @@ interface QuorumFlags {
 export class ReviewQuorumCommand extends CommandRunner {
   async run(_args: string[], options: QuorumFlags = {}): Promise<void> {
     const flags = withParentOptions(this.command, options);
-    try {
-      const projectId = validateProjectId(required(flags.project, '--project'));
-      const taskId = flags.task?.trim() ? validateTaskId(flags.task.trim()) : undefined;
-      const runs = [...new Set(required(flags.runs, '--runs').split(',').map((r) => r.trim()).filter(Boolean))];
-      if (runs.length === 0) throw new UsageError('--runs is empty');
-      runs.forEach((r) => validateRunId(r));
-      const need = flags.required !== undefined ? intFlag(flags.required, '--required', Number.MIN_SAFE_INTEGER) : 2;
-      const layout = new RunsLayout(resolveRoot(flags.root));
-      const busPath = taskId ? layout.taskBus(projectId, taskId) : layout.projectBus(projectId);
-      if (!pathExists(busPath)) throw new Error(`message bus not found: ${busPath}`);
-      const result = evaluateQuorum(readMessages(busPath), runs, need);
-      if (flags.json) {
-        process.stdout.write(
-          `${JSON.stringify({ bus: busPath, runs, required: result.required, approvals: result.approvals, rejections: result.rejections, votes: result.votes.map((v) => ({ run_id: v.runId, msg_id: v.msgId, verdict: v.verdict })), ignored_without_run_id: result.ignoredWithoutRunId, met: result.met, reason: result.reason ?? null }, null, 2)}\n`,
-        );
-      } else {
-        process.stdout.write(formatQuorumReport(result));
-      }
-      if (!result.met) process.exitCode = EXIT_FAILURE;
-    } catch (err) {
-      throw asCliError(err);
+    const projectId = validateProjectId(required(flags.project, '--project'));
+    const taskId = flags.task?.trim() ? validateTaskId(flags.task.trim()) : undefined;
+    const runs = [...new Set(required(flags.runs, '--runs').split(',').map((r) => r.trim()).filter(Boolean))];
+    if (runs.length === 0) throw new UsageError('--runs is empty');
+    runs.forEach((r) => validateRunId(r));
+    const need = flags.required !== undefined ? intFlag(flags.required, '--required', Number.MIN_SAFE_INTEGER) : 2;
+    const layout = new RunsLayout(resolveRoot(flags.root));
+    const busPath = taskId ? layout.taskBus(projectId, taskId) : layout.projectBus(projectId);
+    if (!pathExists(busPath)) throw new Error(`message bus not found: ${busPath}`);
+    const result = evaluateQuorum(readMessages(busPath), runs, need);
+    if (flags.json) {
+      process.stdout.write(
+        `${JSON.stringify({ bus: busPath, runs, required: result.required, approvals: result.approvals, rejections: result.rejections, votes: result.votes.map((v) => ({ run_id: v.runId, msg_id: v.msgId, verdict: v.verdict })), ignored_without_run_id: result.ignoredWithoutRunId, met: result.met, reason: result.reason ?? null }, null, 2)}\n`,
+      );
+    } else {
+      process.stdout.write(formatQuorumReport(result));
     }
+    if (!result.met) process.exitCode = EXIT_FAILURE;
   }
 
   @Option({ flags: '--project <id>', description: 'project id (required)' })

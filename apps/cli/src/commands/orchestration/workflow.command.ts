@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { formatWorkflowResult, RunnerService, runWorkflow } from '@app/runner';
 import { validateTaskId } from '@app/storage';
-import { agentCallerEnv, asCliError, checkDir, loadRunConfig, optionalDuration, runRoot, withParentOptions } from '../engine/job-common';
+import { agentCallerEnv, checkDir, loadRunConfig, optionalDuration, runRoot, withParentOptions } from '../engine/job-common';
 import { intFlag, required } from './flags';
 import { resolveProject } from './project-scope';
 
@@ -37,38 +37,34 @@ export class WorkflowRunCommand extends CommandRunner {
 
   async run(_args: string[], options: WorkflowRunFlags = {}): Promise<void> {
     const flags = withParentOptions(this.command, options);
-    try {
-      const taskId = validateTaskId(required(flags.task, '--task'));
-      const fromStage = flags.fromStage !== undefined ? intFlag(flags.fromStage, '--from-stage') : undefined;
-      const toStage = flags.toStage !== undefined ? intFlag(flags.toStage, '--to-stage') : undefined;
-      const idleTimeoutMs = optionalDuration(flags.timeout, '--timeout');
-      const cwd = checkDir(flags.cwd, 'working directory');
-      const loaded = flags.dryRun && !flags.config ? {} : loadRunConfig(flags.config);
-      const root = runRoot(flags.root, loaded);
-      const projectId = await resolveProject(flags.project, root);
-      const result = await runWorkflow({
-        root,
-        projectId,
-        taskId,
-        template: flags.template,
-        fromStage,
-        toStage,
-        resume: flags.resume,
-        dryRun: flags.dryRun,
-        statePath: flags.stateFile ? resolve(flags.stateFile) : undefined,
-        agent: flags.agent,
-        config: loaded.config,
-        cwd,
-        env: agentCallerEnv(loaded),
-        idleTimeoutMs,
-        runJob: (opts) => this.runner.runJob(opts),
-      });
-      if (flags.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-      else process.stdout.write(formatWorkflowResult(result));
-      if (result.error) throw new Error(result.error);
-    } catch (err) {
-      throw asCliError(err);
-    }
+    const taskId = validateTaskId(required(flags.task, '--task'));
+    const fromStage = flags.fromStage !== undefined ? intFlag(flags.fromStage, '--from-stage') : undefined;
+    const toStage = flags.toStage !== undefined ? intFlag(flags.toStage, '--to-stage') : undefined;
+    const idleTimeoutMs = optionalDuration(flags.timeout, '--timeout');
+    const cwd = checkDir(flags.cwd, 'working directory');
+    const loaded = flags.dryRun && !flags.config ? {} : loadRunConfig(flags.config);
+    const root = runRoot(flags.root, loaded);
+    const projectId = await resolveProject(flags.project, root);
+    const result = await runWorkflow({
+      root,
+      projectId,
+      taskId,
+      template: flags.template,
+      fromStage,
+      toStage,
+      resume: flags.resume,
+      dryRun: flags.dryRun,
+      statePath: flags.stateFile ? resolve(flags.stateFile) : undefined,
+      agent: flags.agent,
+      config: loaded.config,
+      cwd,
+      env: agentCallerEnv(loaded),
+      idleTimeoutMs,
+      runJob: (opts) => this.runner.runJob(opts),
+    });
+    if (flags.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    else process.stdout.write(formatWorkflowResult(result));
+    if (result.error) throw new Error(result.error);
   }
 
   @Option({ flags: '--task <id>', description: 'task id task-YYYYMMDD-HHMMSS-slug (required)' })

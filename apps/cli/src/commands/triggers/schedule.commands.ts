@@ -1,7 +1,7 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { listSchedules } from '@app/triggers';
 import { UsageError } from '../../common/cli-errors';
-import { asCliError, withParentOptions } from '../engine/job-common';
+import { withParentOptions } from '../engine/job-common';
 import { ClientOptions, out, printRaw, seg, ServerClient, tabulate } from '@app/client';
 import { ClientCommand } from '../server/client/client-command';
 import { ConfigFlags, triggerSettings } from './trigger-config';
@@ -13,20 +13,16 @@ interface ListFlags extends ConfigFlags {
 @SubCommand({ name: 'list', description: 'List the configured schedules with their next fire time and last runs (reads the config and the records; no server needed)' })
 export class ScheduleListCommand extends CommandRunner {
   async run(_args: string[], flags: ListFlags = {}): Promise<void> {
-    try {
-      const { config, root } = triggerSettings(withParentOptions(this.command, flags));
-      const views = listSchedules(root, config.schedules ?? {});
-      if (flags.json) return out(`${JSON.stringify({ schedules: views }, null, 2)}\n`);
-      if (views.length === 0) return out('No schedules configured.\n');
-      const rows = [['NAME', 'CRON', 'TIMEZONE', 'NEXT FIRE', 'LAST RUN', 'OUTCOME', 'TASK']];
-      for (const v of views) {
-        const last = v.history[v.history.length - 1];
-        rows.push([v.name, v.cron, v.timezone, v.next_fire ?? '-', last?.slot ?? last?.fired_at ?? '-', v.error ? `error: ${v.error}` : (last?.outcome ?? '-'), last?.task_id ?? '-']);
-      }
-      out(tabulate(rows));
-    } catch (err) {
-      throw asCliError(err);
+    const { config, root } = triggerSettings(withParentOptions(this.command, flags));
+    const views = listSchedules(root, config.schedules ?? {});
+    if (flags.json) return out(`${JSON.stringify({ schedules: views }, null, 2)}\n`);
+    if (views.length === 0) return out('No schedules configured.\n');
+    const rows = [['NAME', 'CRON', 'TIMEZONE', 'NEXT FIRE', 'LAST RUN', 'OUTCOME', 'TASK']];
+    for (const v of views) {
+      const last = v.history[v.history.length - 1];
+      rows.push([v.name, v.cron, v.timezone, v.next_fire ?? '-', last?.slot ?? last?.fired_at ?? '-', v.error ? `error: ${v.error}` : (last?.outcome ?? '-'), last?.task_id ?? '-']);
     }
+    out(tabulate(rows));
   }
 
   @Option({ flags: '--config <path>', description: 'config file (default $CONDUCTOR_CONFIG or the default lookup)' })

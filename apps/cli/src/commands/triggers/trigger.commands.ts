@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { sha256Hex, writeTokenHash } from '@app/triggers';
 import { UsageError } from '../../common/cli-errors';
-import { asCliError, withParentOptions } from '../engine/job-common';
+import { withParentOptions } from '../engine/job-common';
 import { out } from '@app/client';
 import { ConfigFlags, triggerSettings } from './trigger-config';
 
@@ -13,17 +13,13 @@ import { ConfigFlags, triggerSettings } from './trigger-config';
 })
 export class TriggerTokenCommand extends CommandRunner {
   async run(args: string[], flags: ConfigFlags = {}): Promise<void> {
-    try {
-      if (args.length !== 1) throw new UsageError(`accepts 1 arg(s) (<name>), received ${args.length}`);
-      const { config, root } = triggerSettings(withParentOptions(this.command, flags));
-      const name = args[0];
-      if (!config.triggers?.[name]) throw new UsageError(`trigger ${JSON.stringify(name)} is not in the config (${config.path})`);
-      const token = `trg_${randomBytes(32).toString('base64url')}`;
-      writeTokenHash(root, name, sha256Hex(token));
-      out(`${token}\n`);
-    } catch (err) {
-      throw asCliError(err);
-    }
+    if (args.length !== 1) throw new UsageError(`accepts 1 arg(s) (<name>), received ${args.length}`);
+    const { config, root } = triggerSettings(withParentOptions(this.command, flags));
+    const name = args[0];
+    if (!config.triggers?.[name]) throw new UsageError(`trigger ${JSON.stringify(name)} is not in the config (${config.path})`);
+    const token = `trg_${randomBytes(32).toString('base64url')}`;
+    writeTokenHash(root, name, sha256Hex(token));
+    out(`${token}\n`);
   }
 
   @Option({ flags: '--config <path>', description: 'config file (default $CONDUCTOR_CONFIG or the default lookup)' })

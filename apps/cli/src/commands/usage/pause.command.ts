@@ -1,7 +1,6 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { pause, unpause } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
-import { asCliError } from '../engine/job-common';
 import { resolveRoot } from '../engine/support/runs-root';
 
 interface PauseFlags {
@@ -41,25 +40,17 @@ abstract class PauseFlagParsers extends CommandRunner {
 })
 export class PauseCommand extends PauseFlagParsers {
   async run(_args: string[], flags: PauseFlags = {}): Promise<void> {
-    try {
-      const t = target(flags);
-      const changed = pause(t, `run-agent pause (pid ${process.pid})`);
-      process.stdout.write(`${t.taskId ?? t.projectId}: ${changed ? 'paused' : 'already paused'}\n`);
-    } catch (err) {
-      throw asCliError(err);
-    }
+    const t = target(flags);
+    const changed = pause(t, `run-agent pause (pid ${process.pid})`);
+    process.stdout.write(`${t.taskId ?? t.projectId}: ${changed ? 'paused' : 'already paused'}\n`);
   }
 }
 
 @Command({ name: 'unpause', description: 'Release a task (or a project) held by `pause`; its waiting loop starts the next attempt.' })
 export class UnpauseCommand extends PauseFlagParsers {
   async run(_args: string[], flags: PauseFlags = {}): Promise<void> {
-    try {
-      const t = target(flags);
-      const changed = unpause(t);
-      process.stdout.write(`${t.taskId ?? t.projectId}: ${changed ? 'unpaused' : 'was not paused'}\n`);
-    } catch (err) {
-      throw asCliError(err);
-    }
+    const t = target(flags);
+    const changed = unpause(t);
+    process.stdout.write(`${t.taskId ?? t.projectId}: ${changed ? 'unpaused' : 'was not paused'}\n`);
   }
 }

@@ -3,7 +3,6 @@ import type { UsageRow } from '@app/contracts';
 import { usageReport, type UsageReport } from '@app/runner';
 import { existingProjectDir, existingTaskDir, RunsLayout, validateProjectId, validateTaskId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
-import { asCliError } from '../engine/job-common';
 import { resolveRoot } from '../engine/support/runs-root';
 import { formatTable } from '../engine/support/table';
 
@@ -36,22 +35,18 @@ export function sinceFlag(text: string, now = Date.now()): Date {
 })
 export class UsageCommand extends CommandRunner {
   async run(_args: string[], flags: UsageFlags = {}): Promise<void> {
-    try {
-      const root = resolveRoot(flags.root);
-      const projectId = flags.project?.trim() ? validateProjectId(flags.project.trim()) : undefined;
-      const taskId = flags.task?.trim() ? validateTaskId(flags.task.trim()) : undefined;
-      if (taskId && !projectId) throw new UsageError('--task needs --project');
-      // a project or task named on the command line must exist (did-you-mean otherwise), not read as zero usage
-      if (projectId) {
-        if (taskId) existingTaskDir(new RunsLayout(root), projectId, taskId);
-        else existingProjectDir(new RunsLayout(root), projectId);
-      }
-      const since = flags.since !== undefined ? sinceFlag(flags.since) : undefined;
-      const report = usageReport({ root, projectId, taskId, since });
-      process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderUsage(report));
-    } catch (err) {
-      throw asCliError(err);
+    const root = resolveRoot(flags.root);
+    const projectId = flags.project?.trim() ? validateProjectId(flags.project.trim()) : undefined;
+    const taskId = flags.task?.trim() ? validateTaskId(flags.task.trim()) : undefined;
+    if (taskId && !projectId) throw new UsageError('--task needs --project');
+    // a project or task named on the command line must exist (did-you-mean otherwise), not read as zero usage
+    if (projectId) {
+      if (taskId) existingTaskDir(new RunsLayout(root), projectId, taskId);
+      else existingProjectDir(new RunsLayout(root), projectId);
     }
+    const since = flags.since !== undefined ? sinceFlag(flags.since) : undefined;
+    const report = usageReport({ root, projectId, taskId, since });
+    process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderUsage(report));
   }
 
   @Option({ flags: '--root <dir>', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })

@@ -1,9 +1,8 @@
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
-import { ClientOptions, CreateTaskRequest, goalMatchesSpec, goalTaskRequests, goalTextFromSource, runGoalOnServer, runWorkflowOnServer, ServerClient, workflowStagePlan } from '@app/client';
+import { ClientOptions, goalMatchesSpec, goalTaskRequests, goalTextFromSource, runGoalOnServer, runWorkflowOnServer, ServerClient, workflowStagePlan } from '@app/client';
 import { parseGoalSpec } from '@app/runner';
 import { readUserFile } from '@app/storage';
 import { UsageError } from '../../../common/cli-errors';
-import { asCliError } from '../../engine/job-common';
 import { intFlag, required, textOrFile } from '../../orchestration/flags';
 import { GoalDecomposeCommand } from '../../orchestration/goal.command';
 import { ClientCommand } from './client-command';
@@ -33,30 +32,24 @@ interface GoalRunOptions extends ClientOptions {
 })
 export class ServerGoalRunCommand extends ClientCommand<GoalRunOptions> {
   async execute(_args: string[], opts: GoalRunOptions, client: ServerClient): Promise<void> {
-    let requests: CreateTaskRequest[];
-    let spec: ReturnType<typeof parseGoalSpec>;
+    const path = required(opts.spec, '--spec');
+    let text: string;
     try {
-      const path = required(opts.spec, '--spec');
-      let text: string;
-      try {
-        text = readUserFile(path);
-      } catch (err) {
-        throw new UsageError(`read --spec: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? `no such file: ${path}` : (err as Error).message}`);
-      }
-      spec = parseGoalSpec(text, path);
-      let goalText: string | undefined;
-      if (opts.goal !== undefined || opts.goalFile !== undefined) {
-        goalText = textOrFile(opts.goal, opts.goalFile, 'goal').text;
-        if (!goalMatchesSpec(spec, goalText)) throw new UsageError('the goal text does not match the spec (digest_sha256 differs)');
-      } else {
-        goalText = goalTextFromSource(spec);
-      }
-      const agent = opts.agent?.trim();
-      if (opts.agent !== undefined && !agent) throw new UsageError('--agent must not be blank');
-      requests = goalTaskRequests(spec, { projectId: opts.project?.trim() || spec.project_id, agent, goalText });
+      text = readUserFile(path);
     } catch (err) {
-      throw asCliError(err);
+      throw new UsageError(`read --spec: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? `no such file: ${path}` : (err as Error).message}`);
     }
+    const spec = parseGoalSpec(text, path);
+    let goalText: string | undefined;
+    if (opts.goal !== undefined || opts.goalFile !== undefined) {
+      goalText = textOrFile(opts.goal, opts.goalFile, 'goal').text;
+      if (!goalMatchesSpec(spec, goalText)) throw new UsageError('the goal text does not match the spec (digest_sha256 differs)');
+    } else {
+      goalText = goalTextFromSource(spec);
+    }
+    const agent = opts.agent?.trim();
+    if (opts.agent !== undefined && !agent) throw new UsageError('--agent must not be blank');
+    const requests = goalTaskRequests(spec, { projectId: opts.project?.trim() || spec.project_id, agent, goalText });
     await runGoalOnServer(client, spec, requests, opts);
   }
 
@@ -115,17 +108,12 @@ interface WorkflowRunOptions extends ClientOptions {
 })
 export class ServerWorkflowRunCommand extends ClientCommand<WorkflowRunOptions> {
   async execute(_args: string[], opts: WorkflowRunOptions, client: ServerClient): Promise<void> {
-    let plan: ReturnType<typeof workflowStagePlan>;
-    try {
-      const projectId = required(opts.project, '--project');
-      const taskId = required(opts.task, '--task');
-      const fromStage = opts.fromStage !== undefined ? intFlag(opts.fromStage, '--from-stage') : undefined;
-      const toStage = opts.toStage !== undefined ? intFlag(opts.toStage, '--to-stage') : undefined;
-      const agent = opts.agent !== undefined ? required(opts.agent, '--agent') : 'claude';
-      plan = workflowStagePlan({ projectId, taskId, agent, fromStage, toStage });
-    } catch (err) {
-      throw asCliError(err);
-    }
+    const projectId = required(opts.project, '--project');
+    const taskId = required(opts.task, '--task');
+    const fromStage = opts.fromStage !== undefined ? intFlag(opts.fromStage, '--from-stage') : undefined;
+    const toStage = opts.toStage !== undefined ? intFlag(opts.toStage, '--to-stage') : undefined;
+    const agent = opts.agent !== undefined ? required(opts.agent, '--agent') : 'claude';
+    const plan = workflowStagePlan({ projectId, taskId, agent, fromStage, toStage });
     await runWorkflowOnServer(client, plan, opts);
   }
 
