@@ -53,7 +53,7 @@ export class UsageCommand extends CommandRunner {
         else existingProjectDir(layout, projectId);
       }
       const since = flags.since !== undefined ? sinceFlag(flags.since) : undefined;
-      const report = usageReport({ root, projectId, taskId, since });
+      const report = usageReport({ layout, projectId, taskId, since });
       process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderUsage(report));
     } catch (err) {
       throw asCliError(err);
