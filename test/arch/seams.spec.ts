@@ -195,8 +195,6 @@ const COMMAND_FILE = /^apps\/[^/]+\/src\/.*\.(command|commands|controller)\.ts$/
 /** Files over the budget today, with their current size as a ceiling (the list only shrinks). */
 export const OVER_BUDGET: Record<string, number> = {
   'apps/api/src/projects/project-tasks.controller.ts': 267,
-  'apps/cli/src/commands/orchestration/goal.command.ts': 248,
-  'apps/cli/src/commands/server/client/goal-workflow.commands.ts': 171,
 };
 
 const lineCount = (text: string) => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
