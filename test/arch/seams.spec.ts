@@ -193,9 +193,7 @@ export const COMMAND_FILE_BUDGET = 150;
 const COMMAND_FILE = /^apps\/[^/]+\/src\/.*\.(command|commands|controller)\.ts$/;
 
 /** Files over the budget today, with their current size as a ceiling (the list only shrinks). */
-export const OVER_BUDGET: Record<string, number> = {
-  'apps/api/src/projects/project-tasks.controller.ts': 267,
-};
+export const OVER_BUDGET: Record<string, number> = {};
 
 const lineCount = (text: string) => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 
@@ -307,7 +305,8 @@ describe('seam rules', () => {
         ['apps/cli/src/commands/a/helper.ts', lines(900)],
         ['apps/api/src/projects/project-tasks.controller.ts', lines(268)],
       ]);
-      expect(overBudget(planted)).toEqual(['apps/cli/src/commands/a/fat.command.ts: 151 lines > 150', 'apps/api/src/projects/project-tasks.controller.ts: 268 lines > 267']);
+      const listed = { 'apps/api/src/projects/project-tasks.controller.ts': 267 };
+      expect(overBudget(planted, COMMAND_FILE_BUDGET, listed)).toEqual(['apps/cli/src/commands/a/fat.command.ts: 151 lines > 150', 'apps/api/src/projects/project-tasks.controller.ts: 268 lines > 267']);
     });
   });
 });
