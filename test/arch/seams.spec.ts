@@ -74,8 +74,6 @@ export const REMAINING_CONSTRUCTIONS: Record<string, number> = {
   'libs/runner/src/orchestration/goal-graph.ts': 1,
   'libs/runner/src/orchestration/goal-spec.ts': 1,
   'libs/runner/src/orchestration/iterate.ts': 1,
-  'libs/runner/src/orchestration/monitor-daemon.ts': 1,
-  'libs/runner/src/orchestration/monitor.ts': 2,
   'libs/runner/src/orchestration/workflow.ts': 2,
   'libs/runner/src/task.ts': 2,
   'libs/runner/src/thread-link.ts': 2,
