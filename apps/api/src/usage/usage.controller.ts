@@ -74,7 +74,7 @@ export class UsageController {
   }
 
   private hold(req: FastifyRequest, action: 'pause' | 'unpause', projectId: string, taskId?: string) {
-    const target = { root: this.ctx.root, projectId, taskId };
+    const target = { layout: this.ctx.layout, projectId, taskId };
     const dir = taskId ? this.ctx.layout.taskDir(projectId, taskId) : this.ctx.layout.projectDir(projectId);
     if (!isDir(dir)) throw notFound(taskId ? 'task not found' : 'project not found');
     const changed = action === 'pause' ? pause(target, 'conductor API') : unpause(target);

@@ -48,7 +48,7 @@ export class GcCommand extends CommandRunner {
     const projects = gcProjects(layout, options.project);
     const json = !!options.json;
     // worktrees first: --delete-done-tasks would remove the records that name them
-    const worktrees = await gcTaskWorktrees(layout.root, {
+    const worktrees = await gcTaskWorktrees(layout, {
       cutoff: new Date(Date.now() - olderThanMs),
       dryRun: !!options.dryRun,
       force: !!options.force,
