@@ -1,5 +1,7 @@
+import { Inject } from '@nestjs/common';
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
 import { formatCreatedGoalTasks, goalRunJson, goalTextFromSource, materializeGoalSpec, readGoalSpecFile, RunnerService, runGoalGraph } from '@app/runner';
+import { STORAGE_INDEX_FACTORY, type StorageIndexFactory } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { agentCallerEnv, asCliError, loadRunConfig, optionalDuration, runRoot, withParentOptions } from '../engine/job-common';
 import { countFlag } from '../engine/support/options';
@@ -28,7 +30,10 @@ interface GoalRunFlags {
     'are kept). With --start it runs the graph itself: each task\'s Ralph loop starts when its dependencies are DONE.',
 })
 export class GoalRunCommand extends CommandRunner {
-  constructor(private readonly runner: RunnerService) {
+  constructor(
+    private readonly runner: RunnerService,
+    @Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory,
+  ) {
     super();
   }
 
@@ -43,13 +48,14 @@ export class GoalRunCommand extends CommandRunner {
       const idleTimeoutMs = optionalDuration(flags.timeout, '--timeout');
       const loaded = flags.start ? loadRunConfig(flags.config) : {};
       const root = flags.start ? runRoot(flags.root ?? spec.root_dir, loaded) : resolveRoot(flags.root ?? spec.root_dir);
-      const tasks = materializeGoalSpec(root, spec, goal);
+      const layout = this.indexFor(root).layout;
+      const tasks = materializeGoalSpec(layout, spec, goal);
       if (!flags.start) {
         process.stdout.write(formatCreatedGoalTasks(root, spec, tasks, flags.json === true));
         return;
       }
       const result = await runGoalGraph({
-        root,
+        layout,
         spec,
         runTask: (opts) => this.runner.runTask(opts),
         agent: flags.agent,

@@ -1,7 +1,8 @@
+import { Inject } from '@nestjs/common';
 import { resolve } from 'node:path';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { buildGoalSpec, encodeGoalSpec, formatCreatedGoalTasks, goalFormatForPath, materializeGoalSpec } from '@app/runner';
-import { writeUserFile } from '@app/storage';
+import { STORAGE_INDEX_FACTORY, type StorageIndexFactory, writeUserFile } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { asCliError, withParentOptions } from '../engine/job-common';
 import { resolveRoot } from '../engine/support/runs-root';
@@ -31,6 +32,10 @@ interface DecomposeFlags {
     'tasks are also created (TASK.md + TASK-CONFIG.yaml depends_on) so `run-agent task` or the server can execute them.',
 })
 export class GoalDecomposeCommand extends CommandRunner {
+  constructor(@Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory) {
+    super();
+  }
+
   async run(_args: string[], options: DecomposeFlags = {}): Promise<void> {
     const flags = withParentOptions(this.command, options);
     try {
@@ -54,7 +59,7 @@ export class GoalDecomposeCommand extends CommandRunner {
         writeUserFile(out, encodeGoalSpec(spec, goalFormatForPath(out)), { mkdirs: true });
       }
       if (flags.run) {
-        process.stdout.write(formatCreatedGoalTasks(root, spec, materializeGoalSpec(root, spec, goal.text), flags.json === true));
+        process.stdout.write(formatCreatedGoalTasks(root, spec, materializeGoalSpec(this.indexFor(root).layout, spec, goal.text), flags.json === true));
         return;
       }
       process.stdout.write(encodeGoalSpec(spec, flags.json ? 'json' : 'yaml'));
