@@ -70,8 +70,6 @@ export const REMAINING_CONSTRUCTIONS: Record<string, number> = {
   'libs/runner/src/job.ts': 2,
   'libs/runner/src/needs-input/questions.ts': 1,
   'libs/runner/src/needs-input/wake.ts': 2,
-  'libs/runner/src/orchestration/iterate.ts': 1,
-  'libs/runner/src/orchestration/workflow.ts': 2,
   'libs/runner/src/task.ts': 2,
   'libs/runner/src/thread-link.ts': 2,
   'libs/runner/src/tasks/start-task.ts': 1,
