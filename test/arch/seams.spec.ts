@@ -63,7 +63,6 @@ export const REMAINING_CONSTRUCTIONS: Record<string, number> = {
   'apps/cli/src/commands/engine/job-run.ts': 1,
   'apps/cli/src/commands/engine/stop-run.ts': 1,
   'apps/cli/src/commands/engine/task-run.ts': 1,
-  'libs/mcp/src/sub-task-preflight.ts': 1,
   'libs/planner/src/interrupted-loops.ts': 1,
   'libs/runner/src/completion.ts': 1,
   'libs/runner/src/criteria/job-criteria.ts': 1,

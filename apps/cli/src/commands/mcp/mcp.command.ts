@@ -56,8 +56,9 @@ export class McpCommand extends CommandRunner {
     } catch (err) {
       throw asCliError(err);
     }
-    const starter = new DetachedJobStarter({ cli: join(packageRoot(), 'bin', 'run-agent'), root: scope.root, config: loaded.config, configPath: loaded.path, env: agentCallerEnv(loaded) });
-    const mcp = createConductorMcp({ scope, config: loaded.config, starter, version: productVersion(), maxBodyBytes, feed: this.feed, index: this.indexFor(scope.root), writers: this.bus.writers });
+    const index = this.indexFor(scope.root);
+    const starter = new DetachedJobStarter({ cli: join(packageRoot(), 'bin', 'run-agent'), layout: index.layout, config: loaded.config, configPath: loaded.path, env: agentCallerEnv(loaded) });
+    const mcp = createConductorMcp({ scope, config: loaded.config, starter, version: productVersion(), maxBodyBytes, feed: this.feed, index, writers: this.bus.writers });
     const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: stdioBufferFor(maxBodyBytes) });
     const closed = untilClosed(transport);
     await mcp.server.connect(transport);
