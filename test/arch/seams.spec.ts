@@ -71,7 +71,6 @@ export const REMAINING_CONSTRUCTIONS: Record<string, number> = {
   'libs/runner/src/needs-input/wake.ts': 2,
   'libs/runner/src/task.ts': 2,
   'libs/runner/src/thread-link.ts': 2,
-  'libs/runner/src/tasks/start-task.ts': 1,
   'libs/runner/src/usage/job-budget.ts': 1,
   'libs/runner/src/worktree/merge-run.ts': 1,
   'libs/runner/src/worktree/overlap.ts': 1,
