@@ -74,7 +74,6 @@ export const REMAINING_CONSTRUCTIONS: Record<string, number> = {
   'libs/runner/src/usage/job-budget.ts': 1,
   'libs/runner/src/worktree/merge-run.ts': 1,
   'libs/runner/src/worktree/overlap.ts': 1,
-  'libs/runner/src/wrap/wrap.ts': 2,
   'libs/scaleout/src/task-writes.ts': 4,
   'libs/scaleout/src/worker.ts': 1,
 };
