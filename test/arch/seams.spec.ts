@@ -60,48 +60,20 @@ export const CONSTRUCTORS: Record<string, { owners: string[]; reason: string }> 
 export const REMAINING_CONSTRUCTIONS: Record<string, number> = {
   'apps/cli/src/commands/bus/bus-post.ts': 1,
   'apps/cli/src/commands/bus/bus-read.ts': 1,
-  'apps/cli/src/commands/engine/gc.command.ts': 1,
   'apps/cli/src/commands/engine/job-run.ts': 1,
-  'apps/cli/src/commands/engine/output-run.ts': 1,
-  'apps/cli/src/commands/engine/output-synthesize.command.ts': 1,
-  'apps/cli/src/commands/engine/resume.command.ts': 1,
-  'apps/cli/src/commands/engine/status-run.ts': 1,
   'apps/cli/src/commands/engine/stop-run.ts': 1,
-  'apps/cli/src/commands/engine/task-cancel.command.ts': 1,
-  'apps/cli/src/commands/engine/task-delete.command.ts': 1,
-  'apps/cli/src/commands/engine/task-resume.command.ts': 1,
   'apps/cli/src/commands/engine/task-run.ts': 1,
-  'apps/cli/src/commands/engine/watch.command.ts': 1,
-  'apps/cli/src/commands/engine/worktree.commands.ts': 1,
-  'apps/cli/src/commands/needs-input/answer.command.ts': 1,
-  'apps/cli/src/commands/orchestration/review.command.ts': 1,
-  'apps/cli/src/commands/usage/usage.command.ts': 2,
-  'libs/mcp/src/bus-tools.ts': 3,
-  'libs/mcp/src/sub-task-preflight.ts': 1,
-  'libs/mcp/src/usage-ask-tools.ts': 1,
-  'libs/planner/src/interrupted-loops.ts': 2,
+  'libs/planner/src/interrupted-loops.ts': 1,
   'libs/runner/src/completion.ts': 1,
   'libs/runner/src/criteria/job-criteria.ts': 1,
   'libs/runner/src/job.ts': 2,
-  'libs/runner/src/needs-input/questions.ts': 2,
+  'libs/runner/src/needs-input/questions.ts': 1,
   'libs/runner/src/needs-input/wake.ts': 2,
-  'libs/runner/src/orchestration/facts.ts': 1,
-  'libs/runner/src/orchestration/goal-graph.ts': 1,
-  'libs/runner/src/orchestration/goal-spec.ts': 1,
-  'libs/runner/src/orchestration/iterate.ts': 1,
-  'libs/runner/src/orchestration/monitor-daemon.ts': 1,
-  'libs/runner/src/orchestration/monitor.ts': 2,
-  'libs/runner/src/orchestration/workflow.ts': 2,
   'libs/runner/src/task.ts': 2,
   'libs/runner/src/thread-link.ts': 2,
-  'libs/runner/src/tasks/start-task.ts': 1,
-  'libs/runner/src/usage/aggregate.ts': 1,
   'libs/runner/src/usage/job-budget.ts': 1,
-  'libs/runner/src/usage/markers.ts': 1,
-  'libs/runner/src/worktree/gc.ts': 1,
   'libs/runner/src/worktree/merge-run.ts': 1,
   'libs/runner/src/worktree/overlap.ts': 1,
-  'libs/runner/src/wrap/wrap.ts': 2,
   'libs/scaleout/src/task-writes.ts': 4,
   'libs/scaleout/src/worker.ts': 1,
 };
@@ -209,11 +181,7 @@ export const COMMAND_FILE_BUDGET = 150;
 const COMMAND_FILE = /^apps\/[^/]+\/src\/.*\.(command|commands|controller)\.ts$/;
 
 /** Files over the budget today, with their current size as a ceiling (the list only shrinks). */
-export const OVER_BUDGET: Record<string, number> = {
-  'apps/api/src/projects/project-tasks.controller.ts': 267,
-  'apps/cli/src/commands/orchestration/goal.command.ts': 248,
-  'apps/cli/src/commands/server/client/goal-workflow.commands.ts': 171,
-};
+export const OVER_BUDGET: Record<string, number> = {};
 
 const lineCount = (text: string) => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 
@@ -325,7 +293,8 @@ describe('seam rules', () => {
         ['apps/cli/src/commands/a/helper.ts', lines(900)],
         ['apps/api/src/projects/project-tasks.controller.ts', lines(268)],
       ]);
-      expect(overBudget(planted)).toEqual(['apps/cli/src/commands/a/fat.command.ts: 151 lines > 150', 'apps/api/src/projects/project-tasks.controller.ts: 268 lines > 267']);
+      const listed = { 'apps/api/src/projects/project-tasks.controller.ts': 267 };
+      expect(overBudget(planted, COMMAND_FILE_BUDGET, listed)).toEqual(['apps/cli/src/commands/a/fat.command.ts: 151 lines > 150', 'apps/api/src/projects/project-tasks.controller.ts: 268 lines > 267']);
     });
   });
 });

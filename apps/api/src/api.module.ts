@@ -22,6 +22,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { NeedsInputController } from './needs-input/needs-input.controller';
 import { NeedsInputService } from './needs-input/needs-input.service';
 import { ProjectDataService } from './projects/project-data.service';
+import { ProjectTaskRunsController } from './projects/project-task-runs.controller';
 import { ProjectTasksController } from './projects/project-tasks.controller';
 import { ProjectsController } from './projects/projects.controller';
 import { RunsController } from './runs/runs.controller';
@@ -66,7 +67,7 @@ export class ApiModule {
         AdminModule,
         TriggersModule.forRoot(triggersOptionsFrom(ctx)),
       ],
-      controllers: [HealthController, OpenApiController, ProjectsController, ProjectTasksController, ProjectMessagesController, MessagesController, RunsController, TasksController, NeedsInputController, McpController, WorktreeController, UsageController, SchedulesController, TriggersController, ForgeController],
+      controllers: [HealthController, OpenApiController, ProjectsController, ProjectTasksController, ProjectTaskRunsController, ProjectMessagesController, MessagesController, RunsController, TasksController, NeedsInputController, McpController, WorktreeController, UsageController, SchedulesController, TriggersController, ForgeController],
       providers: [
         PlannerBridge,
         ProjectDataService,

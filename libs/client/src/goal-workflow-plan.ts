@@ -2,6 +2,7 @@ import {
   goalDigest,
   GoalWorkflowSpec,
   goalTaskPrompt,
+  goalTextFromSource,
   normalizeGoalText,
   normalizeWorkflowTemplate,
   validateStageRange,
@@ -10,7 +11,7 @@ import {
   WORKFLOW_STAGE_TITLES,
   workflowStagePrompt,
 } from '@app/runner';
-import { readUserFile, validateProjectId, validateTaskId } from '@app/storage';
+import { validateProjectId, validateTaskId } from '@app/storage';
 import { UsageError } from '@app/boot';
 import type { CreateTaskRequest as ContractCreateTaskRequest } from '@app/contracts';
 
@@ -35,19 +36,20 @@ export function dependencyOrder(spec: GoalWorkflowSpec): GoalWorkflowSpec['tasks
   return ordered;
 }
 
-/** The goal file the spec names, when it still matches the spec digest (as `run-agent goal run`). */
-export function goalTextFromSource(spec: GoalWorkflowSpec): string | undefined {
-  if (spec.goal.mode !== 'file' || !spec.goal.source) return undefined;
-  try {
-    const text = readUserFile(spec.goal.source);
-    return goalMatchesSpec(spec, text) ? text : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export function goalMatchesSpec(spec: GoalWorkflowSpec, text: string): boolean {
   return goalDigest(spec.project_id, spec.strategy, spec.template, normalizeGoalText(text)) === spec.goal.digest_sha256;
+}
+
+/**
+ * `conductor goal run`: the goal text given (it must match the spec digest), else the spec's goal
+ * file while it still matches (as `run-agent goal run`); then one create request per task.
+ */
+export function goalRunRequests(spec: GoalWorkflowSpec, opts: { project?: string; agent?: string; goalText?: string }): CreateTaskRequest[] {
+  if (opts.goalText !== undefined && !goalMatchesSpec(spec, opts.goalText)) throw new UsageError('the goal text does not match the spec (digest_sha256 differs)');
+  const goalText = opts.goalText ?? goalTextFromSource(spec);
+  const agent = opts.agent?.trim();
+  if (opts.agent !== undefined && !agent) throw new UsageError('--agent must not be blank');
+  return goalTaskRequests(spec, { projectId: opts.project?.trim() || spec.project_id, agent, goalText });
 }
 
 /** One create request per spec task, prompts as `run-agent goal run` writes them to TASK.md. */

@@ -2,9 +2,9 @@ import { existsSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { BusMessage, BusWriter, createProjectBusFolder, readMessages } from '@app/messagebus';
-import { RunsLayout } from '@app/storage';
-import type { McpScope } from './mcp.types';
+import { BusMessage, createProjectBusFolder, readMessages } from '@app/messagebus';
+import type { RunsLayout } from '@app/storage';
+import type { McpBusParts, McpScope } from './mcp.types';
 import { addTool } from './register-tool';
 import { busTaskOf, projectOf, type TaskScope } from './tool-scope';
 import { McpInputError, toolCall } from './tool-result';
@@ -38,8 +38,8 @@ export interface PostInput {
  * format's own checks: type, body size).
  */
 /** `guard`: refuses a bus outside a confined session (TaskScope.check). */
-export async function postMessage(scope: McpScope, input: PostInput, maxBodyBytes?: number, guard?: BusGuard): Promise<{ msg_id: string; bus: string }> {
-  const layout = new RunsLayout(scope.root);
+export async function postMessage(scope: McpScope, parts: McpBusParts, input: PostInput, maxBodyBytes?: number, guard?: BusGuard): Promise<{ msg_id: string; bus: string }> {
+  const { layout } = parts;
   const projectId = projectOf(scope, input.project);
   const taskId = busTaskOf(scope, projectId, input.task);
   guard?.(projectId, taskId);
@@ -50,7 +50,7 @@ export async function postMessage(scope: McpScope, input: PostInput, maxBodyByte
   // as `run-agent bus post --project P`: a project's bus creates its folder, a task's needs the task
   const created = !taskId && !existsSync(dirname(bus));
   if (created) createProjectBusFolder(bus);
-  const writer = new BusWriter(bus, { maxBodyBytes });
+  const writer = parts.writers(bus, maxBodyBytes === undefined ? {} : { maxBodyBytes });
   try {
     const msg = await writer.append({
       type: input.type,
@@ -82,8 +82,7 @@ export interface ReadInput {
  * `bus_read`: without `since` the newest `limit` messages; with `since` the first `limit` after
  * it, and `has_more` when more follow (call again with `since: next_since`).
  */
-export function readBus(scope: McpScope, input: ReadInput, guard?: BusGuard) {
-  const layout = new RunsLayout(scope.root);
+export function readBus(scope: McpScope, layout: RunsLayout, input: ReadInput, guard?: BusGuard) {
   const projectId = projectOf(scope, input.project);
   const taskId = busTaskOf(scope, projectId, input.task);
   guard?.(projectId, taskId);
@@ -130,7 +129,7 @@ const readShape = {
 };
 
 /** `maxBodyBytes`: the body limit of `run-agent bus post` (default: the format's, 16 MiB). */
-export function registerBusTools(server: McpServer, scope: McpScope, maxBodyBytes: number | undefined, tasks: TaskScope): void {
+export function registerBusTools(server: McpServer, scope: McpScope, maxBodyBytes: number | undefined, tasks: TaskScope, parts: McpBusParts): void {
   const guard: BusGuard = (p, t) => tasks.check(p, t);
   addTool<PostInput>(
     server,
@@ -141,7 +140,7 @@ export function registerBusTools(server: McpServer, scope: McpScope, maxBodyByte
         'Append a message to the scoped message bus (the task bus when the server is scoped to a task, else the project bus), exactly as `run-agent bus post` does. Returns its msg_id.',
       inputSchema: postShape,
     },
-    (args) => toolCall(() => postMessage(scope, args, maxBodyBytes, guard)),
+    (args) => toolCall(() => postMessage(scope, parts, args, maxBodyBytes, guard)),
   );
   addTool<ReadInput>(
     server,
@@ -152,6 +151,6 @@ export function registerBusTools(server: McpServer, scope: McpScope, maxBodyByte
         'Messages of the scoped bus: the newest `limit` (default 20), or with `since` the ones after that msg_id, oldest first; page on with `since: next_since` while `has_more`.',
       inputSchema: readShape,
     },
-    (args) => toolCall(() => readBus(scope, args, guard)),
+    (args) => toolCall(() => readBus(scope, parts.layout, args, guard)),
   );
 }

@@ -1,5 +1,4 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { createChangeFeed, createStorageIndex } from '@app/storage';
 import { registerBusTools } from './bus-tools';
 import type { ConductorMcpOptions } from './mcp.types';
 import { registerResources } from './resources';
@@ -28,12 +27,13 @@ export function createConductorMcp(opts: ConductorMcpOptions): ConductorMcp {
         'conductor-loop: post to and read the message bus (bus_post, bus_read), start sub-tasks and wait for them (task_start, task_wait, task_status, task_stop), browse projects and tasks (list_projects, list_tasks), ask the task owner (ask), token usage (usage). Resources: conductor://bus/<project>[/<task>] and conductor://runs/<project>/<task>/<run>/output.',
     },
   );
-  const index = opts.index ?? createStorageIndex(opts.scope.root);
+  const index = opts.index;
+  const parts = { layout: index.layout, writers: opts.writers };
   const tasks = new TaskScope(opts.scope, index);
-  registerBusTools(server, opts.scope, opts.maxBodyBytes ?? (opts.config?.storage?.max_message_body_bytes || undefined), tasks);
+  registerBusTools(server, opts.scope, opts.maxBodyBytes ?? (opts.config?.storage?.max_message_body_bytes || undefined), tasks, parts);
   registerTaskTools(server, opts, index, tasks);
-  registerUsageAndAskTools(server, opts.scope, tasks);
-  const closeWatches = registerResources(server, tasks, index, opts.feed ?? createChangeFeed(), opts.pollMs ?? 250);
+  registerUsageAndAskTools(server, opts.scope, tasks, parts);
+  const closeWatches = registerResources(server, tasks, index, opts.feed, opts.pollMs ?? 250);
   return {
     server,
     async close() {

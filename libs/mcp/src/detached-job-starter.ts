@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppConfig, newRunInfo, RunInfo, runInfoFile, writeRunInfo, RUN_PROMPT_FILE } from '@app/storage';
+import { type AppConfig, newRunInfo, RunInfo, runInfoFile, type RunsLayout, writeRunInfo, RUN_PROMPT_FILE } from '@app/storage';
 import type { SubTaskRequest, SubTaskStarted, SubTaskStarter } from './mcp.types';
 import { preflightSubTask } from './sub-task-preflight';
 
@@ -11,7 +11,8 @@ export const MCP_JOB_LOG = 'mcp-job.log';
 export interface DetachedJobStarterOptions {
   /** The `run-agent` executable of this installation (the job runs through it). */
   cli: string;
-  root: string;
+  /** The runs root's layout (of the composition root). */
+  layout: RunsLayout;
   config?: AppConfig;
   /** The config file the job loads (`--config`), when `run-agent mcp` loaded one. */
   configPath?: string;

@@ -1,10 +1,11 @@
 import { JobResult, runJob, validateTaskSettings, withJobCriteria, type RunnerService } from '@app/runner';
-import { AppConfig } from '@app/storage';
+import type { AppConfig, RunsLayout } from '@app/storage';
 import type { SubTaskRequest, SubTaskStarted, SubTaskStarter } from './mcp.types';
 import { preflightSubTask } from './sub-task-preflight';
 
 export interface JobStarterOptions {
-  root: string;
+  /** The runs root's layout (of the composition root). */
+  layout: RunsLayout;
   config?: AppConfig;
   /** Extra environment for the agents (the CLI passes CONDUCTOR_CONFIG on, as `run-agent job` does). */
   env?: Record<string, string>;

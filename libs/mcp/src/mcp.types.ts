@@ -1,4 +1,5 @@
-import type { AppConfig, ChangeFeed, StorageIndex } from '@app/storage';
+import type { BusWriters } from '@app/messagebus';
+import type { AppConfig, ChangeFeed, RunsLayout, StorageIndex } from '@app/storage';
 
 /** What an MCP server is scoped to: the runs root, and optionally a project, task and calling run. */
 export interface McpScope {
@@ -52,13 +53,21 @@ export interface ConductorMcpOptions {
   scope: McpScope;
   config?: AppConfig;
   starter: SubTaskStarter;
-  /** Change notifications for resource subscriptions and task_wait (default: a private feed). */
-  feed?: ChangeFeed;
-  /** Run listing of scope.root (the server passes its injected StorageIndex; default: a private one). */
-  index?: StorageIndex;
+  /** Change notifications for resource subscriptions and task_wait (the composition root's CHANGE_FEED). */
+  feed: ChangeFeed;
+  /** Run listing of scope.root (the composition root's StorageIndex; its layout serves the bus tools). */
+  index: StorageIndex;
+  /** Opens the bus writers of bus_post and ask (MessageBusService.writers of the composition root). */
+  writers: BusWriters;
   /** Poll interval of task_wait and of subscriptions' fallback check (default 250 ms). */
   pollMs?: number;
   version?: string;
   /** Body limit of bus_post (default: config storage.max_message_body_bytes, else 16 MiB). */
   maxBodyBytes?: number;
+}
+
+/** What the bus and ask tools write through: the runs layout of the scope's root and the bus-writer factory. */
+export interface McpBusParts {
+  layout: RunsLayout;
+  writers: BusWriters;
 }

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { checkStartTask } from '@app/runner';
-import { AppConfig, generateTaskId, RunsLayout } from '@app/storage';
+import { type AppConfig, generateTaskId, type RunsLayout } from '@app/storage';
 import type { SubTaskRequest } from './mcp.types';
 import { McpInputError } from './tool-result';
 
@@ -23,10 +23,10 @@ export interface SubTaskPreflight {
  */
 export async function preflightSubTask(
   req: SubTaskRequest,
-  opts: { root: string; config?: AppConfig; env?: Record<string, string> },
+  opts: { layout: RunsLayout; config?: AppConfig; env?: Record<string, string> },
   isActive: (key: string) => boolean,
 ): Promise<SubTaskPreflight> {
-  const layout = new RunsLayout(opts.root);
+  const { layout } = opts;
   const taskId = req.taskId ?? generateTaskId();
   const key = `${req.projectId}/${taskId}`;
   if (isActive(key)) throw new McpInputError(`task ${taskId} already has a run started by this server`);

@@ -1,8 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { askQuestion, isUsageCursor, usagePage, usageReport, waitForAnswer } from '@app/runner';
-import { RunsLayout } from '@app/storage';
-import type { McpScope } from './mcp.types';
+import type { McpBusParts, McpScope } from './mcp.types';
 import { PAGE_HELP, pageArgs, pageArgsQuery, type PageArgs } from './page-args';
 import { addTool } from './register-tool';
 import { busTaskOf, projectOf, taskOf, type TaskScope } from './tool-scope';
@@ -29,7 +28,7 @@ interface UsageArgs extends PageArgs {
  * `ask` (the needs-input question, #17: as `run-agent ask [--wait]`) and `usage` (the usage report,
  * #18: as `run-agent usage --json`).
  */
-export function registerUsageAndAskTools(server: McpServer, scope: McpScope, tasks: TaskScope): void {
+export function registerUsageAndAskTools(server: McpServer, scope: McpScope, tasks: TaskScope, { layout, writers }: McpBusParts): void {
   addTool<AskArgs>(
     server,
     'ask',
@@ -57,9 +56,8 @@ export function registerUsageAndAskTools(server: McpServer, scope: McpScope, tas
         tasks.check(projectId, taskId);
         const timeout = args.timeout_s ?? ASK_WAIT_MAX_S;
         if (!(timeout > 0) || timeout > ASK_WAIT_MAX_S) throw new McpInputError(`timeout_s must be between 0 and ${ASK_WAIT_MAX_S}`);
-        const layout = new RunsLayout(scope.root);
         const busPath = layout.taskBus(projectId, taskId);
-        const question = await askQuestion({ busPath, taskDir: layout.taskDir(projectId, taskId), projectId, taskId, runId: scope.runId, body: args.body, type });
+        const question = await askQuestion({ busPath, taskDir: layout.taskDir(projectId, taskId), projectId, taskId, runId: scope.runId, body: args.body, type, writers });
         if (!args.wait) return { msg_id: question.msg_id, project_id: projectId, task_id: taskId };
         const signal = (extra as { signal?: AbortSignal } | undefined)?.signal;
         const answer = await waitForAnswer(busPath, question.msg_id, { timeoutMs: timeout * 1000, signal });
@@ -94,7 +92,7 @@ export function registerUsageAndAskTools(server: McpServer, scope: McpScope, tas
           since = /^\d{4}-\d\d-\d\d/.test(args.since.trim()) ? new Date(args.since.trim()) : new Date(NaN);
           if (Number.isNaN(since.getTime())) throw new McpInputError(`since must be an RFC 3339 time, got "${args.since}"`);
         }
-        return usagePage(usageReport({ root: scope.root, projectId, taskId, since }), q);
+        return usagePage(usageReport({ layout, projectId, taskId, since }), q);
       }),
   );
 }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { BusWriter } from '@app/messagebus';
-import { isTaskDone, runInfoFile, RunsLayout } from '@app/storage';
+import { isTaskDone, runInfoFile, type RunsLayout } from '@app/storage';
 import type { PlannerEntry, PlannerState } from './planner-state';
 
 /**
@@ -10,8 +10,7 @@ import type { PlannerEntry, PlannerState } from './planner-state';
  * the loop is launched with adopt, so a still-live agent is waited for, never started twice.
  * Returns the entries to launch; a bus message on the task says what happened.
  */
-export function reclaimInterruptedLoops(persisted: PlannerState, state: PlannerState, root: string): PlannerEntry[] {
-  const layout = new RunsLayout(root);
+export function reclaimInterruptedLoops(persisted: PlannerState, state: PlannerState, layout: RunsLayout): PlannerEntry[] {
   const out: PlannerEntry[] = [];
   for (const old of persisted.entries.filter((e) => e.state === 'running')) {
     const taskDir = layout.taskDir(old.projectId, old.taskId);

@@ -198,7 +198,7 @@ export class PlannerService implements OnApplicationBootstrap, BeforeApplication
     try {
       const persisted = loadPlannerState(this.statePath, this.limit);
       const state = this.load();
-      const reclaimed = reclaimInterruptedLoops(persisted, state, this.options.root);
+      const reclaimed = reclaimInterruptedLoops(persisted, state, this.index.layout);
       const launches = this.schedule(state);
       this.save(state);
       if (reclaimed.length > 0) this.logger.log(`recovered planner state: restarting ${reclaimed.length} interrupted task loop(s)`);

@@ -8,7 +8,7 @@ import { stopRun, stopTask, StopOptions, StopRunResult, StopTaskOptions, StopTas
 import { runTask } from './task';
 import type { TaskOptions, TaskResult } from './task-options';
 import type { TaskDispatcher } from './task-dispatcher';
-import { checkStartTask, startTask, type CheckedTaskStart, type StartedTask, type TaskStartRequest } from './tasks';
+import { checkStartTask, startTask, type CheckedTaskStart, type StartedTask, type TaskStartRequest, type TaskStartWrite } from './tasks';
 import type { WebhookSender } from './webhook';
 
 /** Injected parts every job/task started here runs with (unless the caller passes its own). */
@@ -57,7 +57,7 @@ export class RunnerService implements OnApplicationShutdown {
   }
 
   /** Starts a task on this host: checks, TASK.md and the other task files once, the first run's folder, the thread link. */
-  startTask(req: TaskStartRequest): Promise<StartedTask> {
+  startTask(req: TaskStartWrite): Promise<StartedTask> {
     return startTask({ ...req, probe: req.probe ?? this.seams.probe });
   }
 

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { createApiApp, TestApi } from '../../utils/api-app';
 import { writeLargeBus } from '../../utils/hostile-root';
 import { askQuestion } from '@app/runner';
+import { createBusWriters } from '@app/messagebus';
 import { RunsLayout } from '@app/storage';
 import { seedRun } from '../../utils/run-fixtures';
 
@@ -138,7 +139,7 @@ describe('every list route is bounded: default page, maximum, cursor', () => {
     for (let i = 0; i < QUESTIONS; i++) {
       const t = taskOf(i % 8);
       const last = i >= QUESTIONS - 8; // the index file once per task, after its last question
-      await askQuestion({ busPath: layout.taskBus(Q, t), taskDir: last ? layout.taskDir(Q, t) : undefined, projectId: Q, taskId: t, body: `question ${i}` });
+      await askQuestion({ busPath: layout.taskBus(Q, t), taskDir: last ? layout.taskDir(Q, t) : undefined, projectId: Q, taskId: t, body: `question ${i}`, writers: createBusWriters() });
     }
   }, 180_000); // ~3,000 files and 1,000 bus appends: seconds alone, longer on a loaded machine
   afterAll(async () => api.close());

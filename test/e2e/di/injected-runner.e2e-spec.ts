@@ -43,7 +43,7 @@ describe('CLI parts that start agents use the injected RunnerService', () => {
   });
 
   it('MCP task_start (JobStarter) runs the sub-task through the injected executor and webhook sender', async () => {
-    const starter = new JobStarter({ root: tmp.root, config, runner: cli.get(RunnerService) });
+    const starter = new JobStarter({ layout: new RunsLayout(tmp.root), config, runner: cli.get(RunnerService) });
     const task = 'task-20260101-120000-mcpjob';
     const started = await starter.start({ projectId: P, taskId: task, prompt: 'hi', agent: 'fake' });
     await starter.settled();

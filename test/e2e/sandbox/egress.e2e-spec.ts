@@ -123,10 +123,10 @@ describe('sandbox egress: only the allow-list, only through the proxy', () => {
     // plain HTTP counts the bodies both ways: the GET sent none, the response is the line the probe printed
     expect(bytes[allowedKey]).toBe('hello from allowed\n'.length);
     expect(Object.keys(bytes)).toEqual([allowedKey]);
-    const report = usageReport({ root, projectId: PROJECT, taskId: task });
+    const report = usageReport({ layout: new RunsLayout(root), projectId: PROJECT, taskId: task });
     expect(report.egress_bytes).toEqual(bytes);
     expect(renderUsage(report)).toContain(`egress  ${allowedKey}  ${bytes[allowedKey]}\n`);
-    expect(usageReport({ root: join(dir, 'no-runs') }).egress_bytes).toBeUndefined();
+    expect(usageReport({ layout: new RunsLayout(join(dir, 'no-runs')) }).egress_bytes).toBeUndefined();
 
     // the API's run views carry the sandbox and the counts (the dashboard's run header shows them)
     const api = await createApiApp({ root });

@@ -5,6 +5,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createConductorMcp, type ConductorMcp, type SubTaskStarter } from '@app/mcp';
+import { createBusWriters } from '@app/messagebus';
+import { createChangeFeed, createStorageIndex } from '@app/storage';
 import { writeRun } from '../../utils/run-fixtures';
 
 const noStarter: SubTaskStarter = {
@@ -46,7 +48,7 @@ describe('MCP list_projects, list_tasks and usage are paged', () => {
     root = mkdtempSync(join(tmpdir(), 'mcp-paging-'));
     for (let i = 0; i < 11; i++) mkdirSync(join(root, `other-${i}`));
     for (let i = 0; i < 23; i++) writeRun(root, P, task(i), `20260101-1200000000-${100 + i}-1`, { agent: ['claude', 'codex'][i % 2], usage: { input_tokens: i, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0 } });
-    mcp = createConductorMcp({ scope: { root }, starter: noStarter });
+    mcp = createConductorMcp({ scope: { root }, starter: noStarter, index: createStorageIndex(root), feed: createChangeFeed(), writers: createBusWriters() });
     const [a, b] = InMemoryTransport.createLinkedPair();
     client = new Client({ name: 'paging-test', version: '1' });
     await Promise.all([mcp.server.connect(a), client.connect(b)]);

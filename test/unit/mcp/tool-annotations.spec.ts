@@ -5,6 +5,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createConductorMcp, type ConductorMcp, type SubTaskStarter } from '@app/mcp';
+import { createBusWriters } from '@app/messagebus';
+import { createChangeFeed, createStorageIndex } from '@app/storage';
 
 const READ_ONLY = ['bus_read', 'list_projects', 'list_tasks', 'task_status', 'task_wait', 'usage'];
 
@@ -21,7 +23,7 @@ describe('MCP tools: annotations, output schemas, bus_post on a new project', ()
 
   beforeEach(async () => {
     root = mkdtempSync(join(tmpdir(), 'mcp-annot-'));
-    mcp = createConductorMcp({ scope: { root }, starter: noStarter });
+    mcp = createConductorMcp({ scope: { root }, starter: noStarter, index: createStorageIndex(root), feed: createChangeFeed(), writers: createBusWriters() });
     const [a, b] = InMemoryTransport.createLinkedPair();
     client = new Client({ name: 'annot-test', version: '1' });
     await Promise.all([mcp.server.connect(a), client.connect(b)]);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { buildGoalSpec, encodeGoalSpec, goalFormatForPath, materializeGoalSpec, parseGoalSpec } from '@app/runner';
-import { readDependsOn, readTaskPrompt, TASK_ID_PATTERN } from '@app/storage';
+import { readDependsOn, readTaskPrompt, RunsLayout, TASK_ID_PATTERN } from '@app/storage';
 
 const input = { projectId: 'demo', goal: 'Add a login page\nwith tests', env: {} };
 
@@ -71,7 +71,7 @@ describe('goal spec', () => {
 
     it('creates TASK.md and TASK-CONFIG.yaml depends_on for every task, keeping existing prompts', () => {
       const spec = parseGoalSpec(encodeGoalSpec(buildGoalSpec(input), 'yaml'));
-      const created = materializeGoalSpec(dir, spec, input.goal);
+      const created = materializeGoalSpec(new RunsLayout(dir), spec, input.goal);
       expect(created.every((t) => t.created)).toBe(true);
       for (const t of spec.tasks) {
         const taskDir = join(dir, 'demo', t.task_id);
@@ -80,13 +80,13 @@ describe('goal spec', () => {
         expect(readTaskPrompt(taskDir)).toContain(`# ${t.title}`);
         expect(existsSync(join(dir, 'demo', t.prompt_file))).toBe(true);
       }
-      const again = materializeGoalSpec(dir, spec, input.goal);
+      const again = materializeGoalSpec(new RunsLayout(dir), spec, input.goal);
       expect(again.some((t) => t.created)).toBe(false);
     });
 
     it('refuses a goal text that does not match the digest and writes nothing', () => {
       const spec = buildGoalSpec(input);
-      expect(() => materializeGoalSpec(dir, spec, 'another goal')).toThrow('does not match the spec');
+      expect(() => materializeGoalSpec(new RunsLayout(dir), spec, 'another goal')).toThrow('does not match the spec');
       expect(existsSync(join(dir, 'demo'))).toBe(false);
     });
 

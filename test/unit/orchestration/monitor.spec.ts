@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BusWriter } from '@app/messagebus';
 import { activeStopRequest, checkTodoItem, decideMonitorAction, MonitorLock, parseTodo } from '@app/runner';
-import { writeCancelled, writeStopRequested } from '@app/storage';
+import { createLivenessProbe, RunsLayout, writeCancelled, writeStopRequested } from '@app/storage';
 import { liveGroupLeader, runningInfo, writeRun } from '../../e2e/orchestration/helpers';
 
 const P = 'proj';
@@ -24,7 +24,7 @@ describe('monitor decisions', () => {
     rmSync(root, { recursive: true, force: true });
   });
   const taskDir = (): string => join(root, P, T);
-  const decide = (staleAfterMs?: number) => decideMonitorAction(root, P, T, { staleAfterMs });
+  const decide = (staleAfterMs?: number) => decideMonitorAction(new RunsLayout(root), P, T, { staleAfterMs, probe: createLivenessProbe() });
 
   it('parses unchecked items with a task id and flips the first matching one', () => {
     const text = `# TODO\n- [ ] first ${T} do it\n  - [ ] nested task-20260101-000000-other x\n- [x] done ${T}\n- [ ] no id here\n`;
@@ -91,9 +91,9 @@ describe('monitor decisions', () => {
     const leader = liveGroupLeader();
     leaders.push(leader.pid!);
     writeFileSync(path, `${leader.pid}\n`);
-    expect(() => new MonitorLock(path).acquire(P)).toThrow(`monitor already running for project "${P}" (PID ${leader.pid}); lockfile: ${path}`);
+    expect(() => new MonitorLock(path, createLivenessProbe()).acquire(P)).toThrow(`monitor already running for project "${P}" (PID ${leader.pid}); lockfile: ${path}`);
     writeFileSync(path, 'garbage\n');
-    const lock = new MonitorLock(path);
+    const lock = new MonitorLock(path, createLivenessProbe());
     lock.acquire(P);
     expect(readFileSync(path, 'utf8')).toBe(`${process.pid}\n`);
     lock.release();

@@ -1,9 +1,12 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BusMessage, readMessages } from '@app/messagebus';
+import { BusMessage, createBusWriters, readMessages } from '@app/messagebus';
 import { answerQuestion, askQuestion, inputContextOf, NEEDS_INPUT_FILE, needsInputOf, openQuestionsOf, scanOpenQuestions, waitForAnswer, wakeTask } from '@app/runner';
 import { RunsLayout } from '@app/storage';
+
+/** The bus-writer factory a composition root hands down. */
+const writers = createBusWriters();
 
 let n = 0;
 function msg(type: string, body: string, extra: Partial<BusMessage> = {}): BusMessage {
@@ -55,7 +58,7 @@ describe('needs-input: ask, answer, wait, wake on real files', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('ask writes the state file; answer closes the question, removes it, and waitForAnswer returns the answer', async () => {
-    const q = await askQuestion({ busPath: bus, taskDir, projectId: 'proj', taskId, runId: 'r1', body: 'Which?' });
+    const q = await askQuestion({ busPath: bus, taskDir, projectId: 'proj', taskId, runId: 'r1', body: 'Which?', writers });
     expect(existsSync(join(taskDir, NEEDS_INPUT_FILE))).toBe(true);
     expect(needsInputOf(taskDir, bus).map((x) => x.msg_id)).toEqual([q.msg_id]);
     expect(scanOpenQuestions(new RunsLayout(root))).toEqual([{ project_id: 'proj', task_id: taskId, questions: [expect.objectContaining({ msg_id: q.msg_id, body: 'Which?' })] }]);
@@ -66,7 +69,7 @@ describe('needs-input: ask, answer, wait, wake on real files', () => {
     expect(existsSync(join(taskDir, NEEDS_INPUT_FILE))).toBe(false);
     expect(needsInputOf(taskDir, bus)).toEqual([]);
     await expect(answerQuestion({ busPath: bus, taskDir, projectId: 'proj', taskId, body: 'again' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(askQuestion({ busPath: bus, taskDir, projectId: 'proj', taskId, body: '  ' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(askQuestion({ busPath: bus, taskDir, projectId: 'proj', taskId, body: '  ', writers })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 
   it('a stale state file (crash after the answer, before the removal) reads as no state', async () => {
@@ -75,7 +78,7 @@ describe('needs-input: ask, answer, wait, wake on real files', () => {
   });
 
   it('waitForAnswer gives up after its timeout', async () => {
-    const q = await askQuestion({ busPath: bus, projectId: 'proj', taskId, body: 'still there?' });
+    const q = await askQuestion({ busPath: bus, projectId: 'proj', taskId, body: 'still there?', writers });
     await expect(waitForAnswer(bus, q.msg_id, { pollMs: 5, timeoutMs: 50 })).rejects.toMatchObject({ code: 'STOPPED' });
     await answerQuestion({ busPath: bus, projectId: 'proj', taskId, body: 'yes' });
   });

@@ -2,7 +2,7 @@
 // first run is allocated, the thread link is written. Real files, a real command agent.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BusWriter, readMessages } from '@app/messagebus';
+import { BusWriter, createBusWriters, readMessages } from '@app/messagebus';
 import { checkStartTask, isRunnerError, startTask, TaskStartRefused, THREAD_LINK_FILE } from '@app/runner';
 import { loadConfig, RunsLayout, writeCancelled, writeDependsOn, writeTaskPromptIfAbsent } from '@app/storage';
 import { makeTempRoot } from '../../utils/api-app';
@@ -21,7 +21,7 @@ describe('startTask (libs/runner/src/tasks/start-task.ts)', () => {
   beforeEach(() => {
     tmp = makeTempRoot();
     layout = new RunsLayout(tmp.root);
-    base = { layout, config: loadConfig(tmp.configPath, { strict: false }), projectId: P, taskId: T, prompt: 'do it', agent: 'fake' };
+    base = { layout, writers: createBusWriters(), config: loadConfig(tmp.configPath, { strict: false }), projectId: P, taskId: T, prompt: 'do it', agent: 'fake' };
   });
   afterEach(() => rmSync(tmp.dir, { recursive: true, force: true }));
 

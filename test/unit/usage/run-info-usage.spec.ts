@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseRunInfo, serializeRunInfo, writeRunInfo, ZERO_TIME, type RunInfo } from '@app/storage';
+import { parseRunInfo, RunsLayout, serializeRunInfo, writeRunInfo, ZERO_TIME, type RunInfo } from '@app/storage';
 import { checkBudget, taskTreeRuns, usageReport, validateTaskSettings, writeTaskSettings, readTaskSettings } from '@app/runner';
 
 const base = (over: Partial<RunInfo>): RunInfo => ({
@@ -51,8 +51,8 @@ describe('usage aggregation and budgets', () => {
   put(T2, 'run-d', {});
 
   it('a task tree follows the parent chain across tasks', () => {
-    expect(taskTreeRuns(root, 'p', T1).map((r) => r.info.run_id).sort()).toEqual(['run-a', 'run-b', 'run-c']);
-    const r = usageReport({ root, projectId: 'p', taskId: T1 });
+    expect(taskTreeRuns(new RunsLayout(root), 'p', T1).map((r) => r.info.run_id).sort()).toEqual(['run-a', 'run-b', 'run-c']);
+    const r = usageReport({ layout: new RunsLayout(root), projectId: 'p', taskId: T1 });
     expect(r.runs).toBe(1);
     expect(r.total_tokens).toBe(110);
     expect(r.tree).toEqual({ runs: 3, total_tokens: 332, usage: { input_tokens: 301, output_tokens: 31, cache_read_tokens: 5, cache_write_tokens: 0, cost_usd: 0.1 } });
@@ -60,12 +60,12 @@ describe('usage aggregation and budgets', () => {
   });
 
   it('project totals, --since', () => {
-    expect(usageReport({ root }).total_tokens).toBe(332);
-    expect(usageReport({ root, projectId: 'p', since: new Date('2026-01-15T00:00:00Z') }).total_tokens).toBe(2);
+    expect(usageReport({ layout: new RunsLayout(root) }).total_tokens).toBe(332);
+    expect(usageReport({ layout: new RunsLayout(root), projectId: 'p', since: new Date('2026-01-15T00:00:00Z') }).total_tokens).toBe(2);
   });
 
   it('checkBudget: tokens, cost, wall time', () => {
-    const runs = taskTreeRuns(root, 'p', T1);
+    const runs = taskTreeRuns(new RunsLayout(root), 'p', T1);
     expect(checkBudget(runs, { max_tokens: 332 }).exceeded).toBe(false);
     expect(checkBudget(runs, { max_tokens: 331 })).toMatchObject({ exceeded: true, reason: 'tokens 332 > max 331' });
     expect(checkBudget(runs, { max_cost_usd: 0.05 }).reason).toBe('cost $0.1 > max $0.05');

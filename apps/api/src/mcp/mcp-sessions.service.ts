@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ConductorMcp } from '@app/mcp';
+import { MessageBusService } from '@app/messagebus';
 import { CHANGE_FEED, type ChangeFeed } from '@app/storage';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { TasksService } from '../tasks/tasks.service';
@@ -35,6 +36,7 @@ export class McpSessions implements OnApplicationShutdown {
     @Inject(API_CONTEXT) private readonly ctx: ApiContext,
     private readonly tasks: TasksService,
     @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
+    private readonly bus: MessageBusService,
   ) {}
 
   get count(): number {
@@ -65,7 +67,7 @@ export class McpSessions implements OnApplicationShutdown {
       sendJson(reply, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no session: send initialize first' }, id: null });
       return;
     }
-    const mcp = createConductorMcp({ scope: { root: this.ctx.root }, config: this.ctx.config, feed: this.feed, index: this.ctx.index, starter: new ApiTaskStarter(this.ctx, this.tasks, req), version: this.ctx.version });
+    const mcp = createConductorMcp({ scope: { root: this.ctx.root }, config: this.ctx.config, feed: this.feed, index: this.ctx.index, writers: this.bus.writers, starter: new ApiTaskStarter(this.ctx, this.tasks, req), version: this.ctx.version });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sid) => void this.sessions.set(sid, { transport, mcp }),

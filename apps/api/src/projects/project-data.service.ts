@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BUDGET_EXCEEDED_FILE, isRunStalled, NEEDS_INPUT_FILE, needsInputOf, PAUSED_FILE, RATE_LIMITED_FILE, summarizeTask, taskCorruptReason, taskUsageView, type OpenQuestion, type TaskUsageView, readExtraRuns, SortedRunsMemo, byStartThenId, runActivity, type RunRecord, PROJECT_ROOT_MARKER, THREAD_LINK_FILE } from '@app/runner';
+import { BUDGET_EXCEEDED_FILE, isRunStalled, NEEDS_INPUT_FILE, needsInputOf, PAUSED_FILE, RATE_LIMITED_FILE, summarizeTask, taskCorruptReason, taskUsageView, type ProjectTaskSummary, readExtraRuns, SortedRunsMemo, byStartThenId, runActivity, type RunRecord, PROJECT_ROOT_MARKER, THREAD_LINK_FILE } from '@app/runner';
 import { blockedBy, DONE_FILE, hasDoneFile, LIVENESS_PROBE, LivenessProbe, readDependsOn, readRecordText, RunInfo, TASK_CONFIG_FILE, TASK_PROMPT_FILE, RUNS_DIR_NAME } from '@app/storage';
 import { replicaRunView, type PendingTask } from '@app/scaleout';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
@@ -11,29 +11,8 @@ import { PlannerBridge } from '../tasks/planner-bridge';
 
 const TASK_MARKERS = [TASK_PROMPT_FILE, TASK_CONFIG_FILE, RUNS_DIR_NAME];
 
-export interface TaskSummary {
-  projectId: string;
-  taskId: string;
-  status: string;
-  state: string;
-  v1Status: string;
-  done: boolean;
-  dependsOn: string[];
-  blockedBy: string[];
-  queuePosition?: number;
-  lastActivity: Date;
-  createdAt: Date;
-  runs: RunRecord[];
-  threadParent: Record<string, string> | null;
-  /** needs_input (#17): open QUESTION/BLOCKED messages of the task bus. */
-  openQuestions: OpenQuestion[];
-  /** The running latest run is flagged stalled. */
-  stalled: boolean;
-  /** Status `corrupt` (issue #29): why a record file of the task (or its latest run-info) cannot be parsed. */
-  corruptReason?: string;
-  /** Usage of the task's runs and its hold (rate_limited, paused, budget_exceeded; #18). */
-  usage: TaskUsageView;
-}
+/** One task of a project as the project routes see it (the runner's view type). */
+export type TaskSummary = ProjectTaskSummary;
 
 /** Read model over the runs root for the project routes (api.md §1.3, §A.2). */
 @Injectable()

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AGENT_TYPES, isAgentType, normalizeAgentType } from '@app/agents';
+import { MessageBusService } from '@app/messagebus';
 import { RunnerService, TaskStartRefused, threadParentRef, validateTaskSettings } from '@app/runner';
 import { applyTaskWrite, queueNewTask, refuseUnroutedTaskWrites, stopTaskRouted } from './scaleout-hooks';
 import { newRunInfo, runInfoFile, validateProjectId, validateTaskId, writeRunInfo } from '@app/storage';
@@ -38,6 +39,7 @@ export class TasksService {
     private readonly data: ProjectDataService,
     private readonly audit: AuditLogService,
     private readonly runner: RunnerService,
+    private readonly bus: MessageBusService,
   ) {}
 
   async create(body: CreateTaskDto, req: FastifyRequest): Promise<CreateTaskResponse> {
@@ -78,6 +80,7 @@ export class TasksService {
 
     // the one start-a-task use case (libs/runner/src/tasks/start-task.ts): checks, then files and the first run
     const start = {
+      writers: this.bus.writers,
       layout: this.ctx.layout,
       config: this.ctx.config,
       projectId,

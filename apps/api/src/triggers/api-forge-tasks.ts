@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { MessageBusService } from '@app/messagebus';
 import { askQuestion, taskUiLink } from '@app/runner';
 import type { ForgeTasks, TaskStartRequest, TaskStartResult } from '@app/triggers';
 import { WebhookService } from '@app/webhook';
@@ -18,6 +19,7 @@ export class ApiForgeTasks implements ForgeTasks {
     private readonly needsInputs: NeedsInputService,
     private readonly tasks: TasksService,
     private readonly webhooks: WebhookService,
+    private readonly bus: MessageBusService,
   ) {}
 
   start(req: TaskStartRequest): Promise<TaskStartResult> {
@@ -31,7 +33,7 @@ export class ApiForgeTasks implements ForgeTasks {
   /** The task is reopened (DONE removed, no loop started) with an open question; the needs_input webhook fires. */
   async needsInput(projectId: string, taskId: string, body: string): Promise<void> {
     await applyTaskWrite(this.ctx, { op: 'resume', projectId, taskId });
-    const q = await askQuestion({ busPath: this.ctx.layout.taskBus(projectId, taskId), taskDir: this.ctx.layout.taskDir(projectId, taskId), projectId, taskId, body, type: 'BLOCKED' });
+    const q = await askQuestion({ busPath: this.ctx.layout.taskBus(projectId, taskId), taskDir: this.ctx.layout.taskDir(projectId, taskId), projectId, taskId, body, type: 'BLOCKED', writers: this.bus.writers });
     if (!this.webhooks.wanted(undefined, 'needs_input')) return;
     void this.webhooks.deliver(undefined, {
       event: 'needs_input',

@@ -29,7 +29,7 @@ export class UsageController {
     const projectId = checkOptionalId(p, 'project_id');
     const taskId = checkOptionalId(t, 'task_id');
     if (taskId && !projectId) throw badRequest('task_id requires project_id');
-    return usagePage(usageReport({ root: this.ctx.root, projectId, taskId, since: sinceOf(since) }), q);
+    return usagePage(usageReport({ layout: this.ctx.layout, projectId, taskId, since: sinceOf(since) }), q);
   }
 
   @Get('projects/:p/usage')
@@ -37,7 +37,7 @@ export class UsageController {
     const projectId = checkId(p, 'project_id');
     const q = pageQuery(limit, after, isUsageCursor);
     if (!isDir(this.ctx.layout.projectDir(projectId))) throw notFound('project not found');
-    return usagePage(usageReport({ root: this.ctx.root, projectId, since: sinceOf(since) }), q);
+    return usagePage(usageReport({ layout: this.ctx.layout, projectId, since: sinceOf(since) }), q);
   }
 
   @Get('projects/:p/tasks/:t/usage')
@@ -46,7 +46,7 @@ export class UsageController {
     const taskId = checkId(t, 'task_id');
     const q = pageQuery(limit, after, isUsageCursor);
     if (!isDir(this.ctx.layout.taskDir(projectId, taskId))) throw notFound('task not found');
-    return usagePage(usageReport({ root: this.ctx.root, projectId, taskId, since: sinceOf(since) }), q);
+    return usagePage(usageReport({ layout: this.ctx.layout, projectId, taskId, since: sinceOf(since) }), q);
   }
 
   @Post('projects/:p/pause')
@@ -74,7 +74,7 @@ export class UsageController {
   }
 
   private hold(req: FastifyRequest, action: 'pause' | 'unpause', projectId: string, taskId?: string) {
-    const target = { root: this.ctx.root, projectId, taskId };
+    const target = { layout: this.ctx.layout, projectId, taskId };
     const dir = taskId ? this.ctx.layout.taskDir(projectId, taskId) : this.ctx.layout.projectDir(projectId);
     if (!isDir(dir)) throw notFound(taskId ? 'task not found' : 'project not found');
     const changed = action === 'pause' ? pause(target, 'conductor API') : unpause(target);

@@ -5,3 +5,4 @@ export * from './flat-run-json';
 export * from './run-order';
 export * from './extra-roots';
 export * from './project-files';
+export * from './task-views';

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { BusCursor, BusMessage, BusWriter, readMessages } from '@app/messagebus';
+import { BusCursor, BusMessage, BusWriter, type BusWriters, readMessages } from '@app/messagebus';
 import { writeFileAtomic } from '@app/storage';
 import { RunnerError } from '../runner.errors';
 import { sleep } from '../sleep';
@@ -83,13 +83,15 @@ export interface AskOptions {
   runId?: string;
   body: string;
   type?: 'QUESTION' | 'BLOCKED';
+  /** The bus-writer factory of the composition root. */
+  writers: BusWriters;
 }
 
 /** Posts a question (the task enters needs_input). */
 export async function askQuestion(opts: AskOptions): Promise<BusMessage> {
   if (!opts.body.trim()) throw new RunnerError('INVALID_INPUT', 'question body is empty');
   mkdirSync(dirname(opts.busPath), { recursive: true });
-  const writer = new BusWriter(opts.busPath);
+  const writer = opts.writers(opts.busPath);
   try {
     const msg = await writer.append({
       type: opts.type ?? 'QUESTION',

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readMessages } from '@app/messagebus';
-import { RunsLayout, TASK_BUS_FILE, rfc3339, validateProjectId, withFileLock, writeFileAtomic } from '@app/storage';
+import { type RunsLayout, TASK_BUS_FILE, rfc3339, validateProjectId, withFileLock, writeFileAtomic } from '@app/storage';
 
 export const PROJECT_FACTS_FILE = 'PROJECT-FACTS.md';
 const BODY_PREFIX = '- **Body**: ';
@@ -10,7 +10,8 @@ const HASH_PREFIX = '- **Body SHA-256**: ';
 const CONTINUATION = '  ';
 
 export interface PromoteFactsOptions {
-  root: string;
+  /** The runs root's layout (of the composition root). */
+  layout: RunsLayout;
   projectId: string;
   dryRun?: boolean;
   /** Message type to promote (case-insensitive); default FACT. */
@@ -111,7 +112,7 @@ function collectCandidates(projectDir: string, opts: PromoteFactsOptions): Promo
 /** Promotes task-bus facts of a project into `<project>/PROJECT-FACTS.md`, without duplicates. */
 export async function promoteFacts(opts: PromoteFactsOptions): Promise<PromoteFactsResult> {
   validateProjectId(opts.projectId);
-  const projectDir = new RunsLayout(opts.root).projectDir(opts.projectId);
+  const projectDir = opts.layout.projectDir(opts.projectId);
   const path = join(projectDir, PROJECT_FACTS_FILE);
   if (!existsSync(projectDir)) return { path, promoted: [], alreadyPresent: 0, written: false };
   const work = (): PromoteFactsResult => {

@@ -1,11 +1,12 @@
-import { AppConfig, hasDoneFile, RunsLayout } from '@app/storage';
+import { type AppConfig, hasDoneFile, type RunsLayout } from '@app/storage';
 import type { TaskOptions, TaskResult } from '../task-options';
 import type { GoalWorkflowSpec } from './goal-spec';
 
 export type GoalTaskOutcome = 'done' | 'failed' | 'stopped' | 'blocked';
 
 export interface GoalGraphOptions {
-  root: string;
+  /** The runs root's layout (of the composition root). */
+  layout: RunsLayout;
   spec: GoalWorkflowSpec;
   /** The engine's runTask (RunnerService.runTask in the CLI, so shutdown stops the agents). */
   runTask: (opts: TaskOptions) => Promise<TaskResult>;
@@ -32,7 +33,7 @@ export interface GoalGraphResult {
  */
 export async function runGoalGraph(opts: GoalGraphOptions): Promise<GoalGraphResult> {
   const { spec } = opts;
-  const layout = new RunsLayout(opts.root);
+  const { layout } = opts;
   const log = opts.log ?? (() => undefined);
   const limit = spec.max_parallel > 0 ? spec.max_parallel : 1;
   const outcomes: GoalGraphResult['outcomes'] = {};
@@ -53,7 +54,7 @@ export async function runGoalGraph(opts: GoalGraphOptions): Promise<GoalGraphRes
     log(`[start   ] ${taskId}`);
     const run = opts
       .runTask({
-        root: opts.root,
+        root: layout.root,
         projectId: spec.project_id,
         taskId,
         agent: opts.agent ?? task.agent,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { RunsLayout, normalizeDependsOn, validateProjectId, validateTaskId, writeDependsOn, writeTaskPromptIfAbsent } from '@app/storage';
+import { type RunsLayout, normalizeDependsOn, validateProjectId, validateTaskId, writeDependsOn, writeTaskPromptIfAbsent } from '@app/storage';
 import { RunnerError } from '../runner.errors';
 
 export const GOAL_SCHEMA_VERSION = 'goal-workflow/v1';
@@ -258,13 +258,12 @@ export interface MaterializedGoalTask {
  * TASK-CONFIG.yaml depends_on, and the prompt copy at `<project>/<prompt_file>`. Running the
  * tasks (`run-agent task`, the server) then follows the DAG through dependency gating.
  */
-export function materializeGoalSpec(root: string, spec: GoalWorkflowSpec, goalText?: string): MaterializedGoalTask[] {
+export function materializeGoalSpec(layout: RunsLayout, spec: GoalWorkflowSpec, goalText?: string): MaterializedGoalTask[] {
   validateProjectId(spec.project_id);
   if (goalText !== undefined) {
     const digest = goalDigest(spec.project_id, spec.strategy, spec.template, normalizeGoalText(goalText));
     if (digest !== spec.goal.digest_sha256) throw invalid('the goal text does not match the spec (digest_sha256 differs)');
   }
-  const layout = new RunsLayout(root);
   const projectDir = layout.projectDir(spec.project_id);
   return spec.tasks.map((task) => {
     const taskDir = layout.taskDir(spec.project_id, task.task_id);

@@ -7,3 +7,4 @@ export * from './monitor';
 export * from './monitor-daemon';
 export * from './goal-graph';
 export * from './outputs';
+export * from './goal-input';

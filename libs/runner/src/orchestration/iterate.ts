@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppConfig, RunsLayout, validateProjectId, validateTaskId, writeFileAtomic, runOutputFile } from '@app/storage';
+import { type AppConfig, type RunsLayout, validateProjectId, validateTaskId, writeFileAtomic, runOutputFile } from '@app/storage';
 import type { JobOptions, JobResult } from '../job';
 import { RunnerError } from '../runner.errors';
 
@@ -19,7 +19,8 @@ export interface IterationRecord {
 }
 
 export interface IterateOptions {
-  root: string;
+  /** The runs root's layout (of the composition root). */
+  layout: RunsLayout;
   projectId: string;
   taskId: string;
   prompt: string;
@@ -96,12 +97,12 @@ export async function runIterate(opts: IterateOptions): Promise<IterateResult> {
   const now = opts.now ?? (() => new Date());
   const log = opts.log ?? (() => undefined);
   iterateSubTaskId(opts.taskId, `review-iter${max}`, now()); // fail before any run when ids would be invalid
-  const taskDir = new RunsLayout(opts.root).taskDir(opts.projectId, opts.taskId);
+  const taskDir = opts.layout.taskDir(opts.projectId, opts.taskId);
   const records: IterationRecord[] = [];
   let feedback = '';
   let outcome: IterateResult['outcome'] = 'exhausted';
   const job = (taskId: string, prompt: string): Promise<JobResult> =>
-    opts.runJob({ root: opts.root, projectId: opts.projectId, taskId, prompt, agent: opts.agent, config: opts.config, cwd: opts.cwd, env: opts.env, idleTimeoutMs: opts.idleTimeoutMs, signal: opts.signal });
+    opts.runJob({ root: opts.layout.root, projectId: opts.projectId, taskId, prompt, agent: opts.agent, config: opts.config, cwd: opts.cwd, env: opts.env, idleTimeoutMs: opts.idleTimeoutMs, signal: opts.signal });
 
   for (let i = 1; i <= max; i++) {
     if (opts.signal?.aborted) break;

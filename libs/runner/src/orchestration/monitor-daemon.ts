@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { ChangeFeed, ensureDir, RunsLayout } from '@app/storage';
+import { ChangeFeed, ensureDir } from '@app/storage';
 import { MONITOR_LOCK_FILE, MonitorLock, monitorPass, MonitorPassOptions } from './monitor';
 
 const CHANGE_SETTLE_MS = 250;
@@ -31,8 +31,8 @@ export async function runMonitor(opts: MonitorRunOptions): Promise<void> {
     return;
   }
 
-  const projectDir = new RunsLayout(opts.root).projectDir(opts.projectId);
-  const lock = new MonitorLock(join(projectDir, MONITOR_LOCK_FILE));
+  const projectDir = opts.layout.projectDir(opts.projectId);
+  const lock = new MonitorLock(join(projectDir, MONITOR_LOCK_FILE), opts.probe);
   ensureDir(projectDir);
   lock.acquire(opts.projectId);
   const releaseOnExit = (): void => lock.release();

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readMessages } from '@app/messagebus';
-import { AppConfig, createLivenessProbe, LivenessProbe, RunInfo, RunsLayout, RUN_INFO_FILE, hasDoneFile, isCancelled, readRunInfoReconciled, readStopRequested, readTaskPrompt, removeDone, removeStopRequested, validateProjectId, writeDone, writeTaskPromptIfAbsent, runOutputFile, taskRunsDir, RUN_OUTPUT_FILE, TASK_BUS_FILE } from '@app/storage';
+import { AppConfig, LivenessProbe, RunInfo, RunsLayout, RUN_INFO_FILE, hasDoneFile, isCancelled, readRunInfoReconciled, readStopRequested, readTaskPrompt, removeDone, removeStopRequested, validateProjectId, writeDone, writeTaskPromptIfAbsent, runOutputFile, taskRunsDir, RUN_OUTPUT_FILE, TASK_BUS_FILE } from '@app/storage';
 import type { JobOptions, JobResult } from '../job';
 import type { StopOptions, StopRunResult } from '../stop';
 
@@ -107,15 +107,15 @@ function hasOutput(dir: string, info: RunInfo): boolean {
 
 /** What monitor does with one TODO task (cli-storage.md §1.16), CANCELLED honoured. */
 export function decideMonitorAction(
-  root: string,
+  layout: RunsLayout,
   projectId: string,
   taskId: string,
-  opts: { staleAfterMs?: number; now?: Date; probe?: LivenessProbe } = {},
+  opts: { staleAfterMs?: number; now?: Date; probe: LivenessProbe },
 ): MonitorDecision {
   const now = opts.now ?? new Date();
-  const probe = opts.probe ?? createLivenessProbe();
+  const { probe } = opts;
   const staleMs = opts.staleAfterMs && opts.staleAfterMs > 0 ? opts.staleAfterMs : DEFAULT_MONITOR_STALE_MS;
-  const taskDir = new RunsLayout(root).taskDir(projectId, taskId);
+  const taskDir = layout.taskDir(projectId, taskId);
   if (!existsSync(taskDir)) return { action: 'start', reason: 'no task folder yet' };
   if (isCancelled(taskDir)) return { action: 'skip', reason: 'task is CANCELLED' };
   if (hasDoneFile(taskDir)) return { action: 'skip', reason: 'already DONE' };
@@ -146,7 +146,7 @@ export function decideMonitorAction(
 /** `<root>/<project>/.monitor.pid`: one daemon per project. */
 export class MonitorLock {
   private held = false;
-  constructor(readonly path: string, private readonly probe: LivenessProbe = createLivenessProbe()) {}
+  constructor(readonly path: string, private readonly probe: LivenessProbe) {}
 
   acquire(projectId: string): void {
     if (existsSync(this.path)) {
@@ -175,7 +175,9 @@ export class MonitorLock {
 }
 
 export interface MonitorPassOptions {
-  root: string;
+  /** The runs root's layout and the liveness probe (of the composition root). */
+  layout: RunsLayout;
+  probe: LivenessProbe;
   projectId: string;
   todoPath: string;
   agent?: string;
@@ -220,13 +222,13 @@ export async function monitorPass(opts: MonitorPassOptions): Promise<MonitorPass
     return result;
   }
   opts.out(`monitor: checking ${todos.length} pending task(s) from ${opts.todoPath}`);
-  const layout = new RunsLayout(opts.root);
+  const { layout } = opts;
   let first = true;
   for (const todo of todos) {
     if (opts.signal?.aborted) break;
     const decision: MonitorDecision = opts.inFlight?.has(todo.taskId)
       ? { action: 'skip', reason: 'job launched by this monitor is still running' }
-      : decideMonitorAction(opts.root, opts.projectId, todo.taskId, { staleAfterMs: opts.staleAfterMs });
+      : decideMonitorAction(layout, opts.projectId, todo.taskId, { staleAfterMs: opts.staleAfterMs, probe: opts.probe });
     result.decisions.push({ ...decision, taskId: todo.taskId });
     opts.out(`  [${decision.action.padEnd(8)}] ${todo.taskId} — ${decision.reason}`);
     if (decision.action === 'skip') continue;
@@ -257,7 +259,7 @@ export async function monitorPass(opts: MonitorPassOptions): Promise<MonitorPass
       const prompt = (readTaskPrompt(taskDir) ?? '').trim() || todo.text;
       opts.inFlight?.add(todo.taskId);
       const job = opts
-        .runJob({ root: opts.root, projectId: opts.projectId, taskId: todo.taskId, prompt, agent: opts.agent, config: opts.config, cwd: opts.cwd, env: opts.env, signal: opts.signal })
+        .runJob({ root: layout.root, projectId: opts.projectId, taskId: todo.taskId, prompt, agent: opts.agent, config: opts.config, cwd: opts.cwd, env: opts.env, signal: opts.signal })
         .then(
           (r) => {
             opts.out(r.ok ? `  [OK]    run completed for ${todo.taskId} (${r.runId})` : `  [ERROR] run ${todo.taskId}: ${r.error ?? 'agent execution failed'}`);

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { BusWriter } from '@app/messagebus';
-import { AppConfig, RunsLayout, rfc3339, validateProjectId, validateTaskId, writeFileAtomic } from '@app/storage';
+import type { BusWriters } from '@app/messagebus';
+import { type AppConfig, type RunsLayout, rfc3339, validateProjectId, validateTaskId, writeFileAtomic } from '@app/storage';
 import type { JobOptions, JobResult } from '../job';
 import { RunnerError } from '../runner.errors';
 
@@ -53,7 +53,9 @@ export interface WorkflowState {
 }
 
 export interface WorkflowOptions {
-  root: string;
+  /** The runs root's layout and the bus-writer factory (of the composition root). */
+  layout: RunsLayout;
+  writers: BusWriters;
   projectId: string;
   taskId: string;
   template?: string;
@@ -214,7 +216,7 @@ export async function runWorkflow(opts: WorkflowOptions): Promise<WorkflowResult
   const to = opts.toStage ?? WORKFLOW_MAX_STAGE;
   validateStageRange(from, to);
   const now = opts.now ?? (() => new Date());
-  const layout = new RunsLayout(opts.root);
+  const { layout } = opts;
   const taskDir = layout.taskDir(opts.projectId, opts.taskId);
   const statePath = opts.statePath ?? defaultWorkflowStatePath(taskDir, template);
   const resume = opts.resume === true;
@@ -266,7 +268,7 @@ export async function runWorkflow(opts: WorkflowOptions): Promise<WorkflowResult
     writeFileAtomic(statePath, serializeWorkflowState(state));
   };
   mkdirSync(taskDir, { recursive: true });
-  const bus = new BusWriter(layout.taskBus(opts.projectId, opts.taskId));
+  const bus = opts.writers(layout.taskBus(opts.projectId, opts.taskId));
   const post = (type: string, body: string, runId = ''): Promise<unknown> => bus.append({ type, project_id: opts.projectId, task_id: opts.taskId, run_id: runId, body });
   try {
     save();
@@ -284,7 +286,7 @@ export async function runWorkflow(opts: WorkflowOptions): Promise<WorkflowResult
       save();
       await post('PROGRESS', `workflow stage ${n} started`);
       const job = await opts.runJob({
-        root: opts.root,
+        root: layout.root,
         projectId: opts.projectId,
         taskId: opts.taskId,
         prompt: workflowStagePrompt(template, n, taskDir),

@@ -1,2 +1,2 @@
-export { checkStartTask, seedTaskFiles, startTask, threadParentRef, TaskStartRefused, type CheckedTaskStart, type StartedTask, type TaskStartRequest, type TaskStartStage } from './start-task';
+export { checkStartTask, seedTaskFiles, startTask, threadParentRef, TaskStartRefused, type CheckedTaskStart, type StartedTask, type TaskStartRequest, type TaskStartStage, type TaskStartWrite } from './start-task';
 export { budgetFlags, criteriaFlags, isolationFromFlags, loopSettings, type LoopSettings, type LoopSettingsFlags } from './loop-settings';

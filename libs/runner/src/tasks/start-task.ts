@@ -2,7 +2,7 @@
 // scale-out worker's first files (issue #32). Everything that can refuse a start is checked
 // before anything is written; then the task's files are seeded once and its first run allocated.
 import { mkdirSync } from 'node:fs';
-import { BusWriter, type BusMessage } from '@app/messagebus';
+import type { BusMessage, BusWriters } from '@app/messagebus';
 import {
   clearStopMarkers,
   normalizeDependsOn,
@@ -125,15 +125,18 @@ export function seedTaskFiles(taskDir: string, seed: { prompt: string; resume?: 
   writeTaskPromptIfAbsent(taskDir, seed.prompt.endsWith('\n') ? seed.prompt.slice(0, -1) : seed.prompt);
 }
 
+/** What startTask takes beyond the checks' request: the bus-writer factory of the thread link's parent message. */
+export type TaskStartWrite = TaskStartRequest & { writers: BusWriters };
+
 /** The checks, then the files, the first run's folder and the thread link (single host). */
-export async function startTask(req: TaskStartRequest): Promise<StartedTask> {
+export async function startTask(req: TaskStartWrite): Promise<StartedTask> {
   const checked = await checkStartTask(req);
   const prompt = req.prompt ?? '';
   seedTaskFiles(checked.taskDir, { prompt, resume: req.resume, dependsOn: checked.dependsOn, settings: req.settings });
   const { runId, dir: runDir } = req.layout.allocateRunDir(checked.projectId, checked.taskId);
   if (req.threadParent) {
     const child = { projectId: checked.projectId, taskId: checked.taskId, runId, prompt };
-    await writeThreadLink(req.layout, child, req.threadParent, req.linkedAt ?? new Date().toISOString());
+    await writeThreadLink(req.layout, req.writers, child, req.threadParent, req.linkedAt ?? new Date().toISOString());
   }
   return { ...checked, runId, runDir };
 }
@@ -141,8 +144,8 @@ export async function startTask(req: TaskStartRequest): Promise<StartedTask> {
 export const threadParentRef = (m: BusMessage): ThreadParentRef => ({ project_id: m.project_id, task_id: m.task_id, run_id: m.run_id, msg_id: m.msg_id, type: m.type });
 
 /** TASK-THREAD-LINK.yaml and the two USER_REQUEST messages that tie child and parent (single host). */
-async function writeThreadLink(layout: RunsLayout, child: { projectId: string; taskId: string; runId: string; prompt: string }, parent: BusMessage, linkedAt: string): Promise<void> {
+async function writeThreadLink(layout: RunsLayout, writers: BusWriters, child: { projectId: string; taskId: string; runId: string; prompt: string }, parent: BusMessage, linkedAt: string): Promise<void> {
   const ref = threadParentRef(parent);
   const childMsg = await writeThreadChild(layout.root, child, ref, { linkedAt });
-  await new BusWriter(layout.taskBus(parent.project_id, parent.task_id)).append(threadParentMessage(ref, child, childMsg.msg_id));
+  await writers(layout.taskBus(parent.project_id, parent.task_id)).append(threadParentMessage(ref, child, childMsg.msg_id));
 }

@@ -1,5 +1,5 @@
 import type { CursorPaged, UsageReport as WireUsageReport, UsageRow, UsageTotals } from '@app/contracts';
-import { RunInfo, RunsLayout } from '@app/storage';
+import type { RunInfo, RunsLayout } from '@app/storage';
 import { allRuns, descendantRuns, ScannedRun, taskRuns } from '../run-scan';
 import { sumEgressBytes } from './egress-bytes';
 
@@ -33,9 +33,9 @@ export function sumUsage(infos: Iterable<RunInfo>): UsageTotals {
 }
 
 /** A task's runs plus every run whose parent chain leads to one of them (its sub-tree). */
-export function taskTreeRuns(root: string, projectId: string, taskId: string, all?: ScannedRun[]): ScannedRun[] {
-  const own = taskRuns(new RunsLayout(root).taskDir(projectId, taskId));
-  const runs = all ?? allRuns(root);
+export function taskTreeRuns(layout: RunsLayout, projectId: string, taskId: string, all?: ScannedRun[]): ScannedRun[] {
+  const own = taskRuns(layout.taskDir(projectId, taskId));
+  const runs = all ?? allRuns(layout.root);
   const seen = new Set(own.map((r) => r.info.run_id));
   const out = [...own];
   for (const r of own) {
@@ -52,7 +52,8 @@ export function taskTreeRuns(root: string, projectId: string, taskId: string, al
 export type UsageReport = Omit<WireUsageReport, keyof CursorPaged>;
 
 export interface UsageQuery {
-  root: string;
+  /** The runs root's layout (of the composition root). */
+  layout: RunsLayout;
   projectId?: string;
   taskId?: string;
   /** Only runs that started at or after this time. */
@@ -80,7 +81,7 @@ function rows(runs: ScannedRun[], keyOf: (i: RunInfo) => string): UsageRow[] {
 
 /** Usage per run summed per project, task (own runs and sub-tree) and agent: the one aggregation every surface uses. */
 export function usageReport(q: UsageQuery): UsageReport {
-  const everything = allRuns(q.root);
+  const everything = allRuns(q.layout.root);
   const since = q.since?.getTime();
   const inTime = (r: ScannedRun): boolean => since === undefined || r.info.start_time.getTime() >= since;
   let selected = everything.filter((r) => (!q.projectId || r.info.project_id === q.projectId) && (!q.taskId || r.info.task_id === q.taskId) && inTime(r));
@@ -97,7 +98,7 @@ export function usageReport(q: UsageQuery): UsageReport {
   if (q.since) report.since = q.since.toISOString();
   if (q.taskId && q.projectId) {
     report.task_id = q.taskId;
-    const tree = taskTreeRuns(q.root, q.projectId, q.taskId, everything).filter(inTime);
+    const tree = taskTreeRuns(q.layout, q.projectId, q.taskId, everything).filter(inTime);
     const treeUsage = sumUsage(tree.map((r) => r.info));
     report.tree = { runs: tree.length, usage: treeUsage, total_tokens: totalTokens(treeUsage) };
     selected = tree;

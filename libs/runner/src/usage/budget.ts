@@ -67,7 +67,7 @@ export async function enforceBudget(ctx: EnforceContext): Promise<string | undef
   const marked = readBudgetExceeded(taskDir);
   if (marked) return marked;
   if (!ctx.budget.max_tokens && !ctx.budget.max_cost_usd && !ctx.budget.max_wall_time_ms) return undefined;
-  const runs = taskTreeRuns(ctx.layout.root, ctx.projectId, ctx.taskId);
+  const runs = taskTreeRuns(ctx.layout, ctx.projectId, ctx.taskId);
   const v = checkBudget(runs, ctx.budget);
   if (!v.exceeded) return undefined;
   const reason = `budget exceeded: ${v.reason}`;

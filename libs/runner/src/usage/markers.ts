@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { RunsLayout, validateProjectId, validateTaskId, writeFileAtomic } from '@app/storage';
+import { type RunsLayout, validateProjectId, validateTaskId, writeFileAtomic } from '@app/storage';
 import { RunnerError } from '../runner.errors';
 
 /** Held by hand (`run-agent pause`): a task's or a whole project's loops start no new attempt. */
@@ -11,13 +11,14 @@ export const RATE_LIMITED_FILE = 'RATE-LIMITED';
 export const BUDGET_EXCEEDED_FILE = 'BUDGET-EXCEEDED';
 
 export interface PauseTarget {
-  root: string;
+  /** The runs root's layout (of the composition root). */
+  layout: RunsLayout;
   projectId: string;
   taskId?: string;
 }
 
 function targetDir(t: PauseTarget): string {
-  const layout = new RunsLayout(t.root);
+  const { layout } = t;
   validateProjectId(t.projectId);
   if (t.taskId === undefined) return layout.projectDir(t.projectId);
   validateTaskId(t.taskId);

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { AppConfig, RunsLayout } from '@app/storage';
+import type { AppConfig, RunsLayout } from '@app/storage';
 import { errorText } from '../runner.errors';
 import { removeTaskWorktree, taskBranch, WORKTREES_DIR } from './create';
 import { gitCommonDir, gitRaw } from './git';
@@ -10,7 +10,8 @@ import { readWorktreeRecord } from './record';
 import { registeredRepos } from './task-worktree';
 
 export interface WorktreeGcOptions {
-  root: string;
+  /** The runs root's layout (of the composition root). */
+  layout: RunsLayout;
   /** Only tasks older than this (task folder mtime, or worktree mtime for deleted tasks) are collected. */
   cutoff: Date;
   /** Also remove worktrees whose branch is not merged (the branch itself is kept). */
@@ -68,9 +69,9 @@ async function mergedSomewhere(repo: string, branch: string, path: string): Prom
  */
 export async function gcWorktrees(opts: WorktreeGcOptions): Promise<WorktreeGcReport> {
   const report: WorktreeGcReport = { removed: [], kept_unmerged: [], warnings: [] };
-  const layout = new RunsLayout(opts.root);
+  const { layout } = opts;
   const known = new Set<string>();
-  const projects = opts.projects ?? (existsSync(opts.root) ? readdirSync(opts.root, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name) : []);
+  const projects = opts.projects ?? (existsSync(layout.root) ? readdirSync(layout.root, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name) : []);
   for (const project of projects) {
     const projectDir = layout.projectDir(project);
     let tasks: string[] = [];
@@ -100,7 +101,7 @@ export async function gcWorktrees(opts: WorktreeGcOptions): Promise<WorktreeGcRe
   }
   if (opts.projects) return report;
   // worktrees whose task folder was deleted: found through the repositories this root used
-  for (const repo of registeredRepos(opts.root)) {
+  for (const repo of registeredRepos(layout.root)) {
     try {
       if (!existsSync(repo)) continue;
       const dir = join(repo, WORKTREES_DIR);

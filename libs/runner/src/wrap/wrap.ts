@@ -3,13 +3,13 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileS
 import { basename, resolve } from 'node:path';
 import { constants as osConstants } from 'node:os';
 import { errorSummaryForExit, jrunVariables, prependPathDir, runAgentBinDir } from '@app/agents';
-import { BusWriter } from '@app/messagebus';
+import type { BusWriters } from '@app/messagebus';
 import {
   isProjectHome,
   newRunInfo,
   runFilePaths,
   runInfoFile,
-  RunsLayout,
+  type RunsLayout,
   scopeFromRunFolder,
   scopeFromRunInfoUpwards,
   scopeFromTaskFolder,
@@ -94,7 +94,9 @@ export function checkWorkingDir(cwd: string): void {
 }
 
 export interface WrapRunOptions {
-  root: string;
+  /** The runs root's layout and the bus-writer factory (of the composition root). */
+  layout: RunsLayout;
+  writers: BusWriters;
   /** Validated project and task ids. */
   project: string;
   task: string;
@@ -124,7 +126,7 @@ export interface WrapRunResult {
 
 export async function runWrapped(opts: WrapRunOptions): Promise<WrapRunResult> {
   const { agent, args, cwd, env, project, task, parentRunId, timeoutMs } = opts;
-  const layout = new RunsLayout(opts.root);
+  const { layout } = opts;
   const taskDir = layout.taskDir(project, task);
   mkdirSync(taskDir, { recursive: true, mode: 0o755 });
 
@@ -157,7 +159,7 @@ export async function runWrapped(opts: WrapRunOptions): Promise<WrapRunResult> {
     commandline: commandLine,
     agent_version: detectVersion(agentLabel),
   });
-  const bus = new BusWriter(layout.taskBus(project, task));
+  const bus = opts.writers(layout.taskBus(project, task));
   const post = (type: string, body: string) => bus.append({ type, project_id: project, task_id: task, run_id: runId, body });
 
   const childEnv: Record<string, string> = {};

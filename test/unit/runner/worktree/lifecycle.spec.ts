@@ -95,21 +95,21 @@ describe('worktree lifecycle (real git)', () => {
     const wt3 = join(repo, '.conductor', 'worktrees', T3);
     utimesSync(wt3, old, old);
 
-    const recent = await gcWorktrees({ root, cutoff: new Date(Date.now() - 20 * 86_400_000) });
+    const recent = await gcWorktrees({ layout: new RunsLayout(root), cutoff: new Date(Date.now() - 20 * 86_400_000) });
     expect(recent.removed).toEqual([]);
 
-    const dry = await gcWorktrees({ root, cutoff: new Date(), dryRun: true });
+    const dry = await gcWorktrees({ layout: new RunsLayout(root), cutoff: new Date(), dryRun: true });
     expect(dry.removed.map((r) => [r.task_id, r.reason])).toEqual([[T1, 'merged'], [T3, 'task deleted']]);
     expect(existsSync(wt3)).toBe(true);
 
-    const report = await gcWorktrees({ root, cutoff: new Date() });
+    const report = await gcWorktrees({ layout: new RunsLayout(root), cutoff: new Date() });
     expect(report.removed.map((r) => [r.task_id, r.reason])).toEqual([[T1, 'merged'], [T3, 'task deleted']]);
     expect(report.kept_unmerged).toEqual([join(repo, '.conductor', 'worktrees', T2)]);
     expect(existsSync(join(repo, '.conductor', 'worktrees', T1))).toBe(false);
     expect(existsSync(wt3)).toBe(false);
     expect(gitSync(repo, 'branch', '--format=%(refname:short)', '--list', 'conductor/*')).toBe(`conductor/${T2}`);
 
-    const forced = await gcWorktrees({ root, cutoff: new Date(), force: true });
+    const forced = await gcWorktrees({ layout: new RunsLayout(root), cutoff: new Date(), force: true });
     expect(forced.removed.map((r) => [r.task_id, r.reason])).toEqual([[T2, 'forced']]);
     // forced removal keeps the unmerged branch (no commit is lost)
     expect(gitSync(repo, 'branch', '--format=%(refname:short)', '--list', 'conductor/*')).toBe(`conductor/${T2}`);

@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { formatGoDuration, gcProjects, gcSummary, parseSizeBytes, pruneChildQueues, runGc } from '@app/runner';
 import { gcTaskWorktrees } from './support/worktree-gc';
-import { LIVENESS_PROBE, type LivenessProbe, RunsLayout } from '@app/storage';
+import { LIVENESS_PROBE, type LivenessProbe, STORAGE_INDEX_FACTORY, type StorageIndexFactory } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
@@ -27,7 +27,10 @@ export { parseSizeBytes };
   description: 'Delete old finished run folders (and optionally rotate large message buses and remove finished tasks)',
 })
 export class GcCommand extends CommandRunner {
-  constructor(@Inject(LIVENESS_PROBE) private readonly probe: LivenessProbe) {
+  constructor(
+    @Inject(LIVENESS_PROBE) private readonly probe: LivenessProbe,
+    @Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory,
+  ) {
     super();
   }
 
@@ -41,11 +44,11 @@ export class GcCommand extends CommandRunner {
     } catch (err) {
       throw new UsageError(`invalid --bus-max-size ${JSON.stringify(sizeText)}: ${(err as Error).message}`);
     }
-    const layout = new RunsLayout(resolveRoot(options.root));
+    const layout = this.indexFor(resolveRoot(options.root)).layout;
     const projects = gcProjects(layout, options.project);
     const json = !!options.json;
     // worktrees first: --delete-done-tasks would remove the records that name them
-    const worktrees = await gcTaskWorktrees(layout.root, {
+    const worktrees = await gcTaskWorktrees(layout, {
       cutoff: new Date(Date.now() - olderThanMs),
       dryRun: !!options.dryRun,
       force: !!options.force,

@@ -3,7 +3,7 @@
  * (apps/cli/src/fast) with the seams of their composition root.
  */
 import { join } from 'node:path';
-import { type ChangeFeed, checkRunDir, existingTaskDir, followRunOutput, type LivenessProbe, readRunOutput, RunOutputFile, RunsLayout, unknownName } from '@app/storage';
+import { type ChangeFeed, checkRunDir, existingTaskDir, followRunOutput, type LivenessProbe, readRunOutput, RunOutputFile, type StorageIndexFactory, unknownName } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import type { OutputOptions } from './output-flags';
 import { countFlag } from './support/options';
@@ -20,13 +20,13 @@ export function parseOutputFile(value: string | undefined): OutputFile {
   throw new UsageError(`unknown --file value ${JSON.stringify(value)}: must be output, stdout, stderr, or prompt`);
 }
 
-export function resolveRunDir(options: OutputOptions): string {
+export function resolveRunDir(options: OutputOptions, indexFor: StorageIndexFactory): string {
   if (options.runDir?.trim()) return checkRunDir(options.runDir.trim());
   const root = resolveRoot(options.root, process.env, options.config);
   const scope = inferScope({ project: options.project, task: options.task }, { root });
   if (!scope.project) throw new UsageError('--project is required when --run-dir is not specified');
   if (!scope.task) throw new UsageError('--task is required when --run-dir is not specified');
-  const layout = new RunsLayout(root);
+  const layout = indexFor(root).layout;
   const runsDir = layout.runsDir(scope.project, scope.task);
   const wanted = options.run?.trim() ? layout.runDir(scope.project, scope.task, options.run.trim()) : undefined;
   existingTaskDir(layout, scope.project, scope.task);
@@ -56,12 +56,13 @@ async function followOutput(runDir: string, file: OutputFile, probe: LivenessPro
 export interface OutputSeams {
   probe: LivenessProbe;
   feed: ChangeFeed;
+  indexFor: StorageIndexFactory;
 }
 
 export async function runOutput(options: OutputOptions, seams: OutputSeams): Promise<void> {
   const file = parseOutputFile(options.file);
   const tail = options.tail !== undefined ? countFlag(options.tail, '--tail') : 0;
-  const runDir = resolveRunDir(options);
+  const runDir = resolveRunDir(options, seams.indexFor);
   if (options.follow) {
     await followOutput(runDir, file, seams.probe, seams.feed);
     return;

@@ -1,6 +1,7 @@
 import { isAbsolute, join } from 'node:path';
+import { Inject } from '@nestjs/common';
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
-import { readUserFile, RunsLayout, writeUserFile, RUN_OUTPUT_FILE, RUN_STDOUT_FILE } from '@app/storage';
+import { readUserFile, type RunsLayout, STORAGE_INDEX_FACTORY, type StorageIndexFactory, writeUserFile, RUN_OUTPUT_FILE, RUN_STDOUT_FILE } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { resolveRoot } from './support/runs-root';
 import { inferScope } from './support/scope';
@@ -50,6 +51,10 @@ export function synthesize(selectors: { label: string; dir: string }[], strict: 
   description: 'Concatenate the outputs (output.md, else agent-stdout.txt) of several runs into one markdown document',
 })
 export class OutputSynthesizeCommand extends CommandRunner {
+  constructor(@Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory) {
+    super();
+  }
+
   async run(params: string[], own: SynthesizeOptions = {}): Promise<void> {
     // Commander lets the parent `output` claim --root/--project/--task written after
     // `synthesize`, so they are read from there too.
@@ -64,7 +69,7 @@ export class OutputSynthesizeCommand extends CommandRunner {
     if (!selectors.every((s) => isAbsolute(s))) {
       const root = resolveRoot(options.root);
       scope = inferScope({ project: options.project, task: options.task }, { root });
-      layout = new RunsLayout(root);
+      layout = this.indexFor(root).layout;
     }
     // Run ids are checked (D18) before any file is read or written.
     const resolved = selectors.map((label) => {

@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { Command, Option } from 'nest-commander';
-import { CHANGE_FEED, type ChangeFeed, LIVENESS_PROBE, type LivenessProbe } from '@app/storage';
+import { CHANGE_FEED, type ChangeFeed, LIVENESS_PROBE, type LivenessProbe, STORAGE_INDEX_FACTORY, type StorageIndexFactory } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { ScopeOptionParsers } from './support/scope-options';
 import { OUTPUT_FLAGS, type OutputOptions } from './output-flags';
@@ -20,13 +20,14 @@ export class OutputCommand extends ScopeOptionParsers {
   constructor(
     @Inject(LIVENESS_PROBE) private readonly probe: LivenessProbe,
     @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
+    @Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory,
   ) {
     super();
   }
 
   async run(params: string[], options: OutputOptions = {}): Promise<void> {
     if (params.length) throw new UsageError(`unknown argument ${JSON.stringify(params[0])} (did you mean "output synthesize"?)`);
-    await runOutput(options, { probe: this.probe, feed: this.feed });
+    await runOutput(options, { probe: this.probe, feed: this.feed, indexFor: this.indexFor });
   }
 
   @Option(OUTPUT_FLAGS.runDir) parseRunDir(v: string): string { return v; }

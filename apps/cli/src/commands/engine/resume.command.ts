@@ -1,5 +1,6 @@
+import { Inject } from '@nestjs/common';
 import { Command, Option } from 'nest-commander';
-import { clearStopMarkers, existingTaskDir, removeDone, RunsLayout } from '@app/storage';
+import { clearStopMarkers, existingTaskDir, removeDone, STORAGE_INDEX_FACTORY, type StorageIndexFactory } from '@app/storage';
 import { RunnerService } from '@app/runner';
 import { checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
 import { runLoop } from './loop-run';
@@ -13,7 +14,10 @@ import { RESUME_MAX_RESTARTS } from './task-resume.command';
     'mode ("Continue working on the following:" from the first attempt, default 3 restarts).',
 })
 export class ResumeCommand extends LoopFlagParsers {
-  constructor(private readonly runner: RunnerService) {
+  constructor(
+    private readonly runner: RunnerService,
+    @Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory,
+  ) {
     super();
   }
 
@@ -28,7 +32,7 @@ export class ResumeCommand extends LoopFlagParsers {
     const loaded = flags.agent ? loadRunConfig(flags.config) : {};
     const root = runRoot(flags.root, loaded);
     const scope = resolveScope(flags, root, { generate: false });
-    const layout = new RunsLayout(root);
+    const layout = this.indexFor(root).layout;
     const taskDir = existingTaskDir(layout, scope.projectId, scope.taskId);
     removeDone(taskDir);
     clearStopMarkers(taskDir);

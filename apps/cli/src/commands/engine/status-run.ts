@@ -8,7 +8,6 @@ import {
   existingTaskDir,
   invalidChoice,
   type LivenessProbe,
-  RunsLayout,
   type StorageIndexFactory,
   validateProjectId,
   validateTaskId,
@@ -57,7 +56,8 @@ export async function runStatus(options: StatusOptions, seams: StatusSeams): Pro
   const keep = filter ? taskStatusFilter(filter) : undefined;
   if (filter && !keep) throw new UsageError(invalidChoice('--status', filterText, TASK_STATUS_FILTER_NAMES));
 
-  const layout = new RunsLayout(root);
+  const index = seams.indexFor(root);
+  const layout = index.layout;
   const projectDir = existingProjectDir(layout, project);
   let tasks: string[];
   if (task) {
@@ -71,7 +71,7 @@ export async function runStatus(options: StatusOptions, seams: StatusSeams): Pro
   const activity = { enabled: !!options.activity, driftAfterMs };
   const rows = tasks.map((t) => buildStatusRow(layout, project, t, probe, activity)).filter((r) => !keep || keep(r));
   if (options.tree) {
-    const forest = buildRunForest(seams.indexFor(root), project);
+    const forest = buildRunForest(index, project);
     process.stdout.write(renderStatusTree(rows.map((row) => ({ row, tree: latestRunTree(forest, row.task_id) })), !!options.json));
     return;
   }

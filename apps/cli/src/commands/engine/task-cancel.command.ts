@@ -1,6 +1,7 @@
+import { Inject } from '@nestjs/common';
 import { Option, SubCommand } from 'nest-commander';
 import { TaskScopeParsers } from './task-options';
-import { existingTaskDir, RunsLayout, writeCancelled } from '@app/storage';
+import { existingTaskDir, STORAGE_INDEX_FACTORY, type StorageIndexFactory, writeCancelled } from '@app/storage';
 import { RunnerService } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { resolveScope, withParentOptions } from './job-common';
@@ -23,7 +24,10 @@ interface CancelFlags {
     '(SIGTERM to each process group, SIGKILL after the grace period). `run-agent resume` clears the marker.',
 })
 export class TaskCancelCommand extends TaskScopeParsers {
-  constructor(private readonly runner: RunnerService) {
+  constructor(
+    private readonly runner: RunnerService,
+    @Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory,
+  ) {
     super();
   }
 
@@ -34,7 +38,7 @@ export class TaskCancelCommand extends TaskScopeParsers {
     const graceMs = flags.grace !== undefined ? durationFlag(flags.grace, '--grace') : undefined;
     const root = resolveRoot(flags.root, process.env, flags.config);
     const scope = resolveScope(flags, root, { generate: false });
-    const taskDir = existingTaskDir(new RunsLayout(root), scope.projectId, scope.taskId);
+    const taskDir = existingTaskDir(this.indexFor(root).layout, scope.projectId, scope.taskId);
     writeCancelled(taskDir, reason);
     const { stoppedRuns } = await this.runner.stopTask(taskDir, { graceMs, stoppedBy: `run-agent task cancel (pid ${process.pid})` });
     process.stdout.write(`task ${scope.projectId}/${scope.taskId} marked as cancelled\nreason: ${reason}\n`);

@@ -1,6 +1,7 @@
+import { Inject } from '@nestjs/common';
 import { join } from 'node:path';
 import { SubCommand } from 'nest-commander';
-import { clearStopMarkers, existingTaskDir, pathExists, RunsLayout, TASK_PROMPT_FILE } from '@app/storage';
+import { clearStopMarkers, existingTaskDir, pathExists, STORAGE_INDEX_FACTORY, type StorageIndexFactory, TASK_PROMPT_FILE } from '@app/storage';
 import { RunnerService } from '@app/runner';
 import { checkDir, loadRunConfig, resolveScope, runRoot, withParentOptions } from './job-common';
 import { runLoop } from './loop-run';
@@ -15,7 +16,10 @@ export const RESUME_MAX_RESTARTS = 3;
     'attempt (default 3 restarts). DONE is kept: a finished task only re-checks its children.',
 })
 export class TaskResumeCommand extends LoopFlagParsers {
-  constructor(private readonly runner: RunnerService) {
+  constructor(
+    private readonly runner: RunnerService,
+    @Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory,
+  ) {
     super();
   }
 
@@ -30,7 +34,7 @@ export class TaskResumeCommand extends LoopFlagParsers {
     const loaded = loadRunConfig(flags.config);
     const root = runRoot(flags.root, loaded);
     const scope = resolveScope(flags, root, { generate: false });
-    const layout = new RunsLayout(root);
+    const layout = this.indexFor(root).layout;
     const taskDir = existingTaskDir(layout, scope.projectId, scope.taskId);
     if (!pathExists(join(taskDir, TASK_PROMPT_FILE))) throw new Error(`TASK.md not found in task directory ${taskDir}`);
     process.stderr.write(`Resuming task: ${scope.taskId}\n`);

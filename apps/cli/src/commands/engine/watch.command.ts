@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { formatGoDuration, watchedTaskPaths, watchTaskStatus } from '@app/runner';
-import { CHANGE_FEED, ChangeFeed, existingTaskDir, LIVENESS_PROBE, LivenessProbe, RunsLayout, waitForChange } from '@app/storage';
+import { CHANGE_FEED, ChangeFeed, existingTaskDir, LIVENESS_PROBE, LivenessProbe, STORAGE_INDEX_FACTORY, type StorageIndexFactory, waitForChange } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { collect, durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
@@ -31,6 +31,7 @@ export class WatchCommand extends CommandRunner {
   constructor(
     @Inject(LIVENESS_PROBE) private readonly probe: LivenessProbe,
     @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
+    @Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory,
   ) {
     super();
   }
@@ -43,7 +44,7 @@ export class WatchCommand extends CommandRunner {
     const project = scope.project;
     const tasks = options.task?.length ? options.task.map((t) => t.trim()) : scope.task ? [scope.task] : [];
     if (tasks.length === 0) throw new UsageError('at least one --task is required');
-    const layout = new RunsLayout(root);
+    const layout = this.indexFor(root).layout;
     tasks.forEach((t) => layout.taskDir(project, t)); // D18: refuse bad ids before reading anything
     // an unknown task is a typo (did-you-mean), not a task to wait 30 minutes for, unless asked
     if (!options.allowMissing) tasks.forEach((t) => existingTaskDir(layout, project, t));

@@ -1,6 +1,7 @@
+import { Inject } from '@nestjs/common';
 import { Command, Option } from 'nest-commander';
 import { mergeTask, taskDiff } from '@app/runner';
-import { existingTaskDir, RunsLayout } from '@app/storage';
+import { existingTaskDir, STORAGE_INDEX_FACTORY, type StorageIndexFactory } from '@app/storage';
 import { loadRunConfig, resolveScope, runRoot } from './job-common';
 import { durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
@@ -14,9 +15,9 @@ interface ScopeFlags {
 }
 
 /** The task folder in the runs root every command resolves (--root, …, the --config file's storage.runs_dir). */
-function taskDirOf(flags: ScopeFlags, root = resolveRoot(flags.root, process.env, flags.config)): string {
+function taskDirOf(indexFor: StorageIndexFactory, flags: ScopeFlags, root = resolveRoot(flags.root, process.env, flags.config)): string {
   const scope = resolveScope(flags, root, { generate: false });
-  return existingTaskDir(new RunsLayout(root), scope.projectId, scope.taskId);
+  return existingTaskDir(indexFor(root).layout, scope.projectId, scope.taskId);
 }
 
 @Command({
@@ -26,8 +27,12 @@ function taskDirOf(flags: ScopeFlags, root = resolveRoot(flags.root, process.env
     '(untracked files included). Text is a unified diff; --stat lists files; --json gives files with hunks.',
 })
 export class DiffCommand extends TaskScopeParsers {
+  constructor(@Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory) {
+    super();
+  }
+
   async run(_args: string[], flags: ScopeFlags & { stat?: boolean; json?: boolean } = {}): Promise<void> {
-    const diff = await taskDiff(taskDirOf(flags));
+    const diff = await taskDiff(taskDirOf(this.indexFor, flags));
     if (flags.json) {
       process.stdout.write(`${JSON.stringify(diff, null, 2)}\n`);
     } else if (flags.stat) {
@@ -60,10 +65,14 @@ export class DiffCommand extends TaskScopeParsers {
     'bus naming the files, and exits 1.',
 })
 export class MergeCommand extends TaskScopeParsers {
+  constructor(@Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory) {
+    super();
+  }
+
   async run(_args: string[], flags: ScopeFlags & { config?: string; queueTimeout?: string } = {}): Promise<void> {
     const queueTimeoutMs = flags.queueTimeout !== undefined ? durationFlag(flags.queueTimeout, '--queue-timeout') : undefined;
     const loaded = loadRunConfig(flags.config);
-    const taskDir = taskDirOf(flags, runRoot(flags.root, loaded));
+    const taskDir = taskDirOf(this.indexFor, flags, runRoot(flags.root, loaded));
     const r = await mergeTask({ taskDir, config: loaded.config, queueTimeoutMs });
     if (r.already_merged) process.stdout.write(`${r.branch} is already merged into ${r.base_branch}\n`);
     else if (!r.commit) process.stdout.write(`${r.branch} has nothing to merge into ${r.base_branch}\n`);

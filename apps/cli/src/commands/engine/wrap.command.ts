@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
+import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
+import { MessageBusService } from '@app/messagebus';
 import { checkWorkingDir, renderCommandLine, runWrapped, WRAP_STDIO_NOTICE, wrapProject } from '@app/runner';
-import { generateTaskId, validateProjectId, validateRunId, validateTaskId } from '@app/storage';
+import { generateTaskId, STORAGE_INDEX_FACTORY, type StorageIndexFactory, validateProjectId, validateRunId, validateTaskId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { durationFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
@@ -28,6 +30,13 @@ interface WrapOptions {
     'exits with the wrapped command\'s exit code. Usage: wrap --agent <cli> -- [args...]',
 })
 export class WrapCommand extends CommandRunner {
+  constructor(
+    @Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory,
+    private readonly bus: MessageBusService,
+  ) {
+    super();
+  }
+
   async run(args: string[], options: WrapOptions = {}): Promise<void> {
     const agent = options.agent?.trim();
     if (!agent) throw new UsageError('agent is required');
@@ -48,7 +57,8 @@ export class WrapCommand extends CommandRunner {
     if (parentRunId) validateRunId(parentRunId);
     if (options.previousRunId?.trim()) validateRunId(options.previousRunId.trim());
     const result = await runWrapped({
-      root: resolveRoot(options.root),
+      layout: this.indexFor(resolveRoot(options.root)).layout,
+      writers: this.bus.writers,
       project,
       task,
       agent,

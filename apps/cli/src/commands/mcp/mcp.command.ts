@@ -3,7 +3,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { createConductorMcp, DetachedJobStarter } from '@app/mcp';
-import { CHANGE_FEED, type ChangeFeed } from '@app/storage';
+import { MessageBusService } from '@app/messagebus';
+import { CHANGE_FEED, type ChangeFeed, STORAGE_INDEX_FACTORY, type StorageIndexFactory } from '@app/storage';
 import { agentCallerEnv } from '../engine/job-common';
 import { packageRoot, productVersion } from '../../version';
 import { resolveBodyLimit } from '../bus/body-limit';
@@ -36,7 +37,11 @@ function untilClosed(transport: StdioServerTransport): Promise<string | undefine
     'bus and run-output resources). Scoped like `bus post`: flags, else the JRUN_* variables of the agent that starts it.',
 })
 export class McpCommand extends CommandRunner {
-  constructor(@Inject(CHANGE_FEED) private readonly feed: ChangeFeed) {
+  constructor(
+    @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
+    @Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory,
+    private readonly bus: MessageBusService,
+  ) {
     super();
   }
 
@@ -44,8 +49,9 @@ export class McpCommand extends CommandRunner {
     const scope = resolveMcpScope(flags, { env: process.env, cwd: process.cwd() });
     const loaded = loadMcpConfig(flags.config);
     const maxBodyBytes = resolveBodyLimit(undefined, { env: process.env, cwd: process.cwd() }, flags.config);
-    const starter = new DetachedJobStarter({ cli: join(packageRoot(), 'bin', 'run-agent'), root: scope.root, config: loaded.config, configPath: loaded.path, env: agentCallerEnv(loaded) });
-    const mcp = createConductorMcp({ scope, config: loaded.config, starter, version: productVersion(), maxBodyBytes, feed: this.feed });
+    const index = this.indexFor(scope.root);
+    const starter = new DetachedJobStarter({ cli: join(packageRoot(), 'bin', 'run-agent'), layout: index.layout, config: loaded.config, configPath: loaded.path, env: agentCallerEnv(loaded) });
+    const mcp = createConductorMcp({ scope, config: loaded.config, starter, version: productVersion(), maxBodyBytes, feed: this.feed, index, writers: this.bus.writers });
     const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: stdioBufferFor(maxBodyBytes) });
     const closed = untilClosed(transport);
     await mcp.server.connect(transport);

@@ -1,6 +1,7 @@
+import { Inject } from '@nestjs/common';
 import { Command, Option } from 'nest-commander';
 import { answerQuestion, isTaskLoopRunning } from '@app/runner';
-import { RunsLayout, validateProjectId, validateTaskId } from '@app/storage';
+import { STORAGE_INDEX_FACTORY, type StorageIndexFactory, validateProjectId, validateTaskId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { readStdinIfPiped } from '../bus/bus-post';
 import { resolveRoot } from '../engine/support/runs-root';
@@ -22,6 +23,10 @@ interface AnswerFlags {
     'resumes with the question and the answer in the next prompt, and `ask --wait` returns it.',
 })
 export class AnswerCommand extends TaskScopeParsers {
+  constructor(@Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory) {
+    super();
+  }
+
   async run(_args: string[], flags: AnswerFlags = {}): Promise<void> {
     await this.answer(flags);
   }
@@ -35,7 +40,7 @@ export class AnswerCommand extends TaskScopeParsers {
     let body = flags.body ?? '';
     if (body === '') body = readStdinIfPiped() ?? '';
     if (body.trim() === '') throw new UsageError('--body is required (or pipe the answer on stdin)');
-    const layout = new RunsLayout(root);
+    const layout = this.indexFor(root).layout;
     const taskDir = layout.taskDir(projectId, taskId);
     const questionId = flags.question?.trim() || undefined;
     const { answer, questions } = await answerQuestion({ busPath: layout.taskBus(projectId, taskId), taskDir, projectId, taskId, body, questionId });

@@ -1,4 +1,5 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
+import { MessageBusService } from '@app/messagebus';
 import { askQuestion, waitForAnswer } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { resolvePostBus, resolvePostScope, readStdinIfPiped } from '../bus/bus-post';
@@ -25,6 +26,10 @@ const QUESTION_KINDS = ['QUESTION', 'BLOCKED'];
     'Prints msg_id: <id>; with --wait, blocks until an ANSWER arrives and prints its body.',
 })
 export class AskCommand extends CommandRunner {
+  constructor(private readonly bus: MessageBusService) {
+    super();
+  }
+
   async run(_args: string[], flags: AskFlags = {}): Promise<void> {
     await this.ask(flags);
   }
@@ -41,7 +46,7 @@ export class AskCommand extends CommandRunner {
     let body = flags.body ?? '';
     if (body === '') body = readStdinIfPiped() ?? '';
     if (body.trim() === '') throw new UsageError('--body is required (or pipe the question on stdin)');
-    const question = await askQuestion({ busPath, taskDir, projectId: scope.project, taskId: scope.task, runId: scope.run, body, type: type as 'QUESTION' | 'BLOCKED' });
+    const question = await askQuestion({ busPath, taskDir, projectId: scope.project, taskId: scope.task, runId: scope.run, body, type: type as 'QUESTION' | 'BLOCKED', writers: this.bus.writers });
     if (!flags.wait) {
       process.stdout.write(`msg_id: ${question.msg_id}\n`);
       return;

@@ -1,6 +1,7 @@
+import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { promoteFacts } from '@app/runner';
-import { rfc3339 } from '@app/storage';
+import { rfc3339, STORAGE_INDEX_FACTORY, type StorageIndexFactory } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { withParentOptions } from '../engine/job-common';
 import { resolveRoot } from '../engine/support/runs-root';
@@ -23,6 +24,10 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})
     '(same whole body, multi-line bodies included) or seen twice is written once.',
 })
 export class FactsPromoteCommand extends CommandRunner {
+  constructor(@Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory) {
+    super();
+  }
+
   async run(_args: string[], options: PromoteFlags = {}): Promise<void> {
     const flags = withParentOptions(this.command, options);
     const projectId = flags.project?.trim() || process.env.JRUN_PROJECT_ID?.trim();
@@ -32,7 +37,7 @@ export class FactsPromoteCommand extends CommandRunner {
       if (!RFC3339.test(flags.since.trim())) throw new UsageError(`invalid --since "${flags.since}": use RFC3339, e.g. 2026-01-02T15:04:05Z`);
       since = new Date(flags.since.trim());
     }
-    const result = await promoteFacts({ root: resolveRoot(flags.root), projectId, dryRun: flags.dryRun, filterType: flags.filterType, since });
+    const result = await promoteFacts({ layout: this.indexFor(resolveRoot(flags.root)).layout, projectId, dryRun: flags.dryRun, filterType: flags.filterType, since });
     if (flags.json) {
       process.stdout.write(
         `${JSON.stringify({ path: result.path, dry_run: flags.dryRun === true, promoted: result.promoted.length, already_present: result.alreadyPresent, written: result.written, facts: result.promoted.map((f) => ({ task_id: f.taskId, body: f.body, timestamp: rfc3339(f.timestamp) })) }, null, 2)}\n`,

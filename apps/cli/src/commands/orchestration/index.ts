@@ -1,6 +1,7 @@
 import type { Provider } from '@nestjs/common';
 import { FactsCommand, FactsPromoteCommand } from './facts.command';
-import { GoalCommand, GoalDecomposeCommand, GoalRunCommand } from './goal.command';
+import { GoalCommand, GoalDecomposeCommand } from './goal.command';
+import { GoalRunCommand } from './goal-run.command';
 import { IterateCommand } from './iterate.command';
 import { MonitorCommand } from './monitor.command';
 import { ProjectCommand, ProjectInitCommand } from './project.command';

@@ -1,6 +1,7 @@
+import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { iterateResultJson, RunnerService, runIterate } from '@app/runner';
-import { validateProjectId } from '@app/storage';
+import { STORAGE_INDEX_FACTORY, type StorageIndexFactory, validateProjectId } from '@app/storage';
 import { EXIT_FAILURE } from '../../common/cli-errors';
 import { agentCallerEnv, checkDir, loadRunConfig, optionalDuration, runRoot } from '../engine/job-common';
 import { intFlag, required, textOrFile } from './flags';
@@ -30,7 +31,10 @@ interface IterateFlags {
     '--max-iterations without approval it exits 1. Writes <task>/ITERATE-SUMMARY.md.',
 })
 export class IterateCommand extends CommandRunner {
-  constructor(private readonly runner: RunnerService) {
+  constructor(
+    private readonly runner: RunnerService,
+    @Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory,
+  ) {
     super();
   }
 
@@ -48,7 +52,7 @@ export class IterateCommand extends CommandRunner {
       if (!flags.json) process.stdout.write(`[iterate] ${line}\n`);
     };
     const result = await runIterate({
-      root,
+      layout: this.indexFor(root).layout,
       projectId,
       taskId,
       prompt,

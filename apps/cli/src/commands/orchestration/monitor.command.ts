@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { resolve } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { DEFAULT_MONITOR_INTERVAL_MS, DEFAULT_MONITOR_RATE_LIMIT_MS, DEFAULT_MONITOR_STALE_MS, RunnerService, runMonitor } from '@app/runner';
-import { CHANGE_FEED, ChangeFeed, pathExists, validateProjectId } from '@app/storage';
+import { CHANGE_FEED, ChangeFeed, LIVENESS_PROBE, type LivenessProbe, pathExists, STORAGE_INDEX_FACTORY, type StorageIndexFactory, validateProjectId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { agentCallerEnv, checkDir, loadRunConfig, LoadedConfig, runRoot } from '../engine/job-common';
 import { durationFlag } from '../engine/support/options';
@@ -35,6 +35,8 @@ export class MonitorCommand extends CommandRunner {
   constructor(
     private readonly runner: RunnerService,
     @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
+    @Inject(LIVENESS_PROBE) private readonly probe: LivenessProbe,
+    @Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory,
   ) {
     super();
   }
@@ -57,7 +59,8 @@ export class MonitorCommand extends CommandRunner {
     const loaded: LoadedConfig = loadRunConfig(flags.config);
     const root = runRoot(flags.root, loaded);
     await runMonitor({
-      root,
+      layout: this.indexFor(root).layout,
+      probe: this.probe,
       projectId,
       todoPath,
       agent: flags.agent,

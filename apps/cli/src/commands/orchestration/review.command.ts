@@ -1,7 +1,8 @@
+import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { readMessages } from '@app/messagebus';
 import { evaluateQuorum, formatQuorumReport } from '@app/runner';
-import { pathExists, RunsLayout, validateProjectId, validateRunId, validateTaskId } from '@app/storage';
+import { pathExists, STORAGE_INDEX_FACTORY, type StorageIndexFactory, validateProjectId, validateRunId, validateTaskId } from '@app/storage';
 import { EXIT_FAILURE, UsageError } from '../../common/cli-errors';
 import { withParentOptions } from '../engine/job-common';
 import { resolveRoot } from '../engine/support/runs-root';
@@ -25,6 +26,10 @@ interface QuorumFlags {
     'Exit 0 when approvals >= --required and nothing rejects, else exit 1.',
 })
 export class ReviewQuorumCommand extends CommandRunner {
+  constructor(@Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory) {
+    super();
+  }
+
   async run(_args: string[], options: QuorumFlags = {}): Promise<void> {
     const flags = withParentOptions(this.command, options);
     const projectId = validateProjectId(required(flags.project, '--project'));
@@ -33,7 +38,7 @@ export class ReviewQuorumCommand extends CommandRunner {
     if (runs.length === 0) throw new UsageError('--runs is empty');
     runs.forEach((r) => validateRunId(r));
     const need = flags.required !== undefined ? intFlag(flags.required, '--required', Number.MIN_SAFE_INTEGER) : 2;
-    const layout = new RunsLayout(resolveRoot(flags.root));
+    const layout = this.indexFor(resolveRoot(flags.root)).layout;
     const busPath = taskId ? layout.taskBus(projectId, taskId) : layout.projectBus(projectId);
     if (!pathExists(busPath)) throw new Error(`message bus not found: ${busPath}`);
     const result = evaluateQuorum(readMessages(busPath), runs, need);

@@ -1,27 +1,13 @@
+import { Inject } from '@nestjs/common';
 import { resolve } from 'node:path';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { MessageBusService } from '@app/messagebus';
 import { formatWorkflowResult, RunnerService, runWorkflow } from '@app/runner';
-import { validateTaskId } from '@app/storage';
+import { STORAGE_INDEX_FACTORY, type StorageIndexFactory, validateTaskId } from '@app/storage';
 import { agentCallerEnv, checkDir, loadRunConfig, optionalDuration, runRoot, withParentOptions } from '../engine/job-common';
 import { intFlag, required } from './flags';
 import { resolveProject } from './project-scope';
-
-interface WorkflowRunFlags {
-  project?: string;
-  task?: string;
-  root?: string;
-  config?: string;
-  agent?: string;
-  cwd?: string;
-  template?: string;
-  fromStage?: string;
-  toStage?: string;
-  resume?: boolean;
-  dryRun?: boolean;
-  timeout?: string;
-  stateFile?: string;
-  json?: boolean;
-}
+import type { WorkflowRunFlags } from './workflow-flags';
 
 @SubCommand({
   name: 'run',
@@ -31,7 +17,11 @@ interface WorkflowRunFlags {
     'that failed or were left running by an interrupted run.',
 })
 export class WorkflowRunCommand extends CommandRunner {
-  constructor(private readonly runner: RunnerService) {
+  constructor(
+    private readonly runner: RunnerService,
+    @Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory,
+    private readonly bus: MessageBusService,
+  ) {
     super();
   }
 
@@ -46,7 +36,8 @@ export class WorkflowRunCommand extends CommandRunner {
     const root = runRoot(flags.root, loaded);
     const projectId = await resolveProject(flags.project, root);
     const result = await runWorkflow({
-      root,
+      layout: this.indexFor(root).layout,
+      writers: this.bus.writers,
       projectId,
       taskId,
       template: flags.template,

@@ -1,5 +1,7 @@
+import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { pause, unpause } from '@app/runner';
+import { pause, unpause, type PauseTarget } from '@app/runner';
+import { STORAGE_INDEX_FACTORY, type StorageIndexFactory } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { resolveRoot } from '../engine/support/runs-root';
 
@@ -9,13 +11,17 @@ interface PauseFlags {
   task?: string;
 }
 
-function target(flags: PauseFlags): { root: string; projectId: string; taskId?: string } {
-  const projectId = flags.project?.trim();
-  if (!projectId) throw new UsageError('--project is required');
-  return { root: resolveRoot(flags.root), projectId, taskId: flags.task?.trim() || undefined };
-}
-
 abstract class PauseFlagParsers extends CommandRunner {
+  constructor(@Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory) {
+    super();
+  }
+
+  protected target(flags: PauseFlags): PauseTarget {
+    const projectId = flags.project?.trim();
+    if (!projectId) throw new UsageError('--project is required');
+    return { layout: this.indexFor(resolveRoot(flags.root)).layout, projectId, taskId: flags.task?.trim() || undefined };
+  }
+
   @Option({ flags: '--root <dir>', description: 'runs root (default: $CONDUCTOR_ROOT, $RUN_AGENT_ROOT, config storage.runs_dir, ~/.run-agent/runs)' })
   parseRoot(v: string): string {
     return v;
@@ -40,7 +46,7 @@ abstract class PauseFlagParsers extends CommandRunner {
 })
 export class PauseCommand extends PauseFlagParsers {
   async run(_args: string[], flags: PauseFlags = {}): Promise<void> {
-    const t = target(flags);
+    const t = this.target(flags);
     const changed = pause(t, `run-agent pause (pid ${process.pid})`);
     process.stdout.write(`${t.taskId ?? t.projectId}: ${changed ? 'paused' : 'already paused'}\n`);
   }
@@ -49,7 +55,7 @@ export class PauseCommand extends PauseFlagParsers {
 @Command({ name: 'unpause', description: 'Release a task (or a project) held by `pause`; its waiting loop starts the next attempt.' })
 export class UnpauseCommand extends PauseFlagParsers {
   async run(_args: string[], flags: PauseFlags = {}): Promise<void> {
-    const t = target(flags);
+    const t = this.target(flags);
     const changed = unpause(t);
     process.stdout.write(`${t.taskId ?? t.projectId}: ${changed ? 'unpaused' : 'was not paused'}\n`);
   }

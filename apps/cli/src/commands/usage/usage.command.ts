@@ -1,7 +1,8 @@
+import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import type { UsageRow } from '@app/contracts';
 import { usageReport, type UsageReport } from '@app/runner';
-import { existingProjectDir, existingTaskDir, RunsLayout, validateProjectId, validateTaskId } from '@app/storage';
+import { existingProjectDir, existingTaskDir, STORAGE_INDEX_FACTORY, type StorageIndexFactory, validateProjectId, validateTaskId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { resolveRoot } from '../engine/support/runs-root';
 import { formatTable } from '../engine/support/table';
@@ -34,18 +35,23 @@ export function sinceFlag(text: string, now = Date.now()): Date {
     'Tokens = input + output; cache reads/writes are shown separately.',
 })
 export class UsageCommand extends CommandRunner {
+  constructor(@Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory) {
+    super();
+  }
+
   async run(_args: string[], flags: UsageFlags = {}): Promise<void> {
     const root = resolveRoot(flags.root);
+    const layout = this.indexFor(root).layout;
     const projectId = flags.project?.trim() ? validateProjectId(flags.project.trim()) : undefined;
     const taskId = flags.task?.trim() ? validateTaskId(flags.task.trim()) : undefined;
     if (taskId && !projectId) throw new UsageError('--task needs --project');
     // a project or task named on the command line must exist (did-you-mean otherwise), not read as zero usage
     if (projectId) {
-      if (taskId) existingTaskDir(new RunsLayout(root), projectId, taskId);
-      else existingProjectDir(new RunsLayout(root), projectId);
+      if (taskId) existingTaskDir(layout, projectId, taskId);
+      else existingProjectDir(layout, projectId);
     }
     const since = flags.since !== undefined ? sinceFlag(flags.since) : undefined;
-    const report = usageReport({ root, projectId, taskId, since });
+    const report = usageReport({ layout, projectId, taskId, since });
     process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderUsage(report));
   }
 

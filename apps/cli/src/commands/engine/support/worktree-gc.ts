@@ -1,4 +1,5 @@
 import { gcWorktrees, type WorktreeGcReport } from '@app/runner';
+import type { RunsLayout } from '@app/storage';
 import { loadRunConfig } from '../job-common';
 
 /**
@@ -6,7 +7,7 @@ import { loadRunConfig } from '../job-common';
  * their branch is merged or their task is deleted; unmerged ones only with --force.
  */
 export async function gcTaskWorktrees(
-  root: string,
+  layout: RunsLayout,
   opts: { cutoff: Date; dryRun: boolean; force: boolean; projects?: string[]; log(line: string): void; warn(line: string): void },
 ): Promise<WorktreeGcReport> {
   let config;
@@ -15,7 +16,7 @@ export async function gcTaskWorktrees(
   } catch (err) {
     opts.warn(`warning: worktree teardown hooks skipped: ${(err as Error).message}`);
   }
-  const report = await gcWorktrees({ root, cutoff: opts.cutoff, force: opts.force, dryRun: opts.dryRun, projects: opts.projects, config });
+  const report = await gcWorktrees({ layout, cutoff: opts.cutoff, force: opts.force, dryRun: opts.dryRun, projects: opts.projects, config });
   const verb = opts.dryRun ? '[dry-run] would remove' : 'removed';
   for (const r of report.removed) opts.log(`${verb} worktree ${r.path} (${r.reason})`);
   for (const path of report.kept_unmerged) opts.log(`kept worktree ${path} (branch not merged; --force removes it)`);

@@ -1,6 +1,7 @@
 import { Command, CommandRunner } from 'nest-commander';
 import { ServerMonitorCommand } from '../../orchestration/server-monitor.command';
-import { ServerGoalCommand, ServerWorkflowCommand } from './goal-workflow.commands';
+import { ServerGoalCommand } from './goal-workflow.commands';
+import { ServerWorkflowCommand } from './workflow.commands';
 import { ServerJobCommand } from './job.commands';
 import { ServerProjectCommand } from './project.commands';
 import { ServerStatusCommand, ServerUpdateCommand } from './status.commands';
