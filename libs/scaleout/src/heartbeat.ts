@@ -1,4 +1,4 @@
-import { hasDoneFile, LivenessProbe, readRunInfoIfExists, reconcileRunInfo, synthesizeRunInfo, taskDirOfRunInfo, validateProjectId, validateTaskId, type RunInfo } from '@app/storage';
+import { hasDoneFile, LivenessProbe, readRunInfoIfExists, reconcileRunInfo, synthesizeRunInfo, taskDirOfRunInfo, validateProjectId, validateTaskId, type RunInfo, type RunLiveness } from '@app/storage';
 import { validateHostId } from './subjects';
 
 /** Core NATS subject of a worker's heartbeat (not stored: only the latest one matters). */
@@ -71,7 +71,7 @@ export class HeartbeatLivenessProbe extends LivenessProbe {
     super();
   }
 
-  override isRunAlive(info: Pick<RunInfo, 'pid' | 'pgid'>): boolean {
+  override isRunAlive(info: RunLiveness): boolean {
     const run = info as RunInfo;
     return this.table.taskAlive(run.project_id, run.task_id);
   }

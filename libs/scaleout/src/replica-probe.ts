@@ -1,4 +1,4 @@
-import { LivenessProbe, type RunInfo } from '@app/storage';
+import { LivenessProbe, type RunLiveness } from '@app/storage';
 
 /**
  * Liveness on the server's replica: the processes of a replicated run live on a worker host, so
@@ -6,7 +6,7 @@ import { LivenessProbe, type RunInfo } from '@app/storage';
  * the owning worker's run-info updates are the truth.
  */
 export class ReplicaLivenessProbe extends LivenessProbe {
-  override isRunAlive(_info: Pick<RunInfo, 'pid' | 'pgid'>): boolean {
+  override isRunAlive(_info: RunLiveness): boolean {
     return true;
   }
 }

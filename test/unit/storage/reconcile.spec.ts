@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   LivenessProbe,
@@ -45,6 +45,17 @@ describe('LivenessProbe', () => {
     } finally {
       process.kill(grandchild, 'SIGKILL');
     }
+  });
+
+  it('judges a runner\'s own record (starting, in_process) by the runner\'s pid, not the group it shares with its caller', async () => {
+    // a killed runner's sentinel: its pid is gone, its group (here this test's) lives on
+    const pid = await deadPid();
+    const ownGroup = Number(readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')[2]);
+    expect(probe.isGroupAlive(ownGroup)).toBe(true);
+    expect(probe.isRunAlive({ pid, pgid: ownGroup })).toBe(true); // an agent's record: its group decides
+    expect(probe.isRunAlive({ pid, pgid: ownGroup, starting: true })).toBe(false);
+    expect(probe.isRunAlive({ pid, pgid: ownGroup, in_process: true })).toBe(false);
+    expect(probe.isRunAlive({ pid: process.pid, pgid: 0, starting: true })).toBe(true);
   });
 });
 
