@@ -9,7 +9,7 @@ import { envWithFakeAgents } from '../utils/fake-agents';
 import { processAlive } from '../utils/processes';
 import { exitOf, waitFor } from '../utils/wait';
 import { rng } from './fiu';
-import { recordTally } from './tally';
+import { checkInvariant, recordTally } from './tally';
 
 /**
  * Issue #31 chaos part: SIGKILL / SIGSTOP at seeded random points of a task loop's start, its
@@ -86,9 +86,7 @@ describe('chaos: SIGKILL / SIGSTOP at seeded points of task start, restart and a
   });
 
   function check(c: Case, what: string, ok: boolean, detail: () => string = () => ''): void {
-    stats.checks++;
-    if (!ok) stats.violations++;
-    if (!ok) throw new Error(`invariant violated (FAULT_SEED=${SEED}, case ${c.n}: ${c.phase} +${c.delayMs} ms): ${what} ${detail()}`);
+    checkInvariant(stats, `FAULT_SEED=${SEED}, case ${c.n}: ${c.phase} +${c.delayMs} ms`, what, ok, detail);
   }
 
   /** `run-agent task` in its own process group (the signal reaches the runner and its agents). */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { readMessages } from '@app/messagebus';
 import { readRunInfo, readRunInfoReconciled } from '@app/storage';
 import { envWithFakeAgents } from '../utils/fake-agents';
-import { recordTally } from './tally';
+import { checkInvariant, recordTally } from './tally';
 import { ERRNOS, type ErrnoName, type Fault, type FaultPoint, type Outcome, rng, runWithFault, runWithFaultAfterStart } from './fiu';
 
 /**
@@ -74,9 +74,7 @@ describe('fault injection (fiu-run) at the durable write sites', () => {
 
   /** One invariant: counted, and failing with the case and the seed that replays it. */
   function check(c: Case, what: string, ok: boolean, detail: () => string = () => ''): void {
-    stats.checks++;
-    if (!ok) stats.violations++;
-    if (!ok) throw new Error(`invariant violated (FAULT_SEED=${SEED}, case ${c.n}: ${c.site} ${c.fault ? `${c.fault.point} ${c.fault.errno}` : 'no fault'}): ${what} ${detail()}`);
+    checkInvariant(stats, `FAULT_SEED=${SEED}, case ${c.n}: ${c.site} ${c.fault ? `${c.fault.point} ${c.fault.errno}` : 'no fault'}`, what, ok, detail);
   }
 
   /** A failure is one clear line naming the injected errno; counts the fault as injected. */

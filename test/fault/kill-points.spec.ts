@@ -1,9 +1,9 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRunInfo, readRunInfoReconciled, RunsLayout } from '@app/storage';
-import { busMessages, cliEnv, commandAgentSandbox, PROJECT, processAlive, RUN_AGENT, waitFor } from '../e2e/runner/helpers';
-import { recordTally } from './tally';
+import { busMessages, cliEnv, commandAgentSandbox, COUNTED_AGENT_PRELUDE, PROJECT, processAlive, RUN_AGENT, waitFor } from '../e2e/runner/helpers';
+import { cliSpawner } from '../utils/fenced-cli';
+import { checkInvariant, recordTally } from './tally';
 import { rng } from './fiu';
 
 /**
@@ -21,23 +21,11 @@ const ROUNDS = Number(process.env.FAULT_KILL_ROUNDS ?? 10);
 const WINDOW_MS = 1200;
 
 // three starts: the first two end without DONE (restarts), the third marks the task DONE
-const AGENT = `#!/bin/sh
-cat > /dev/null
-for p in $(cat "$COUNTER_FILE" 2>/dev/null); do
-  st=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f1)
-  [ -n "$st" ] && [ "$st" != Z ] && echo "$p alive ($st) when $$ started" >> "$COUNTER_FILE.overlap"
-done
-echo "$$" >> "$COUNTER_FILE"
-sleep 0.2
+const AGENT = `${COUNTED_AGENT_PRELUDE}sleep 0.2
 n=$(wc -l < "$COUNTER_FILE")
 if [ "$n" -ge 3 ]; then touch "$JRUN_TASK_FOLDER/DONE"; fi
 exit 0
 `;
-
-interface Outcome {
-  code: number | null;
-  stderr: string;
-}
 
 describe('fault injection: SIGKILL of the root runner at seeded points of start, runs and restarts', () => {
   const { tmp, base, home, configPath, children } = commandAgentSandbox('killed', AGENT);
@@ -46,18 +34,10 @@ describe('fault injection: SIGKILL of the root runner at seeded points of start,
   afterAll(() => recordTally({ suite: 'runner SIGKILL at seeded points', seed: SEED, cases: stats.rounds, faults: stats.faults, checks: stats.checks, violations: stats.violations }));
 
   function check(n: number, delay: number, what: string, ok: boolean, detail: () => string = () => ''): void {
-    stats.checks++;
-    if (!ok) stats.violations++;
-    if (!ok) throw new Error(`invariant violated (FAULT_SEED=${SEED}, round ${n}, kill after ${delay} ms): ${what} ${detail()}`);
+    checkInvariant(stats, `FAULT_SEED=${SEED}, round ${n}, kill after ${delay} ms`, what, ok, detail);
   }
 
-  function cli(args: string[], env: Record<string, string>): { child: ChildProcess; done: Promise<Outcome> } {
-    const child = spawn(process.execPath, [RUN_AGENT, ...args], { env: cliEnv(home, env), cwd: home, stdio: ['ignore', 'ignore', 'pipe'] });
-    children.push(child);
-    let stderr = '';
-    child.stderr!.on('data', (d) => (stderr += d));
-    return { child, done: new Promise<Outcome>((resolve) => child.on('close', (code) => resolve({ code, stderr }))) };
-  }
+  const cli = cliSpawner({ runAgent: RUN_AGENT, cwd: home, env: (e) => cliEnv(home, e), trailing: [], children });
 
   const runInfoFiles = (taskDir: string): string[] => {
     const runs = join(taskDir, 'runs');

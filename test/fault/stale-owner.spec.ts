@@ -2,8 +2,8 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readOwnerEpoch, RunsLayout } from '@app/storage';
-import { busMessages, cliEnv, commandAgentSandbox, PROJECT, processAlive, RUN_AGENT, runInfos, stopOutsideFencedWrite, waitFor } from '../e2e/runner/helpers';
-import { recordTally } from './tally';
+import { busMessages, cliEnv, commandAgentSandbox, COUNTED_AGENT_PRELUDE, PROJECT, processAlive, RUN_AGENT, runInfos, stopOutsideFencedWrite, waitFor } from '../e2e/runner/helpers';
+import { checkInvariant, recordTally } from './tally';
 import { ERRNOS, type ErrnoName, type Fault, type FaultPoint, rng, runWithFault } from './fiu';
 
 /**
@@ -21,14 +21,7 @@ const SEED = Number(process.env.FAULT_SEED ?? Date.now() % 1_000_000);
 const ROUNDS = Number(process.env.FAULT_EPOCH_ROUNDS ?? 6);
 const LEASE_MS = '300';
 
-const AGENT = `#!/bin/sh
-cat > /dev/null
-for p in $(cat "$COUNTER_FILE" 2>/dev/null); do
-  st=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f1)
-  [ -n "$st" ] && [ "$st" != Z ] && echo "$p alive ($st) when $$ started" >> "$COUNTER_FILE.overlap"
-done
-echo "$$" >> "$COUNTER_FILE"
-n=$(wc -l < "$COUNTER_FILE")
+const AGENT = `${COUNTED_AGENT_PRELUDE}n=$(wc -l < "$COUNTER_FILE")
 if [ "$n" -ge 2 ]; then touch "$JRUN_TASK_FOLDER/DONE"; exit 0; fi
 if [ "$BLOCK_FIRST" = 1 ]; then while [ ! -e "$RELEASE_FILE" ]; do sleep 0.05; done; fi
 `;
@@ -65,9 +58,7 @@ describe('fault injection: stale owners after SIGSTOP and failed claims (fencing
   afterAll(() => recordTally({ suite: 'stale owners (SIGSTOP, failed claims)', seed: SEED, cases: stats.rounds, faults: stats.faults, checks: stats.checks, violations: stats.violations }));
 
   function check(r: Round, what: string, ok: boolean, detail: () => string = () => ''): void {
-    stats.checks++;
-    if (!ok) stats.violations++;
-    if (!ok) throw new Error(`invariant violated (FAULT_SEED=${SEED}, round ${r.n}: ${r.kind}${r.fault ? ` ${r.fault.point} ${r.fault.errno}` : ''}): ${what} ${detail()}`);
+    checkInvariant(stats, `FAULT_SEED=${SEED}, round ${r.n}: ${r.kind}${r.fault ? ` ${r.fault.point} ${r.fault.errno}` : ''}`, what, ok, detail);
   }
 
   const scope = (task: string) => ['--root', tmp.root, '--project', PROJECT, '--task', task, '--agent', 'stale', '--config', configPath];

@@ -21,3 +21,11 @@ export function recordTally(t: FaultTally): void {
   const file = process.env.FAULT_TALLY_FILE;
   if (file) appendFileSync(file, `${JSON.stringify(t)}\n`);
 }
+
+/** Counts one invariant check of a fault spec; a violation is counted and throws with `context` (the seed and case that replay it). */
+export function checkInvariant(stats: { checks: number; violations: number }, context: string, what: string, ok: boolean, detail: () => string = () => ''): void {
+  stats.checks++;
+  if (ok) return;
+  stats.violations++;
+  throw new Error(`invariant violated (${context}): ${what} ${detail()}`);
+}

@@ -127,17 +127,23 @@ export function commandAgentSandbox(agentName: string, script: string) {
 }
 
 /**
- * A command agent that records every start (its pid) and any other recorded agent still alive (not
- * a zombie) at that moment (an overlap). The first start blocks until $RELEASE_FILE exists and ends
- * without DONE; a later one marks the task DONE at once.
+ * The start of a command agent (sh) that records every start (its pid in $COUNTER_FILE) and any
+ * other recorded agent still alive (not a zombie) at that moment (an overlap, in $COUNTER_FILE.overlap).
  */
-export const EPOCH_AGENT = `#!/bin/sh
+export const COUNTED_AGENT_PRELUDE = `#!/bin/sh
 cat > /dev/null
 for p in $(cat "$COUNTER_FILE" 2>/dev/null); do
   st=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f1)
   [ -n "$st" ] && [ "$st" != Z ] && echo "$p alive ($st) when $$ started" >> "$COUNTER_FILE.overlap"
 done
 echo "$$" >> "$COUNTER_FILE"
-if [ "$(wc -l < "$COUNTER_FILE")" -ge 2 ]; then touch "$JRUN_TASK_FOLDER/DONE"; exit 0; fi
+`;
+
+/**
+ * A command agent that records every start (its pid) and any other recorded agent still alive (not
+ * a zombie) at that moment (an overlap). The first start blocks until $RELEASE_FILE exists and ends
+ * without DONE; a later one marks the task DONE at once.
+ */
+export const EPOCH_AGENT = `${COUNTED_AGENT_PRELUDE}if [ "$(wc -l < "$COUNTER_FILE")" -ge 2 ]; then touch "$JRUN_TASK_FOLDER/DONE"; exit 0; fi
 while [ ! -e "$RELEASE_FILE" ]; do sleep 0.05; done
 `;
