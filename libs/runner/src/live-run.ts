@@ -100,3 +100,32 @@ export async function adoptLiveRootRun(opts: {
   await opts.post('INFO', `adopted run ${live.runId} ended (${done ? 'DONE present' : 'no DONE'}); continuing the loop`);
   return live.runId;
 }
+
+/**
+ * A loop start after a crash says what it found: every root run still recorded `running` whose
+ * processes are gone (its runner was killed before it could record the end) is closed, as the
+ * readers would heal it, and named on the bus. Runs of this process and live ones are left alone.
+ */
+export async function closeDeadRootRuns(opts: { taskDir: string; probe: LivenessProbe; post(type: string, body: string): Promise<void>; fence?: OwnerFence }): Promise<string[]> {
+  const closed: string[] = [];
+  for (const r of taskRuns(opts.taskDir).filter((run) => !run.info.parent_run_id && isUnfinished(run.info))) {
+    const { pid, pgid } = r.info;
+    if (pid === process.pid || agentAlive(pid, pgid, opts.probe)) continue;
+    const done = isTaskDone(opts.taskDir);
+    let changed = false;
+    await updateRunInfo(runInfoFile(r.dir), (i) => {
+      if (!isUnfinished(i)) return i;
+      changed = true;
+      i.end_time = new Date();
+      i.status = done ? 'completed' : 'failed';
+      i.exit_code = done ? 0 : -1;
+      i.error_summary = done ? undefined : 'runner died before recording the end; no process left';
+      i.starting = undefined;
+      return i;
+    }, { fence: opts.fence });
+    if (!changed) continue;
+    closed.push(r.info.run_id);
+    await opts.post('INFO', `found run ${r.info.run_id} left running by a runner that is gone (no process left); recorded as ${done ? 'completed (DONE present)' : 'failed'}`);
+  }
+  return closed;
+}

@@ -22,7 +22,7 @@ import { waitForDependencies } from './dependencies';
 import { needsInputHooks } from './needs-input/loop-hooks';
 import { usageHooks } from './usage/loop-hooks';
 import { runJob } from './job';
-import { adoptLiveRootRun, refuseLiveRootRun } from './live-run';
+import { adoptLiveRootRun, closeDeadRootRuns, refuseLiveRootRun } from './live-run';
 import { RunnerError, errorText } from './runner.errors';
 import { sleep } from './sleep';
 import { readStoppedBy } from './stop';
@@ -105,6 +105,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
     const adopted = opts.adopt ? await adoptLiveRootRun({ taskDir, probe, signal: opts.signal, post, fence }) : undefined;
     if (adopted === 'aborted') return stopped(String(opts.signal?.reason ?? 'interrupted'));
     if (adopted) runIds.push(adopted);
+    await closeDeadRootRuns({ taskDir, probe, post, fence });
 
     const gate = await waitForDependencies({
       root: layout.root,
