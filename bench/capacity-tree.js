@@ -12,6 +12,7 @@
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const { pct, rollup } = require('./proc-stats');
 
 const [repo, dir, secondsArg, mbArg] = process.argv.slice(2);
 const SECONDS = Number(secondsArg);
@@ -54,15 +55,6 @@ Promise.all([...children, held]).then(() => {
 const config = path.join(dir, 'config.yaml');
 fs.writeFileSync(config, ['agents:', '  tree:', '    type: command', `    command: ${agent}`, 'defaults:', '  agent: tree', ''].join('\n'));
 
-function rollup(pid) {
-  try {
-    const text = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0);
-    return { rss: kb('Rss') / 1024, pss: kb('Pss') / 1024 };
-  } catch {
-    return undefined;
-  }
-}
 /** The runner processes of this bench: node running bin/run-agent. */
 function runnerPids() {
   const pids = [];
@@ -76,10 +68,6 @@ function runnerPids() {
   }
   return pids;
 }
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
-};
 const lines = () => (fs.existsSync(spawned) ? fs.readFileSync(spawned, 'utf8').trim().split('\n').filter(Boolean).map((l) => l.split(' ')) : []);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 

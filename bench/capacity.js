@@ -13,6 +13,7 @@
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const { pct, rollup } = require('./proc-stats');
 
 const [repo, dir, nArg, secondsArg, mbArg, floorArg] = process.argv.slice(2);
 const N = Number(nArg);
@@ -39,15 +40,6 @@ fs.writeFileSync(config, [
   'defaults:', '  agent: hold', ...(floorArg ? [`  min_available_memory: ${floorArg}`] : []), '',
 ].join('\n'));
 
-function rollup(pid) {
-  try {
-    const text = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0);
-    return { rss: kb('Rss') / 1024, pss: kb('Pss') / 1024 };
-  } catch {
-    return undefined;
-  }
-}
 function cpuTicks(pid) {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -57,10 +49,6 @@ function cpuTicks(pid) {
     return 0;
   }
 }
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
-};
 const taskDir = (i) => path.join(root, 'cap', `task-20260101-000000-cap-${i}`);
 const spawnedTimes = (i) => {
   try {

@@ -87,18 +87,26 @@ export async function adoptLiveRootRun(opts: {
     if (!(await sleep(opts.pollMs ?? ADOPT_POLL_MS, opts.signal))) return 'aborted';
   }
   const done = isTaskDone(opts.taskDir);
-  await updateRunInfo(runInfoFile(live.dir), (i) => {
-    if (!isUnfinished(i)) return i;
-    i.end_time = new Date();
-    i.status = done ? 'completed' : 'failed';
-    i.exit_code = done ? 0 : -1;
-    i.error_summary = done ? undefined : 'runner died; agent adopted, exit code unknown';
-    return i;
-  }, { fence: opts.fence }).catch((err: unknown) => {
+  await recordGoneRun(live.dir, done, 'runner died; agent adopted, exit code unknown', opts.fence).catch((err: unknown) => {
     if (isStaleEpoch(err)) throw err;
   });
   await opts.post('INFO', `adopted run ${live.runId} ended (${done ? 'DONE present' : 'no DONE'}); continuing the loop`);
   return live.runId;
+}
+
+/** Records the end of a root run whose processes are gone (completed when DONE is there); false if it had ended already. */
+async function recordGoneRun(dir: string, done: boolean, failure: string, fence?: OwnerFence): Promise<boolean> {
+  let changed = false;
+  await updateRunInfo(runInfoFile(dir), (i) => {
+    if (!isUnfinished(i)) return i;
+    changed = true;
+    i.end_time = new Date();
+    i.status = done ? 'completed' : 'failed';
+    i.exit_code = done ? 0 : -1;
+    i.error_summary = done ? undefined : failure;
+    return i;
+  }, { fence });
+  return changed;
 }
 
 /**
@@ -112,18 +120,7 @@ export async function closeDeadRootRuns(opts: { taskDir: string; probe: Liveness
     const { pid, pgid } = r.info;
     if (pid === process.pid || agentAlive(pid, pgid, opts.probe)) continue;
     const done = isTaskDone(opts.taskDir);
-    let changed = false;
-    await updateRunInfo(runInfoFile(r.dir), (i) => {
-      if (!isUnfinished(i)) return i;
-      changed = true;
-      i.end_time = new Date();
-      i.status = done ? 'completed' : 'failed';
-      i.exit_code = done ? 0 : -1;
-      i.error_summary = done ? undefined : 'runner died before recording the end; no process left';
-      i.starting = undefined;
-      return i;
-    }, { fence: opts.fence });
-    if (!changed) continue;
+    if (!(await recordGoneRun(r.dir, done, 'runner died before recording the end; no process left', opts.fence))) continue;
     closed.push(r.info.run_id);
     await opts.post('INFO', `found run ${r.info.run_id} left running by a runner that is gone (no process left); recorded as ${done ? 'completed (DONE present)' : 'failed'}`);
   }
