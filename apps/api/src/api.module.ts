@@ -7,7 +7,7 @@ import { RunnerModule } from '@app/runner';
 import { createReplicaLivenessProbe } from '@app/scaleout';
 import { StorageModule } from '@app/storage';
 import { WebhookModule } from '@app/webhook';
-import { FORGE_TASKS, GithubInboundService, SchedulerService, TASK_STARTER, TriggerService, TriggersModule, triggersOptionsFrom } from '@app/triggers';
+import { createGithubApi, FORGE_BRANCHES, FORGE_TASKS, GITHUB_API, GithubInboundService, GithubPullRequests, SchedulerService, TASK_STARTER, TriggerService, TriggersModule, triggersOptionsFrom } from '@app/triggers';
 import { ApiSettings } from './common/api-context';
 import { CoreModule } from './common/core.module';
 import { WebhookFailureLog } from './common/webhook-failure-log';
@@ -35,7 +35,9 @@ import { MergeQueueService } from './tasks/merge-queue.service';
 import { TasksService } from './tasks/tasks.service';
 import { UsageController } from './usage/usage.controller';
 import { ApiTaskStarter } from './triggers/api-task-starter';
+import { ApiForgeBranches } from './triggers/api-forge-branches';
 import { ApiForgeTasks } from './triggers/api-forge-tasks';
+import { ForgeLoopHook } from './triggers/forge-loop-hook';
 import { ForgeController } from './triggers/forge.controller';
 import { SchedulesController, TriggersController } from './triggers/triggers.controller';
 
@@ -83,9 +85,13 @@ export class ApiModule {
         { provide: TASK_STARTER, useExisting: ApiTaskStarter },
         SchedulerService,
         TriggerService,
-        // GitHub webhooks in (docs/triggers.md)
+        // GitHub webhooks in, pull requests out (docs/triggers.md)
         { provide: FORGE_TASKS, useClass: ApiForgeTasks },
         GithubInboundService,
+        { provide: FORGE_BRANCHES, useClass: ApiForgeBranches },
+        { provide: GITHUB_API, useFactory: () => createGithubApi(ctx.config?.forge?.github) ?? null },
+        GithubPullRequests,
+        ForgeLoopHook,
       ],
     };
   }

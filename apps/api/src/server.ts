@@ -80,7 +80,7 @@ export function serverVersion(): string {
 function loadServerConfig(opts: ServerOptions): AppConfig | undefined {
   if (opts.config) return opts.config;
   if (!opts.configPath) return undefined;
-  return loadConfig(opts.configPath, { strict: false });
+  return loadConfig(opts.configPath, { strict: false, serverSecrets: true });
 }
 
 function bindHostOf(opts: ServerOptions, config: AppConfig | undefined): string {

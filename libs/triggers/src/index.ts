@@ -15,3 +15,7 @@ export { listLinks, readLink, writeLink, githubStateDir } from './forge/github-s
 export type { GithubLink } from './forge/github-store';
 export * from './prune';
 export { idempotencyDir } from './state';
+export * from './forge/github-api';
+export * from './forge/github-pull-requests.service';
+export { changeLink } from './forge/github-store';
+export type { PullRecord } from './forge/github-store';

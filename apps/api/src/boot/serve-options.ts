@@ -119,7 +119,7 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv = 
   let config: AppConfig | undefined;
   if (configPath) {
     try {
-      config = loadConfig(configPath, { strict: false, env });
+      config = loadConfig(configPath, { strict: false, serverSecrets: true, env });
     } catch (err) {
       throw new UsageError((err as Error).message);
     }

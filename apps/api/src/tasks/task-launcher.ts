@@ -5,6 +5,7 @@ import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { MetricsService } from '../metrics/metrics.service';
 import { recordStartFailure } from './launch-failure';
 import { submitToQueue } from './scaleout-hooks';
+import { TaskLoopEvents } from './task-loop-events';
 
 export { TASK_LAUNCHER, type LaunchRequest, type TaskLauncher } from '@app/planner';
 
@@ -21,6 +22,7 @@ export class LocalTaskLauncher implements TaskLauncher, OnApplicationShutdown {
     @Inject(API_CONTEXT) private readonly ctx: ApiContext,
     private readonly metrics: MetricsService,
     private readonly runner: RunnerService,
+    private readonly events: TaskLoopEvents,
   ) {}
 
   get activeLoops(): number {
@@ -59,6 +61,7 @@ export class LocalTaskLauncher implements TaskLauncher, OnApplicationShutdown {
         signal: abort.signal,
         // a loop of this task whose run has just ended may still be posting its last messages
         lockWaitMs: LOOP_LOCK_GRACE_MS,
+        onAttempt: () => this.events.emit({ projectId: req.projectId, taskId: req.taskId, kind: 'attempt_ended' }),
       });
       if (result.status === 'failed') this.failed(req, result.error ?? 'unknown error');
       else this.logger.log({ msg: 'task_finished', ...ids, status: result.status, ...(abort.signal.aborted ? { aborted: true } : {}) });
@@ -68,6 +71,7 @@ export class LocalTaskLauncher implements TaskLauncher, OnApplicationShutdown {
       set.delete(abort);
       if (set.size === 0) this.loops.delete(key);
       this.metrics.scanRuns();
+      this.events.emit({ projectId: req.projectId, taskId: req.taskId, kind: 'loop_ended' });
     }
   }
 

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { MessageBusService } from '@app/messagebus';
+import { MessageBusService, readMessages } from '@app/messagebus';
+import { isTaskDone } from '@app/storage';
 import { askQuestion, taskUiLink } from '@app/runner';
 import type { ForgeTasks, TaskStartRequest, TaskStartResult } from '@app/triggers';
 import { WebhookService } from '@app/webhook';
@@ -9,6 +10,9 @@ import { NeedsInputService } from '../needs-input/needs-input.service';
 import { applyTaskWrite } from '../tasks/scaleout-hooks';
 import { TasksService } from '../tasks/tasks.service';
 import { ApiTaskStarter } from './api-task-starter';
+
+/** What an agent reports about its work (a pull request's summary quotes the newest of them). */
+const PROGRESS_TYPES = new Set(['FACT', 'PROGRESS', 'DECISION']);
 
 /** The GitHub adapter's task operations, through the API's own use cases (start, wake, cancel). */
 @Injectable()
@@ -47,6 +51,22 @@ export class ApiForgeTasks implements ForgeTasks {
       open_questions: 1,
       ui_url: taskUiLink(this.ctx.conductorUrl, projectId, taskId),
     });
+  }
+
+  async note(projectId: string, taskId: string, body: string): Promise<void> {
+    await this.bus.writers(this.ctx.layout.taskBus(projectId, taskId)).append({ type: 'INFO', project_id: projectId, task_id: taskId, run_id: '', body });
+  }
+
+  isDone(projectId: string, taskId: string): boolean {
+    return isTaskDone(this.ctx.layout.taskDir(projectId, taskId));
+  }
+
+  recentProgress(projectId: string, taskId: string, max: number): Array<{ type: string; body: string }> {
+    const wanted = (type: string) => PROGRESS_TYPES.has(type);
+    return readMessages(this.ctx.layout.taskBus(projectId, taskId), { last: 200 })
+      .filter((m) => wanted(m.type))
+      .slice(-max)
+      .map((m) => ({ type: m.type, body: m.body }));
   }
 
   async stop(projectId: string, taskId: string, reason: string): Promise<void> {

@@ -1,5 +1,14 @@
+import { parseGoDuration } from './duration';
 import { buildTemplate, TaskTemplate, validateTriggerName } from './triggers-config';
 import type { RawReader } from './raw-config';
+
+/** How a rule's task reaches GitHub as a pull request (docs/triggers.md, "Pull requests"). */
+export interface GithubPullRequestRule {
+  /** The git remote (a remote name of the project's repository, or a URL) the task's branch is pushed to. */
+  remote: string;
+  /** The pull request's base branch; '' = the branch the task's worktree was started from. */
+  base: string;
+}
 
 /** A rule of the GitHub forge adapter (docs/triggers.md): which labelled issues start which task. */
 export interface GithubRule {
@@ -10,6 +19,8 @@ export interface GithubRule {
   label: string;
   /** The task; its prompt is a template over the issue (`{{payload.title}}`, `{{payload.body}}`, ...). */
   task: TaskTemplate;
+  /** Set: the task's branch is pushed and a pull request opened for it (needs `isolation: worktree`). */
+  pull_request?: GithubPullRequestRule;
 }
 
 export interface GithubForgeConfig {
@@ -20,6 +31,14 @@ export interface GithubForgeConfig {
   /** CI failures and change requests routed to a task before it goes to needs_input (default 3). */
   max_feedback_rounds: number;
   rules: Record<string, GithubRule>;
+  /** The REST API's base URL (GitHub Enterprise Server: `https://<host>/api/v3`). */
+  api_url: string;
+  /** The token pull requests are opened with (from `token_file` or CONDUCTOR_GITHUB_TOKEN); never logged. */
+  token?: string;
+  /** The file `token` was read from (resolved against the config file's folder). */
+  token_file?: string;
+  /** How often the server catches up with GitHub's state of the issues and pull requests it tracks (ms). */
+  catch_up_interval_ms: number;
 }
 
 export interface ForgeConfig {
@@ -27,6 +46,10 @@ export interface ForgeConfig {
 }
 
 export const FORGE_DEFAULT_MAX_FEEDBACK_ROUNDS = 3;
+export const GITHUB_DEFAULT_API_URL = 'https://api.github.com';
+export const FORGE_DEFAULT_CATCH_UP_MS = 5 * 60_000;
+/** The environment variable that holds the GitHub token (it replaces `token_file`). */
+export const GITHUB_TOKEN_ENV = 'CONDUCTOR_GITHUB_TOKEN';
 /** The prompt of an issue's task when the rule gives none. */
 export const FORGE_DEFAULT_PROMPT = 'GitHub issue {{payload.repository}}#{{payload.number}}: {{payload.title}}\n\n{{payload.body}}\n\n({{payload.url}})';
 
@@ -45,7 +68,7 @@ export function buildForge(r: RawReader): ForgeConfig | undefined {
   only(r, ['forge'], ['github']);
   if (r.get(['forge', 'github']) === undefined || r.get(['forge', 'github']) === null) return {};
   const p = ['forge', 'github'];
-  only(r, p, ['webhook_secret', 'bot', 'max_feedback_rounds', 'rules']);
+  only(r, p, ['webhook_secret', 'bot', 'max_feedback_rounds', 'rules', 'api_url', 'token_file', 'catch_up_interval']);
   const secret = r.str([...p, 'webhook_secret']);
   if (secret.trim().length < 16) r.fail([...p, 'webhook_secret'], 'is required (at least 16 characters; the secret set on the GitHub webhook)');
   const bot = r.str([...p, 'bot']).trim();
@@ -64,12 +87,68 @@ export function buildForge(r: RawReader): ForgeConfig | undefined {
       r.fail(rp, (err as Error).message);
     }
     r.map(rp);
-    only(r, rp, ['repository', 'label', 'task']);
+    only(r, rp, ['repository', 'label', 'task', 'pull_request']);
     const repository = r.str([...rp, 'repository']).trim();
     if (!REPOSITORY.test(repository)) r.fail([...rp, 'repository'], `must be owner/name, got ${JSON.stringify(repository)}`);
     const label = r.str([...rp, 'label']).trim();
     if (label === '' || label.length > 100) r.fail([...rp, 'label'], 'is required (the issue label that starts a task)');
-    rules[name] = { name, repository, label, task: buildTemplate(r, rp, FORGE_DEFAULT_PROMPT) };
+    const task = buildTemplate(r, rp, FORGE_DEFAULT_PROMPT);
+    rules[name] = { name, repository, label, task, ...pullRequestRule(r, rp, task) };
   }
-  return { github: { webhook_secret: secret, bot, max_feedback_rounds: rounds, rules } };
+  const tokenFile = r.str([...p, 'token_file']).trim();
+  return {
+    github: {
+      webhook_secret: secret,
+      bot,
+      max_feedback_rounds: rounds,
+      rules,
+      api_url: apiUrl(r, [...p, 'api_url']),
+      ...(tokenFile ? { token_file: tokenFile } : {}),
+      catch_up_interval_ms: catchUpInterval(r, [...p, 'catch_up_interval']),
+    },
+  };
+}
+
+/** A rule's `pull_request:`; it needs the task in its own worktree of a known repository. */
+function pullRequestRule(r: RawReader, rp: string[], task: TaskTemplate): { pull_request?: GithubPullRequestRule } {
+  const pp = [...rp, 'pull_request'];
+  if (r.get(pp) === undefined || r.get(pp) === null) return {};
+  r.map(pp);
+  only(r, pp, ['remote', 'base']);
+  if (task.isolation !== 'worktree') r.fail(pp, 'needs the task in its own worktree: set task.isolation: worktree');
+  if (!task.project_root) r.fail(pp, "needs task.project_root (the repository whose branch is pushed)");
+  const remote = r.str([...pp, 'remote']).trim() || 'origin';
+  if (remote.startsWith('-') || /[\s\0]/.test(remote)) r.fail([...pp, 'remote'], `must be a git remote name or URL, got ${JSON.stringify(remote)}`);
+  const base = r.str([...pp, 'base']).trim();
+  if (base !== '' && (base.startsWith('-') || !/^[A-Za-z0-9._/-]+$/.test(base) || base.includes('..'))) r.fail([...pp, 'base'], `must be a branch name, got ${JSON.stringify(base)}`);
+  return { pull_request: { remote, base } };
+}
+
+/** https only; plain http only to this machine (a test double or a local proxy). */
+function apiUrl(r: RawReader, path: string[]): string {
+  const text = r.str(path).trim();
+  if (text === '') return GITHUB_DEFAULT_API_URL;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return r.fail(path, `must be a URL like ${GITHUB_DEFAULT_API_URL}, got ${JSON.stringify(text)}`);
+  }
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) r.fail(path, 'must be an https:// URL (http:// only to 127.0.0.1 or localhost)');
+  if (url.username || url.password || url.search || url.hash) r.fail(path, 'must not hold credentials, a query or a fragment (the token goes in token_file)');
+  return url.href.replace(/\/+$/, '');
+}
+
+function catchUpInterval(r: RawReader, path: string[]): number {
+  const text = r.str(path).trim();
+  if (text === '') return FORGE_DEFAULT_CATCH_UP_MS;
+  let ms = NaN;
+  try {
+    ms = parseGoDuration(text);
+  } catch {
+    /* reported below */
+  }
+  if (!(ms >= 10_000 && ms <= 24 * 3600_000)) r.fail(path, `must be a duration between 10s and 24h like 5m, got ${JSON.stringify(text)}`);
+  return ms;
 }

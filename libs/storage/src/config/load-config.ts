@@ -24,7 +24,7 @@ import { isValidationProblem, validateConfig } from './validate-config';
 import { configFileFor } from './settings';
 import { validateProjectId } from '../ids';
 import { buildSchedules, buildTriggers } from './triggers-config';
-import { buildForge } from './forge-config';
+import { buildForge, GITHUB_TOKEN_ENV, type GithubForgeConfig } from './forge-config';
 
 export interface LoadConfigOptions {
   /**
@@ -34,6 +34,8 @@ export interface LoadConfigOptions {
    */
   strict?: boolean;
   env?: NodeJS.ProcessEnv;
+  /** The server: read its own secrets (the GitHub token of `forge.github`) even when lenient. Strict implies it. */
+  serverSecrets?: boolean;
 }
 
 // Re-exported: the finders live in paths.ts so YAML-free callers (bus post's fast path) can use them.
@@ -303,10 +305,13 @@ export function loadConfig(path: string, opts: LoadConfigOptions = {}): AppConfi
         });
       }
     }
+    const github = cfg.forge?.github;
+    if (github?.token_file) github.token_file = resolveConfigPath(github.token_file, baseDir, env);
     validateConfig(cfg, { strict });
+    if (github && (strict || opts.serverSecrets)) githubToken(github, env, r);
     if (!strict) return cfg;
     for (const agent of Object.values(cfg.agents)) {
-      if (agent.token_file) agent.token = readTokenFile(agent, r);
+      if (agent.token_file) agent.token = readTokenFile(agent.token_file, ['agents', agent.name, 'token_file'], `for agent ${JSON.stringify(agent.name)}`, r);
     }
   } catch (err) {
     if (err instanceof ConfigProblem) return fail(err.message, err.key, err.pos);
@@ -317,20 +322,30 @@ export function loadConfig(path: string, opts: LoadConfigOptions = {}): AppConfi
   return cfg;
 }
 
-function readTokenFile(agent: AgentConfig, reader: RawReader): string {
-  const path = agent.token_file as string;
-  const key = ['agents', agent.name, 'token_file'];
+function readTokenFile(path: string, key: string[], what: string, reader: RawReader): string {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new ConfigProblem(`read token_file for agent ${JSON.stringify(agent.name)}: ${(err as Error).message}`, configKeyName(key), reader.position(key));
+    throw new ConfigProblem(`read token_file ${what}: ${(err as Error).message}`, configKeyName(key), reader.position(key));
   }
   const token = text.trim();
   if (token === '') {
-    throw new ConfigProblem(`read token_file for agent ${JSON.stringify(agent.name)}: token file is empty: ${path}`, configKeyName(key), reader.position(key));
+    throw new ConfigProblem(`read token_file ${what}: token file is empty: ${path}`, configKeyName(key), reader.position(key));
   }
   return token;
+}
+
+/** The GitHub token: CONDUCTOR_GITHUB_TOKEN, else `token_file`; a rule that opens pull requests needs one. */
+function githubToken(github: GithubForgeConfig, env: NodeJS.ProcessEnv, r: RawReader): void {
+  const key = ['forge', 'github', 'token_file'];
+  const fromEnv = env[GITHUB_TOKEN_ENV]?.trim();
+  if (fromEnv) github.token = fromEnv;
+  else if (github.token_file) github.token = readTokenFile(github.token_file, key, 'of forge.github', r);
+  const opens = Object.values(github.rules).find((rule) => rule.pull_request);
+  if (opens && !github.token) {
+    throw new ConfigProblem(`is required: rule ${JSON.stringify(opens.name)} opens pull requests (or set ${GITHUB_TOKEN_ENV})`, configKeyName(key), r.position(['forge', 'github']));
+  }
 }
 
 /** Lenient load of the default-discovered config, if any (runs-root lookup); a broken file throws. */

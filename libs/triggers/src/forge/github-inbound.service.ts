@@ -100,7 +100,7 @@ export class GithubInboundService {
       const t = action.rule.task;
       const now = new Date();
       const taskId = `task-${utcStamp(now)}-${slugOf(`gh-${action.number}`, randomSlug(4))}`;
-      const link: GithubLink = { repository: action.repository, number: action.number, kind: 'issue', project_id: t.project_id, task_id: taskId, rule: action.rule.name, feedback_rounds: 0, state: 'claimed', created_at: now.toISOString(), updated_at: now.toISOString() };
+      const link: GithubLink = { repository: action.repository, number: action.number, kind: 'issue', project_id: t.project_id, task_id: taskId, rule: action.rule.name, feedback_rounds: 0, state: 'claimed', title: action.vars.title.slice(0, 256), created_at: now.toISOString(), updated_at: now.toISOString() };
       writeLink(root, link); // claimed before the start: a second label event starts nothing
       try {
         const res = await tasks.start({ ...t, prompt: renderPrompt(t.prompt, action.vars), task_id: taskId, source: `github ${action.repository}#${action.number}` });

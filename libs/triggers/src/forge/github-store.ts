@@ -26,8 +26,29 @@ export interface GithubLink {
   state: string;
   /** The pushed branch, for a pull request. */
   branch?: string;
+  /** The issue's title (the pull request's title). */
+  title?: string;
+  /** An issue's pull request, once the orchestrator opens one (docs/triggers.md, "Pull requests"). */
+  pull?: PullRecord;
+  /** The ETag of GitHub's last answer about this issue (the catch-up asks "changed since?"). */
+  etag?: string;
   created_at: string;
   updated_at: string;
+}
+
+export interface PullRecord {
+  /** `opening`: a create was sent and its answer not yet recorded (a crash here is resolved by looking the branch up). */
+  state: 'opening' | 'open' | 'closed';
+  branch: string;
+  number?: number;
+  node_id?: string;
+  url?: string;
+  draft?: boolean;
+  /** When the orchestrator marked it ready for review (or opened it ready: the task was done). */
+  ready_at?: string;
+  /** sha256 of the body last sent (a change is sent once). */
+  body_sha?: string;
+  etag?: string;
 }
 
 export function githubStateDir(root: string): string {
@@ -65,6 +86,18 @@ export function readLink(root: string, repository: string, number: number): Gith
 export function writeLink(root: string, link: GithubLink): void {
   mkdirSync(linksDir(root), { recursive: true });
   writeFileAtomic(linkPath(root, link.repository, link.number), `${JSON.stringify(link, null, 2)}\n`);
+}
+
+/**
+ * Re-reads a link and writes `fn`'s change of it, in one synchronous step (nothing else of this
+ * process runs between the read and the write), so concurrent handlers never lose each other's fields.
+ */
+export function changeLink(root: string, repository: string, number: number, fn: (link: GithubLink) => GithubLink): GithubLink | undefined {
+  const link = readLink(root, repository, number);
+  if (!link) return undefined;
+  const next = { ...fn(link), updated_at: new Date().toISOString() };
+  writeLink(root, next);
+  return next;
 }
 
 export function removeLink(root: string, repository: string, number: number): void {

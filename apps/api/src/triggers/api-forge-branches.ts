@@ -1,0 +1,24 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { checkRefArg, git, pushTaskBranch, readWorktreeRecord } from '@app/runner';
+import type { ForgeBranches, TaskBranch } from '@app/triggers';
+import { API_CONTEXT, ApiContext } from '../common/api-context';
+
+/** The pull-request side's git operations, on the task's worktree record (docs/worktrees.md). */
+@Injectable()
+export class ApiForgeBranches implements ForgeBranches {
+  constructor(@Inject(API_CONTEXT) private readonly ctx: ApiContext) {}
+
+  async branchOf(projectId: string, taskId: string): Promise<TaskBranch | undefined> {
+    const rec = readWorktreeRecord(this.ctx.layout.taskDir(projectId, taskId));
+    if (!rec || rec.removed_at) return undefined;
+    const branch = checkRefArg(rec.branch, 'branch', true);
+    const since = rec.base_branch ? `refs/heads/${checkRefArg(rec.base_branch, 'base_branch', true)}` : checkRefArg(rec.base_commit, 'base_commit', true);
+    // the commits a pull request would propose: on the task's branch, not in its base
+    const log = await git(rec.repo, ['log', '--max-count=50', '--format=%s', '--end-of-options', `${since}..refs/heads/${branch}`]);
+    return { repo: rec.repo, branch, base_branch: rec.base_branch, commits: log.split('\n').filter((l) => l.trim() !== '') };
+  }
+
+  push(repo: string, remote: string, branch: string): Promise<{ commit: string; updated: boolean }> {
+    return pushTaskBranch(repo, remote, branch);
+  }
+}
