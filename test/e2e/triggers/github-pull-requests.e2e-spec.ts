@@ -18,6 +18,7 @@ import { RunsLayout } from '@app/storage';
 import { readLink } from '@app/triggers';
 import { gitSync, makeRepo } from '../../utils/git-repo';
 import { GithubDouble, githubDouble } from '../../utils/github-double';
+import { webhookReceiver, WebhookReceiver } from '../../utils/webhook-receiver';
 import { getJson, RunningServer, startConductor, waitFor, writeConfig } from '../server/helpers';
 
 const SECRET = 'the-github-webhook-secret-0123';
@@ -49,6 +50,7 @@ describe('GitHub forge adapter (pull requests out)', () => {
   let config: string;
   let gh: GithubDouble;
   let server: RunningServer;
+  let hooks: WebhookReceiver;
   const start = () => startConductor(dir, root, config, { CONDUCTOR_GITHUB_TOKEN: 'ghp_e2e-token' });
 
   beforeAll(async () => {
@@ -60,7 +62,11 @@ describe('GitHub forge adapter (pull requests out)', () => {
     gitSync(repo, 'remote', 'add', 'origin', remote);
     gitSync(repo, 'push', '-q', 'origin', 'main');
     gh = await githubDouble();
+    hooks = await webhookReceiver();
     const extra = [
+      'webhook:',
+      `  url: ${hooks.url}`,
+      '  events: [needs_input]',
       'forge:',
       '  github:',
       `    webhook_secret: ${SECRET}`,
@@ -86,6 +92,7 @@ describe('GitHub forge adapter (pull requests out)', () => {
   afterAll(async () => {
     await server?.stop();
     await gh?.close();
+    await hooks?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -154,6 +161,9 @@ describe('GitHub forge adapter (pull requests out)', () => {
     await waitFor('the woken task done again', async () => (await detail(task)).done === true);
     expect((await deliver('check_run', failedCheck('bbb', number))).body).toMatchObject({ outcome: 'needs_input', task_id: task });
     await waitFor('the task in needs_input', async () => (await detail(task)).status === 'needs_input');
+    const sent = await waitFor('the needs_input webhook', () => hooks.received.find((r) => JSON.parse(r.body).event === 'needs_input'));
+    expect(JSON.parse(sent.body)).toMatchObject({ project_id: 'gh', task_id: task });
+    expect(JSON.parse(sent.body).question).toContain('over the retry cap of 1');
     expect(gh.problems).toEqual([]);
   });
 
