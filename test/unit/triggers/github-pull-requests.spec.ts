@@ -85,6 +85,15 @@ describe('GithubPullRequests', () => {
     expect(gh.requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
   });
 
+  it('a pull request closed on GitHub (its webhook stopped the task) is neither pushed to nor edited again', async () => {
+    const opened = await prs.taskChanged('p', 'task-1');
+    changeLink(root, 'octo/app', opened.number!, (l) => ({ ...l, state: 'stopped' }));
+    const before = gh.requests.length;
+    expect(await prs.taskChanged('p', 'task-1')).toEqual({ outcome: 'stopped', number: opened.number });
+    expect(gh.requests.length).toBe(before);
+    expect(pushes).toBe(1);
+  });
+
   it('a failed push is said on the task bus and opens nothing; tasks of other rules and projects are not touched', async () => {
     pushFails = "git push to origin failed: the remote branch conductor/task-1 has commits the task's branch lacks (not overwritten)";
     expect(await prs.taskChanged('p', 'task-1')).toMatchObject({ outcome: 'failed' });

@@ -136,6 +136,8 @@ export class GithubPullRequests implements OnApplicationBootstrap, OnApplication
     const link = readLink(this.opts.root, repository, number);
     if (!link || link.state !== 'started') return { outcome: 'stopped' };
     try {
+      // a pull request closed on GitHub (its webhook stopped the task) is not pushed to or edited again
+      if (link.pull?.number && readLink(this.opts.root, repository, link.pull.number)?.state === 'stopped') return { outcome: 'stopped', number: link.pull.number };
       return await this.syncLink(link, rule);
     } catch (err) {
       const error = (err as Error).message;
