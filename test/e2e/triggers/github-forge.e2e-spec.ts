@@ -16,12 +16,13 @@ import { RunsLayout } from '@app/storage';
 import { githubStateDir, readLink, sha256Hex, writeLink } from '@app/triggers';
 import { gitSync, makeRepo } from '../../utils/git-repo';
 import { webhookReceiver, WebhookReceiver } from '../../utils/webhook-receiver';
+import { deliverGithub, FORGE_REPO, FORGE_SECRET, forgeConfig, forgeRepository } from './forge-helpers';
 import { getJson, RunningServer, startConductor, waitFor, writeConfig, writeFakeAgent } from '../server/helpers';
 
 const API_KEY = 'server-key-for-the-rest-of-the-api';
-const SECRET = 'the-github-webhook-secret-0123';
-const REPO = 'octo-org/app';
-const repository = { full_name: REPO, name: 'app', owner: { login: 'octo-org' } };
+const SECRET = FORGE_SECRET;
+const REPO = FORGE_REPO;
+const repository = forgeRepository;
 
 describe('GitHub forge adapter (inbound)', () => {
   let dir: string;
@@ -35,31 +36,22 @@ describe('GitHub forge adapter (inbound)', () => {
     root = join(dir, 'runs');
     repo = makeRepo(join(dir, 'app'));
     hooks = await webhookReceiver();
-    const extra = [
-      'webhook:',
-      `  url: ${hooks.url}`,
-      '  events: [needs_input]',
-      'forge:',
-      '  github:',
-      `    webhook_secret: ${SECRET}`,
-      '    bot: conductor-bot',
-      '    max_feedback_rounds: 1',
-      '    rules:',
-      '      agent-issues:',
-      `        repository: ${REPO}`,
-      '        label: agent',
-      '        task:',
-      '          project: gh',
-      '      isolated:',
-      `        repository: ${REPO}`,
-      '        label: agent-worktree',
-      '        task:',
-      '          project: gh',
-      '          isolation: worktree',
-      `          project_root: ${repo}`,
-      '          prompt: "Isolated: {{payload.title}}"',
-      '',
-    ].join('\n');
+    const extra = forgeConfig(hooks.url, [
+      'rules:',
+      '  agent-issues:',
+      `    repository: ${REPO}`,
+      '    label: agent',
+      '    task:',
+      '      project: gh',
+      '  isolated:',
+      `    repository: ${REPO}`,
+      '    label: agent-worktree',
+      '    task:',
+      '      project: gh',
+      '      isolation: worktree',
+      `      project_root: ${repo}`,
+      '      prompt: "Isolated: {{payload.title}}"',
+    ]);
     server = await startConductor(dir, root, writeConfig(dir, writeFakeAgent(dir), extra), { CONDUCTOR_API_KEY: API_KEY, CONDUCTOR_NO_AUTH: '' });
   });
   afterAll(async () => {
@@ -68,15 +60,7 @@ describe('GitHub forge adapter (inbound)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const deliver = async (event: string, payload: unknown, opts: { delivery?: string; secret?: string; signature?: string } = {}) => {
-    const body = JSON.stringify(payload);
-    const signature = opts.signature ?? (await sign(opts.secret ?? SECRET, body));
-    return getJson(`${server.url}/api/v1/forge/github`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-GitHub-Event': event, 'X-GitHub-Delivery': opts.delivery ?? randomUUID(), 'X-Hub-Signature-256': signature, 'User-Agent': 'GitHub-Hookshot/abc' },
-      body,
-    });
-  };
+  const deliver = (event: string, payload: unknown, opts: { delivery?: string; secret?: string; signature?: string } = {}) => deliverGithub(server.url, event, payload, opts);
   const labelled = (number: number, label = 'agent') => ({
     action: 'labeled',
     label: { name: label },

@@ -8,22 +8,20 @@
  * GitHub is test/utils/github-double.ts: GitHub's published OpenAPI description and GraphQL schema.
  * Needs `npm run build` (bin/conductor).
  */
-import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sign } from '@octokit/webhooks-methods';
 import { readMessages } from '@app/messagebus';
 import { RunsLayout } from '@app/storage';
 import { readLink } from '@app/triggers';
 import { gitSync, makeRepo } from '../../utils/git-repo';
 import { GithubDouble, githubDouble } from '../../utils/github-double';
 import { webhookReceiver, WebhookReceiver } from '../../utils/webhook-receiver';
+import { deliverGithub, FORGE_REPO, forgeConfig, forgeRepository } from './forge-helpers';
 import { getJson, RunningServer, startConductor, waitFor, writeConfig } from '../server/helpers';
 
-const SECRET = 'the-github-webhook-secret-0123';
-const REPO = 'octo-org/app';
-const repository = { full_name: REPO, name: 'app', owner: { login: 'octo-org' } };
+const REPO = FORGE_REPO;
+const repository = forgeRepository;
 
 /** Commits one file per attempt in its worktree; from the second attempt on it waits for GO-<n> in the task folder, then writes DONE. */
 function writeCommittingAgent(dir: string): string {
@@ -63,29 +61,20 @@ describe('GitHub forge adapter (pull requests out)', () => {
     gitSync(repo, 'push', '-q', 'origin', 'main');
     gh = await githubDouble();
     hooks = await webhookReceiver();
-    const extra = [
-      'webhook:',
-      `  url: ${hooks.url}`,
-      '  events: [needs_input]',
-      'forge:',
-      '  github:',
-      `    webhook_secret: ${SECRET}`,
-      '    bot: conductor-bot',
-      '    max_feedback_rounds: 1',
-      `    api_url: ${gh.url}`,
-      '    rules:',
-      '      agent-issues:',
-      `        repository: ${REPO}`,
-      '        label: agent',
-      '        task:',
-      '          project: gh',
-      '          isolation: worktree',
-      `          project_root: ${repo}`,
-      '        pull_request:',
-      '          remote: origin',
-      '          base: main',
-      '',
-    ].join('\n');
+    const extra = forgeConfig(hooks.url, [
+      `api_url: ${gh.url}`,
+      'rules:',
+      '  agent-issues:',
+      `    repository: ${REPO}`,
+      '    label: agent',
+      '    task:',
+      '      project: gh',
+      '      isolation: worktree',
+      `      project_root: ${repo}`,
+      '    pull_request:',
+      '      remote: origin',
+      '      base: main',
+    ]);
     config = writeConfig(dir, writeCommittingAgent(dir), extra);
     server = await start();
   }, 60_000);
@@ -96,14 +85,7 @@ describe('GitHub forge adapter (pull requests out)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const deliver = async (event: string, payload: unknown) => {
-    const body = JSON.stringify(payload);
-    return getJson(`${server.url}/api/v1/forge/github`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-GitHub-Event': event, 'X-GitHub-Delivery': randomUUID(), 'X-Hub-Signature-256': await sign(SECRET, body) },
-      body,
-    });
-  };
+  const deliver = (event: string, payload: unknown) => deliverGithub(server.url, event, payload);
   const bus = (task: string) => readMessages(new RunsLayout(root).taskBus('gh', task));
   const detail = async (task: string) => (await getJson(`${server.url}/api/projects/gh/tasks/${task}`)).body;
   const remoteHead = (branch: string) => gitSync(remote, 'rev-parse', '--verify', '-q', `refs/heads/${branch}`).trim();
