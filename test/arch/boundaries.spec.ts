@@ -47,10 +47,10 @@ describe('library boundaries', () => {
 });
 
 /**
- * Lib order (docs/architecture.md): a lib imports only libs below it. mcp, planner, webhook and
- * scaleout sit on the runner; nothing imports them but the apps. contracts is types only.
+ * Lib order (docs/architecture.md): a lib imports only libs below it. mcp, planner and scaleout sit
+ * on the runner; nothing imports them but the apps. The runner delivers webhooks through libs/webhook. contracts is types only.
  */
-const LIB_ORDER = ['contracts', 'storage', 'boot', 'messagebus', 'streams', 'agents', 'sandbox', 'runner', 'webhook', 'planner', 'mcp', 'scaleout', 'triggers', 'client', 'self-update'];
+const LIB_ORDER = ['contracts', 'storage', 'boot', 'messagebus', 'streams', 'agents', 'sandbox', 'webhook', 'runner', 'planner', 'mcp', 'scaleout', 'triggers', 'client', 'self-update'];
 const ALLOWED_LIB_DEPS: Record<string, string[]> = {
   contracts: [],
   // contracts is types only (`import type`, erased at build): the wire shapes the records share
@@ -62,8 +62,9 @@ const ALLOWED_LIB_DEPS: Record<string, string[]> = {
   agents: ['storage', 'contracts'],
   sandbox: ['storage'],
   // boot: the CLI's UsageError for bad flag values (flag-values.ts, tasks/loop-settings.ts)
-  runner: ['contracts', 'storage', 'boot', 'messagebus', 'agents', 'sandbox'],
-  webhook: ['runner'],
+  // webhook delivery (signing, retries, run_stop/needs_input payloads) and its Nest module; the runner sends through it
+  webhook: ['storage'],
+  runner: ['contracts', 'storage', 'boot', 'messagebus', 'agents', 'sandbox', 'webhook'],
   planner: ['storage', 'messagebus', 'runner'],
   mcp: ['storage', 'messagebus', 'runner'],
   scaleout: ['storage', 'messagebus', 'runner'],

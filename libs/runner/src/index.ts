@@ -35,7 +35,6 @@ export {
   type StopTaskResult,
   type StoppedRun,
 } from './stop';
-export { deliverWebhook, observeWebhookFailures, signBody, standardWebhooksSignature, webhookWanted, webhookTimeoutMs, WEBHOOK_BACKOFF_MS, type WebhookFailure, type RunStopPayload, type NeedsInputPayload, type WebhookSettings, type WarnSink, type DeliveryOptions, type WebhookSender } from './webhook';
 export { LocalTaskDispatcher, type TaskDispatcher, type DispatchedTask, type TaskRunner } from './task-dispatcher';
 export { abandonTurn, acquireRunSlot, pruneIdleQueue, queueDir, slotsDir, takeTurn, type RunSlot, type TurnState } from './run-slots';
 export { propagateCompletion, completionKey, PROPAGATION_KIND } from './completion';

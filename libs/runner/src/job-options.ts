@@ -1,7 +1,7 @@
 import type { AppConfig, OwnerFence, RunInfo } from '@app/storage';
 import type { AgentRegistry } from '@app/agents';
 import type { AgentExecutor } from './agent-executor';
-import type { WebhookSender } from './webhook';
+import type { WebhookSender } from '@app/webhook';
 
 export const DEFAULT_MAX_DELEGATION_DEPTH = 16;
 

@@ -1,5 +1,5 @@
 import { BusWriter } from '@app/messagebus';
-import { deliverWebhook, RunStopPayload, webhookWanted } from './webhook';
+import { deliverWebhook, RunStopPayload, webhookWanted } from '@app/webhook';
 import { rfc3339Nano } from './time-format';
 import type { JobOptions, JobResult } from './job-options';
 

@@ -3,10 +3,10 @@ import { AGENT_EXECUTOR, createAgentExecutor, RUNNER_OPTIONS, RunnerModuleOption
 import { AGENT_REGISTRY, type AgentRegistry } from '@app/agents';
 import { LIVENESS_PROBE, type LivenessProbe } from '@app/storage';
 import type { AgentExecutor } from './agent-executor';
-import { WEBHOOK_SENDER } from './runner.providers';
+import { WEBHOOK_SENDER } from '@app/webhook';
 import { createRunnerService } from './runner-service.providers';
 import { RunnerService } from './runner.service';
-import type { WebhookSender } from './webhook';
+import type { WebhookSender } from '@app/webhook';
 
 // RunnerService is a plain class: its parts come from these tokens (each optional, as the engine falls back)
 const RUNNER_SERVICE_INJECT = [AGENT_EXECUTOR, AGENT_REGISTRY, LIVENESS_PROBE, RUNNER_OPTIONS, WEBHOOK_SENDER].map((token) => ({ token, optional: true }));

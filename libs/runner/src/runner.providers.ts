@@ -8,8 +8,6 @@ import { LocalTaskDispatcher, type TaskDispatcher, type TaskRunner } from './tas
 export const AGENT_EXECUTOR = Symbol('AGENT_EXECUTOR');
 export const TASK_DISPATCHER = Symbol('TASK_DISPATCHER');
 export const RUNNER_OPTIONS = Symbol('RUNNER_OPTIONS');
-/** Provided by WebhookModule (its WebhookService): delivers run_stop of the runs started here. */
-export const WEBHOOK_SENDER = Symbol('WEBHOOK_SENDER');
 
 export interface RunnerModuleOptions {
   /**

@@ -9,7 +9,7 @@ import { runTask } from './task';
 import type { TaskOptions, TaskResult } from './task-options';
 import type { TaskDispatcher } from './task-dispatcher';
 import { checkStartTask, startTask, type CheckedTaskStart, type StartedTask, type TaskStartRequest, type TaskStartWrite } from './tasks';
-import type { WebhookSender } from './webhook';
+import type { WebhookSender } from '@app/webhook';
 
 /** Injected parts every job/task started here runs with (unless the caller passes its own). */
 export interface RunnerSeams {

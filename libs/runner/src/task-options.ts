@@ -6,7 +6,7 @@ import type { JobResult } from './job';
 import type { NeedsInputLoopOptions } from './needs-input/loop-hooks';
 import { RunnerError } from './runner.errors';
 import type { UsageLoopOptions } from './usage/loop-hooks';
-import type { WebhookSender } from './webhook';
+import type { WebhookSender } from '@app/webhook';
 import type { IsolationRequest } from './worktree';
 
 export const DEFAULT_MAX_RESTARTS = 100;

@@ -1,5 +1,5 @@
 import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
-import { WEBHOOK_SENDER, type WebhookSettings } from '@app/runner';
+import { WEBHOOK_SENDER, type WebhookSettings } from './delivery';
 import { createWebhookService } from './webhook.providers';
 import { WEBHOOK_SETTINGS, WebhookService } from './webhook.service';
 

@@ -1,4 +1,4 @@
-import { DeliveryOptions, deliverWebhook, NeedsInputPayload, RunStopPayload, WarnSink, WebhookSender, webhookWanted, WebhookSettings } from '@app/runner';
+import { DeliveryOptions, deliverWebhook, NeedsInputPayload, RunStopPayload, WarnSink, WebhookSender, webhookWanted, WebhookSettings } from './delivery';
 
 export const WEBHOOK_SETTINGS = Symbol('WEBHOOK_SETTINGS');
 

@@ -1,4 +1,5 @@
-import { AgentExecutor, AgentHandle, AgentLaunch, createAgentExecutor, NeedsInputPayload, RunStopPayload, WebhookSender } from '@app/runner';
+import { AgentExecutor, AgentHandle, AgentLaunch, createAgentExecutor } from '@app/runner';
+import { NeedsInputPayload, RunStopPayload, WebhookSender } from '@app/webhook';
 import { ChangeFeed, LivenessProbe, RunInfo, WatchOptions } from '@app/storage';
 
 /** An AgentExecutor that records every launch and starts the real local process group. */

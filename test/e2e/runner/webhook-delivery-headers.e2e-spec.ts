@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { deliverWebhook, observeWebhookFailures, type WebhookFailure } from '@app/runner';
+import { deliverWebhook, observeWebhookFailures, type WebhookFailure } from '@app/webhook';
 import { loadConfig } from '@app/storage';
 import { webhookReceiver, type WebhookReceiver } from '../../utils/webhook-receiver';
 

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { observeWebhookFailures } from '@app/runner';
+import { observeWebhookFailures } from '@app/webhook';
 
 /**
  * The server log's `webhook_delivery_failed` line (warn): every webhook of this process that failed

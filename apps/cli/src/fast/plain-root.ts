@@ -6,7 +6,8 @@
  * `list` never load it.
  */
 import { createAgentRegistry } from '@app/agents';
-import { type AgentExecutor, createAgentExecutor, createRunnerService, type RunnerService, type WebhookSender } from '@app/runner';
+import { type AgentExecutor, createAgentExecutor, createRunnerService, type RunnerService } from '@app/runner';
+import { type WebhookSender } from '@app/webhook';
 import { type ChangeFeed, createChangeFeed, createLivenessProbe, storageIndexFactory, type LivenessProbe, type StorageIndexFactory } from '@app/storage';
 import { createWebhookService } from '@app/webhook';
 

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { isTaskDone } from '@app/storage';
 import { formatGoDuration } from '../go-duration';
 import { everyWithoutOverlap, sleep } from '../sleep';
-import { deliverWebhook, NeedsInputPayload, WebhookSender, WebhookSettings, webhookWanted, WarnSink } from '../webhook';
+import { deliverWebhook, NeedsInputPayload, WebhookSender, WebhookSettings, webhookWanted, WarnSink } from '@app/webhook';
 import { OpenQuestion, readOpenQuestions, syncNeedsInputFile } from './questions';
 
 export const DEFAULT_INPUT_WAIT_MS = 24 * 3600_000;

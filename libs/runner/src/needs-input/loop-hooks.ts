@@ -1,6 +1,6 @@
 import { BusWriter } from '@app/messagebus';
 import type { RunsLayout } from '@app/storage';
-import { WebhookSender, WebhookSettings } from '../webhook';
+import { WebhookSender, WebhookSettings } from '@app/webhook';
 import { readInputContext } from './context';
 import { awaitInput, InputGateOptions, InputGateResult, watchQuestions } from './input-gate';
 import { watchStall } from './stall';

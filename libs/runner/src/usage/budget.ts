@@ -2,7 +2,7 @@ import { isZeroTime, type RunsLayout } from '@app/storage';
 import { formatGoDuration } from '../go-duration';
 import { isUnfinished, ScannedRun } from '../run-scan';
 import { stopRun } from '../stop';
-import { deliverWebhook, WarnSink, WebhookSettings, webhookWanted } from '../webhook';
+import { deliverWebhook, WarnSink, WebhookSettings, webhookWanted } from '@app/webhook';
 import { sumUsage, taskTreeRuns, totalTokens } from './aggregate';
 import { readBudgetExceeded, writeBudgetExceeded } from './markers';
 import { TaskBudget } from './task-settings';

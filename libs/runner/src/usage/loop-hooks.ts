@@ -3,7 +3,7 @@ import { SESSION_ID_PATTERN } from '@app/agents';
 import type { JobResult } from '../job';
 import { taskRuns } from '../run-scan';
 import { everyWithoutOverlap, sleep } from '../sleep';
-import { WarnSink, WebhookSettings } from '../webhook';
+import { WarnSink, WebhookSettings } from '@app/webhook';
 import { enforceBudget } from './budget';
 import { clearBudgetExceeded, clearRateLimited, isPaused, readRateLimited, writeRateLimited } from './markers';
 import { effectiveSettings, hasSettings, TaskSettings, writeTaskSettings } from './task-settings';

@@ -1,8 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { standardWebhooksKey } from '@app/storage';
-import { errorText } from './runner.errors';
-import { parseDurationFlag } from './go-duration';
-import { sleep } from './sleep';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseGoDuration, standardWebhooksKey } from '@app/storage';
 
 export interface WebhookSettings {
   url?: string;
@@ -68,6 +66,9 @@ export interface WebhookSender {
   deliver(settings: WebhookSettings | undefined, payload: RunStopPayload | NeedsInputPayload, bus?: WarnSink, opts?: DeliveryOptions): Promise<boolean>;
 }
 
+/** Injection token of the WebhookSender the runner hands to every job and loop (WebhookModule provides it). */
+export const WEBHOOK_SENDER = Symbol('WEBHOOK_SENDER');
+
 export const WEBHOOK_BACKOFF_MS = [1000, 2000];
 const ATTEMPTS = 3;
 
@@ -78,8 +79,22 @@ export function webhookWanted(cfg: WebhookSettings | undefined, event = 'run_sto
 
 export function webhookTimeoutMs(cfg: WebhookSettings): number {
   if (typeof cfg.timeout === 'number') return cfg.timeout;
-  if (cfg.timeout) return parseDurationFlag(cfg.timeout, 'webhook timeout');
+  if (cfg.timeout) return parseTimeout(cfg.timeout);
   return 10_000;
+}
+
+/** Go syntax (`30s`, `1m30s`) or a bare number of seconds, as the config allows. */
+function parseTimeout(text: string): number {
+  const value = text.trim();
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
+  let ms = NaN;
+  try {
+    ms = parseGoDuration(value);
+  } catch {
+    // reported below
+  }
+  if (ms >= 0) return ms;
+  throw new Error(`invalid webhook timeout "${text}": use a Go duration such as 30s, 1m30s or 500ms`);
 }
 
 export function signBody(secret: string, body: string): string {
@@ -160,7 +175,7 @@ export async function deliverWebhook(
       }
       lastError = `unexpected status ${res.status}`;
     } catch (err) {
-      lastError = errorText(err);
+      lastError = err instanceof Error ? err.message : String(err);
     }
   }
   const failure: WebhookFailure = {
