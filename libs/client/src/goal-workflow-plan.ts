@@ -1,16 +1,4 @@
-import {
-  goalDigest,
-  GoalWorkflowSpec,
-  goalTaskPrompt,
-  goalTextFromSource,
-  normalizeGoalText,
-  normalizeWorkflowTemplate,
-  validateStageRange,
-  WORKFLOW_MAX_STAGE,
-  WORKFLOW_MIN_STAGE,
-  WORKFLOW_STAGE_TITLES,
-  workflowStagePrompt,
-} from '@app/runner';
+import { goalDigest, GoalWorkflowSpec, goalTaskPrompt, goalTextFromSource, normalizeGoalText, normalizeWorkflowTemplate, validateStageRange, WORKFLOW_MAX_STAGE, WORKFLOW_MIN_STAGE, WORKFLOW_STAGE_TITLES, workflowStagePrompt } from '@app/orchestration';
 import { validateProjectId, validateTaskId } from '@app/storage';
 import { UsageError } from '@app/boot';
 import type { CreateTaskRequest as ContractCreateTaskRequest } from '@app/contracts';

@@ -1,4 +1,4 @@
-import type { GoalWorkflowSpec } from '@app/runner';
+import type { GoalWorkflowSpec } from '@app/orchestration';
 import type { CreateTaskRequest, StagePlan } from './goal-workflow-plan';
 import { ClientOptions, out } from './output';
 import { parseJson, ServerClient } from './server-client';

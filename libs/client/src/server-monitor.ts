@@ -1,4 +1,4 @@
-import { ApiTaskDetail, checkTodoItem, decideFromTaskDetail, parseTodo } from '@app/runner';
+import { ApiTaskDetail, checkTodoItem, decideFromTaskDetail, parseTodo } from '@app/orchestration';
 import { readUserFile } from '@app/storage';
 import { expectStatus, parseJson, query, seg, ServerClient } from './server-client';
 import { sleep } from './sse';

@@ -42,7 +42,6 @@ export { collectProcessTree, isProcessRunning } from './process-tree';
 export { findLiveRootRun, refuseLiveRootRun, refuseOrphanedAgent, type LiveRootRun } from './live-run';
 export { findRunningRun } from './run-scan';
 export { deleteTaskFolder } from './task-delete';
-export * from './orchestration';
 export * from './needs-input';
 export * from './worktree';
 export * from './usage';

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readMessages } from '@app/messagebus';
-import { readWorkflowState } from '@app/runner';
+import { readWorkflowState } from '@app/orchestration';
 import { readRunInfo } from '@app/storage';
 import { PROJECT, RUN_AGENT, Sandbox } from './helpers';
 import { waitFor } from '../../utils/wait';

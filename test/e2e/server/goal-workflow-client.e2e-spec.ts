@@ -7,7 +7,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { goalTaskPrompt, parseGoalSpec, workflowStagePrompt } from '@app/runner';
+import { goalTaskPrompt, parseGoalSpec, workflowStagePrompt } from '@app/orchestration';
 import { CONDUCTOR, FakeApi, getJson, runCli, RUN_AGENT, RunningServer, startServer, writeConfig, writeFakeAgent } from './helpers';
 
 interface TaskItem {

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BusWriter } from '@app/messagebus';
-import { existingFactHashes, factHash, promoteFacts } from '@app/runner';
+import { existingFactHashes, factHash, promoteFacts } from '@app/orchestration';
 import { RunsLayout } from '@app/storage';
 
 const P = 'proj';

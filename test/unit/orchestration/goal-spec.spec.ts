@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { buildGoalSpec, encodeGoalSpec, goalFormatForPath, materializeGoalSpec, parseGoalSpec } from '@app/runner';
+import { buildGoalSpec, encodeGoalSpec, goalFormatForPath, materializeGoalSpec, parseGoalSpec } from '@app/orchestration';
 import { readDependsOn, readTaskPrompt, RunsLayout, TASK_ID_PATTERN } from '@app/storage';
 
 const input = { projectId: 'demo', goal: 'Add a login page\nwith tests', env: {} };

@@ -1,4 +1,4 @@
-import { formatIterateSummary, iterateSubTaskId, iterateVerdict } from '@app/runner';
+import { formatIterateSummary, iterateSubTaskId, iterateVerdict } from '@app/orchestration';
 
 describe('iterate helpers', () => {
   it('reads verdicts as whole words, approval first', () => {

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BusWriter } from '@app/messagebus';
-import { activeStopRequest, checkTodoItem, decideMonitorAction, MonitorLock, parseTodo } from '@app/runner';
+import { activeStopRequest, checkTodoItem, decideMonitorAction, MonitorLock, parseTodo } from '@app/orchestration';
 import { createLivenessProbe, RunsLayout, writeCancelled, writeStopRequested } from '@app/storage';
 import { liveGroupLeader, runningInfo, writeRun } from '../../e2e/orchestration/helpers';
 

@@ -1,5 +1,5 @@
 import type { BusMessage } from '@app/messagebus';
-import { evaluateQuorum, formatQuorumReport, reviewVerdict } from '@app/runner';
+import { evaluateQuorum, formatQuorumReport, reviewVerdict } from '@app/orchestration';
 
 let n = 0;
 function msg(type: string, runId: string, body: string): BusMessage {

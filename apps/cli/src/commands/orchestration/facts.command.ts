@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import { promoteFacts } from '@app/runner';
+import { promoteFacts } from '@app/orchestration';
 import { rfc3339, STORAGE_INDEX_FACTORY, type StorageIndexFactory } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { withParentOptions } from '../engine/job-common';

@@ -1,6 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
-import { formatCreatedGoalTasks, goalRunJson, goalTextFromSource, materializeGoalSpec, readGoalSpecFile, RunnerService, runGoalGraph } from '@app/runner';
+import { RunnerService } from '@app/runner';
+import { formatCreatedGoalTasks, goalRunJson, goalTextFromSource, materializeGoalSpec, readGoalSpecFile, runGoalGraph } from '@app/orchestration';
 import { STORAGE_INDEX_FACTORY, type StorageIndexFactory } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { agentCallerEnv, loadRunConfig, optionalDuration, runRoot, withParentOptions } from '../engine/job-common';

@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { resolve } from 'node:path';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import { buildGoalSpec, encodeGoalSpec, formatCreatedGoalTasks, goalFormatForPath, materializeGoalSpec } from '@app/runner';
+import { buildGoalSpec, encodeGoalSpec, formatCreatedGoalTasks, goalFormatForPath, materializeGoalSpec } from '@app/orchestration';
 import { STORAGE_INDEX_FACTORY, type StorageIndexFactory, writeUserFile } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { withParentOptions } from '../engine/job-common';

@@ -1,6 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { iterateResultJson, RunnerService, runIterate } from '@app/runner';
+import { RunnerService } from '@app/runner';
+import { iterateResultJson, runIterate } from '@app/orchestration';
 import { STORAGE_INDEX_FACTORY, type StorageIndexFactory, validateProjectId } from '@app/storage';
 import { EXIT_FAILURE } from '../../common/cli-errors';
 import { agentCallerEnv, checkDir, loadRunConfig, optionalDuration, runRoot } from '../engine/job-common';

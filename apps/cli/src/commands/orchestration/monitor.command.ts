@@ -1,7 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { resolve } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { DEFAULT_MONITOR_INTERVAL_MS, DEFAULT_MONITOR_RATE_LIMIT_MS, DEFAULT_MONITOR_STALE_MS, RunnerService, runMonitor } from '@app/runner';
+import { RunnerService } from '@app/runner';
+import { DEFAULT_MONITOR_INTERVAL_MS, DEFAULT_MONITOR_RATE_LIMIT_MS, DEFAULT_MONITOR_STALE_MS, runMonitor } from '@app/orchestration';
 import { CHANGE_FEED, ChangeFeed, LIVENESS_PROBE, type LivenessProbe, pathExists, STORAGE_INDEX_FACTORY, type StorageIndexFactory, validateProjectId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { agentCallerEnv, checkDir, loadRunConfig, LoadedConfig, runRoot } from '../engine/job-common';

@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { readMessages } from '@app/messagebus';
-import { evaluateQuorum, formatQuorumReport } from '@app/runner';
+import { evaluateQuorum, formatQuorumReport } from '@app/orchestration';
 import { pathExists, STORAGE_INDEX_FACTORY, type StorageIndexFactory, validateProjectId, validateRunId, validateTaskId } from '@app/storage';
 import { EXIT_FAILURE, UsageError } from '../../common/cli-errors';
 import { withParentOptions } from '../engine/job-common';

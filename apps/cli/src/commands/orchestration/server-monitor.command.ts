@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { Option, SubCommand } from 'nest-commander';
-import { DEFAULT_MONITOR_INTERVAL_MS, DEFAULT_MONITOR_RATE_LIMIT_MS, DEFAULT_MONITOR_STALE_MS } from '@app/runner';
+import { DEFAULT_MONITOR_INTERVAL_MS, DEFAULT_MONITOR_RATE_LIMIT_MS, DEFAULT_MONITOR_STALE_MS } from '@app/orchestration';
 import { pathExists, validateProjectId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { durationFlag } from '../engine/support/options';

@@ -1,6 +1,6 @@
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
 import { ClientOptions, goalRunRequests, runGoalOnServer, ServerClient } from '@app/client';
-import { readGoalSpecFile } from '@app/runner';
+import { readGoalSpecFile } from '@app/orchestration';
 import { required, textOrFile } from '../../orchestration/flags';
 import { GoalDecomposeCommand } from '../../orchestration/goal.command';
 import { ClientCommand } from './client-command';

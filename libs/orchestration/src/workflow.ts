@@ -3,8 +3,8 @@ import { dirname, join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import type { BusWriters } from '@app/messagebus';
 import { type AppConfig, type RunsLayout, rfc3339, validateProjectId, validateTaskId, writeFileAtomic } from '@app/storage';
-import type { JobOptions, JobResult } from '../job';
-import { RunnerError } from '../runner.errors';
+import type { JobOptions, JobResult } from '@app/runner';
+import { RunnerError } from '@app/runner';
 
 export const WORKFLOW_TEMPLATE = 'THE_PROMPT_v5';
 export const WORKFLOW_MIN_STAGE = 0;

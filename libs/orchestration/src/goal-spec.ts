@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { type RunsLayout, normalizeDependsOn, validateProjectId, validateTaskId, writeDependsOn, writeTaskPromptIfAbsent } from '@app/storage';
-import { RunnerError } from '../runner.errors';
+import { RunnerError } from '@app/runner';
 
 export const GOAL_SCHEMA_VERSION = 'goal-workflow/v1';
 export const GOAL_DEFAULT_STRATEGY = 'rlm';

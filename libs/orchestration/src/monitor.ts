@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { join } from 'node:path';
 import { readMessages } from '@app/messagebus';
 import { AppConfig, LivenessProbe, RunInfo, RunsLayout, RUN_INFO_FILE, hasDoneFile, isCancelled, readRunInfoReconciled, readStopRequested, readTaskPrompt, removeDone, removeStopRequested, validateProjectId, writeDone, writeTaskPromptIfAbsent, runOutputFile, taskRunsDir, RUN_OUTPUT_FILE, TASK_BUS_FILE } from '@app/storage';
-import type { JobOptions, JobResult } from '../job';
-import type { StopOptions, StopRunResult } from '../stop';
+import type { JobOptions, JobResult } from '@app/runner';
+import type { StopOptions, StopRunResult } from '@app/runner';
 
 export const MONITOR_LOCK_FILE = '.monitor.pid';
 export const DEFAULT_MONITOR_STALE_MS = 20 * 60_000;

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AppConfig, type RunsLayout, validateProjectId, validateTaskId, writeFileAtomic, runOutputFile } from '@app/storage';
-import type { JobOptions, JobResult } from '../job';
-import { RunnerError } from '../runner.errors';
+import type { JobOptions, JobResult } from '@app/runner';
+import { RunnerError } from '@app/runner';
 
 export const ITERATE_SUMMARY_FILE = 'ITERATE-SUMMARY.md';
 export const DEFAULT_MAX_ITERATIONS = 3;

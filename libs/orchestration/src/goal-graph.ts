@@ -1,5 +1,5 @@
 import { type AppConfig, hasDoneFile, type RunsLayout } from '@app/storage';
-import type { TaskOptions, TaskResult } from '../task-options';
+import type { TaskOptions, TaskResult } from '@app/runner';
 import type { GoalWorkflowSpec } from './goal-spec';
 
 export type GoalTaskOutcome = 'done' | 'failed' | 'stopped' | 'blocked';
