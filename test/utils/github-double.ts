@@ -13,7 +13,8 @@ import { buildClientSchema, execute, GraphQLSchema, parse, validate } from 'grap
  *   and every answer is GitHub's documented example answer of that operation, validated against the
  *   operation's response schema too. The examples are static (one pull request, number 1347), so
  *   the double keeps the pull requests created through it and overlays on the example exactly the
- *   fields the request set (title, body, head, base, draft, state) plus a number and a node id.
+ *   fields the request set (title, body, head, base, draft, state) plus a number, a node id and
+ *   the html_url of that number.
  *   GETs carry an ETag and answer 304 to a matching If-None-Match.
  * - GraphQL: GitHub's published schema (`@octokit/graphql-schema`): each document is parsed and
  *   validated against it, and executed on it (only `markPullRequestReadyForReview` has a resolver).
@@ -132,7 +133,7 @@ export async function githubDouble(): Promise<GithubDouble> {
       const sent = (body ?? {}) as Record<string, unknown>;
       if (op.path.endsWith('/pulls') && method === 'post') {
         const number = nextNumber++;
-        const pull = { number, node_id: Buffer.from(`PullRequest:${number}`).toString('base64'), title: sent.title, body: sent.body, draft: sent.draft === true, state: 'open', head: sent.head, base: sent.base };
+        const pull = { number, node_id: Buffer.from(`PullRequest:${number}`).toString('base64'), html_url: `https://github.com/${params[0]}/${params[1]}/pull/${number}`, title: sent.title, body: sent.body, draft: sent.draft === true, state: 'open', head: sent.head, base: sent.base };
         pulls.set(number, pull);
         return answer(res, req, op, 201, pullAnswer(op, '201', pull));
       }

@@ -9,6 +9,7 @@ import { PostMessageDto, PostTaskMessageDto, PostV1MessageDto } from '../src/mes
 import { AnswerDto } from '../src/needs-input/answer.dto';
 import { CreateProjectDto } from '../src/projects/dto/create-project.dto';
 import { CreateTaskDto, ProcessImportDto, ThreadParentDto } from '../src/tasks/dto/create-task.dto';
+import { PullRequestDto } from '../src/triggers/dto/pull-request.dto';
 import { dtoSchema, type Schema } from './dto-schemas';
 import { OPERATIONS } from './operations';
 import { ref, WIRE_SCHEMAS } from './wire-schemas';
@@ -118,4 +119,4 @@ function sortKeys<T>(o: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-const DTOS: Record<string, new () => unknown> = { CreateTaskDto, ThreadParentDto, ProcessImportDto, CreateProjectDto, SelfUpdateDto, AnswerDto, PostMessageDto, PostTaskMessageDto, PostV1MessageDto };
+const DTOS: Record<string, new () => unknown> = { CreateTaskDto, ThreadParentDto, ProcessImportDto, CreateProjectDto, SelfUpdateDto, AnswerDto, PostMessageDto, PostTaskMessageDto, PostV1MessageDto, PullRequestDto };

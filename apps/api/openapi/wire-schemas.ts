@@ -160,6 +160,21 @@ export const WIRE_SCHEMAS: Record<string, Schema> = {
     ['project_id', 'task_id', 'since', 'tree', 'next_cursor', 'egress_bytes'],
   ),
   Diff: obj({ task_id: str, branch: str, base_commit: str, files: { type: 'array', items: { type: 'object', additionalProperties: true } }, patch: str, worktree: ref('WorktreeView') }, ['task_id', 'branch', 'base_commit', 'files', 'patch']),
+  PullRequestSync: obj(
+    {
+      project_id: str, task_id: str,
+      outcome: { type: 'string', enum: ['not_forge', 'nothing_to_push', 'opened', 'updated', 'unchanged', 'stopped', 'failed'], description: '`nothing_to_push`: the task\'s branch has no commits its base lacks (no pull request yet)' },
+      number: int, url: str, ready: bool, error: str,
+    },
+    ['project_id', 'task_id', 'outcome'],
+  ),
+  PullRequestRecord: obj(
+    {
+      project_id: str, task_id: str, repository: str, source: { ...str, description: 'the forge rule whose issue started the task, or `request`' }, state: { type: 'string', enum: ['started', 'stopped'] },
+      pull: obj({ state: { type: 'string', enum: ['opening', 'open', 'closed'] }, branch: str, number: int, node_id: str, url: str, draft: bool, ready_at: time, body_sha: str, etag: str }, ['state', 'branch']),
+    },
+    ['project_id', 'task_id', 'repository', 'source', 'state'],
+  ),
   MergeResult: obj({ task_id: str, branch: str, base_branch: str, commit: str, already_merged: bool, worktree: ref('WorktreeView') }, ['task_id', 'branch', 'commit', 'already_merged']),
   ServerStatus: shape<ServerStatus>(
     {

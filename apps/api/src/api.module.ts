@@ -38,6 +38,7 @@ import { ApiTaskStarter } from './triggers/api-task-starter';
 import { ApiForgeBranches } from './triggers/api-forge-branches';
 import { ApiForgeTasks } from './triggers/api-forge-tasks';
 import { ForgeLoopHook } from './triggers/forge-loop-hook';
+import { PullRequestController } from './triggers/pull-request.controller';
 import { ForgeController } from './triggers/forge.controller';
 import { SchedulesController, TriggersController } from './triggers/triggers.controller';
 
@@ -69,7 +70,7 @@ export class ApiModule {
         AdminModule,
         TriggersModule.forRoot(triggersOptionsFrom(ctx)),
       ],
-      controllers: [HealthController, OpenApiController, ProjectsController, ProjectTasksController, ProjectTaskRunsController, ProjectMessagesController, MessagesController, RunsController, TasksController, NeedsInputController, McpController, WorktreeController, UsageController, SchedulesController, TriggersController, ForgeController],
+      controllers: [HealthController, OpenApiController, ProjectsController, ProjectTasksController, ProjectTaskRunsController, ProjectMessagesController, MessagesController, RunsController, TasksController, NeedsInputController, McpController, WorktreeController, UsageController, SchedulesController, TriggersController, ForgeController, PullRequestController],
       providers: [
         PlannerBridge,
         ProjectDataService,

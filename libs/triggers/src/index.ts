@@ -17,5 +17,5 @@ export * from './prune';
 export { idempotencyDir } from './state';
 export * from './forge/github-api';
 export * from './forge/github-pull-requests.service';
-export { changeLink } from './forge/github-store';
-export type { PullRecord } from './forge/github-store';
+export { changeLink, readTaskPull } from './forge/github-store';
+export type { PullRecord, TaskPullLink } from './forge/github-store';

@@ -149,6 +149,38 @@ describe('GitHub forge adapter (pull requests out)', () => {
     expect(gh.problems).toEqual([]);
   });
 
+  it("the merge's pull-request mode opens a draft for a task no issue started, then marks it ready when it is done", async () => {
+    const manual = 'task-20261128-120000-manual';
+    const created = await getJson(`${server.url}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ project_id: 'gh', task_id: manual, agent_type: 'fake', prompt: 'Refactor the login form\n\nKeep the markup.', project_root: repo, isolation: 'worktree', base: 'main' }),
+    });
+    expect(created.status).toBe(201);
+    expect((await getJson(`${server.url}/api/projects/gh/tasks/${manual}/pull-request`)).status).toBe(404);
+    await waitFor('the first attempt to commit', () => existsSync(join(root, 'gh', manual, 'attempts')));
+    const ask = (body: unknown) => getJson(`${server.url}/api/projects/gh/tasks/${manual}/pull-request`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    // the remote is a local bare repository: its URL names no GitHub repository
+    const unnamed = await ask({});
+    expect(unnamed.status).toBe(400);
+    expect(unnamed.body.error.message).toMatch(/cannot tell the GitHub repository from the remote's URL .*: give "repository": "owner\/name"/);
+    expect((await ask({ repository: REPO, remote: '--upload-pack=touch /tmp/x' })).body.error.message).toMatch(/^remote must be a git remote name or URL/);
+    expect((await ask({ repository: '../etc' })).status).toBe(400);
+    const opened = await ask({ repository: REPO, base: 'main' });
+    expect(opened.status).toBe(200);
+    expect(opened.body).toMatchObject({ project_id: 'gh', task_id: manual, outcome: 'opened', ready: false });
+    const pull = gh.pulls.get(opened.body.number)!;
+    expect(pull).toMatchObject({ title: 'Refactor the login form', head: `conductor/${manual}`, base: 'main', draft: true });
+    expect(pull.body).not.toContain('Closes #');
+    expect(pull.body).toContain('opened on request');
+    const shown = await getJson(`${server.url}/api/v1/tasks/${manual}/pull-request?project_id=gh`);
+    expect(shown.body).toMatchObject({ repository: REPO, source: 'request', state: 'started', pull: { number: opened.body.number, draft: true, url: opened.body.url } });
+    go(manual, 2);
+    await waitFor('the requested pull request marked ready', () => gh.pulls.get(opened.body.number)?.draft === false, 30_000);
+    expect(readLink(root, REPO, opened.body.number)).toMatchObject({ kind: 'pull', task_id: manual, rule: 'request' });
+    expect(gh.problems).toEqual([]);
+  });
+
   it('a restart catches up with conditional GETs; an issue closed while the server was down stops its task', async () => {
     await server.stop();
     server = await start();

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GITHUB_DEFAULT_API_URL, type GithubForgeConfig } from '@app/storage';
-import { changeLink, type ForgeBranches, type ForgeTasks, GithubPullRequests, GithubRestClient, readLink, writeLink } from '@app/triggers';
+import { changeLink, type ForgeBranches, type ForgeTasks, githubRepositoryOf, GithubPullRequests, GithubRestClient, readLink, writeLink } from '@app/triggers';
 import { GithubDouble, githubDouble } from '../../utils/github-double';
 
 /**
@@ -23,9 +23,11 @@ describe('GithubPullRequests', () => {
     stop: () => Promise.resolve(),
     note: (_p, _t, body) => Promise.resolve(void notes.push(body)),
     isDone: () => done,
+    title: () => 'Fix login',
     recentProgress: () => [{ type: 'FACT', body: 'login fixed\nand tested' }],
   };
   const branches: ForgeBranches = {
+    remoteUrl: () => Promise.resolve('git@github.com:octo/app.git'),
     branchOf: () => Promise.resolve({ repo: '/nowhere', branch: 'conductor/task-1', base_branch: 'main', commits: ['fix login'] }),
     push: () => {
       pushes++;
@@ -89,9 +91,21 @@ describe('GithubPullRequests', () => {
     const opened = await prs.taskChanged('p', 'task-1');
     changeLink(root, 'octo/app', opened.number!, (l) => ({ ...l, state: 'stopped' }));
     const before = gh.requests.length;
-    expect(await prs.taskChanged('p', 'task-1')).toEqual({ outcome: 'stopped', number: opened.number });
+    expect(await prs.taskChanged('p', 'task-1')).toMatchObject({ outcome: 'stopped', number: opened.number });
     expect(gh.requests.length).toBe(before);
     expect(pushes).toBe(1);
+  });
+
+  it('asked for a pull request without a token, it says what to configure; a remote URL is read for its GitHub repository', async () => {
+    const off = new GithubPullRequests({ root, schedules: {}, triggers: {}, forge: { github: cfg }, runSchedules: false }, tasks, branches, undefined);
+    await expect(off.openForTask('p', 'task-9', {})).rejects.toThrow('no GitHub token is configured: set forge.github.token_file or CONDUCTOR_GITHUB_TOKEN (docs/triggers.md)');
+    expect(githubRepositoryOf('git@github.com:octo/app.git', GITHUB_DEFAULT_API_URL)).toBe('octo/app');
+    expect(githubRepositoryOf('https://github.com/octo/app', GITHUB_DEFAULT_API_URL)).toBe('octo/app');
+    expect(githubRepositoryOf('ssh://git@ghe.example:2222/team/svc.git', 'https://ghe.example/api/v3')).toBe('team/svc');
+    expect(() => githubRepositoryOf('https://gitlab.com/octo/app.git', GITHUB_DEFAULT_API_URL)).toThrow(/cannot tell the GitHub repository/);
+    const opened = await prs.openForTask('p', 'task-9', {});
+    expect(opened).toMatchObject({ outcome: 'opened' });
+    expect(gh.requests.find((r) => r.method === 'POST')?.path).toBe('/repos/octo/app/pulls');
   });
 
   it('a failed push is said on the task bus and opens nothing; tasks of other rules and projects are not touched', async () => {

@@ -18,6 +18,10 @@ export class ApiForgeBranches implements ForgeBranches {
     return { repo: rec.repo, branch, base_branch: rec.base_branch, commits: log.split('\n').filter((l) => l.trim() !== '') };
   }
 
+  remoteUrl(repo: string, remote: string): Promise<string> {
+    return git(repo, ['remote', 'get-url', '--end-of-options', remote]);
+  }
+
   push(repo: string, remote: string, branch: string): Promise<{ commit: string; updated: boolean }> {
     return pushTaskBranch(repo, remote, branch);
   }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { MessageBusService, readMessages } from '@app/messagebus';
-import { isTaskDone } from '@app/storage';
+import { isTaskDone, readTaskPrompt } from '@app/storage';
 import { askQuestion, taskUiLink } from '@app/runner';
 import type { ForgeTasks, TaskStartRequest, TaskStartResult } from '@app/triggers';
 import { WebhookService } from '@app/webhook';
@@ -59,6 +59,12 @@ export class ApiForgeTasks implements ForgeTasks {
 
   isDone(projectId: string, taskId: string): boolean {
     return isTaskDone(this.ctx.layout.taskDir(projectId, taskId));
+  }
+
+  title(projectId: string, taskId: string): string {
+    const first = (readTaskPrompt(this.ctx.layout.taskDir(projectId, taskId)) ?? '').split('\n').find((l) => l.trim() !== '');
+    const text = (first ?? '').replace(/^#+\s*/, '').trim();
+    return text === '' ? `Task ${taskId}` : text.length > 100 ? `${text.slice(0, 99)}…` : text;
   }
 
   recentProgress(projectId: string, taskId: string, max: number): Array<{ type: string; body: string }> {

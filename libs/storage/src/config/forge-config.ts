@@ -56,6 +56,34 @@ export const FORGE_DEFAULT_PROMPT = 'GitHub issue {{payload.repository}}#{{paylo
 const REPOSITORY = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 const LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(\[bot\])?$/;
 
+/**
+ * The one check of a GitHub repository name, a git remote and a pull request's base branch,
+ * wherever they come from (config, API): each returns the value or throws one line.
+ */
+export function checkGithubRepository(value: string): string {
+  if (!REPOSITORY.test(value) || value.includes('..')) throw new Error(`must be owner/name, got ${JSON.stringify(value).slice(0, 120)}`);
+  return value;
+}
+
+export function checkGitRemote(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (value === '' || value.startsWith('-') || /[\s\u0000-\u001f\u007f]/.test(value) || value.length > 1024) throw new Error(`must be a git remote name or URL, got ${JSON.stringify(value).slice(0, 120)}`);
+  return value;
+}
+
+export function checkGithubBranch(value: string): string {
+  if (value === '' || value.startsWith('-') || !/^[A-Za-z0-9._/-]+$/.test(value) || value.includes('..') || value.length > 255) throw new Error(`must be a branch name, got ${JSON.stringify(value).slice(0, 120)}`);
+  return value;
+}
+
+function checked(r: RawReader, path: string[], check: (v: string) => string, value: string): string {
+  try {
+    return check(value);
+  } catch (err) {
+    return r.fail(path, (err as Error).message);
+  }
+}
+
 function only(r: RawReader, path: string[], keys: string[]): void {
   const extra = Object.keys(r.map(path)).find((k) => !keys.includes(k));
   if (extra !== undefined) r.fail([...path, extra], `unknown key (expected one of ${keys.join(', ')})`);
@@ -88,8 +116,7 @@ export function buildForge(r: RawReader): ForgeConfig | undefined {
     }
     r.map(rp);
     only(r, rp, ['repository', 'label', 'task', 'pull_request']);
-    const repository = r.str([...rp, 'repository']).trim();
-    if (!REPOSITORY.test(repository)) r.fail([...rp, 'repository'], `must be owner/name, got ${JSON.stringify(repository)}`);
+    const repository = checked(r, [...rp, 'repository'], checkGithubRepository, r.str([...rp, 'repository']).trim());
     const label = r.str([...rp, 'label']).trim();
     if (label === '' || label.length > 100) r.fail([...rp, 'label'], 'is required (the issue label that starts a task)');
     const task = buildTemplate(r, rp, FORGE_DEFAULT_PROMPT);
@@ -117,10 +144,9 @@ function pullRequestRule(r: RawReader, rp: string[], task: TaskTemplate): { pull
   only(r, pp, ['remote', 'base']);
   if (task.isolation !== 'worktree') r.fail(pp, 'needs the task in its own worktree: set task.isolation: worktree');
   if (!task.project_root) r.fail(pp, "needs task.project_root (the repository whose branch is pushed)");
-  const remote = r.str([...pp, 'remote']).trim() || 'origin';
-  if (remote.startsWith('-') || /[\s\0]/.test(remote)) r.fail([...pp, 'remote'], `must be a git remote name or URL, got ${JSON.stringify(remote)}`);
+  const remote = checked(r, [...pp, 'remote'], checkGitRemote, r.str([...pp, 'remote']).trim() || 'origin');
   const base = r.str([...pp, 'base']).trim();
-  if (base !== '' && (base.startsWith('-') || !/^[A-Za-z0-9._/-]+$/.test(base) || base.includes('..'))) r.fail([...pp, 'base'], `must be a branch name, got ${JSON.stringify(base)}`);
+  if (base !== '') checked(r, [...pp, 'base'], checkGithubBranch, base);
   return { pull_request: { remote, base } };
 }
 

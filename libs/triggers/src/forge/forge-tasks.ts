@@ -16,6 +16,8 @@ export interface ForgeTasks {
   note(projectId: string, taskId: string, body: string): Promise<void>;
   /** True when the task is done: its DONE stands (completion criteria, when it has any, passed). */
   isDone(projectId: string, taskId: string): boolean;
+  /** A title for the task's pull request: the first line of its prompt (TASK.md). */
+  title(projectId: string, taskId: string): string;
   /** The task's newest progress messages (type and body), oldest first, for a pull request's summary. */
   recentProgress(projectId: string, taskId: string, max: number): Array<{ type: string; body: string }>;
 }
@@ -34,6 +36,8 @@ export interface TaskBranch {
 export interface ForgeBranches {
   /** The task's worktree branch; undefined when the task has no worktree (yet). */
   branchOf(projectId: string, taskId: string): Promise<TaskBranch | undefined>;
+  /** The URL of a remote of the repository (`git remote get-url`). */
+  remoteUrl(repo: string, remote: string): Promise<string>;
   /** Pushes the branch forward to the remote (a diverged remote branch is an error, never overwritten). */
   push(repo: string, remote: string, branch: string): Promise<{ commit: string; updated: boolean }>;
 }

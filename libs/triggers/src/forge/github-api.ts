@@ -1,3 +1,5 @@
+import { TriggerError } from '../task-starter';
+
 /**
  * The few GitHub calls the pull-request side needs (docs/triggers.md), over Node's own fetch:
  * REST v3 with GitHub's documented headers, conditional GETs (ETag / If-None-Match, so a catch-up
@@ -64,6 +66,19 @@ const TIMEOUT_MS = 30_000;
 /** GitHub Enterprise Server's GraphQL lives at /api/graphql beside /api/v3; github.com's at /graphql. */
 export function graphqlUrl(apiUrl: string): string {
   return apiUrl.endsWith('/api/v3') ? `${apiUrl.slice(0, -'/v3'.length)}/graphql` : `${apiUrl}/graphql`;
+}
+
+/**
+ * `owner/name` of a GitHub remote URL (`https://github.com/o/n.git`, `git@github.com:o/n.git`,
+ * `ssh://git@github.com/o/n`), on github.com or on the host of an Enterprise Server's `api_url`.
+ */
+export function githubRepositoryOf(remoteUrl: string, apiUrl: string): string {
+  const hosts = new Set(['github.com', new URL(apiUrl).hostname.replace(/^api\./, '')]);
+  const m = /^(?:[a-z+]+:\/\/)?(?:[^@/]+@)?([^:/]+)(?::\d+)?[:/]([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)(?:\.git)?\/?$/.exec(remoteUrl.trim());
+  if (!m || !hosts.has(m[1].toLowerCase())) {
+    throw new TriggerError('BAD_REQUEST', `cannot tell the GitHub repository from the remote's URL ${JSON.stringify(remoteUrl).slice(0, 200)}: give "repository": "owner/name"`);
+  }
+  return `${m[2]}/${m[3]}`;
 }
 
 function repoPath(repository: string): string {

@@ -1,37 +1,48 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
-import type { GithubForgeConfig, GithubRule } from '@app/storage';
+import { checkGitRemote, checkGithubBranch, checkGithubRepository, type GithubForgeConfig } from '@app/storage';
 import { sha256Hex } from '../state';
+import { TriggerError } from '../task-starter';
 import { TRIGGERS_OPTIONS, TriggersOptions } from '../triggers.options';
 import { FORGE_BRANCHES, FORGE_TASKS, ForgeBranches, ForgeTasks } from './forge-tasks';
-import { GITHUB_API, GithubApi } from './github-api';
-import { changeLink, GithubLink, listLinks, PullRecord, readLink, writeLink } from './github-store';
-import { pullBody, pullTitle } from './pull-summary';
+import { GITHUB_API, GithubApi, githubRepositoryOf } from './github-api';
+import { PullRecord, readLink, writeLink, writeTaskPull } from './github-store';
+import { activeHolders, holderOf, PullHolder, taskHolder } from './pull-holders';
+import { pullBody } from './pull-summary';
 
-/** What one sync of a task did (the logs and the tests read it). */
+/** What one sync of a task did (the logs, the API and the tests read it). */
 export interface PullSync {
   outcome: 'not_forge' | 'nothing_to_push' | 'opened' | 'updated' | 'unchanged' | 'stopped' | 'failed';
   number?: number;
+  url?: string;
   ready?: boolean;
   error?: string;
 }
 
+/** What POST …/tasks/<t>/pull-request may say; every field has a default. */
+export interface PullRequestAsk {
+  /** `owner/name`; default: read from the remote's URL (github.com, or the host of forge.github.api_url). */
+  repository?: string;
+  remote?: string;
+  base?: string;
+}
+
 /**
- * The outbound side of the GitHub adapter (docs/triggers.md, "Pull requests"): for the task of an
- * issue whose rule has `pull_request:`, after each attempt and at the loop's end it pushes the
- * task's branch forward, opens a draft pull request ("Closes #n", the commits and the task's
- * progress), keeps its body current, and marks it ready for review once the task is done (its
- * completion criteria passed). The pull request gets a `pull` link, so failed checks and change
- * requests on it reach the task (GithubInboundService).
+ * The pull-request mode (docs/triggers.md, "Pull requests"): for a task whose work goes to GitHub —
+ * the task of an issue whose rule has `pull_request:`, or a task someone asked a pull request for —
+ * after each attempt and at the loop's end it pushes the task's branch forward, opens a draft pull
+ * request (the commits and the task's progress; "Closes #n" for an issue), keeps its body current,
+ * and marks it ready for review once the task is done (its completion criteria passed). The pull
+ * request gets a `pull` link, so failed checks and change requests on it reach the task.
  *
- * Reconcile, not fire-and-forget: the issue's link records each step before and after GitHub is
- * asked (a create interrupted by a crash is found again by its branch, never opened twice), and
- * the server catches up at start and every `catch_up_interval`: conditional GETs (ETags) of each
- * tracked issue and pull request stop the task of one closed while no webhook came, then a sync.
+ * Reconcile, not fire-and-forget: the holder records each step before and after GitHub is asked
+ * (a create interrupted by a crash is found again by its branch, never opened twice), and the
+ * server catches up at start and every `catch_up_interval`: conditional GETs (ETags) stop the task
+ * of an issue or pull request closed while no webhook came, then a sync.
  */
 @Injectable()
 export class GithubPullRequests implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('forge');
-  /** One sync of a task at a time (attempt ends, loop ends and catch-ups queue behind each other). */
+  /** One sync of a task at a time (attempt ends, loop ends, requests and catch-ups queue behind each other). */
   private readonly chains = new Map<string, Promise<unknown>>();
   private timer?: NodeJS.Timeout;
   /** The running catch-up (tests and shutdown may await it). */
@@ -44,9 +55,10 @@ export class GithubPullRequests implements OnApplicationBootstrap, OnApplication
     @Optional() @Inject(GITHUB_API) private readonly api?: GithubApi,
   ) {}
 
+  /** The forge config, when pull requests can be opened (a token is configured). */
   private get config(): GithubForgeConfig | undefined {
     const cfg = this.opts.forge?.github;
-    return cfg && this.tasks && this.branches && this.api && Object.values(cfg.rules).some((r) => r.pull_request) ? cfg : undefined;
+    return cfg && this.tasks && this.branches && this.api ? cfg : undefined;
   }
 
   onApplicationBootstrap(): void {
@@ -66,42 +78,67 @@ export class GithubPullRequests implements OnApplicationBootstrap, OnApplication
   /** After an attempt or a loop of a task ended: sync its pull request (no-op for other tasks). */
   taskChanged(projectId: string, taskId: string): Promise<PullSync> {
     const cfg = this.config;
-    if (!cfg) return Promise.resolve({ outcome: 'not_forge' });
-    const found = this.issueLinkOf(cfg, projectId, taskId);
-    if (!found) return Promise.resolve({ outcome: 'not_forge' });
-    return this.serial(found.link, () => this.sync(found.link.repository, found.link.number, found.rule));
+    const holder = cfg && holderOf(this.opts.root, cfg, projectId, taskId);
+    if (!holder) return Promise.resolve({ outcome: 'not_forge' });
+    return this.serial(holder, () => this.sync(holder));
+  }
+
+  /** Opens (or brings up to date) the pull request of a worktree task: the merge's pull-request mode. */
+  async openForTask(projectId: string, taskId: string, ask: PullRequestAsk): Promise<PullSync> {
+    const cfg = this.config;
+    if (!cfg) throw new TriggerError('CONFLICT', 'no GitHub token is configured: set forge.github.token_file or CONDUCTOR_GITHUB_TOKEN (docs/triggers.md)');
+    const remote = ask.remote === undefined ? 'origin' : field('remote', checkGitRemote, ask.remote);
+    const base = ask.base === undefined ? '' : field('base', checkGithubBranch, ask.base);
+    const repository = ask.repository === undefined ? undefined : field('repository', checkGithubRepository, ask.repository);
+    let holder = holderOf(this.opts.root, cfg, projectId, taskId);
+    if (!holder) {
+      const branch = await this.branches!.branchOf(projectId, taskId);
+      if (!branch) throw new TriggerError('CONFLICT', 'the task has no worktree: a pull request needs a task started with isolation "worktree"');
+      const now = new Date().toISOString();
+      const rec = {
+        project_id: projectId,
+        task_id: taskId,
+        repository: repository ?? githubRepositoryOf(await this.branches!.remoteUrl(branch.repo, remote), cfg.api_url),
+        remote,
+        base,
+        title: this.tasks!.title(projectId, taskId),
+        state: 'started',
+        created_at: now,
+        updated_at: now,
+      };
+      writeTaskPull(this.opts.root, rec);
+      holder = taskHolder(this.opts.root, rec);
+    }
+    const h = holder;
+    return this.serial(h, () => this.sync(h));
+  }
+
+  /** The task's recorded pull request (GET …/pull-request). */
+  recorded(projectId: string, taskId: string): { repository: string; source: string; state: string; pull?: PullRecord } | undefined {
+    const cfg = this.opts.forge?.github;
+    const h = cfg && holderOf(this.opts.root, cfg, projectId, taskId);
+    return h && { repository: h.repository, source: h.source, state: h.state, ...(h.pull ? { pull: h.pull } : {}) };
   }
 
   /** Looks at every tracked issue and pull request on GitHub (conditional GETs), then syncs each task. */
   async catchUp(): Promise<void> {
     const cfg = this.config;
     if (!cfg) return;
-    const links = listLinks(this.opts.root, (path, err) => this.logger.warn(`forge link ${path}: ${err.message}`));
-    for (const link of links) {
-      const rule = cfg.rules[link.rule];
-      if (link.kind !== 'issue' || link.state !== 'started' || !rule?.pull_request) continue;
-      await this.serial(link, async () => {
+    for (const holder of activeHolders(this.opts.root, cfg, (path, err) => this.logger.warn(`forge record ${path}: ${err.message}`))) {
+      await this.serial(holder, async () => {
         try {
-          if (await this.closedOnGithub(link)) return;
+          if (await this.closedOnGithub(holder)) return;
         } catch (err) {
-          this.logger.warn(`catch-up of ${link.repository}#${link.number}: ${(err as Error).message}`);
+          this.logger.warn(`catch-up of ${holder.repository} (task ${holder.taskId}): ${(err as Error).message}`);
           return;
         }
-        await this.sync(link.repository, link.number, rule);
+        await this.sync(holder);
       });
     }
   }
 
-  private issueLinkOf(cfg: GithubForgeConfig, projectId: string, taskId: string): { link: GithubLink; rule: GithubRule } | undefined {
-    for (const link of listLinks(this.opts.root)) {
-      const rule = cfg.rules[link.rule];
-      if (link.kind === 'issue' && link.project_id === projectId && link.task_id === taskId && rule?.pull_request) return { link, rule };
-    }
-    return undefined;
-  }
-
-  private serial<T>(link: GithubLink, op: () => Promise<T>): Promise<T> {
-    const key = `${link.project_id}/${link.task_id}`;
+  private serial<T>(holder: PullHolder, op: () => Promise<T>): Promise<T> {
+    const key = `${holder.projectId}/${holder.taskId}`;
     const next = (this.chains.get(key) ?? Promise.resolve()).then(op, op);
     const tail = next.catch(() => undefined);
     this.chains.set(key, tail);
@@ -109,63 +146,69 @@ export class GithubPullRequests implements OnApplicationBootstrap, OnApplication
     return next;
   }
 
-  /** The issue or its pull request was closed while no webhook reached us: stop the task, as the webhook would. */
-  private async closedOnGithub(link: GithubLink): Promise<boolean> {
+  /** The issue or the pull request was closed while no webhook reached us: stop the task, as the webhook would. */
+  private async closedOnGithub(holder: PullHolder): Promise<boolean> {
     const api = this.api!;
-    const issue = await api.getIssue(link.repository, link.number, link.etag);
-    let closed = issue.changed && issue.data.state === 'closed' ? `issue ${link.repository}#${link.number} was closed` : undefined;
-    if (issue.changed) changeLink(this.opts.root, link.repository, link.number, (l) => ({ ...l, etag: issue.etag }));
-    const pull = link.pull;
+    let closed: string | undefined;
+    if (holder.closes !== undefined) {
+      const issue = await api.getIssue(holder.repository, holder.closes, holder.issueEtag);
+      if (issue.changed) holder.save({ issueEtag: issue.etag });
+      if (issue.changed && issue.data.state === 'closed') closed = `issue ${holder.repository}#${holder.closes} was closed`;
+    }
+    const pull = holder.pull;
     if (!closed && pull?.number && pull.state === 'open') {
-      const got = await api.getPull(link.repository, pull.number, pull.etag);
+      const got = await api.getPull(holder.repository, pull.number, pull.etag);
       if (got.changed) {
         const state = got.data.state === 'closed' ? 'closed' : 'open';
-        changeLink(this.opts.root, link.repository, link.number, (l) => ({ ...l, pull: { ...l.pull!, etag: got.etag, state } }));
-        if (state === 'closed') closed = `pull request ${link.repository}#${pull.number} was closed`;
+        holder.save({ pull: { ...(holder.reload()?.pull ?? pull), etag: got.etag, state } });
+        if (state === 'closed') closed = `pull request ${holder.repository}#${pull.number} was closed`;
       }
     }
     if (!closed) return false;
-    this.logger.log(`catch-up: ${closed}; stopping task ${link.task_id}`);
-    await this.tasks!.stop(link.project_id, link.task_id, `github: ${closed}`);
-    changeLink(this.opts.root, link.repository, link.number, (l) => ({ ...l, state: 'stopped' }));
-    if (pull?.number) changeLink(this.opts.root, link.repository, pull.number, (l) => ({ ...l, state: 'stopped' }));
+    this.logger.log(`catch-up: ${closed}; stopping task ${holder.taskId}`);
+    await this.tasks!.stop(holder.projectId, holder.taskId, `github: ${closed}`);
+    holder.save({ state: 'stopped' });
+    const pullLink = pull?.number ? readLink(this.opts.root, holder.repository, pull.number) : undefined;
+    if (pullLink) writeLink(this.opts.root, { ...pullLink, state: 'stopped', updated_at: new Date().toISOString() });
     return true;
   }
 
-  private async sync(repository: string, number: number, rule: GithubRule): Promise<PullSync> {
-    const link = readLink(this.opts.root, repository, number);
-    if (!link || link.state !== 'started') return { outcome: 'stopped' };
+  private async sync(stale: PullHolder): Promise<PullSync> {
+    const holder = stale.reload();
+    if (!holder || holder.state !== 'started') return { outcome: 'stopped' };
+    const number = holder.pull?.number;
+    // a pull request closed on GitHub (its webhook stopped the task) is not pushed to or edited again
+    if (number && readLink(this.opts.root, holder.repository, number)?.state === 'stopped') return { outcome: 'stopped', number, url: holder.pull?.url };
     try {
-      // a pull request closed on GitHub (its webhook stopped the task) is not pushed to or edited again
-      if (link.pull?.number && readLink(this.opts.root, repository, link.pull.number)?.state === 'stopped') return { outcome: 'stopped', number: link.pull.number };
-      return await this.syncLink(link, rule);
+      return await this.syncHolder(holder);
     } catch (err) {
       const error = (err as Error).message;
-      this.logger.warn(`pull request of ${repository}#${number} (task ${link.task_id}): ${error}`);
-      await this.tasks!.note(link.project_id, link.task_id, `pull request not updated: ${error}`).catch(() => undefined);
+      this.logger.warn(`pull request of task ${holder.taskId} (${holder.repository}): ${error}`);
+      await this.tasks!.note(holder.projectId, holder.taskId, `pull request not updated: ${error}`).catch(() => undefined);
       return { outcome: 'failed', error };
     }
   }
 
-  private async syncLink(link: GithubLink, rule: GithubRule): Promise<PullSync> {
-    const { project_id: projectId, task_id: taskId } = link;
+  private async syncHolder(holder: PullHolder): Promise<PullSync> {
+    const { projectId, taskId } = holder;
     const tasks = this.tasks!;
     const branch = await this.branches!.branchOf(projectId, taskId);
-    if (!branch || !branch.commits.length) return { outcome: 'nothing_to_push' };
-    const base = rule.pull_request!.base || branch.base_branch;
-    if (!base) throw new Error(`the task's worktree has no base branch: set pull_request.base in rule ${rule.name}`);
-    const pushed = await this.branches!.push(branch.repo, rule.pull_request!.remote, branch.branch);
+    if (!branch || !branch.commits.length) return { outcome: 'nothing_to_push', number: holder.pull?.number, url: holder.pull?.url };
+    const base = holder.base || branch.base_branch;
+    if (!base) throw new Error("the task's worktree has no base branch: give the pull request a base");
+    const pushed = await this.branches!.push(branch.repo, holder.remote, branch.branch);
     const done = tasks.isDone(projectId, taskId);
-    const body = pullBody(link, branch.commits, tasks.recentProgress(projectId, taskId, 5));
-    let pull = link.pull;
+    const body = pullBody(holder, branch.commits, tasks.recentProgress(projectId, taskId, 5));
+    let pull = holder.pull;
     let outcome: PullSync['outcome'] = 'unchanged';
     if (!pull?.number) {
-      pull = await this.open(link, branch.branch, base, body, done);
+      pull = await this.open(holder, branch.branch, base, body, done);
       outcome = 'opened';
       await tasks.note(projectId, taskId, `opened ${pull.draft ? 'draft ' : ''}pull request #${pull.number}: ${pull.url} (branch ${branch.branch} at ${pushed.commit.slice(0, 12)})`);
     } else if (pull.body_sha !== sha256Hex(body)) {
-      await this.api!.updatePull(link.repository, pull.number, { body });
-      pull = this.record(link, { ...pull, body_sha: sha256Hex(body) });
+      await this.api!.updatePull(holder.repository, pull.number, { body });
+      pull = { ...pull, body_sha: sha256Hex(body) };
+      holder.save({ pull });
       outcome = 'updated';
     } else if (pushed.updated) {
       outcome = 'updated';
@@ -173,41 +216,34 @@ export class GithubPullRequests implements OnApplicationBootstrap, OnApplication
     if (done && !pull.ready_at) {
       const { isDraft } = await this.api!.markReady(pull.node_id!);
       if (!isDraft) {
-        pull = this.record(link, { ...pull, draft: false, ready_at: new Date().toISOString() });
+        pull = { ...pull, draft: false, ready_at: new Date().toISOString() };
+        holder.save({ pull });
         await tasks.note(projectId, taskId, `pull request #${pull.number} marked ready for review: the task is done (its completion criteria passed)`);
       }
     }
-    this.logger.log(`pull request #${pull.number} of ${link.repository}#${link.number} (task ${taskId}): ${outcome}${pull.ready_at ? ', ready' : ', draft'}`);
-    return { outcome, number: pull.number, ready: !!pull.ready_at };
+    this.logger.log(`pull request #${pull.number} of ${holder.repository} (task ${taskId}): ${outcome}${pull.ready_at ? ', ready' : ', draft'}`);
+    return { outcome, number: pull.number, url: pull.url, ready: !!pull.ready_at };
   }
 
   /** Opens the pull request (or finds the one a crash left unrecorded); its `pull` link routes feedback to the task. */
-  private async open(link: GithubLink, branch: string, base: string, body: string, done: boolean): Promise<PullRecord> {
+  private async open(holder: PullHolder, branch: string, base: string, body: string, done: boolean): Promise<PullRecord> {
     const api = this.api!;
-    let found = link.pull?.state === 'opening' ? (await api.pullsWithHead(link.repository, branch)).find((p) => p.head.ref === branch) : undefined;
+    let found = holder.pull?.state === 'opening' ? (await api.pullsWithHead(holder.repository, branch)).find((p) => p.head.ref === branch) : undefined;
     if (!found) {
-      this.record(link, { state: 'opening', branch });
-      found = await api.createPull(link.repository, { title: pullTitle(link), head: branch, base, body, draft: !done });
+      holder.save({ pull: { state: 'opening', branch } });
+      found = await api.createPull(holder.repository, { title: holder.title, head: branch, base, body, draft: !done });
     }
     const now = new Date().toISOString();
     const draft = found.draft ?? !done;
-    const pull = this.record(link, {
-      state: 'open',
-      branch,
-      number: found.number,
-      node_id: found.node_id,
-      url: found.html_url,
-      draft,
-      body_sha: sha256Hex(body),
-      ...(draft ? {} : { ready_at: now }),
-    });
+    const pull: PullRecord = { state: 'open', branch, number: found.number, node_id: found.node_id, url: found.html_url, draft, body_sha: sha256Hex(body), ...(draft ? {} : { ready_at: now }) };
+    holder.save({ pull });
     writeLink(this.opts.root, {
-      repository: link.repository,
+      repository: holder.repository,
       number: found.number,
       kind: 'pull',
-      project_id: link.project_id,
-      task_id: link.task_id,
-      rule: link.rule,
+      project_id: holder.projectId,
+      task_id: holder.taskId,
+      rule: holder.source,
       feedback_rounds: 0,
       state: 'started',
       branch,
@@ -216,9 +252,13 @@ export class GithubPullRequests implements OnApplicationBootstrap, OnApplication
     });
     return pull;
   }
+}
 
-  private record(link: GithubLink, pull: PullRecord): PullRecord {
-    changeLink(this.opts.root, link.repository, link.number, (l) => ({ ...l, pull }));
-    return pull;
+/** A request field through its shared check: a bad one is a 400 naming it. */
+function field(name: string, check: (v: string) => string, value: unknown): string {
+  try {
+    return check(typeof value === 'string' ? value.trim() : '');
+  } catch (err) {
+    throw new TriggerError('BAD_REQUEST', `${name} ${(err as Error).message}`);
   }
 }

@@ -157,3 +157,82 @@ export function forgetDelivery(root: string, id: string): void {
 export function githubDeliveriesDir(root: string): string {
   return deliveriesDir(root);
 }
+
+/**
+ * A pull request opened on request for a task no issue started (`POST …/tasks/<t>/pull-request`):
+ * `<runs root>/.triggers/forge/github/tasks/<sha256 of project/task>.json`, written atomically.
+ */
+export interface TaskPullLink {
+  project_id: string;
+  task_id: string;
+  repository: string;
+  remote: string;
+  /** The pull request's base; '' = the branch the task's worktree started from. */
+  base: string;
+  title: string;
+  /** `started`, or `stopped` once its pull request was closed. */
+  state: string;
+  pull?: PullRecord;
+  created_at: string;
+  updated_at: string;
+}
+
+function taskPullsDir(root: string): string {
+  return join(githubStateDir(root), 'tasks');
+}
+
+function taskPullPath(root: string, projectId: string, taskId: string): string {
+  return join(taskPullsDir(root), `${sha256Hex(`${projectId}/${taskId}`)}.json`);
+}
+
+function parseTaskPull(text: string, path: string): TaskPullLink {
+  const rec = JSON.parse(text) as TaskPullLink;
+  if (typeof rec?.repository !== 'string' || typeof rec.task_id !== 'string' || typeof rec.project_id !== 'string') throw new Error(`forge task record ${path} is damaged`);
+  return rec;
+}
+
+export function readTaskPull(root: string, projectId: string, taskId: string): TaskPullLink | undefined {
+  const path = taskPullPath(root, projectId, taskId);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  return parseTaskPull(text, path);
+}
+
+export function writeTaskPull(root: string, rec: TaskPullLink): void {
+  mkdirSync(taskPullsDir(root), { recursive: true });
+  writeFileAtomic(taskPullPath(root, rec.project_id, rec.task_id), `${JSON.stringify(rec, null, 2)}\n`);
+}
+
+/** Like changeLink, for a task's own record. */
+export function changeTaskPull(root: string, projectId: string, taskId: string, fn: (rec: TaskPullLink) => TaskPullLink): TaskPullLink | undefined {
+  const rec = readTaskPull(root, projectId, taskId);
+  if (!rec) return undefined;
+  const next = { ...fn(rec), updated_at: new Date().toISOString() };
+  writeTaskPull(root, next);
+  return next;
+}
+
+/** Every readable task record; damaged ones are reported through `onBad` and skipped. */
+export function listTaskPulls(root: string, onBad?: (path: string, err: Error) => void): TaskPullLink[] {
+  let names: string[];
+  try {
+    names = readdirSync(taskPullsDir(root)).filter((n) => n.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const out: TaskPullLink[] = [];
+  for (const name of names.sort()) {
+    const path = join(taskPullsDir(root), name);
+    try {
+      out.push(parseTaskPull(readFileSync(path, 'utf8'), path));
+    } catch (err) {
+      onBad?.(path, err as Error);
+    }
+  }
+  return out;
+}

@@ -1,18 +1,22 @@
-import type { GithubLink } from './github-store';
+import type { PullHolder } from './pull-holders';
 
 const MAX_COMMITS = 20;
 const MAX_MESSAGE_CHARS = 600;
 
-export function pullTitle(link: GithubLink): string {
-  return link.title?.trim() ? link.title.trim() : `Task ${link.task_id} for #${link.number}`;
-}
-
 /**
- * A pull request's body: it closes its issue, names the task, lists the branch's commits and the
- * task's newest progress messages from its bus (each cut to a few hundred characters).
+ * A pull request's body: the issue it closes (when an issue started the task), the task, the
+ * branch's commits and the task's newest progress messages from its bus (each cut to a few hundred
+ * characters).
  */
-export function pullBody(link: GithubLink, commits: string[], progress: Array<{ type: string; body: string }>): string {
-  const lines = [`Closes #${link.number}.`, '', `Opened by conductor-loop for task \`${link.task_id}\` (project \`${link.project_id}\`, rule \`${link.rule}\`).`, '', '## Commits', ''];
+export function pullBody(holder: PullHolder, commits: string[], progress: Array<{ type: string; body: string }>): string {
+  const origin = holder.closes !== undefined ? `rule \`${holder.source}\`` : 'opened on request';
+  const lines = [
+    ...(holder.closes !== undefined ? [`Closes #${holder.closes}.`, ''] : []),
+    `Opened by conductor-loop for task \`${holder.taskId}\` (project \`${holder.projectId}\`, ${origin}).`,
+    '',
+    '## Commits',
+    '',
+  ];
   for (const subject of commits.slice(0, MAX_COMMITS)) lines.push(`- ${oneLine(subject)}`);
   if (commits.length > MAX_COMMITS) lines.push(`- … and ${commits.length - MAX_COMMITS} more`);
   if (progress.length) {
