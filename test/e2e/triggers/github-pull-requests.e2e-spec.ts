@@ -116,6 +116,8 @@ describe('GitHub forge adapter (pull requests out)', () => {
     expect(pull.body).toContain('- agent work 1');
     // the branch on the remote is the task's branch, pushed by the real git
     expect(remoteHead(branch)).toBe(gitSync(repo, 'rev-parse', `refs/heads/${branch}`).trim());
+    // recorded once GitHub's answer is in: the pull link that routes feedback, and the issue's pull request
+    await waitFor('the pull request recorded', () => readLink(root, REPO, 7)?.pull?.state === 'open');
     expect(readLink(root, REPO, number)).toMatchObject({ kind: 'pull', task_id: task, branch, state: 'started' });
     expect(readLink(root, REPO, 7)?.pull).toMatchObject({ state: 'open', number, draft: true });
     await waitFor('the note on the task bus', () => bus(task).some((m) => m.type === 'INFO' && m.body.startsWith(`opened draft pull request #${number}: https://github.com/`)));
