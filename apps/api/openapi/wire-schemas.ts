@@ -178,7 +178,7 @@ export const WIRE_SCHEMAS: Record<string, Schema> = {
   MergeResult: obj({ task_id: str, branch: str, base_branch: str, commit: str, already_merged: bool, worktree: ref('WorktreeView') }, ['task_id', 'branch', 'commit', 'already_merged']),
   ServerStatus: shape<ServerStatus>(
     {
-      active_runs_count: int, uptime_seconds: num, configured_agents: strings, default_agent: { ...str, description: 'config `defaults.agent` (omitted when unset)' }, version: str,
+      active_runs_count: int, uptime_seconds: num, configured_agents: strings, default_agent: { ...str, description: 'config `defaults.agent` (omitted when unset)' }, version: str, pull_requests: { ...bool, description: 'the server can open GitHub pull requests (forge.github with a token; docs/triggers.md)' },
       running_tasks: { type: 'array', items: obj({ project_id: str, task_id: str, run_id: str, agent: str, started: time }, ['project_id', 'task_id', 'run_id', 'agent', 'started']) },
     },
     ['default_agent'],

@@ -69,3 +69,35 @@ export function mergeState(w: WorktreeInfo): { label: string; tone: 'ok' | 'erro
   if (w.merge_status === 'failed') return { label: 'merge failed', tone: 'error' };
   return { label: 'unmerged', tone: 'idle' };
 }
+
+/** A task's GitHub pull request as the server recorded it (GET …/pull-request). */
+export interface PullRequestInfo {
+  repository: string;
+  /** The forge rule whose issue started the task, or `request`. */
+  source: string;
+  state: 'started' | 'stopped';
+  pull?: { state: 'opening' | 'open' | 'closed'; number?: number; url?: string; draft?: boolean; ready_at?: string };
+}
+
+/** The recorded pull request, or null when the task has none (404). */
+export async function fetchPullRequest(p: string, t: string, client: ApiClient = api): Promise<PullRequestInfo | null> {
+  try {
+    return await client.request<PullRequestInfo>(`/api/projects/${enc(p)}/tasks/${enc(t)}/pull-request`);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return null;
+    throw err;
+  }
+}
+
+/** Pushes the task's branch and opens (or updates) its pull request; refusals reject with the server's reason. */
+export function openPullRequest(p: string, t: string, client: ApiClient = api): Promise<{ outcome: string; number?: number; url?: string; ready?: boolean }> {
+  return client.request(`/api/projects/${enc(p)}/tasks/${enc(t)}/pull-request`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+}
+
+/** Badge text and tone of a pull request. */
+export function pullState(info: PullRequestInfo): { label: string; tone: 'ok' | 'error' | 'idle' } {
+  const pull = info.pull;
+  if (!pull?.number) return { label: 'pull request opening', tone: 'idle' };
+  if (pull.state === 'closed' || info.state === 'stopped') return { label: `#${pull.number} closed`, tone: 'error' };
+  return pull.ready_at ? { label: `#${pull.number} ready for review`, tone: 'ok' } : { label: `#${pull.number} draft`, tone: 'idle' };
+}

@@ -1,7 +1,7 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import Button from '@jetbrains/ring-ui-built/components/button/button';
-import { describeError } from '../api/client';
-import { fetchTaskDiff, fetchWorktree, mergeState, mergeTask, type DiffFile, type WorktreeInfo } from '../api/worktree';
+import { api, describeError } from '../api/client';
+import { fetchPullRequest, fetchTaskDiff, fetchWorktree, mergeState, mergeTask, openPullRequest, pullState, type DiffFile, type WorktreeInfo } from '../api/worktree';
 import { usePoll } from '../hooks/usePoll';
 
 const STATUS_LETTER: Record<DiffFile['status'], string> = { added: 'A', modified: 'M', deleted: 'D', renamed: 'R' };
@@ -66,6 +66,7 @@ export function WorktreeDiff({ project, taskId, notify, onChanged }: WorktreeDif
         <Button primary disabled={merging || d.worktree?.merge_status === 'merged'} onClick={merge} data-testid="merge-button">
           {merging ? 'Merging…' : 'Merge'}
         </Button>
+        <PullRequestControls project={project} taskId={taskId} notify={notify} />
       </div>
       {d.files.length === 0 ? (
         <p className="empty">No changes against the base commit.</p>
@@ -88,6 +89,51 @@ export function WorktreeDiff({ project, taskId, notify, onChanged }: WorktreeDif
         </div>
       )}
     </div>
+  );
+}
+
+/** The task's GitHub pull request (docs/triggers.md): its state and link, and a button that opens or updates it — shown when the server can open pull requests. */
+function PullRequestControls({ project, taskId, notify }: Pick<WorktreeDiffProps, 'project' | 'taskId' | 'notify'>) {
+  const [enabled, setEnabled] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const pr = usePoll(`${project}/${taskId}/pull-request`, () => fetchPullRequest(project, taskId), 5000);
+  useEffect(() => {
+    let live = true;
+    api.serverStatus().then(
+      (s) => live && setEnabled(s.pull_requests === true),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+  if (!enabled && !pr.data) return null;
+  const open = async () => {
+    setBusy(true);
+    try {
+      const r = await openPullRequest(project, taskId);
+      notify(r.number ? `Pull request #${r.number} ${r.outcome}` : `Pull request: ${r.outcome.replace(/_/g, ' ')}`);
+    } catch (err) {
+      notify(`Pull request failed: ${describeError(err)}`, true);
+    } finally {
+      setBusy(false);
+      pr.reload();
+    }
+  };
+  const state = pr.data ? pullState(pr.data) : undefined;
+  return (
+    <>
+      {state && (
+        <a className={`worktree-badge tone-${state.tone}`} href={pr.data?.pull?.url} target="_blank" rel="noreferrer" data-testid="pull-request-status">
+          {pr.data?.repository} {state.label}
+        </a>
+      )}
+      {enabled && (
+        <Button disabled={busy} onClick={open} data-testid="pull-request-button">
+          {busy ? 'Pushing…' : pr.data?.pull?.number ? 'Update pull request' : 'Open pull request'}
+        </Button>
+      )}
+    </>
   );
 }
 

@@ -7,5 +7,7 @@ export interface ServerStatus {
   /** Config `defaults.agent`: the agent a task gets when none is named (omitted when unset). */
   default_agent?: string;
   version: string;
+  /** True when the server can open GitHub pull requests (forge.github with a token; docs/triggers.md). */
+  pull_requests?: boolean;
   running_tasks: { project_id: string; task_id: string; run_id: string; agent: string; started: string }[];
 }

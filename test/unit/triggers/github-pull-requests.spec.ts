@@ -28,7 +28,7 @@ describe('GithubPullRequests', () => {
   };
   const branches: ForgeBranches = {
     remoteUrl: () => Promise.resolve('git@github.com:octo/app.git'),
-    branchOf: () => Promise.resolve({ repo: '/nowhere', branch: 'conductor/task-1', base_branch: 'main', commits: ['fix login'] }),
+    readyBranch: () => Promise.resolve({ repo: '/nowhere', branch: 'conductor/task-1', base_branch: 'main', commits: ['fix login'] }),
     push: () => {
       pushes++;
       return pushFails ? Promise.reject(new Error(pushFails)) : Promise.resolve({ commit: 'abc123def4567890', updated: true });

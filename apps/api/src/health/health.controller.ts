@@ -42,6 +42,8 @@ export class HealthController {
       // config defaults.agent: the agent a task gets when none is named (the dashboard preselects it)
       ...(defaultAgent ? { default_agent: defaultAgent } : {}),
       version: this.ctx.version,
+      // the dashboard offers "Open pull request" only then (docs/triggers.md)
+      pull_requests: !!this.ctx.config?.forge?.github?.token,
       // extra-root runs are counted above but, as upstream, not listed
       running_tasks: running.filter((r) => this.ctx.layout.contains(r.dir)).map((r) => ({ project_id: r.projectId, task_id: r.taskId, run_id: r.runId, agent: r.info.agent, started: formatTime(r.info.start_time) })),
     };

@@ -4,6 +4,7 @@ export { readWorktreeRecord, WORKTREE_RECORD_FILE, type WorktreeRecord, type Mer
 export { taskDiff, parsePatch, type TaskDiff, type DiffFile, type DiffHunk } from './diff';
 export { mergeTask, type MergeOptions, type MergeResult } from './merge';
 export { pushTaskBranch, type PushResult } from './push-branch';
+export { commitTaskLeftovers } from './leftovers';
 export { pathsOverlap, overlappingSiblings } from './overlap';
 export { reservePort, releasePort } from './port';
 export { gcWorktrees, type WorktreeGcOptions, type WorktreeGcReport, type WorktreeGcEntry } from './gc';

@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BusWriter } from '@app/messagebus';
 import { StorageError, withFileLock, TASK_BUS_FILE } from '@app/storage';
 import { errorText } from '../runner.errors';
 import { checkRefArg, git, gitCommonDir, gitRaw } from './git';
 import { lastLines, runShell } from './hooks';
+import { commitLeftovers, identityEnv } from './leftovers';
 import { claimHead, Finish, isPending, MergeQueueEntry, queueEntry, finishEntry, readMergeQueue } from './merge-queue';
 import { readWorktreeRecord, updateWorktreeRecord, WorktreeRecord } from './record';
 import { worktreeEnv } from './create';
@@ -17,21 +17,6 @@ import { listWorktrees, removeWorktreeFolder } from './list';
  * `verifying` under the lock was interrupted (its runner died, releasing the lock): it is
  * re-verified from a fresh scratch worktree.
  */
-
-/** Commits need an identity; repositories without one get conductor's (never overriding a configured one). */
-async function identityEnv(repo: string): Promise<Record<string, string>> {
-  const has = (await gitRaw(repo, ['config', 'user.email'])).code === 0 && (await gitRaw(repo, ['config', 'user.name'])).code === 0;
-  if (has) return {};
-  return { GIT_AUTHOR_NAME: 'conductor', GIT_AUTHOR_EMAIL: 'conductor@localhost', GIT_COMMITTER_NAME: 'conductor', GIT_COMMITTER_EMAIL: 'conductor@localhost' };
-}
-
-/** What the agent left uncommitted in its worktree becomes one commit on the task branch. */
-async function commitLeftovers(rec: WorktreeRecord, env: Record<string, string>): Promise<void> {
-  if (rec.removed_at || !existsSync(rec.path)) return;
-  if ((await git(rec.path, ['status', '--porcelain'])).trim() === '') return;
-  await git(rec.path, ['add', '-A', '--', '.']);
-  await git(rec.path, ['commit', '-q', '--no-verify', '-m', `conductor: uncommitted changes of ${rec.task_id}`], env);
-}
 
 export class MergeStop extends Error {
   constructor(

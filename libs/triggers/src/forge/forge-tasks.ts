@@ -34,8 +34,11 @@ export interface TaskBranch {
 
 /** The git side of the pull-request mode (the API provides it with the runner's worktree code). */
 export interface ForgeBranches {
-  /** The task's worktree branch; undefined when the task has no worktree (yet). */
-  branchOf(projectId: string, taskId: string): Promise<TaskBranch | undefined>;
+  /**
+   * The task's worktree branch, after what the agent left uncommitted became one commit on it (as
+   * the local merge does); undefined when the task has no worktree (yet).
+   */
+  readyBranch(projectId: string, taskId: string): Promise<TaskBranch | undefined>;
   /** The URL of a remote of the repository (`git remote get-url`). */
   remoteUrl(repo: string, remote: string): Promise<string>;
   /** Pushes the branch forward to the remote (a diverged remote branch is an error, never overwritten). */

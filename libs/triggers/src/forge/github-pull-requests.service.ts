@@ -92,7 +92,7 @@ export class GithubPullRequests implements OnApplicationBootstrap, OnApplication
     const repository = ask.repository === undefined ? undefined : field('repository', checkGithubRepository, ask.repository);
     let holder = holderOf(this.opts.root, cfg, projectId, taskId);
     if (!holder) {
-      const branch = await this.branches!.branchOf(projectId, taskId);
+      const branch = await this.branches!.readyBranch(projectId, taskId);
       if (!branch) throw new TriggerError('CONFLICT', 'the task has no worktree: a pull request needs a task started with isolation "worktree"');
       const now = new Date().toISOString();
       const rec = {
@@ -192,7 +192,7 @@ export class GithubPullRequests implements OnApplicationBootstrap, OnApplication
   private async syncHolder(holder: PullHolder): Promise<PullSync> {
     const { projectId, taskId } = holder;
     const tasks = this.tasks!;
-    const branch = await this.branches!.branchOf(projectId, taskId);
+    const branch = await this.branches!.readyBranch(projectId, taskId);
     if (!branch || !branch.commits.length) return { outcome: 'nothing_to_push', number: holder.pull?.number, url: holder.pull?.url };
     const base = holder.base || branch.base_branch;
     if (!base) throw new Error("the task's worktree has no base branch: give the pull request a base");
