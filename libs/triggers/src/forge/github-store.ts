@@ -1,7 +1,8 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '@app/storage';
 import { sha256Hex, triggersStateDir } from '../state';
+import { JsonRecords } from './json-records';
 
 /**
  * The durable issue/PR ↔ task mapping of the GitHub adapter: one file per issue or pull request,
@@ -55,73 +56,36 @@ export function githubStateDir(root: string): string {
   return join(triggersStateDir(root), 'forge', 'github');
 }
 
-function linksDir(root: string): string {
-  return join(githubStateDir(root), 'links');
-}
+const links = (root: string) =>
+  new JsonRecords<GithubLink>(join(githubStateDir(root), 'links'), (rec, path) => {
+    if (typeof rec?.repository !== 'string' || typeof rec.number !== 'number' || typeof rec.task_id !== 'string' || typeof rec.project_id !== 'string') {
+      throw new Error(`forge link record ${path} is damaged`);
+    }
+    return { ...rec, feedback_rounds: typeof rec.feedback_rounds === 'number' ? rec.feedback_rounds : 0 };
+  });
 
-function linkPath(root: string, repository: string, number: number): string {
-  return join(linksDir(root), `${sha256Hex(`${repository.toLowerCase()}#${number}`)}.json`);
-}
-
-function parseLink(text: string, path: string): GithubLink {
-  const rec = JSON.parse(text) as GithubLink;
-  if (typeof rec?.repository !== 'string' || typeof rec.number !== 'number' || typeof rec.task_id !== 'string' || typeof rec.project_id !== 'string') {
-    throw new Error(`forge link record ${path} is damaged`);
-  }
-  return { ...rec, feedback_rounds: typeof rec.feedback_rounds === 'number' ? rec.feedback_rounds : 0 };
-}
+const linkName = (repository: string, number: number) => sha256Hex(`${repository.toLowerCase()}#${number}`);
 
 export function readLink(root: string, repository: string, number: number): GithubLink | undefined {
-  const path = linkPath(root, repository, number);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-  return parseLink(text, path);
+  return links(root).read(linkName(repository, number));
 }
 
 export function writeLink(root: string, link: GithubLink): void {
-  mkdirSync(linksDir(root), { recursive: true });
-  writeFileAtomic(linkPath(root, link.repository, link.number), `${JSON.stringify(link, null, 2)}\n`);
+  links(root).write(linkName(link.repository, link.number), link);
 }
 
-/**
- * Re-reads a link and writes `fn`'s change of it, in one synchronous step (nothing else of this
- * process runs between the read and the write), so concurrent handlers never lose each other's fields.
- */
+/** Re-reads a link and writes `fn`'s change of it in one synchronous step (JsonRecords.change). */
 export function changeLink(root: string, repository: string, number: number, fn: (link: GithubLink) => GithubLink): GithubLink | undefined {
-  const link = readLink(root, repository, number);
-  if (!link) return undefined;
-  const next = { ...fn(link), updated_at: new Date().toISOString() };
-  writeLink(root, next);
-  return next;
+  return links(root).change(linkName(repository, number), fn);
 }
 
 export function removeLink(root: string, repository: string, number: number): void {
-  rmSync(linkPath(root, repository, number), { force: true });
+  rmSync(links(root).path(linkName(repository, number)), { force: true });
 }
 
 /** Every readable link; damaged ones are reported through `onBad` and skipped. */
 export function listLinks(root: string, onBad?: (path: string, err: Error) => void): GithubLink[] {
-  let names: string[];
-  try {
-    names = readdirSync(linksDir(root)).filter((n) => n.endsWith('.json'));
-  } catch {
-    return [];
-  }
-  const out: GithubLink[] = [];
-  for (const name of names.sort()) {
-    const path = join(linksDir(root), name);
-    try {
-      out.push(parseLink(readFileSync(path, 'utf8'), path));
-    } catch (err) {
-      onBad?.(path, err as Error);
-    }
-  }
-  return out;
+  return links(root).list(onBad);
 }
 
 function deliveriesDir(root: string): string {
@@ -177,62 +141,28 @@ export interface TaskPullLink {
   updated_at: string;
 }
 
-function taskPullsDir(root: string): string {
-  return join(githubStateDir(root), 'tasks');
-}
+const taskPulls = (root: string) =>
+  new JsonRecords<TaskPullLink>(join(githubStateDir(root), 'tasks'), (rec, path) => {
+    if (typeof rec?.repository !== 'string' || typeof rec.task_id !== 'string' || typeof rec.project_id !== 'string') throw new Error(`forge task record ${path} is damaged`);
+    return rec;
+  });
 
-function taskPullPath(root: string, projectId: string, taskId: string): string {
-  return join(taskPullsDir(root), `${sha256Hex(`${projectId}/${taskId}`)}.json`);
-}
-
-function parseTaskPull(text: string, path: string): TaskPullLink {
-  const rec = JSON.parse(text) as TaskPullLink;
-  if (typeof rec?.repository !== 'string' || typeof rec.task_id !== 'string' || typeof rec.project_id !== 'string') throw new Error(`forge task record ${path} is damaged`);
-  return rec;
-}
+const taskName = (projectId: string, taskId: string) => sha256Hex(`${projectId}/${taskId}`);
 
 export function readTaskPull(root: string, projectId: string, taskId: string): TaskPullLink | undefined {
-  const path = taskPullPath(root, projectId, taskId);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-  return parseTaskPull(text, path);
+  return taskPulls(root).read(taskName(projectId, taskId));
 }
 
 export function writeTaskPull(root: string, rec: TaskPullLink): void {
-  mkdirSync(taskPullsDir(root), { recursive: true });
-  writeFileAtomic(taskPullPath(root, rec.project_id, rec.task_id), `${JSON.stringify(rec, null, 2)}\n`);
+  taskPulls(root).write(taskName(rec.project_id, rec.task_id), rec);
 }
 
 /** Like changeLink, for a task's own record. */
 export function changeTaskPull(root: string, projectId: string, taskId: string, fn: (rec: TaskPullLink) => TaskPullLink): TaskPullLink | undefined {
-  const rec = readTaskPull(root, projectId, taskId);
-  if (!rec) return undefined;
-  const next = { ...fn(rec), updated_at: new Date().toISOString() };
-  writeTaskPull(root, next);
-  return next;
+  return taskPulls(root).change(taskName(projectId, taskId), fn);
 }
 
 /** Every readable task record; damaged ones are reported through `onBad` and skipped. */
 export function listTaskPulls(root: string, onBad?: (path: string, err: Error) => void): TaskPullLink[] {
-  let names: string[];
-  try {
-    names = readdirSync(taskPullsDir(root)).filter((n) => n.endsWith('.json'));
-  } catch {
-    return [];
-  }
-  const out: TaskPullLink[] = [];
-  for (const name of names.sort()) {
-    const path = join(taskPullsDir(root), name);
-    try {
-      out.push(parseTaskPull(readFileSync(path, 'utf8'), path));
-    } catch (err) {
-      onBad?.(path, err as Error);
-    }
-  }
-  return out;
+  return taskPulls(root).list(onBad);
 }
