@@ -8,3 +8,4 @@ export * from './monitor-daemon';
 export * from './goal-graph';
 export * from './outputs';
 export * from './goal-input';
+export * from './agent-runs';

@@ -1,8 +1,9 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type AppConfig, type RunsLayout, validateProjectId, validateTaskId, writeFileAtomic, runOutputFile } from '@app/storage';
-import type { JobOptions, JobResult } from '@app/runner';
+import { type RunsLayout, validateProjectId, validateTaskId, writeFileAtomic, runOutputFile } from '@app/storage';
+import type { JobResult } from '@app/runner';
 import { RunnerError } from '@app/runner';
+import type { AgentRunSettings } from './agent-runs';
 
 export const ITERATE_SUMMARY_FILE = 'ITERATE-SUMMARY.md';
 export const DEFAULT_MAX_ITERATIONS = 3;
@@ -18,7 +19,7 @@ export interface IterationRecord {
   verdict: IterateVerdict;
 }
 
-export interface IterateOptions {
+export interface IterateOptions extends AgentRunSettings {
   /** The runs root's layout (of the composition root). */
   layout: RunsLayout;
   projectId: string;
@@ -26,17 +27,7 @@ export interface IterateOptions {
   prompt: string;
   reviewPrompt: string;
   maxIterations?: number;
-  agent?: string;
-  config?: AppConfig;
-  cwd?: string;
-  env?: Record<string, string>;
-  idleTimeoutMs?: number;
-  signal?: AbortSignal;
-  /** The engine's runJob (RunnerService.runJob in the CLI, so shutdown stops the agents). */
-  runJob: (opts: JobOptions) => Promise<JobResult>;
   log?: (line: string) => void;
-  /** Clock of the HHMMSS suffix of sub-task ids (local time, as upstream). */
-  now?: () => Date;
 }
 
 export interface IterateResult {

@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import type { BusWriters } from '@app/messagebus';
-import { type AppConfig, type RunsLayout, rfc3339, validateProjectId, validateTaskId, writeFileAtomic } from '@app/storage';
-import type { JobOptions, JobResult } from '@app/runner';
+import { type RunsLayout, rfc3339, validateProjectId, validateTaskId, writeFileAtomic } from '@app/storage';
 import { RunnerError } from '@app/runner';
+import type { AgentRunSettings } from './agent-runs';
 
 export const WORKFLOW_TEMPLATE = 'THE_PROMPT_v5';
 export const WORKFLOW_MIN_STAGE = 0;
@@ -52,7 +52,7 @@ export interface WorkflowState {
   stages: WorkflowStage[];
 }
 
-export interface WorkflowOptions {
+export interface WorkflowOptions extends AgentRunSettings {
   /** The runs root's layout and the bus-writer factory (of the composition root). */
   layout: RunsLayout;
   writers: BusWriters;
@@ -64,14 +64,6 @@ export interface WorkflowOptions {
   resume?: boolean;
   dryRun?: boolean;
   statePath?: string;
-  agent?: string;
-  config?: AppConfig;
-  cwd?: string;
-  env?: Record<string, string>;
-  idleTimeoutMs?: number;
-  signal?: AbortSignal;
-  runJob: (opts: JobOptions) => Promise<JobResult>;
-  now?: () => Date;
 }
 
 export interface WorkflowResult {
