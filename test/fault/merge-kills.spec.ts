@@ -15,7 +15,8 @@ import { checkInvariant, recordTally } from './tally';
  * with commits of their own (one may carry uncommitted leftovers, one may fail the verify) are
  * queued with a verify command that runs a while and leaves a straggler in its process group.
  * The kill falls at the start (queueing), during a task's verify, or right after it (the git merge
- * into the base, the recording). Then the CLI runs again / the server restarts (it resumes the
+ * into the base, the recording); every other CLI round kills the CLI's whole process group, its
+ * git children mid-operation included. Then the CLI runs again / the server restarts (it resumes the
  * queues at boot). Invariants: no process of the killed driver outlives it (verify groups
  * included); git fsck passes, no MERGE_HEAD or index.lock, the main checkout clean on main, no
  * scratch worktree left; every queued merge ends merged (exactly once, in queue order, its merge
@@ -107,7 +108,9 @@ describe('fault injection: SIGKILL of the merge queue driver (run-agent merge, t
     for (let n = 0; n < CLI_ROUNDS; n++) {
       const p = plan();
       stats.cases++;
-      const context = `FAULT_SEED=${SEED}, run-agent merge round ${n}: ${p.phase} of task ${p.k} + ${p.delay} ms, broken ${p.broken}, leftover ${p.leftover}`;
+      // odd rounds kill the CLI's whole process group (its git children mid-operation too, as a service manager's stop would)
+      const group = n % 2 === 1;
+      const context = `FAULT_SEED=${SEED}, run-agent merge round ${n}: ${group ? 'group' : 'process'} killed at ${p.phase} of task ${p.k} + ${p.delay} ms, broken ${p.broken}, leftover ${p.leftover}`;
       const check = (what: string, ok: boolean, detail?: () => string) => checkInvariant(stats, context, what, ok, detail);
       const c = await newCase(n, p, 'cli');
       for (const t of c.tasks.slice(0, -1)) c.queue(t.id);
@@ -115,7 +118,7 @@ describe('fault injection: SIGKILL of the merge queue driver (run-agent merge, t
       const args = ['merge', ...c.scope(last.id), '--config', c.config];
       const mark = `cli-${SEED}-${n}`;
       const started = Date.now();
-      const child = spawn(process.execPath, [RUN_AGENT, ...args], { cwd: c.dir, env: c.env({ VERIFY_LOG: c.verifyLog, [MARK]: mark }), stdio: 'ignore' });
+      const child = spawn(process.execPath, [RUN_AGENT, ...args], { cwd: c.dir, env: c.env({ VERIFY_LOG: c.verifyLog, [MARK]: mark }), stdio: 'ignore', detached: group });
       children.push(child);
       const exited = exitOf(child);
       const alive = () => child.exitCode === null && child.signalCode === null;
@@ -125,7 +128,8 @@ describe('fault injection: SIGKILL of the merge queue driver (run-agent merge, t
         checkEndState(c, check);
         continue;
       }
-      child.kill('SIGKILL');
+      if (group) process.kill(-child.pid!, 'SIGKILL');
+      else child.kill('SIGKILL');
       await exited;
       stats.faults++;
       await checkNoneLeft(mark, check);
