@@ -12,18 +12,17 @@ const OUTPUT_LIMIT = 64 * 1024;
  * The owner watchdog (issue #31, docs/decisions.md): runs as the leader of its own process group
  * with a pipe from the owner on fd 0. The command runs in the same group with stdin from
  * /dev/null; a watcher reads the pipe, and EOF (the owner exited, even by SIGKILL: the kernel
- * closes its end) kills the whole group. `$1` is the command.
+ * closes its end) kills the whole group. `$1` is the command. The watcher outlives the command:
+ * the owner kills the group once the watchdog exits, and an owner killed before it could (a
+ * SIGKILL right after the command ended) leaves that to the watcher (issue #31).
  */
-const OWNER_WATCHDOG = [
+export const OWNER_WATCHDOG = [
   'exec 3<&0',
   '/bin/sh -c "$1" </dev/null 3<&- &',
   'c=$!',
   '(cat >/dev/null; kill -KILL 0) <&3 >/dev/null 2>&1 &',
-  'w=$!',
   'exec 3<&-',
-  'wait "$c"; s=$?',
-  'kill -KILL "$w" 2>/dev/null',
-  'exit "$s"',
+  'wait "$c"',
 ].join('\n');
 
 export interface ShellOptions {

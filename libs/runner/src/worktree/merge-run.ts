@@ -68,14 +68,24 @@ function taskRecordFor(repo: string, entry: MergeQueueEntry): WorktreeRecord {
 async function runEntry(repo: string, commonDir: string, entry: MergeQueueEntry): Promise<void> {
   let rec: WorktreeRecord | undefined;
   let finish: Finish;
+  // an entry claimed more than once: its previous owner died during it (killed, crashed)
+  const interrupted = entry.attempts > 1;
   try {
     rec = taskRecordFor(repo, entry);
     if (rec.merge_status === 'merged') {
       finish = { state: 'merged', outcome: 'nothing', commit: rec.merged_commit, detail: 'already merged' };
+      if (interrupted && rec.merged_commit) {
+        // the interrupted attempt merged and recorded it on the task, then died before the queue said so
+        finish = { state: 'merged', outcome: 'merged', commit: rec.merged_commit, detail: 'merged by the interrupted attempt, which died before recording it in the queue' };
+        await post(entry.task_dir, rec, 'INFO', `found ${rec.branch} merged into ${rec.base_branch} (${rec.merged_commit}) by the interrupted attempt ${entry.attempts - 1}; recorded, not merged again`);
+      }
     } else {
-      if (entry.attempts > 1) await post(entry.task_dir, rec, 'INFO', `re-verifying the merge of ${rec.branch} into ${rec.base_branch} from a clean scratch worktree (attempt ${entry.attempts}; the previous one was interrupted)`);
+      if (interrupted) await post(entry.task_dir, rec, 'INFO', `re-verifying the merge of ${rec.branch} into ${rec.base_branch} from a clean scratch worktree (attempt ${entry.attempts}; the previous one was interrupted)`);
       const commit = await mergeLocked(rec, entry.verify);
-      finish = { state: 'merged', outcome: commit ? 'merged' : 'nothing', commit: commit || undefined };
+      // nothing to merge after an interrupted attempt: that attempt moved the base and died before recording it
+      const found = !commit && interrupted ? await mergeCommitOf(rec) : undefined;
+      if (found) finish = { state: 'merged', outcome: 'merged', commit: found, detail: `found merged by the interrupted attempt ${entry.attempts - 1}, not merged again` };
+      else finish = { state: 'merged', outcome: commit ? 'merged' : 'nothing', commit: commit || undefined };
     }
   } catch (err) {
     if (err instanceof MergeStop) finish = { state: 'failed', outcome: err.kind, detail: err.message, files: err.files };
@@ -91,11 +101,23 @@ async function runEntry(repo: string, commonDir: string, entry: MergeQueueEntry)
   await finishEntry(repo, commonDir, entry.seq, finish);
 }
 
+/** The merge commit of the base branch that brought in the task branch's tip (undefined: none, e.g. the branch had no commits of its own). */
+async function mergeCommitOf(rec: WorktreeRecord): Promise<string | undefined> {
+  const tip = await git(rec.repo, ['rev-parse', '--verify', '--end-of-options', `refs/heads/${checkRefArg(rec.branch, 'branch', true)}`]);
+  const base = `refs/heads/${checkRefArg(rec.base_branch, 'base_branch', true)}`;
+  const merges = await git(rec.repo, ['rev-list', '--merges', '--parents', '--ancestry-path', '--reverse', '--end-of-options', `${tip}..${base}`]);
+  return merges
+    .split('\n')
+    .map((l) => l.split(' '))
+    .find((parents) => parents[2] === tip)?.[0];
+}
+
 /** WORKTREE.yaml and the task bus say how the merge ended (MERGE_CONFLICT / MERGE_FAILED name the files). */
 async function recordOnTask(taskDir: string, rec: WorktreeRecord, f: Finish): Promise<void> {
   if (f.state === 'merged') {
     updateWorktreeRecord(taskDir, { merge_status: 'merged', merged_commit: f.commit, merged_at: new Date().toISOString(), merge_detail: undefined, merge_files: undefined });
-    await post(taskDir, rec, 'INFO', f.commit ? `merged ${rec.branch} into ${rec.base_branch} (${f.commit})` : `${rec.branch} had nothing to merge into ${rec.base_branch}`);
+    const how = f.commit ? `merged ${rec.branch} into ${rec.base_branch} (${f.commit})` : `${rec.branch} had nothing to merge into ${rec.base_branch}`;
+    await post(taskDir, rec, 'INFO', f.detail ? `${how}: ${f.detail}` : how);
     return;
   }
   if (f.outcome !== 'conflict' && f.outcome !== 'failed') return; // an internal error is the queue entry's, not the task's

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { AppConfig, StorageError } from '@app/storage';
 import { RunnerError } from '../runner.errors';
 import { gitCommonDir } from './git';
-import { enqueueMerge, finishEntry, isPending, MergeQueueEntry, queueEntry } from './merge-queue';
+import { enqueueMerge, finishEntry, isPending, MergeQueueEntry, queueEntry, taskQueueEntry } from './merge-queue';
 import { drainQueue, tryMergeLock } from './merge-run';
 import { readWorktreeRecord, WorktreeRecord } from './record';
 
@@ -39,7 +39,10 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export async function mergeTask(opts: MergeOptions): Promise<MergeResult> {
   const rec = readWorktreeRecord(opts.taskDir);
   if (!rec) throw new RunnerError('NOT_FOUND', 'task has no worktree (it was not started with --worktree)');
-  if (rec.merge_status === 'merged') return resultOf(rec, rec.merged_commit ?? '', true);
+  // merged, unless the queue still holds its entry (its owner died after recording the merge on the task): that entry is finished first
+  if (rec.merge_status === 'merged' && !isPending(taskQueueEntry(rec.repo, resolve(opts.taskDir)) ?? ({ state: 'merged' } as MergeQueueEntry))) {
+    return resultOf(rec, rec.merged_commit ?? '', true);
+  }
   if (!rec.base_branch) {
     throw new RunnerError('MERGE_FAILED', `task ${rec.task_id} started from a commit, not a branch: nothing to merge into (start it with --base <branch>)`);
   }

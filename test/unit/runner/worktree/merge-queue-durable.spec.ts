@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,8 @@ import { AppConfig, RunsLayout, StorageError, withFileLock } from '@app/storage'
 import { ensureTaskWorktree, isRunnerError, mergeQueuePath, mergeTask, readMergeQueue, readWorktreeRecord, resumeMergeQueues, taskQueueEntry } from '@app/runner';
 import { gitSync, makeRepo } from '../../../utils/git-repo';
 import { processAlive } from '../../../utils/processes';
-import { waitFor } from '../../../utils/wait';
+import { exitOf, waitFor } from '../../../utils/wait';
+import { OWNER_WATCHDOG } from '../../../../libs/runner/src/worktree/hooks';
 
 const P = 'proj';
 const TASKS = ['task-20260101-000001-one', 'task-20260101-000002-two', 'task-20260101-000003-three'];
@@ -112,10 +114,27 @@ describe('durable merge queue (real git)', () => {
     writeFileSync(join(taskDir(TASKS[0]), 'WORKTREE.yaml'), stringify({ ...rec, merge_status: undefined, merged_commit: undefined, merged_at: undefined }));
     writeQueue(['verifying'], `echo "$JRUN_TASK_ID" >> ${log}`);
     await resumeMergeQueues([repo]);
-    expect(readMergeQueue(repo)[0]).toMatchObject({ state: 'merged', outcome: 'nothing', attempts: 2 });
+    // the merge commit the interrupted attempt made is found and named (issue #31: it was recorded as `nothing`, without a commit)
+    const commit = gitSync(repo, 'rev-parse', 'main');
+    expect(readMergeQueue(repo)[0]).toMatchObject({ state: 'merged', outcome: 'merged', commit, attempts: 2 });
     expect(mergesOn('main')).toHaveLength(1);
     expect(existsSync(log)).toBe(false);
-    expect(readWorktreeRecord(taskDir(TASKS[0]))?.merge_status).toBe('merged');
+    expect(readWorktreeRecord(taskDir(TASKS[0]))).toMatchObject({ merge_status: 'merged', merged_commit: commit });
+    expect(bus(TASKS[0]).pop()?.body).toBe(`merged conductor/${TASKS[0]} into main (${commit}): found merged by the interrupted attempt 1, not merged again`);
+  });
+
+  it('a merge recorded on the task but not yet in the queue when its owner died is finished by the next merge of that task', async () => {
+    await mergeTask({ taskDir: taskDir(TASKS[0]) });
+    const commit = readWorktreeRecord(taskDir(TASKS[0]))!.merged_commit!;
+    // the owner died after WORKTREE.yaml said merged, before the queue did
+    writeQueue(['verifying'], `echo "$JRUN_TASK_ID" >> ${log}`);
+    // issue #31: this answered "already merged" and left the entry verifying
+    expect(await mergeTask({ taskDir: taskDir(TASKS[0]) })).toMatchObject({ already_merged: false, commit });
+    expect(readMergeQueue(repo)[0]).toMatchObject({ state: 'merged', outcome: 'merged', commit, attempts: 2 });
+    expect(bus(TASKS[0]).pop()?.body).toBe(`found conductor/${TASKS[0]} merged into main (${commit}) by the interrupted attempt 1; recorded, not merged again`);
+    expect(mergesOn('main')).toHaveLength(1);
+    expect(existsSync(log)).toBe(false);
+    expect(await mergeTask({ taskDir: taskDir(TASKS[0]) })).toMatchObject({ already_merged: true, commit });
   });
 
   it('asking twice while queued keeps one entry; an entry that no longer matches its task fails alone', async () => {
@@ -160,5 +179,20 @@ describe('durable merge queue (real git)', () => {
     const pid = Number(readFileSync(pidFile, 'utf8'));
     await waitFor(`background process ${pid} of the verify command to be gone`, () => !processAlive(pid));
     expect(readMergeQueue(repo)[0]).toMatchObject({ state: 'merged' });
+  });
+
+  it('what a verify command left running dies with an owner killed right after the command exited', async () => {
+    const pidFile = join(dir, 'bg.pid');
+    // the watchdog as runShell starts it, with this test as its owner
+    const watchdog = spawn('/bin/sh', ['-c', OWNER_WATCHDOG, 'conductor-watchdog', `sleep 300 >/dev/null 2>&1 & echo $! > ${pidFile}; exit 0`], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+    const pid = await waitFor('the straggler to start', () => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8')));
+    try {
+      expect(await exitOf(watchdog)).toBe(0);
+      // the owner dies before it can kill the group (issue #31: the watchdog had killed its watcher, so the straggler lived on)
+      watchdog.stdin!.destroy();
+      await waitFor(`straggler ${pid} to die with its owner`, () => !processAlive(pid), 10_000);
+    } finally {
+      if (processAlive(pid)) process.kill(pid, 'SIGKILL');
+    }
   });
 });
