@@ -120,3 +120,21 @@ export async function taskRuns(client: ServerClient, args: string[], opts: RunsO
   out(tabulate(rows));
   if (data.has_more) out(`(showing ${data.items.length} of ${data.total} runs; use --limit to see more)\n`);
 }
+
+export interface PullRequestOptions extends ProjectOptions {
+  repository?: string;
+  remote?: string;
+  base?: string;
+}
+
+/** `conductor task pull-request`: the merge's pull-request mode (docs/triggers.md). */
+export async function taskPullRequest(client: ServerClient, args: string[], opts: PullRequestOptions): Promise<void> {
+  const task = oneArg(args);
+  const project = requireFlag(opts.project, 'project');
+  const body = { ...(opts.repository ? { repository: opts.repository } : {}), ...(opts.remote ? { remote: opts.remote } : {}), ...(opts.base ? { base: opts.base } : {}) };
+  const res = expectStatus(await client.send('POST', `/api/projects/${seg(project)}/tasks/${seg(task)}/pull-request`, body));
+  if (opts.json) return printRaw(res.text);
+  const r = parseJson<{ outcome: string; number?: number; url?: string; ready?: boolean }>(res.text);
+  if (!r.number) return out(`Task ${project}/${task}: ${r.outcome.replace(/_/g, ' ')} (no pull request yet)\n`);
+  out(`Pull request #${r.number} ${r.outcome} (${r.ready ? 'ready for review' : 'draft'}): ${r.url ?? ''}\n`);
+}

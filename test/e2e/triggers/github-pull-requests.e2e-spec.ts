@@ -18,7 +18,7 @@ import { gitSync, makeRepo } from '../../utils/git-repo';
 import { GithubDouble, githubDouble } from '../../utils/github-double';
 import { webhookReceiver, WebhookReceiver } from '../../utils/webhook-receiver';
 import { deliverGithub, FORGE_REPO, forgeConfig, forgeRepository } from './forge-helpers';
-import { getJson, RunningServer, startConductor, waitFor, writeConfig } from '../server/helpers';
+import { CONDUCTOR, getJson, runCli, RunningServer, serverEnv, startConductor, waitFor, writeConfig } from '../server/helpers';
 
 const REPO = FORGE_REPO;
 const repository = forgeRepository;
@@ -177,6 +177,12 @@ describe('GitHub forge adapter (pull requests out)', () => {
     expect(pull.body).toContain('opened on request');
     const shown = await getJson(`${server.url}/api/v1/tasks/${manual}/pull-request?project_id=gh`);
     expect(shown.body).toMatchObject({ repository: REPO, source: 'request', state: 'started', pull: { number: opened.body.number, draft: true, url: opened.body.url } });
+    // the same from the command line (conductor's client subcommand)
+    const cli = await runCli(CONDUCTOR, ['task', 'pull-request', manual, '--project', 'gh', '--server', server.url], serverEnv(dir));
+    expect(cli.stdout).toBe(`Pull request #${opened.body.number} unchanged (draft): ${opened.body.url}\n`);
+    const refused = await runCli(CONDUCTOR, ['task', 'pull-request', manual, '--project', 'gh', '--base', '-x', '--server', server.url], serverEnv(dir));
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('base must be a branch name');
     go(manual, 2);
     await waitFor('the requested pull request marked ready', () => gh.pulls.get(opened.body.number)?.draft === false, 30_000);
     expect(readLink(root, REPO, opened.body.number)).toMatchObject({ kind: 'pull', task_id: manual, rule: 'request' });

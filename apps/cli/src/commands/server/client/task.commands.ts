@@ -1,5 +1,5 @@
 import { CommandRunner, Option, SubCommand } from 'nest-commander';
-import { deleteTask, listTasks, LogsOptions, parseIntFlag, ProjectOptions, resumeTask, RunsOptions, ServerClient, stopTask, taskLogs, TaskListOptions, taskRuns, taskStatus } from '@app/client';
+import { deleteTask, listTasks, LogsOptions, parseIntFlag, ProjectOptions, PullRequestOptions, resumeTask, RunsOptions, ServerClient, stopTask, taskLogs, TaskListOptions, taskPullRequest, taskRuns, taskStatus } from '@app/client';
 import { ProjectScopedCommand } from './client-command';
 
 @SubCommand({ name: 'status', arguments: '<task-id>', description: 'Get the status of a task' })
@@ -52,6 +52,28 @@ export class ServerTaskResumeCommand extends ProjectScopedCommand {
   }
 }
 
+@SubCommand({ name: 'pull-request', arguments: '<task-id>', description: "Push a worktree task's branch and open or update its GitHub pull request (the server needs a GitHub token; docs/triggers.md)" })
+export class ServerTaskPullRequestCommand extends ProjectScopedCommand<PullRequestOptions> {
+  execute(args: string[], opts: PullRequestOptions, client: ServerClient): Promise<void> {
+    return taskPullRequest(client, args, opts);
+  }
+
+  @Option({ flags: '--repository <owner/name>', description: "the GitHub repository (default: read from the remote's URL)" })
+  parseRepository(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--remote <name>', description: 'the git remote the branch is pushed to (default origin)' })
+  parseRemote(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--base <branch>', description: "the pull request's base branch (default: the branch the worktree started from)" })
+  parseBase(value: string): string {
+    return value;
+  }
+}
+
 @SubCommand({ name: 'logs', arguments: '<task-id>', description: 'Stream task output via the server' })
 export class ServerTaskLogsCommand extends ProjectScopedCommand<LogsOptions> {
   execute(args: string[], opts: LogsOptions, client: ServerClient): Promise<void> {
@@ -89,7 +111,7 @@ export class ServerTaskRunsCommand extends ProjectScopedCommand<RunsOptions> {
 @SubCommand({
   name: 'task',
   description: 'Manage tasks via the server API',
-  subCommands: [ServerTaskStatusCommand, ServerTaskStopCommand, ServerTaskListCommand, ServerTaskDeleteCommand, ServerTaskResumeCommand, ServerTaskLogsCommand, ServerTaskRunsCommand],
+  subCommands: [ServerTaskStatusCommand, ServerTaskStopCommand, ServerTaskListCommand, ServerTaskDeleteCommand, ServerTaskResumeCommand, ServerTaskPullRequestCommand, ServerTaskLogsCommand, ServerTaskRunsCommand],
 })
 export class ServerTaskCommand extends CommandRunner {
   async run(): Promise<void> {
