@@ -6,6 +6,7 @@
  * `list` never load it.
  */
 import { createAgentRegistry } from '@app/agents';
+import { type BusWriters, createBusWriters } from '@app/messagebus';
 import { type AgentExecutor, createAgentExecutor, createRunnerService, type RunnerService, type WebhookSender } from '@app/runner';
 import { type ChangeFeed, createChangeFeed, createLivenessProbe, storageIndexFactory, type LivenessProbe, type StorageIndexFactory } from '@app/storage';
 import { createWebhookService } from '@app/webhook';
@@ -15,6 +16,8 @@ export interface PlainSeams {
   probe: LivenessProbe;
   indexFor: StorageIndexFactory;
   feed: ChangeFeed;
+  /** The bus-writer factory (MessageBusModule.forRoot()'s: no app-wide writer settings in the CLI). */
+  writers: BusWriters;
   /** The runner of this root (built on first call, with its shutdown hooks). */
   runner(): RunnerService;
 }
@@ -59,11 +62,14 @@ function stopOnSignals(runner: RunnerService): () => void {
 export function plainRoot(parts: PlainParts = {}): PlainSeams & { close(): void } {
   const probe = parts.probe ?? createLivenessProbe();
   let runner: RunnerService | undefined;
+  let writers: BusWriters | undefined;
   let offSignals: (() => void) | undefined;
   return {
     probe,
     indexFor: storageIndexFactory(probe),
     feed: parts.feed ?? createChangeFeed(),
+    // made on first write: `status` and `list` never load the bus writer
+    writers: (path, overrides) => (writers ??= createBusWriters())(path, overrides),
     runner() {
       if (!runner) {
         // RunnerModule.forRoot({ stopOnShutdown: true }), AgentsModule, WebhookModule.forRoot() of cli-lib-modules.ts

@@ -1,4 +1,6 @@
+import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { CHANGE_FEED, type ChangeFeed } from '@app/storage';
 import {
   BUS_DISCOVER_FLAGS,
   BUS_POST_FLAGS,
@@ -56,12 +58,16 @@ export class BusPostCommand extends CommandRunner {
 
 @SubCommand({ name: 'read', description: 'Print messages of the message bus' })
 export class BusReadCommand extends CommandRunner {
+  constructor(@Inject(CHANGE_FEED) private readonly feed: ChangeFeed) {
+    super();
+  }
+
   async run(_params: string[], options: BusReadOptions = {}): Promise<void> {
     await runBusRead(options, {
       env: process.env,
       cwd: process.cwd(),
       stdout: process.stdout,
-      stopSignal: options.follow ? untilInterrupted() : undefined,
+      follow: options.follow ? { feed: this.feed, until: untilInterrupted() } : undefined,
     });
   }
 
