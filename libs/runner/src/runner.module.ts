@@ -8,8 +8,8 @@ import { createRunnerService } from './runner-service.providers';
 import { RunnerService } from './runner.service';
 import type { WebhookSender } from './webhook';
 
-// RunnerService is a plain class: its parts come from these tokens (each optional, as the engine falls back)
-const RUNNER_SERVICE_INJECT = [AGENT_EXECUTOR, AGENT_REGISTRY, LIVENESS_PROBE, RUNNER_OPTIONS, WEBHOOK_SENDER].map((token) => ({ token, optional: true }));
+// RunnerService is a plain class: its parts come from these tokens (LIVENESS_PROBE required: StorageModule of the same app)
+const RUNNER_SERVICE_INJECT = [AGENT_EXECUTOR, AGENT_REGISTRY, LIVENESS_PROBE, RUNNER_OPTIONS, WEBHOOK_SENDER].map((token) => ({ token, optional: token !== LIVENESS_PROBE }));
 
 export interface RunnerModuleAsyncOptions {
   imports?: ModuleMetadata['imports'];
@@ -24,7 +24,7 @@ function providers(options: Provider): Provider[] {
     {
       provide: RunnerService,
       inject: RUNNER_SERVICE_INJECT,
-      useFactory: (executor?: AgentExecutor, registry?: AgentRegistry, probe?: LivenessProbe, options?: RunnerModuleOptions, webhookSender?: WebhookSender) =>
+      useFactory: (executor: AgentExecutor | undefined, registry: AgentRegistry | undefined, probe: LivenessProbe, options?: RunnerModuleOptions, webhookSender?: WebhookSender) =>
         createRunnerService({ executor, registry, probe, webhookSender }, options),
     },
     { provide: TASK_DISPATCHER, inject: [RunnerService], useFactory: (runner: RunnerService) => runner.dispatcher },

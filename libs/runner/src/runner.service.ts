@@ -15,7 +15,8 @@ import type { WebhookSender } from './webhook';
 export interface RunnerSeams {
   executor?: AgentExecutor;
   registry?: AgentRegistry;
-  probe?: LivenessProbe;
+  /** The app's one liveness probe (LIVENESS_PROBE): the loops and the start checks judge runs with it. */
+  probe: LivenessProbe;
   /** The injected WebhookService delivers run_stop (D14). */
   webhookSender?: WebhookSender;
 }
@@ -33,13 +34,10 @@ export class RunnerService implements OnApplicationShutdown {
   private readonly seams: RunnerSeams;
 
   constructor(
-    executor?: AgentExecutor,
-    registry?: AgentRegistry,
-    probe?: LivenessProbe,
+    seams: RunnerSeams,
     private readonly options: RunnerModuleOptions = { stopOnShutdown: true },
-    webhookSender?: WebhookSender,
   ) {
-    this.seams = { executor, registry, probe, webhookSender };
+    this.seams = { ...seams };
     this.dispatcher = createTaskDispatcher((opts) => this.runTask(opts));
   }
 
@@ -48,7 +46,7 @@ export class RunnerService implements OnApplicationShutdown {
   }
 
   runTask(opts: TaskOptions): Promise<TaskResult> {
-    return this.track(opts, (signal) => runTask({ ...this.withSeams(opts), signal }));
+    return this.track(opts, (signal) => runTask({ ...this.withSeams(opts), probe: opts.probe ?? this.seams.probe, signal }));
   }
 
   /** The start-a-task use case's checks (libs/runner/src/tasks/start-task.ts) with the injected liveness probe; writes nothing. */
@@ -86,7 +84,7 @@ export class RunnerService implements OnApplicationShutdown {
     await this.stopAll(signal ? `run-agent (pid ${process.pid}) received ${signal}` : 'runner shutdown');
   }
 
-  private withSeams<T extends RunnerSeams>(opts: T): T {
+  private withSeams<T extends Partial<RunnerSeams>>(opts: T): T {
     const out = { ...opts };
     for (const key of Object.keys(this.seams) as (keyof RunnerSeams)[]) {
       if (out[key] === undefined && this.seams[key] !== undefined) (out as RunnerSeams)[key] = this.seams[key] as never;

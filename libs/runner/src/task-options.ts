@@ -45,6 +45,7 @@ export interface TaskOptions extends NeedsInputLoopOptions, UsageLoopOptions, Cr
   webhookSender?: WebhookSender;
   stopGraceMs?: number;
   webhookBackoffMs?: number[];
+  /** The caller's liveness probe; RunnerService passes its injected one when this is unset. */
   probe?: LivenessProbe;
   /**
    * How long to wait for another loop of this task to release <task>/TASK.lock before failing
@@ -62,6 +63,9 @@ export interface TaskOptions extends NeedsInputLoopOptions, UsageLoopOptions, Cr
   /** Called after each attempt (benchmarks and the API use it for progress). */
   onAttempt?(result: JobResult, attempt: number): void;
 }
+
+/** What the loop itself runs with: the request and the liveness probe of its composition root (no default). */
+export type TaskRun = TaskOptions & { probe: LivenessProbe };
 
 export interface TaskResult {
   status: 'done' | 'failed' | 'stopped';

@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { BusWriter } from '@app/messagebus';
 import {
   claimOwnerEpoch,
-  createLivenessProbe,
   type OwnerFence,
   RunsLayout,
   isCancelled,
@@ -27,7 +26,7 @@ import { RunnerError, errorText } from './runner.errors';
 import { sleep } from './sleep';
 import { readStoppedBy } from './stop';
 import { lockTask, taskLeaseMs } from './task-lock';
-import { taskLimits, type TaskOptions, type TaskResult } from './task-options';
+import { taskLimits, type TaskResult, type TaskRun } from './task-options';
 import { resolveTaskPrompt, taskStopReason } from './task-state';
 import { checkTaskWorktree, prepareTaskWorktree } from './worktree';
 
@@ -38,14 +37,14 @@ export { TASK_LOCK_FILE } from './task-lock';
  * restart budget is spent, a fatal error occurs or the task is stopped; then wait for child runs
  * and propagate the completion FACT once.
  */
-export async function runTask(opts: TaskOptions): Promise<TaskResult> {
+export async function runTask(opts: TaskRun): Promise<TaskResult> {
   validateProjectId(opts.projectId);
   validateTaskId(opts.taskId);
   const layout = new RunsLayout(opts.root);
   const taskDir = layout.taskDir(opts.projectId, opts.taskId);
   const limits = taskLimits(opts);
-  // the loop's liveness seam, resolved once (RunnerService passes the injected one) and handed down
-  const probe = opts.probe ?? createLivenessProbe();
+  // the loop's liveness seam (RunnerService passes the injected one), handed down
+  const { probe } = opts;
   const { maxRestarts } = limits;
   let deps: string[] | undefined;
   if (opts.dependsOn !== undefined) deps = normalizeDependsOn(opts.taskId, opts.dependsOn);

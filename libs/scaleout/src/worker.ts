@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsMsg } from '@nats-io/jetstream';
-import { RunnerError, runTask, type RunnerService, type TaskOptions } from '@app/runner';
+import { RunnerError, type RunnerService, type TaskOptions } from '@app/runner';
 import { runInfoFile, RunsLayout, type AppConfig } from '@app/storage';
 import { ChangeTailer } from './change-tailer';
 import { claimTask, HeartbeatWatch, releaseClaim, type StoredClaim } from './claims';
@@ -35,8 +35,8 @@ export interface WorkerOptions {
   /** Extra runner options (tests shorten restart delays). */
   task?: Partial<TaskOptions>;
   log?: (line: string) => void;
-  /** The injected RunnerService (its executor, registry, probe, webhook sender); else the plain engine. */
-  runner?: Pick<RunnerService, 'runTask'>;
+  /** The injected RunnerService (its executor, registry, probe, webhook sender): the worker's tasks run through it. */
+  runner: Pick<RunnerService, 'runTask'>;
   auth?: NatsAuth;
 }
 
@@ -334,8 +334,7 @@ export class Worker {
       started = true;
       // DONE after a takeover, or this very launch (its first run is here) ran already: a redelivery or a duplicate message
       if (!((takeover || !fresh) && existsSync(join(taskDir, 'DONE')))) {
-        const run = this.opts.runner ? (o: TaskOptions) => this.opts.runner!.runTask(o) : runTask;
-        const result = await run({
+        const result = await this.opts.runner.runTask({
           ...this.opts.task,
           root: this.opts.root,
           projectId: task.projectId,
