@@ -67,7 +67,7 @@ describe('CLI parts that start agents use the injected RunnerService', () => {
       await nats.start();
       server = createScaleoutServer(nats.url, replica);
       await server.start();
-      worker = createWorker({ url: nats.url, root: hostRoot, host: 'di-host', config, runner: cli.get(RunnerService) });
+      worker = createWorker({ url: nats.url, layout: new RunsLayout(hostRoot), writers: cli.get(MessageBusService).writers, host: 'di-host', config, runner: cli.get(RunnerService) });
       await worker.start();
       const task = 'task-20260101-120000-worker';
       const runId = '20260101-1200000000-1-1';
