@@ -58,7 +58,6 @@ export const CONSTRUCTORS: Record<string, { owners: string[]; reason: string }> 
  * (lower it when a site is converted).
  */
 export const REMAINING_CONSTRUCTIONS: Record<string, number> = {
-  'libs/planner/src/interrupted-loops.ts': 1,
   'libs/runner/src/completion.ts': 1,
   'libs/runner/src/job.ts': 2,
   'libs/runner/src/task.ts': 2,
