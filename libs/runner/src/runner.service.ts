@@ -1,5 +1,6 @@
 import type { OnApplicationShutdown } from '@nestjs/common';
 import type { AgentRegistry } from '@app/agents';
+import type { BusWriters } from '@app/messagebus';
 import type { LivenessProbe } from '@app/storage';
 import type { AgentExecutor } from './agent-executor';
 import { JobOptions, JobResult, runJob } from './job';
@@ -17,6 +18,8 @@ export interface RunnerSeams {
   registry?: AgentRegistry;
   /** The app's one liveness probe (LIVENESS_PROBE): the loops and the start checks judge runs with it. */
   probe: LivenessProbe;
+  /** MessageBusService.writers: the loops write the task and project buses through it. */
+  writers: BusWriters;
   /** The injected WebhookService delivers run_stop (D14). */
   webhookSender?: WebhookSender;
 }
@@ -46,7 +49,7 @@ export class RunnerService implements OnApplicationShutdown {
   }
 
   runTask(opts: TaskOptions): Promise<TaskResult> {
-    return this.track(opts, (signal) => runTask({ ...this.withSeams(opts), probe: opts.probe ?? this.seams.probe, signal }));
+    return this.track(opts, (signal) => runTask({ ...this.withSeams(opts), probe: opts.probe ?? this.seams.probe, writers: opts.writers ?? this.seams.writers, signal }));
   }
 
   /** The start-a-task use case's checks (libs/runner/src/tasks/start-task.ts) with the injected liveness probe; writes nothing. */

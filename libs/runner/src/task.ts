@@ -1,5 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import { BusWriter } from '@app/messagebus';
 import {
   claimOwnerEpoch,
   type OwnerFence,
@@ -80,7 +79,7 @@ export async function runTask(opts: TaskRun): Promise<TaskResult> {
     writeTaskPromptIfAbsent(taskDir, prompt);
 
     const taskBus = layout.taskBus(opts.projectId, opts.taskId);
-    const bus = new BusWriter(taskBus, { fence });
+    const bus = opts.writers(taskBus, { fence });
     if (lock.tookOver) await bus.append({ type: 'WARNING', project_id: opts.projectId, task_id: opts.taskId, run_id: '', body: `took over the task from a runner that renewed nothing for ${leaseMs} ms (owner epoch ${fence.epoch}); its writes are refused from now on` });
     const post = async (type: string, body: string): Promise<void> => {
       await bus.append({ type, project_id: opts.projectId, task_id: opts.taskId, run_id: '', body });
@@ -141,6 +140,7 @@ export async function runTask(opts: TaskRun): Promise<TaskResult> {
           taskBus,
         },
         bus,
+        opts.writers,
         fence,
       );
       return finish({ status: 'done', runIds });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { runJob, runTask } from '@app/runner';
 import { RunsLayout, writeRunInfo } from '@app/storage';
 import { agentEnv, busTypesAndBodies, processAlive, PROJECT, readJson, runInfos, taskId, tempRoot } from './helpers';
-import { loopProbe } from '../../utils/loop-parts';
+import { loopParts } from '../../utils/loop-parts';
 
 describe('job limits and policies', () => {
   const tmp = tempRoot();
@@ -37,7 +37,7 @@ describe('job limits and policies', () => {
       defaults: { agent: '', timeout: 0, max_concurrent_runs: 0, max_concurrent_root_tasks: 0, diversification: { enabled: true, strategy: 'round-robin', agents: ['a', 'b'], weights: [], fallback_on_failure: false } },
     } as never;
     const task = taskId('rotate');
-    const result = await runTask({ probe: loopProbe, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', config, maxRestarts: 2, restartDelayMs: 0, env: agentEnv() });
+    const result = await runTask({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', config, maxRestarts: 2, restartDelayMs: 0, env: agentEnv() });
     expect(result.runIds).toHaveLength(3);
     expect(runInfos(layout.taskDir(PROJECT, task)).map((i) => i.agent)).toEqual(['claude', 'codex', 'claude']);
     const job = await runJob({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', config, env: agentEnv() });

@@ -7,7 +7,7 @@ import { Handler, ScriptedServer, sseEvent, sseReply } from '../../utils/scripte
 import { busMessages, cliEnv, PROJECT, runInfos, taskId, waitFor } from '../runner/helpers';
 import { runCli } from '../../utils/cli';
 import { restAgentSandbox } from './rest-sandbox';
-import { loopProbe } from '../../utils/loop-parts';
+import { loopParts } from '../../utils/loop-parts';
 
 const runsInOrder = (taskDir: string) => runInfos(taskDir).sort((a, b) => a.start_time.getTime() - b.start_time.getTime());
 const delta = (content: string) => sseEvent({ choices: [{ index: 0, delta: { content } }] });
@@ -86,7 +86,7 @@ describe('REST agents: usage accounting and HTTP 429 rate limits (#18)', () => {
       ),
       defaults: { max_concurrent_runs: 1 },
     } as never;
-    const loop = (task: string, agent: string) => runTask({ probe: loopProbe, root, projectId: PROJECT, taskId: task, prompt: `work on ${task}`, agent, config, maxRestarts: 0, restartDelayMs: 10, holdPollMs: 50 });
+    const loop = (task: string, agent: string) => runTask({ ...loopParts, root, projectId: PROJECT, taskId: task, prompt: `work on ${task}`, agent, config, maxRestarts: 0, restartDelayMs: 10, holdPollMs: 50 });
 
     const loopA = loop(a, 'grok-a');
     const taskDirA = rl.taskDir(PROJECT, a);

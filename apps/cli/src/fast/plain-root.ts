@@ -62,20 +62,21 @@ function stopOnSignals(runner: RunnerService): () => void {
 export function plainRoot(parts: PlainParts = {}): PlainSeams & { close(): void } {
   const probe = parts.probe ?? createLivenessProbe();
   let runner: RunnerService | undefined;
-  let writers: BusWriters | undefined;
+  let made: BusWriters | undefined;
+  // made on first write: `status` and `list` never load the bus writer
+  const writers: BusWriters = (path, overrides) => (made ??= createBusWriters())(path, overrides);
   let offSignals: (() => void) | undefined;
   return {
     probe,
     indexFor: storageIndexFactory(probe),
     feed: parts.feed ?? createChangeFeed(),
-    // made on first write: `status` and `list` never load the bus writer
-    writers: (path, overrides) => (writers ??= createBusWriters())(path, overrides),
+    writers,
     runner() {
       if (!runner) {
         // RunnerModule.forRoot({ stopOnShutdown: true }), AgentsModule, WebhookModule.forRoot() of cli-lib-modules.ts
         const executor = parts.executor ?? createAgentExecutor();
         const webhookSender = parts.webhookSender ?? createWebhookService();
-        runner = createRunnerService({ executor, registry: createAgentRegistry(), probe, webhookSender }, { stopOnShutdown: true });
+        runner = createRunnerService({ executor, registry: createAgentRegistry(), probe, writers, webhookSender }, { stopOnShutdown: true });
         offSignals = stopOnSignals(runner);
       }
       return runner;

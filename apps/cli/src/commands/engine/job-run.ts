@@ -56,6 +56,7 @@ async function runJob(all: JobFlags, seams: JobSeams): Promise<void> {
   // sub-agent jobs run in the worktree of their task (or of the task that started them) unless --worktree
   const wt = await prepareJobWorktree({
     root,
+    writers: seams.writers,
     projectId: scope.projectId,
     taskId: scope.taskId,
     taskDir: layout.taskDir(scope.projectId, scope.taskId),
