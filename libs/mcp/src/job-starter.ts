@@ -50,6 +50,7 @@ export class JobStarter implements SubTaskStarter {
       env: this.opts.env,
       runDir,
       signal: this.opts.signal,
+      writers: this.opts.writers,
     });
     // a DONE written by this job counts only once the task's completion criteria pass (issue #33)
     const checked = withJobCriteria(

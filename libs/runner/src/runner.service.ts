@@ -45,7 +45,7 @@ export class RunnerService implements OnApplicationShutdown {
   }
 
   runJob(opts: JobOptions): Promise<JobResult> {
-    return this.track(opts, (signal) => runJob({ ...this.withSeams(opts), signal }));
+    return this.track(opts, (signal) => runJob({ ...this.withSeams(opts), writers: opts.writers ?? this.seams.writers, signal }));
   }
 
   runTask(opts: TaskOptions): Promise<TaskResult> {

@@ -241,6 +241,7 @@ export async function runTask(opts: TaskRun): Promise<TaskResult> {
         signal: opts.signal,
         restart: attempt > 0 || opts.resume === true,
         executor: opts.executor,
+        writers: opts.writers,
         registry: opts.registry,
         webhookSender: opts.webhookSender,
         stopGraceMs: opts.stopGraceMs,

@@ -27,9 +27,9 @@ describe('REST agents: usage accounting and HTTP 429 rate limits (#18)', () => {
       },
     } as never;
     const [a, b] = [taskId('rest-root'), taskId('rest-child')];
-    const root = await runJob({ root: tmp.root, projectId: PROJECT, taskId: a, prompt: 'ask', config, agent: 'grok' });
+    const root = await runJob({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: a, prompt: 'ask', config, agent: 'grok' });
     expect(root.error).toBeUndefined();
-    const child = await runJob({ root: tmp.root, projectId: PROJECT, taskId: b, prompt: 'ask more', config, agent: 'pplx', parentRunId: root.runId });
+    const child = await runJob({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: b, prompt: 'ask more', config, agent: 'pplx', parentRunId: root.runId });
     expect(child.error).toBeUndefined();
     expect(readFileSync(join(root.runDir, 'output.md'), 'utf8')).toBe('grok says');
 
@@ -51,7 +51,7 @@ describe('REST agents: usage accounting and HTTP 429 rate limits (#18)', () => {
     });
     const config = { agents: { pplx: { name: 'pplx', type: 'perplexity', token: 'k', base_url: `${s.url}/chat/completions` } } } as never;
     const task = taskId('rest-429s');
-    const result = await runJob({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'ask', config, agent: 'pplx' });
+    const result = await runJob({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'ask', config, agent: 'pplx' });
     expect(result).toMatchObject({ ok: false, info: { status: 'failed', exit_code: 1 } });
     expect(result.fatal).toBeFalsy();
     const resumeAt = result.info!.resume_at!.getTime();
