@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { mergeQueuePath, prepareTaskWorktree, readMergeQueue, readWorktreeRecord, type MergeQueueEntry } from '@app/runner';
 import { gitSync } from '../utils/git-repo';
+import { loopParts } from '../utils/loop-parts';
 import { processAlive } from '../utils/processes';
 import { P, WorktreeSandbox } from '../e2e/worktree/helpers';
 
@@ -43,7 +44,7 @@ export class MergeCase extends WorktreeSandbox {
 
   /** A worktree task (registered in the runs root, as a task start makes it) with a commit of its own; `leftover`: plus an uncommitted file. */
   async addTask(id: string, broken: boolean, leftover: boolean): Promise<void> {
-    const w = await prepareTaskWorktree({ root: this.root, projectId: P, taskId: id, taskDir: this.taskDir(id), isolation: { worktree: true, repo: this.repo } });
+    const w = await prepareTaskWorktree({ root: this.root, projectId: P, taskId: id, taskDir: this.taskDir(id), isolation: { worktree: true, repo: this.repo }, writers: loopParts.writers });
     const wt = w!.cwd;
     writeFileSync(join(wt, `${id}.txt`), `${id}\n`);
     if (broken) writeFileSync(join(wt, 'BROKEN'), `${id}\n`);

@@ -1,4 +1,5 @@
 import { JobResult, runJob, validateTaskSettings, withJobCriteria, type RunnerService } from '@app/runner';
+import type { BusWriters } from '@app/messagebus';
 import type { AppConfig, RunsLayout } from '@app/storage';
 import type { SubTaskRequest, SubTaskStarted, SubTaskStarter } from './mcp.types';
 import { preflightSubTask } from './sub-task-preflight';
@@ -6,6 +7,8 @@ import { preflightSubTask } from './sub-task-preflight';
 export interface JobStarterOptions {
   /** The runs root's layout (of the composition root). */
   layout: RunsLayout;
+  /** The bus-writer factory (of the composition root): the completion criteria's verdict goes to the task bus. */
+  writers: BusWriters;
   config?: AppConfig;
   /** Extra environment for the agents (the CLI passes CONDUCTOR_CONFIG on, as `run-agent job` does). */
   env?: Record<string, string>;
@@ -47,11 +50,13 @@ export class JobStarter implements SubTaskStarter {
       env: this.opts.env,
       runDir,
       signal: this.opts.signal,
+      writers: this.opts.writers,
     });
     // a DONE written by this job counts only once the task's completion criteria pass (issue #33)
     const checked = withJobCriteria(
       {
         layout,
+        writers: this.opts.writers,
         projectId: req.projectId,
         taskId,
         cwd: cwd ?? layout.taskDir(req.projectId, taskId),

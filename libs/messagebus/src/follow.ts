@@ -1,5 +1,4 @@
 import type { ChangeFeed } from '@app/storage/change-feed';
-import { createChangeFeed } from '@app/storage/seams.providers';
 import { BusCursor } from './reader';
 import type { BusMessage } from './types';
 
@@ -9,8 +8,8 @@ export interface FollowOptions {
   last?: number;
   /** Fallback polling interval (default 500 ms); change notifications usually wake us sooner. */
   pollMs?: number;
-  /** The process's shared feed (MessageBusService passes the injected one); default: a feed of its own. */
-  feed?: ChangeFeed;
+  /** The process's shared feed (MessageBusService passes the injected one; the composition root's). */
+  feed: ChangeFeed;
   /** Read errors while following (the follow keeps going); default: ignored. */
   onError?: (err: unknown) => void;
 }
@@ -34,8 +33,7 @@ export function followBus(path: string, opts: FollowOptions, onMessages: (m: Bus
     }
   };
   pump();
-  const feed = opts.feed ?? createChangeFeed();
-  const unwatch = feed.watch(path, pump, { pollMs: opts.pollMs });
+  const unwatch = opts.feed.watch(path, pump, { pollMs: opts.pollMs });
   return () => {
     if (stopped) return;
     stopped = true;

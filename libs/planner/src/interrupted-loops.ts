@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { BusWriter } from '@app/messagebus';
+import type { BusWriters } from '@app/messagebus';
 import { isTaskDone, runInfoFile, type RunsLayout } from '@app/storage';
 import type { PlannerEntry, PlannerState } from './planner-state';
 
@@ -10,7 +10,7 @@ import type { PlannerEntry, PlannerState } from './planner-state';
  * the loop is launched with adopt, so a still-live agent is waited for, never started twice.
  * Returns the entries to launch; a bus message on the task says what happened.
  */
-export function reclaimInterruptedLoops(persisted: PlannerState, state: PlannerState, layout: RunsLayout): PlannerEntry[] {
+export function reclaimInterruptedLoops(persisted: PlannerState, state: PlannerState, layout: RunsLayout, writers: BusWriters): PlannerEntry[] {
   const out: PlannerEntry[] = [];
   for (const old of persisted.entries.filter((e) => e.state === 'running')) {
     const taskDir = layout.taskDir(old.projectId, old.taskId);
@@ -27,7 +27,7 @@ export function reclaimInterruptedLoops(persisted: PlannerState, state: PlannerS
     const entry: PlannerEntry = { ...old, runId, runDir: dir, state: 'running', startedAt: new Date() };
     state.entries.push(entry);
     out.push(entry);
-    void new BusWriter(layout.taskBus(old.projectId, old.taskId))
+    void writers(layout.taskBus(old.projectId, old.taskId))
       .append({
         type: 'INFO',
         project_id: old.projectId,

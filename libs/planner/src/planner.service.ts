@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown, Optional } from '@nestjs/common';
 import { join } from 'node:path';
+import { MessageBusService } from '@app/messagebus';
 import { createStorageIndex, isTaskDone, readRunInfoReconciled, RunInfo, runInfoFile, STORAGE_INDEX, StorageIndex } from '@app/storage';
 import { entryLess, isRunningRootRun, PlannerSubmission, requestOf } from './planner-entries';
 import { TASK_LAUNCHER, TaskLauncher } from './task-launcher';
@@ -68,6 +69,8 @@ export class PlannerService implements OnApplicationBootstrap, BeforeApplication
   constructor(
     @Inject(PLANNER_OPTIONS) private readonly options: PlannerOptions,
     @Inject(TASK_LAUNCHER) private readonly launcher: TaskLauncher,
+    /** Its writers post the reclaim notice of an interrupted loop to the task bus. */
+    private readonly bus: MessageBusService,
     @Optional() @Inject(STORAGE_INDEX) index?: StorageIndex,
   ) {
     this.statePath = plannerStatePath(options.root);
@@ -198,7 +201,7 @@ export class PlannerService implements OnApplicationBootstrap, BeforeApplication
     try {
       const persisted = loadPlannerState(this.statePath, this.limit);
       const state = this.load();
-      const reclaimed = reclaimInterruptedLoops(persisted, state, this.index.layout);
+      const reclaimed = reclaimInterruptedLoops(persisted, state, this.index.layout, this.bus.writers);
       const launches = this.schedule(state);
       this.save(state);
       if (reclaimed.length > 0) this.logger.log(`recovered planner state: restarting ${reclaimed.length} interrupted task loop(s)`);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BusMessage, BusWriter, readMessages } from '@app/messagebus';
+import { BusMessage, type BusWriter, type BusWriters, readMessages } from '@app/messagebus';
 import { isStaleEpoch, isZeroTime, type OwnerFence, readRunInfo, RunInfo, runInfoFile, runInfoIn, withFileLock, runOutputFile, taskRunsDir, DONE_FILE, RUNS_DIR_NAME } from '@app/storage';
 import { errorText } from './runner.errors';
 import { taskCriteriaView } from './criteria/criteria-view';
@@ -92,7 +92,7 @@ function findExisting(projectBus: string, key: string, taskId: string): BusMessa
 }
 
 /** Posts the project-bus completion FACT once per completion (runner-agents.md §3.6, D4). */
-export async function propagateCompletion(input: PropagationInput, fence?: OwnerFence): Promise<PropagationResult> {
+export async function propagateCompletion(input: PropagationInput, writers: BusWriters, fence?: OwnerFence): Promise<PropagationResult> {
   const donePath = join(input.taskDir, DONE_FILE);
   if (!existsSync(donePath)) return { posted: false, key: '' };
   const key = completionKey(donePath);
@@ -104,7 +104,7 @@ export async function propagateCompletion(input: PropagationInput, fence?: Owner
       return { posted: false, key, messageId: existing.msg_id };
     }
     const message = buildCompletionMessage(input, key, donePath);
-    const posted = await new BusWriter(input.projectBus, { fence }).append(message);
+    const posted = await writers(input.projectBus, { fence }).append(message);
     writeState(input.taskDir, key, posted.msg_id, new Date());
     return { posted: true, key, messageId: posted.msg_id };
   });
@@ -114,10 +114,10 @@ export async function propagateCompletion(input: PropagationInput, fence?: Owner
  * Posts the task-bus follow-up and never throws (a propagation failure does not fail the task),
  * except for a stale owner (issue #31), which must write nothing more.
  */
-export async function propagateAndReport(input: PropagationInput, taskBus: BusWriter, fence?: OwnerFence): Promise<PropagationResult | undefined> {
+export async function propagateAndReport(input: PropagationInput, taskBus: BusWriter, writers: BusWriters, fence?: OwnerFence): Promise<PropagationResult | undefined> {
   const base = { project_id: input.projectId, task_id: input.taskId, run_id: '' };
   try {
-    const result = await propagateCompletion(input, fence);
+    const result = await propagateCompletion(input, writers, fence);
     const body = result.posted
       ? `task completion facts propagated to project bus (msg_id=${result.messageId} key=${result.key})`
       : `task completion facts already propagated (key=${result.key})`;

@@ -9,7 +9,7 @@ export { countFlag, durationFlag, optionalDuration } from './flag-values';
 export { buildPrompt, buildPreamble, RESTART_PREFIX, type PromptContext } from './prompt';
 export { LocalAgentExecutor, type AgentExecutor, type AgentHandle, type AgentLaunch, type AgentExit } from './agent-executor';
 export { selectAgent, resolveSpec } from './agent-resolution';
-export { runJob, runSingleJob, DEFAULT_MAX_DELEGATION_DEPTH, type JobOptions, type JobResult } from './job';
+export { runJob, runSingleJob, DEFAULT_MAX_DELEGATION_DEPTH, type JobOptions, type JobResult, type JobRun } from './job';
 export { runTask } from './task';
 export * from './tasks';
 export {

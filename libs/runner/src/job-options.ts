@@ -1,9 +1,13 @@
+import type { BusWriters } from '@app/messagebus';
 import type { AppConfig, OwnerFence, RunInfo } from '@app/storage';
 import type { AgentRegistry } from '@app/agents';
 import type { AgentExecutor } from './agent-executor';
 import type { WebhookSender } from '@app/webhook';
 
 export const DEFAULT_MAX_DELEGATION_DEPTH = 16;
+
+/** What one run itself runs with: the request and the bus-writer factory of its composition root (no default). */
+export type JobRun = JobOptions & { writers: BusWriters };
 
 export interface JobOptions {
   root: string;
@@ -35,6 +39,8 @@ export interface JobOptions {
   registry?: AgentRegistry;
   /** Delivers run_stop instead of deliverWebhook(config.webhook) (the injected WebhookService). */
   webhookSender?: WebhookSender;
+  /** The caller's bus-writer factory; RunnerService passes MessageBusService.writers when this is unset. */
+  writers?: BusWriters;
   maxDelegationDepth?: number;
   /** Grace between SIGTERM and SIGKILL when aborted (default 30 s). */
   stopGraceMs?: number;

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BusWriter } from '@app/messagebus';
+import type { BusWriter } from '@app/messagebus';
 import { isStaleEpoch, RunInfo, runFilePaths, runInfoFile, RunsLayout, updateRunInfo, validateProjectId, validateTaskId, writeRunInfo, ZERO_TIME, taskRunsDir, TASK_BUS_FILE } from '@app/storage';
 import { buildAgentEnv, runAgentBinDir } from '@app/agents';
 import { sandboxModeFor } from '@app/sandbox';
@@ -14,7 +14,7 @@ import { queuedMark } from './governor/queued-mark';
 import { holdRun } from './run-holder';
 import { RunnerError, errorText } from './runner.errors';
 import { clearPendingChild } from './pending-child';
-import type { JobOptions, JobResult } from './job-options';
+import type { JobOptions, JobResult, JobRun } from './job-options';
 import { conductorUrlFrom, maxConcurrentRuns, prepare, Prepared, runnerSentinel, withMcp } from './job-prepare';
 import { ExecContext } from './job-finish';
 import { executeCli } from './job-cli';
@@ -24,14 +24,14 @@ import { withResumedSession } from './usage/run-telemetry';
 import { finishIfStoppedBeforeStart, watchStopRequest } from './job-stop-request';
 import { ownRootJob, type RootJobOwner } from './root-job-owner';
 
-export { DEFAULT_MAX_DELEGATION_DEPTH, type JobOptions, type JobResult } from './job-options';
+export { DEFAULT_MAX_DELEGATION_DEPTH, type JobOptions, type JobResult, type JobRun } from './job-options';
 
 /**
  * One agent run (runner-agents.md §2) with the diversification policy (D3): the agent is chosen
  * by the policy when no explicit agent is given, and one fallback run follows a failure when
  * `fallback_on_failure` is set.
  */
-export async function runJob(opts: JobOptions): Promise<JobResult> {
+export async function runJob(opts: JobRun): Promise<JobResult> {
   let choice: AgentChoice | undefined;
   let layout: RunsLayout;
   try {
@@ -50,7 +50,7 @@ export async function runJob(opts: JobOptions): Promise<JobResult> {
 }
 
 /** A single run without diversification (§2.1 order of operations). */
-export async function runSingleJob(opts: JobOptions, layout: RunsLayout): Promise<JobResult> {
+export async function runSingleJob(opts: JobRun, layout: RunsLayout): Promise<JobResult> {
   let prepared: Prepared;
   try {
     prepared = await prepare(opts, layout);
@@ -72,7 +72,7 @@ export async function runSingleJob(opts: JobOptions, layout: RunsLayout): Promis
   }
 }
 
-async function runPreparedJob(opts: JobOptions, prepared: Prepared): Promise<JobResult> {
+async function runPreparedJob(opts: JobRun, prepared: Prepared): Promise<JobResult> {
   const { layout, taskDir, cwd, agent, spec } = prepared;
   const newRun = (queuedReason?: string) => {
     const { runId, dir: runDir } = opts.runDir ?? layout.allocateRunDir(opts.projectId, opts.taskId);
@@ -121,7 +121,7 @@ async function runPreparedJob(opts: JobOptions, prepared: Prepared): Promise<Job
 
 /** The rest of a single run once its run folder exists (and, for a child, its record). */
 async function runCreated(
-  opts: JobOptions,
+  opts: JobRun,
   prepared: Prepared,
   admitted: Admitted<{ runId: string; runDir: string; paths: ReturnType<typeof runFilePaths>; base: Omit<RunInfo, 'pid' | 'pgid' | 'agent_version'> }>,
   gotChildSlot: (slot: RunSlot) => void,
@@ -131,7 +131,7 @@ async function runCreated(
   if (opts.parentRunId) clearPendingChild();
   const infoPath = runInfoFile(runDir);
   const taskBus = join(taskDir, TASK_BUS_FILE);
-  const bus = new BusWriter(taskBus, { fence: opts.fence });
+  const bus = opts.writers(taskBus, { fence: opts.fence });
 
   const agentVersion = await detectVersion(spec, { ...process.env, ...opts.env }, opts.registry);
   let slot: RunSlot;

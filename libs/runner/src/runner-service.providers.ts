@@ -9,5 +9,5 @@ import { RunnerService, type RunnerSeams } from './runner.service';
  * stops its agents on shutdown, as the class's default).
  */
 export function createRunnerService(seams: RunnerSeams, options?: RunnerModuleOptions): RunnerService {
-  return new RunnerService(seams.executor, seams.registry, seams.probe, options, seams.webhookSender);
+  return new RunnerService(seams, options);
 }

@@ -1,6 +1,7 @@
 import { DynamicModule, Module, ModuleMetadata, Provider } from '@nestjs/common';
 import { AGENT_EXECUTOR, createAgentExecutor, RUNNER_OPTIONS, RunnerModuleOptions, TASK_DISPATCHER } from './runner.providers';
 import { AGENT_REGISTRY, type AgentRegistry } from '@app/agents';
+import { MessageBusService } from '@app/messagebus';
 import { LIVENESS_PROBE, type LivenessProbe } from '@app/storage';
 import type { AgentExecutor } from './agent-executor';
 import { WEBHOOK_SENDER } from '@app/webhook';
@@ -8,8 +9,11 @@ import { createRunnerService } from './runner-service.providers';
 import { RunnerService } from './runner.service';
 import type { WebhookSender } from '@app/webhook';
 
-// RunnerService is a plain class: its parts come from these tokens (each optional, as the engine falls back)
-const RUNNER_SERVICE_INJECT = [AGENT_EXECUTOR, AGENT_REGISTRY, LIVENESS_PROBE, RUNNER_OPTIONS, WEBHOOK_SENDER].map((token) => ({ token, optional: true }));
+// RunnerService is a plain class: its parts come from these tokens (LIVENESS_PROBE required: StorageModule of the same app)
+const RUNNER_SERVICE_INJECT = [AGENT_EXECUTOR, AGENT_REGISTRY, LIVENESS_PROBE, RUNNER_OPTIONS, WEBHOOK_SENDER, MessageBusService].map((token) => ({
+  token,
+  optional: token !== LIVENESS_PROBE && token !== MessageBusService,
+}));
 
 export interface RunnerModuleAsyncOptions {
   imports?: ModuleMetadata['imports'];
@@ -24,8 +28,8 @@ function providers(options: Provider): Provider[] {
     {
       provide: RunnerService,
       inject: RUNNER_SERVICE_INJECT,
-      useFactory: (executor?: AgentExecutor, registry?: AgentRegistry, probe?: LivenessProbe, options?: RunnerModuleOptions, webhookSender?: WebhookSender) =>
-        createRunnerService({ executor, registry, probe, webhookSender }, options),
+      useFactory: (executor: AgentExecutor | undefined, registry: AgentRegistry | undefined, probe: LivenessProbe, options: RunnerModuleOptions | undefined, webhookSender: WebhookSender | undefined, bus: MessageBusService) =>
+        createRunnerService({ executor, registry, probe, writers: bus.writers, webhookSender }, options),
     },
     { provide: TASK_DISPATCHER, inject: [RunnerService], useFactory: (runner: RunnerService) => runner.dispatcher },
   ];

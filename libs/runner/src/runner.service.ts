@@ -1,5 +1,6 @@
 import type { OnApplicationShutdown } from '@nestjs/common';
 import type { AgentRegistry } from '@app/agents';
+import type { BusWriters } from '@app/messagebus';
 import type { LivenessProbe } from '@app/storage';
 import type { AgentExecutor } from './agent-executor';
 import { JobOptions, JobResult, runJob } from './job';
@@ -15,7 +16,10 @@ import type { WebhookSender } from '@app/webhook';
 export interface RunnerSeams {
   executor?: AgentExecutor;
   registry?: AgentRegistry;
-  probe?: LivenessProbe;
+  /** The app's one liveness probe (LIVENESS_PROBE): the loops and the start checks judge runs with it. */
+  probe: LivenessProbe;
+  /** MessageBusService.writers: the loops write the task and project buses through it. */
+  writers: BusWriters;
   /** The injected WebhookService delivers run_stop (D14). */
   webhookSender?: WebhookSender;
 }
@@ -33,22 +37,19 @@ export class RunnerService implements OnApplicationShutdown {
   private readonly seams: RunnerSeams;
 
   constructor(
-    executor?: AgentExecutor,
-    registry?: AgentRegistry,
-    probe?: LivenessProbe,
+    seams: RunnerSeams,
     private readonly options: RunnerModuleOptions = { stopOnShutdown: true },
-    webhookSender?: WebhookSender,
   ) {
-    this.seams = { executor, registry, probe, webhookSender };
+    this.seams = { ...seams };
     this.dispatcher = createTaskDispatcher((opts) => this.runTask(opts));
   }
 
   runJob(opts: JobOptions): Promise<JobResult> {
-    return this.track(opts, (signal) => runJob({ ...this.withSeams(opts), signal }));
+    return this.track(opts, (signal) => runJob({ ...this.withSeams(opts), writers: opts.writers ?? this.seams.writers, signal }));
   }
 
   runTask(opts: TaskOptions): Promise<TaskResult> {
-    return this.track(opts, (signal) => runTask({ ...this.withSeams(opts), signal }));
+    return this.track(opts, (signal) => runTask({ ...this.withSeams(opts), probe: opts.probe ?? this.seams.probe, writers: opts.writers ?? this.seams.writers, signal }));
   }
 
   /** The start-a-task use case's checks (libs/runner/src/tasks/start-task.ts) with the injected liveness probe; writes nothing. */
@@ -86,7 +87,7 @@ export class RunnerService implements OnApplicationShutdown {
     await this.stopAll(signal ? `run-agent (pid ${process.pid}) received ${signal}` : 'runner shutdown');
   }
 
-  private withSeams<T extends RunnerSeams>(opts: T): T {
+  private withSeams<T extends Partial<RunnerSeams>>(opts: T): T {
     const out = { ...opts };
     for (const key of Object.keys(this.seams) as (keyof RunnerSeams)[]) {
       if (out[key] === undefined && this.seams[key] !== undefined) (out as RunnerSeams)[key] = this.seams[key] as never;

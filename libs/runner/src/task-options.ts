@@ -1,3 +1,4 @@
+import type { BusWriters } from '@app/messagebus';
 import type { AgentRegistry } from '@app/agents';
 import type { AppConfig, ClaimKind, LivenessProbe } from '@app/storage';
 import type { AgentExecutor } from './agent-executor';
@@ -45,7 +46,10 @@ export interface TaskOptions extends NeedsInputLoopOptions, UsageLoopOptions, Cr
   webhookSender?: WebhookSender;
   stopGraceMs?: number;
   webhookBackoffMs?: number[];
+  /** The caller's liveness probe; RunnerService passes its injected one when this is unset. */
   probe?: LivenessProbe;
+  /** The caller's bus-writer factory; RunnerService passes MessageBusService.writers when this is unset. */
+  writers?: BusWriters;
   /**
    * How long to wait for another loop of this task to release <task>/TASK.lock before failing
    * (default 0: fail at once). The server uses a short grace for its own loops that are finishing.
@@ -62,6 +66,9 @@ export interface TaskOptions extends NeedsInputLoopOptions, UsageLoopOptions, Cr
   /** Called after each attempt (benchmarks and the API use it for progress). */
   onAttempt?(result: JobResult, attempt: number): void;
 }
+
+/** What the loop itself runs with: the request, the liveness probe and the bus-writer factory of its composition root (no defaults). */
+export type TaskRun = TaskOptions & { probe: LivenessProbe; writers: BusWriters };
 
 export interface TaskResult {
   status: 'done' | 'failed' | 'stopped';

@@ -1,8 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import { BusWriter } from '@app/messagebus';
 import {
   claimOwnerEpoch,
-  createLivenessProbe,
   type OwnerFence,
   RunsLayout,
   isCancelled,
@@ -27,7 +25,7 @@ import { RunnerError, errorText } from './runner.errors';
 import { sleep } from './sleep';
 import { readStoppedBy } from './stop';
 import { lockTask, taskLeaseMs } from './task-lock';
-import { taskLimits, type TaskOptions, type TaskResult } from './task-options';
+import { taskLimits, type TaskResult, type TaskRun } from './task-options';
 import { resolveTaskPrompt, taskStopReason } from './task-state';
 import { checkTaskWorktree, prepareTaskWorktree } from './worktree';
 
@@ -38,14 +36,14 @@ export { TASK_LOCK_FILE } from './task-lock';
  * restart budget is spent, a fatal error occurs or the task is stopped; then wait for child runs
  * and propagate the completion FACT once.
  */
-export async function runTask(opts: TaskOptions): Promise<TaskResult> {
+export async function runTask(opts: TaskRun): Promise<TaskResult> {
   validateProjectId(opts.projectId);
   validateTaskId(opts.taskId);
   const layout = new RunsLayout(opts.root);
   const taskDir = layout.taskDir(opts.projectId, opts.taskId);
   const limits = taskLimits(opts);
-  // the loop's liveness seam, resolved once (RunnerService passes the injected one) and handed down
-  const probe = opts.probe ?? createLivenessProbe();
+  // the loop's liveness seam (RunnerService passes the injected one), handed down
+  const { probe } = opts;
   const { maxRestarts } = limits;
   let deps: string[] | undefined;
   if (opts.dependsOn !== undefined) deps = normalizeDependsOn(opts.taskId, opts.dependsOn);
@@ -81,7 +79,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
     writeTaskPromptIfAbsent(taskDir, prompt);
 
     const taskBus = layout.taskBus(opts.projectId, opts.taskId);
-    const bus = new BusWriter(taskBus, { fence });
+    const bus = opts.writers(taskBus, { fence });
     if (lock.tookOver) await bus.append({ type: 'WARNING', project_id: opts.projectId, task_id: opts.taskId, run_id: '', body: `took over the task from a runner that renewed nothing for ${leaseMs} ms (owner epoch ${fence.epoch}); its writes are refused from now on` });
     const post = async (type: string, body: string): Promise<void> => {
       await bus.append({ type, project_id: opts.projectId, task_id: opts.taskId, run_id: '', body });
@@ -142,6 +140,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
           taskBus,
         },
         bus,
+        opts.writers,
         fence,
       );
       return finish({ status: 'done', runIds });
@@ -242,6 +241,7 @@ export async function runTask(opts: TaskOptions): Promise<TaskResult> {
         signal: opts.signal,
         restart: attempt > 0 || opts.resume === true,
         executor: opts.executor,
+        writers: opts.writers,
         registry: opts.registry,
         webhookSender: opts.webhookSender,
         stopGraceMs: opts.stopGraceMs,

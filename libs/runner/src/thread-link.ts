@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { BusWriter, readMessages, type BusMessage, type NewMessage } from '@app/messagebus';
-import { RunsLayout, writeFileAtomic } from '@app/storage';
+import { readMessages, type BusMessage, type BusWriters, type NewMessage } from '@app/messagebus';
+import { type RunsLayout, writeFileAtomic } from '@app/storage';
 
 /** The parent message a threaded task answers (api.md §A.4). */
 export interface ThreadParentRef {
@@ -38,8 +38,13 @@ function threadMeta(parent: ThreadParentRef, child: ThreadChildRef): Record<stri
  * preset `msgId` (the parent's link message names it first, on another host) a repeated call
  * appends nothing.
  */
-export async function writeThreadChild(root: string, child: ThreadChildRef, parent: ThreadParentRef, opts: { linkedAt: string; msgId?: string }): Promise<BusMessage> {
-  const layout = new RunsLayout(root);
+export async function writeThreadChild(
+  parts: { layout: RunsLayout; writers: BusWriters },
+  child: ThreadChildRef,
+  parent: ThreadParentRef,
+  opts: { linkedAt: string; msgId?: string },
+): Promise<BusMessage> {
+  const { layout } = parts;
   const taskDir = layout.taskDir(child.projectId, child.taskId);
   const busPath = layout.taskBus(child.projectId, child.taskId);
   const yaml = [
@@ -56,7 +61,7 @@ export async function writeThreadChild(root: string, child: ThreadChildRef, pare
   if (!existsSync(linkFile)) writeFileAtomic(linkFile, yaml);
   const earlier = opts.msgId && existsSync(busPath) ? readMessages(busPath).find((m) => m.msg_id === opts.msgId) : undefined;
   if (earlier) return earlier;
-  return new BusWriter(busPath).append({
+  return parts.writers(busPath).append({
     msg_id: opts.msgId,
     type: 'USER_REQUEST',
     project_id: child.projectId,

@@ -5,7 +5,7 @@ export { applyRecord, decodeRecord, recordHeaders, splitEntries, type ChangeReco
 export { ChangeTailer, type PublishRecord } from './change-tailer';
 export { admitRecord, EpochFloors, replicaEpochsFile } from './epochs';
 export { decodeQueuedTask, decodeRoutedWrite, submissionId, type QueuedTask, type RoutedWrite } from './task-message';
-export { applyTaskWrite, LocalTaskWrites, WRITE_ID_META, type TaskWrite, type TaskWriteResult, type TaskWrites } from './task-writes';
+export { applyTaskWrite, LocalTaskWrites, WRITE_ID_META, type TaskWrite, type TaskWriteParts, type TaskWriteResult, type TaskWrites } from './task-writes';
 export { replayTask, failOrphanRuns } from './replay';
 export { Worker, type WorkerOptions } from './worker';
 export { ensureControlConsumer } from './control-consumer';

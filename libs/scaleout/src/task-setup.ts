@@ -1,4 +1,6 @@
+import type { BusWriters } from '@app/messagebus';
 import { seedTaskFiles, writeThreadChild } from '@app/runner';
+import type { RunsLayout } from '@app/storage';
 import type { QueuedTask } from './task-message';
 
 /**
@@ -7,10 +9,10 @@ import type { QueuedTask } from './task-message';
  * single host (the runner's one seedTaskFiles). Repeating it (a redelivery, a takeover) changes
  * nothing already there but the stop markers an explicit resume clears.
  */
-export async function prepareQueuedTask(root: string, taskDir: string, task: QueuedTask): Promise<void> {
+export async function prepareQueuedTask(parts: { layout: RunsLayout; writers: BusWriters }, taskDir: string, task: QueuedTask): Promise<void> {
   seedTaskFiles(taskDir, { prompt: task.prompt, resume: task.resume, dependsOn: task.dependsOn, settings: task.settings });
   if (task.thread) {
     const child = { projectId: task.projectId, taskId: task.taskId, runId: task.runId, prompt: task.prompt };
-    await writeThreadChild(root, child, task.thread.parent, { linkedAt: task.thread.linkedAt, msgId: task.thread.childMsgId });
+    await writeThreadChild(parts, child, task.thread.parent, { linkedAt: task.thread.linkedAt, msgId: task.thread.childMsgId });
   }
 }

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { BusError, BusWriter, readMessages, type BusMessage, type BusParent } from '@app/messagebus';
+import { BusError, readMessages, type BusMessage, type BusParent, type BusWriters } from '@app/messagebus';
 import { answerQuestion, RunnerError, stopRun, stopTask, wakeTask } from '@app/runner';
-import { clearStopMarkers, removeDone, RunsLayout, StorageError, validateProjectId, validateRunId, validateTaskId, writeDone } from '@app/storage';
+import { clearStopMarkers, removeDone, type RunsLayout, StorageError, validateProjectId, validateRunId, validateTaskId, writeDone } from '@app/storage';
 import { ScaleoutError } from './subjects';
 import { appliedResult, recordApplied } from './applied-writes';
 
@@ -85,24 +85,29 @@ function findWritten(busPath: string, writeId: string): BusMessage | undefined {
   return existsSync(busPath) ? readMessages(busPath).find((m) => m.meta?.[WRITE_ID_META] === writeId) : undefined;
 }
 
+/** What applies a write: the runs root's layout and the bus-writer factory (of the composition root). */
+export interface TaskWriteParts {
+  layout: RunsLayout;
+  writers: BusWriters;
+}
+
 /**
- * Applies one write to the task's files under `root` (the only place that does). A routed write
+ * Applies one write to the task's files under the layout's root (the only place that does). A routed write
  * (`writeId`) is applied once: its id and result are recorded in the task's APPLIED-WRITES.json
  * (and in an appended message's meta), so the same write sent again is answered with the earlier
  * result instead of being applied twice.
  */
-export async function applyTaskWrite(root: string, w: TaskWrite, writeId?: string): Promise<TaskWriteResult> {
-  if (!writeId) return applyOnce(root, w);
-  const taskDir = new RunsLayout(root).taskDir(w.projectId, w.taskId);
+export async function applyTaskWrite(parts: TaskWriteParts, w: TaskWrite, writeId?: string): Promise<TaskWriteResult> {
+  if (!writeId) return applyOnce(parts, w);
+  const taskDir = parts.layout.taskDir(w.projectId, w.taskId);
   const earlier = appliedResult(taskDir, writeId);
   if (earlier) return { ...earlier, duplicate: true };
-  const result = await applyOnce(root, w, writeId);
+  const result = await applyOnce(parts, w, writeId);
   recordApplied(taskDir, writeId, w.op, result);
   return result;
 }
 
-async function applyOnce(root: string, w: TaskWrite, writeId?: string): Promise<TaskWriteResult> {
-  const layout = new RunsLayout(root);
+async function applyOnce({ layout, writers }: TaskWriteParts, w: TaskWrite, writeId?: string): Promise<TaskWriteResult> {
   const taskDir = layout.taskDir(w.projectId, w.taskId);
   const busPath = layout.taskBus(w.projectId, w.taskId);
   const meta = writeId ? { [WRITE_ID_META]: writeId } : undefined;
@@ -111,7 +116,7 @@ async function applyOnce(root: string, w: TaskWrite, writeId?: string): Promise<
   switch (w.op) {
     case 'post': {
       mkdirSync(dirname(busPath), { recursive: true });
-      const msg = await new BusWriter(busPath, { maxBodyBytes: w.maxBodyBytes }).append({
+      const msg = await writers(busPath, { maxBodyBytes: w.maxBodyBytes }).append({
         type: w.type,
         project_id: w.projectId,
         task_id: w.taskId,
@@ -123,11 +128,11 @@ async function applyOnce(root: string, w: TaskWrite, writeId?: string): Promise<
       return { message: brief(msg) };
     }
     case 'answer': {
-      const { answer, questions } = await answerQuestion({ busPath, taskDir, projectId: w.projectId, taskId: w.taskId, body: w.body, questionId: w.questionId, meta });
+      const { answer, questions } = await answerQuestion({ busPath, writers, taskDir, projectId: w.projectId, taskId: w.taskId, body: w.body, questionId: w.questionId, meta });
       return { message: brief(answer), answered: questions.map((q) => q.msg_id) };
     }
     case 'wake': {
-      const r = await wakeTask({ root, projectId: w.projectId, taskId: w.taskId, body: w.body, type: w.type, meta });
+      const r = await wakeTask({ layout, writers, projectId: w.projectId, taskId: w.taskId, body: w.body, type: w.type, meta });
       return { message: brief(r.message), reopened: r.reopened, loopRunning: r.loopRunning, agent: r.agent, cwd: r.cwd };
     }
     case 'resume': {
@@ -149,9 +154,9 @@ async function applyOnce(root: string, w: TaskWrite, writeId?: string): Promise<
 
 /** Single-host mode: writes go to this host's runs root. */
 export class LocalTaskWrites implements TaskWrites {
-  constructor(private readonly root: string) {}
+  constructor(private readonly parts: TaskWriteParts) {}
   apply(write: TaskWrite): Promise<TaskWriteResult> {
-    return applyTaskWrite(this.root, write);
+    return applyTaskWrite(this.parts, write);
   }
 }
 
@@ -181,4 +186,4 @@ export function fromWireError(e: WireError): Error {
 }
 
 /** True when the task's files are on this host (a routed write for another host's task is not ours). */
-export const holdsTask = (root: string, projectId: string, taskId: string) => existsSync(join(new RunsLayout(root).taskDir(projectId, taskId), 'TASK.md'));
+export const holdsTask = (layout: RunsLayout, projectId: string, taskId: string) => existsSync(join(layout.taskDir(projectId, taskId), 'TASK.md'));

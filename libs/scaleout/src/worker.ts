@@ -1,8 +1,9 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsMsg } from '@nats-io/jetstream';
-import { RunnerError, runTask, type RunnerService, type TaskOptions } from '@app/runner';
-import { runInfoFile, RunsLayout, type AppConfig } from '@app/storage';
+import { RunnerError, type RunnerService, type TaskOptions } from '@app/runner';
+import type { BusWriters } from '@app/messagebus';
+import { runInfoFile, type AppConfig, type RunsLayout } from '@app/storage';
 import { ChangeTailer } from './change-tailer';
 import { claimTask, HeartbeatWatch, releaseClaim, type StoredClaim } from './claims';
 import { recordHeaders } from './change-record';
@@ -23,7 +24,9 @@ import { applyTaskWrite, holdsTask, toWireError, type TaskWriteResult, type Wire
 
 export interface WorkerOptions {
   url: string;
-  root: string;
+  /** This host's runs root (its layout) and the bus-writer factory: of the composition root. */
+  layout: RunsLayout;
+  writers: BusWriters;
   host: string;
   /** Root tasks run at once (default 4). */
   capacity?: number;
@@ -35,8 +38,8 @@ export interface WorkerOptions {
   /** Extra runner options (tests shorten restart delays). */
   task?: Partial<TaskOptions>;
   log?: (line: string) => void;
-  /** The injected RunnerService (its executor, registry, probe, webhook sender); else the plain engine. */
-  runner?: Pick<RunnerService, 'runTask'>;
+  /** The injected RunnerService (its executor, registry, probe, webhook sender): the worker's tasks run through it. */
+  runner: Pick<RunnerService, 'runTask'>;
   auth?: NatsAuth;
 }
 
@@ -96,11 +99,11 @@ export class Worker {
     this.link = await connectNats(this.opts.url, `worker-${this.opts.host}`, { auth: this.opts.auth });
     this.log(syncNote(this.link.serverVersion));
     this.leaseMs = await ensureWorkersConsumer(this.link.jsm, this.opts.leaseMs, (l) => this.log(l));
-    for (const key of await reconcileOrphans(this.opts.root, this.opts.host)) {
+    for (const key of await reconcileOrphans(this.opts.layout.root, this.opts.host)) {
       this.released.add(key);
       this.log(`stopped the orphaned runs of ${key} (left by a killed worker process; the task continues from the queue)`);
     }
-    this.tailer = new ChangeTailer(this.opts.root, this.opts.host, async (subject, rec, msgID) => {
+    this.tailer = new ChangeTailer(this.opts.layout.root, this.opts.host, async (subject, rec, msgID) => {
       await publishDurably(this.link, subject, rec.data, { msgID, headers: recordHeaders(rec) });
     });
     await ensureControlConsumer(this.link.jsm, `control-${this.opts.host}`, (l) => this.log(l));
@@ -125,7 +128,7 @@ export class Worker {
     this.loops = [
       this.pullLoop(),
       this.controlLoop(),
-      followServerPosts(this.link, this.opts.root, this.opts.host, () => this.stopping, (l) => this.log(l)).catch((err) => this.log(`server posts: ${(err as Error).message}`)),
+      followServerPosts(this.link, this.opts.layout.root, this.opts.host, () => this.stopping, (l) => this.log(l)).catch((err) => this.log(`server posts: ${(err as Error).message}`)),
     ];
     this.log(`pulling tasks (capacity ${this.capacity}, lease ${this.leaseMs} ms)`);
   }
@@ -211,7 +214,7 @@ export class Worker {
     const { writeId, replyTo, write } = routed;
     const key = `${write.projectId}/${write.taskId}`;
     if (this.released.has(key) && !this.active.has(key)) return broadcast ? undefined : 'later';
-    const held = holdsTask(this.opts.root, write.projectId, write.taskId);
+    const held = holdsTask(this.opts.layout, write.projectId, write.taskId);
     // claimed here, its files not replayed yet: redelivered once they are
     if (!held && this.active.has(key)) return 'later';
     if (!held && broadcast) return; // another worker's task
@@ -232,7 +235,7 @@ export class Worker {
     let reply: { result?: TaskWriteResult; error?: WireError };
     try {
       if (!held) throw new RunnerError('NOT_FOUND', `task ${write.taskId} is not on worker ${this.opts.host}`);
-      const result = await applyTaskWrite(this.opts.root, write, writeId);
+      const result = await applyTaskWrite(this.opts, write, writeId);
       reply = { result };
       this.log(`${write.op} ${write.projectId}/${write.taskId} write ${writeId}${result.duplicate ? ' already applied (answered again)' : ' applied'}`);
     } catch (err) {
@@ -251,10 +254,10 @@ export class Worker {
   private async sendSnapshot(scope: { projectId?: string; taskId?: string }): Promise<void> {
     const tasks: [string, string][] = [];
     const dirs = (d: string) => (existsSync(d) ? readdirSync(d, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name) : []);
-    for (const p of scope.projectId ? [scope.projectId] : dirs(this.opts.root).filter((n) => !n.startsWith('.'))) {
-      for (const t of scope.taskId ? [scope.taskId] : dirs(join(this.opts.root, p)).filter((n) => n.startsWith('task-'))) {
+    for (const p of scope.projectId ? [scope.projectId] : dirs(this.opts.layout.root).filter((n) => !n.startsWith('.'))) {
+      for (const t of scope.taskId ? [scope.taskId] : dirs(join(this.opts.layout.root, p)).filter((n) => n.startsWith('task-'))) {
         // a released task's files are a stale copy: the host that continued it sends its own
-        if (holdsTask(this.opts.root, p, t) && !this.released.has(`${p}/${t}`)) tasks.push([p, t]);
+        if (holdsTask(this.opts.layout, p, t) && !this.released.has(`${p}/${t}`)) tasks.push([p, t]);
       }
     }
     for (const [p, t] of tasks) {
@@ -301,7 +304,7 @@ export class Worker {
       [entry.msg, ...entry.others].forEach((m) => m.working());
       if (!this.link.nc.isClosed()) stopIfClaimedElsewhere(this.link, task, entry, (l) => this.log(l));
     }, Math.max(100, Math.floor(this.leaseMs / 3)));
-    const layout = new RunsLayout(this.opts.root);
+    const { layout } = this.opts;
     const taskDir = layout.taskDir(task.projectId, task.taskId);
     let started = false;
     try {
@@ -319,14 +322,14 @@ export class Worker {
       await retryThroughOutage(this.link, () => publishClaimRecord(this.link, this.opts.host, task.projectId, task.taskId, outcome.claimed));
       const takeover = entry.msg.info.deliveryCount > 1 || !existsSync(join(taskDir, 'TASK.md'));
       if (takeover) {
-        const n = await retryThroughOutage(this.link, () => replayTask(this.link, this.opts.root, task.projectId, task.taskId));
+        const n = await retryThroughOutage(this.link, () => replayTask(this.link, this.opts.layout.root, task.projectId, task.taskId));
         this.tailer.adopt(task.projectId, task.taskId);
         if (n > 0) {
           const failed = await failOrphanRuns(taskDir, this.opts.host);
           this.log(`took over ${task.projectId}/${task.taskId} (${n} records replayed, ${failed} orphan runs failed)`);
         }
       }
-      await prepareQueuedTask(this.opts.root, taskDir, task);
+      await prepareQueuedTask(this.opts, taskDir, task);
       this.tailer.track(task.projectId, task.taskId, outcome.claimed.seq);
       const firstRun = layout.runDir(task.projectId, task.taskId, task.runId);
       const fresh = !existsSync(runInfoFile(firstRun));
@@ -334,10 +337,9 @@ export class Worker {
       started = true;
       // DONE after a takeover, or this very launch (its first run is here) ran already: a redelivery or a duplicate message
       if (!((takeover || !fresh) && existsSync(join(taskDir, 'DONE')))) {
-        const run = this.opts.runner ? (o: TaskOptions) => this.opts.runner!.runTask(o) : runTask;
-        const result = await run({
+        const result = await this.opts.runner.runTask({
           ...this.opts.task,
-          root: this.opts.root,
+          root: this.opts.layout.root,
           projectId: task.projectId,
           taskId: task.taskId,
           prompt: task.prompt,

@@ -1,12 +1,11 @@
 // The one place the storage seams are constructed (test/arch forbids `new` of them elsewhere).
 // StorageModule provides them to both apps; Nest-free callers (plain library functions, the CLI
 // fast path) fall back to these factories when no instance is passed in.
-import { RunsLayout } from './layout';
 import type { LivenessProbe } from './liveness';
-import { createLivenessProbe } from './seams.providers';
+import { createLivenessProbe, createRunsLayout } from './seams.providers';
 import { StorageIndex } from './storage-index';
 
-export { createChangeFeed, createLivenessProbe } from './seams.providers';
+export { createChangeFeed, createLivenessProbe, createRunsLayout } from './seams.providers';
 
 /** Injection tokens of the storage seams (override them in a Nest testing module). */
 export const STORAGE_OPTIONS = Symbol('STORAGE_OPTIONS');
@@ -30,7 +29,7 @@ export interface StorageModuleOptions {
 export type StorageIndexFactory = (root: string) => StorageIndex;
 
 export function createStorageIndex(root: string, probe: LivenessProbe = createLivenessProbe()): StorageIndex {
-  return new StorageIndex(new RunsLayout(root), probe);
+  return new StorageIndex(createRunsLayout(root), probe);
 }
 
 /** Index factory bound to one probe: the indexes it builds share the injected liveness probe. */

@@ -9,6 +9,7 @@ import { CommandTestFactory } from 'nest-commander-testing';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { JobStarter } from '@app/mcp';
+import { MessageBusService } from '@app/messagebus';
 import { AGENT_EXECUTOR, RunnerService } from '@app/runner';
 import { createScaleoutServer, createWorker, type ScaleoutServer, type Worker } from '@app/scaleout';
 import { loadConfig, readRunInfo, RunsLayout } from '@app/storage';
@@ -43,7 +44,7 @@ describe('CLI parts that start agents use the injected RunnerService', () => {
   });
 
   it('MCP task_start (JobStarter) runs the sub-task through the injected executor and webhook sender', async () => {
-    const starter = new JobStarter({ layout: new RunsLayout(tmp.root), config, runner: cli.get(RunnerService) });
+    const starter = new JobStarter({ layout: new RunsLayout(tmp.root), writers: cli.get(MessageBusService).writers, config, runner: cli.get(RunnerService) });
     const task = 'task-20260101-120000-mcpjob';
     const started = await starter.start({ projectId: P, taskId: task, prompt: 'hi', agent: 'fake' });
     await starter.settled();
@@ -66,7 +67,7 @@ describe('CLI parts that start agents use the injected RunnerService', () => {
       await nats.start();
       server = createScaleoutServer(nats.url, replica);
       await server.start();
-      worker = createWorker({ url: nats.url, root: hostRoot, host: 'di-host', config, runner: cli.get(RunnerService) });
+      worker = createWorker({ url: nats.url, layout: new RunsLayout(hostRoot), writers: cli.get(MessageBusService).writers, host: 'di-host', config, runner: cli.get(RunnerService) });
       await worker.start();
       const task = 'task-20260101-120000-worker';
       const runId = '20260101-1200000000-1-1';

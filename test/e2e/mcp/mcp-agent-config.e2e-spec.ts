@@ -7,6 +7,7 @@ import { loadConfig, RunsLayout } from '@app/storage';
 import { requireBuild, runAgentBin } from '../cli/bus-helpers';
 import { agentEnv, PROJECT, readJson, taskId, tempRoot } from '../runner/helpers';
 import { TOOL_NAMES } from './mcp-scenario';
+import { loopParts } from '../../utils/loop-parts';
 
 const CLAUDE_FLAGS = ['-p', '--input-format', 'text', '--output-format', 'stream-json', '--verbose', '--tools', 'default', '--permission-mode', 'bypassPermissions'];
 
@@ -23,7 +24,7 @@ describe('agents with mcp: true get our MCP server in their CLI configuration', 
   async function runClaude(mcp: boolean) {
     const task = taskId(`mcp-${mcp}`);
     const dump = join(tmp.root, `dump-${mcp}.json`);
-    const result = await runJob({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'hi', agent: 'claude', config: config(mcp), env: agentEnv({ FAKE_AGENT_ENV_DUMP: dump }) });
+    const result = await runJob({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'hi', agent: 'claude', config: config(mcp), env: agentEnv({ FAKE_AGENT_ENV_DUMP: dump }) });
     expect(result.error).toBeUndefined();
     expect(result.ok).toBe(true);
     return { task, result, argv: readJson<{ argv: string[] }>(dump).argv };

@@ -7,6 +7,7 @@ import { RunsLayout } from '@app/storage';
 import { agentEnv, busMessages, cliEnv, PROJECT, runInfos, taskId, tempRoot, waitFor } from '../runner/helpers';
 import { runCli } from '../../utils/cli';
 import { webhookReceiver } from '../../utils/webhook-receiver';
+import { loopParts } from '../../utils/loop-parts';
 
 const QUESTION = 'Which database should I use: Postgres or SQLite?';
 
@@ -30,6 +31,7 @@ describe('needs-input: a question parks the Ralph loop until it is answered (#17
     try {
       const config = { agents: {}, webhook: { url: hook.url, events: ['needs_input'], secret: 's3cret', timeout: '2s' } } as never;
       const loop = runTask({
+        ...loopParts,
         root: tmp.root,
         projectId: PROJECT,
         taskId: task,
@@ -98,6 +100,7 @@ describe('needs-input: a question parks the Ralph loop until it is answered (#17
   it('a question on the last allowed attempt does not spend the restart budget', async () => {
     const task = taskId('budget');
     const loop = runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,
@@ -117,6 +120,7 @@ describe('needs-input: a question parks the Ralph loop until it is answered (#17
   it('the wait budget ends an unanswered wait with a failed task', async () => {
     const task = taskId('budgetwait');
     const result = await runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,
@@ -147,7 +151,7 @@ describe('needs-input: a question parks the Ralph loop until it is answered (#17
 
   it('run-agent answer without an open question, or without a body, changes nothing', async () => {
     const task = taskId('noq');
-    await runTask({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', env: agentEnv({ FAKE_AGENT_DONE: '1' }) });
+    await runTask({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', env: agentEnv({ FAKE_AGENT_DONE: '1' }) });
     const before = busMessages(layout.taskBus(PROJECT, task)).length;
     const none = await runCli(['answer', '--root', tmp.root, '--project', PROJECT, '--task', task, '--body', 'hi'], { env });
     expect(none).toMatchObject({ code: 2, stderr: `Error: task ${task} has no open question\n` });
@@ -160,7 +164,7 @@ describe('needs-input: a question parks the Ralph loop until it is answered (#17
 
   it('bus post --resume on a DONE task removes DONE and restarts the loop with the message in the prompt', async () => {
     const task = taskId('wake');
-    const first = await runTask({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'ship the feature', agent: 'claude', env: agentEnv({ FAKE_AGENT_DONE: '1' }) });
+    const first = await runTask({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'ship the feature', agent: 'claude', env: agentEnv({ FAKE_AGENT_DONE: '1' }) });
     expect(first.status).toBe('done');
     const taskDir = layout.taskDir(PROJECT, task);
     const woke = await runCli(['bus', 'post', '--root', tmp.root, '--project', PROJECT, '--task', task, '--type', 'USER', '--body', 'PR review: rename foo to bar', '--resume'], {
@@ -182,6 +186,7 @@ describe('needs-input: a question parks the Ralph loop until it is answered (#17
   it('a run without output or bus activity is flagged stalled (bus + marker + status), and killed only when configured', async () => {
     const task = taskId('stall');
     const loop = runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,
@@ -203,6 +208,7 @@ describe('needs-input: a question parks the Ralph loop until it is answered (#17
 
     const killed = taskId('stallkill');
     const result = await runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: killed,

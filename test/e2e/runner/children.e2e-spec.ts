@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { runTask, stopRun } from '@app/runner';
 import { RunsLayout } from '@app/storage';
 import { agentEnv, busMessages, busTypesAndBodies, processAlive, PROJECT, runInfos, SUITE_AGENTS, taskId, tempRoot, waitFor } from './helpers';
+import { loopParts } from '../../utils/loop-parts';
 
 // Spawns the built CLI (bin/run-agent job) from inside an agent: build first (`npx nest build cli`).
 describe('DONE with live child runs', () => {
@@ -14,6 +15,7 @@ describe('DONE with live child runs', () => {
   it('waits for the child without restarting the root, then completes', async () => {
     const task = taskId('child-wait');
     const result = await runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,
@@ -42,6 +44,7 @@ describe('DONE with live child runs', () => {
     const task = taskId('child-at-once');
     const atOnce = { agents: { spawner: { name: 'spawner', type: 'command', command: join(SUITE_AGENTS, 'spawn-child-done-at-once') } } } as never;
     const result = await runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,
@@ -67,6 +70,7 @@ describe('DONE with live child runs', () => {
   it('a child that outlives the child-wait timeout: completes with a WARNING', async () => {
     const task = taskId('child-timeout');
     const result = await runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,
@@ -89,6 +93,7 @@ describe('DONE with live child runs', () => {
     const task = taskId('child-stop');
     const taskDir = layout.taskDir(PROJECT, task);
     const loop = runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { runJob, stopRun } from '@app/runner';
 import { loadConfig, RunsLayout, readRunInfo } from '@app/storage';
 import { agentEnv, busMessages, PROJECT, readJson, taskId, tempRoot, waitFor } from './helpers';
+import { loopParts } from '../../utils/loop-parts';
 
 interface EnvDump {
   argv: string[];
@@ -28,6 +29,7 @@ describe('a generic command agent (D17) through runJob', () => {
     const taskDir = layout.taskDir(PROJECT, task);
     const dump = join(dirname(tmp.root), 'command-dump.json');
     const result = await runJob({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,
@@ -54,6 +56,7 @@ describe('a generic command agent (D17) through runJob', () => {
   it('is stopped like any other agent: SIGTERM to its group, exit 143, status failed, who stopped it', async () => {
     const task = taskId('command-stop');
     const running = runJob({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,

@@ -6,6 +6,7 @@ import { gitSync, makeRepo } from '../../utils/git-repo';
 import { processAlive } from '../../utils/processes';
 import { waitFor } from '../../utils/wait';
 import { agentEnv, busMessages, PROJECT, runInfos, SUITE_AGENTS, taskId, tempRoot } from './helpers';
+import { loopParts } from '../../utils/loop-parts';
 
 const SUM_TEST = [
   "const test = require('node:test');",
@@ -35,6 +36,7 @@ describe('completion criteria (done_criteria) in the Ralph loop', () => {
     const repo = buggyRepo(join(tmp.root, '..', 'repo-fix'));
     const task = taskId('criteria');
     const result = await runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,
@@ -82,6 +84,7 @@ describe('completion criteria (done_criteria) in the Ralph loop', () => {
     const repo = buggyRepo(join(tmp.root, '..', 'repo-nocmd'));
     const task = taskId('nocmd');
     const result = await runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,
@@ -107,7 +110,7 @@ describe('completion criteria (done_criteria) in the Ralph loop', () => {
     const taskDir = layout.taskDir(PROJECT, task);
     mkdirSync(taskDir, { recursive: true });
     writeFileSync(join(taskDir, 'TASK-SETTINGS.yaml'), 'done_criteria: []\n');
-    const result = await runTask({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', env: agentEnv({ FAKE_AGENT_DONE: '1' }) });
+    const result = await runTask({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', env: agentEnv({ FAKE_AGENT_DONE: '1' }) });
     expect(result.status).toBe('failed');
     expect(result.error).toMatch(/completion criteria cannot be resolved \(fail closed\): .*done_criteria is empty/);
     expect(result.runIds).toEqual([]);
@@ -117,7 +120,7 @@ describe('completion criteria (done_criteria) in the Ralph loop', () => {
     const taskDir2 = layout.taskDir(PROJECT, task2);
     mkdirSync(taskDir2, { recursive: true });
     writeFileSync(join(taskDir2, 'TASK-SETTINGS.yaml'), 'done_criteria:\n');
-    const result2 = await runTask({ root: tmp.root, projectId: PROJECT, taskId: task2, prompt: 'x', agent: 'claude', env: agentEnv({ FAKE_AGENT_DONE: '1' }) });
+    const result2 = await runTask({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task2, prompt: 'x', agent: 'claude', env: agentEnv({ FAKE_AGENT_DONE: '1' }) });
     expect(result2).toMatchObject({ status: 'failed', runIds: [] });
     expect(result2.error).toMatch(/completion criteria resolve to nothing \(fail closed\)/);
     // and the list runner itself never passes an empty list
@@ -129,7 +132,7 @@ describe('completion criteria (done_criteria) in the Ralph loop', () => {
 
   it('a task without criteria is done on DONE as before (no criteria record, no criteria messages)', async () => {
     const task = taskId('plain');
-    const result = await runTask({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', env: agentEnv({ FAKE_AGENT_DONE: '1' }) });
+    const result = await runTask({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', env: agentEnv({ FAKE_AGENT_DONE: '1' }) });
     expect(result.status).toBe('done');
     expect(runInfos(layout.taskDir(PROJECT, task))[0].criteria).toBeUndefined();
     expect(busMessages(layout.taskBus(PROJECT, task)).some((m) => /criteri/i.test(m.body) || m.type === 'CRITERIA_FAILED')).toBe(false);
@@ -138,6 +141,7 @@ describe('completion criteria (done_criteria) in the Ralph loop', () => {
   it('while the criteria run the task is not done for anyone (DONE is held aside), and comes back when they pass', async () => {
     const task = taskId('held');
     const result = await runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,
@@ -157,7 +161,7 @@ describe('completion criteria (done_criteria) in the Ralph loop', () => {
     mkdirSync(taskDir, { recursive: true });
     writeTaskSettings(taskDir, { done_criteria: validateDoneCriteria(['true']) });
     writeFileSync(join(taskDir, 'DONE.checking'), '');
-    const result = await runTask({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', maxRestarts: 0, env: agentEnv() });
+    const result = await runTask({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', maxRestarts: 0, env: agentEnv() });
     expect(result).toMatchObject({ status: 'done', runIds: [] });
     expect(readdirSync(taskDir).filter((f) => f.startsWith('DONE'))).toEqual(['DONE']);
   });
@@ -179,7 +183,7 @@ describe('completion criteria (done_criteria) in the Ralph loop', () => {
     const taskDir = layout.taskDir(PROJECT, task);
     mkdirSync(taskDir, { recursive: true });
     writeTaskSettings(taskDir, { done_criteria: validateDoneCriteria([{ command: 'node --test sum.test.js', timeout: '2m' }]) });
-    const result = await runTask({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', config, agent: 'fixer', cwd: repo, restartDelayMs: 0, maxRestarts: 0, env: agentEnv() });
+    const result = await runTask({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', config, agent: 'fixer', cwd: repo, restartDelayMs: 0, maxRestarts: 0, env: agentEnv() });
     expect(result.status).toBe('failed');
     expect(runInfos(taskDir)[0].criteria?.passed).toBe(false);
   });

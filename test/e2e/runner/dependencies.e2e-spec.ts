@@ -4,6 +4,7 @@ import { runTask } from '@app/runner';
 import { RunsLayout, writeDependsOn, writeTaskPromptIfAbsent } from '@app/storage';
 import { mkdirSync } from 'node:fs';
 import { agentEnv, busTypesAndBodies, PROJECT, runInfos, taskId, tempRoot, waitFor } from './helpers';
+import { loopParts } from '../../utils/loop-parts';
 
 describe('task dependencies', () => {
   const tmp = tempRoot();
@@ -18,7 +19,7 @@ describe('task dependencies', () => {
     writeTaskPromptIfAbsent(dirA, 'task a');
     writeDependsOn(dirA, [b]);
     await expect(
-      runTask({ root: tmp.root, projectId: PROJECT, taskId: b, prompt: 'task b', agent: 'claude', dependsOn: [a], env: agentEnv() }),
+      runTask({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: b, prompt: 'task b', agent: 'claude', dependsOn: [a], env: agentEnv() }),
     ).rejects.toThrow(`dependency cycle detected: ${a} -> ${b} -> ${a}`);
     const dirB = layout.taskDir(PROJECT, b);
     expect(existsSync(join(dirB, 'runs'))).toBe(false);
@@ -30,6 +31,7 @@ describe('task dependencies', () => {
     const dep = taskId('dep');
     const main = taskId('main');
     const dependent = runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: main,
@@ -43,7 +45,7 @@ describe('task dependencies', () => {
     await waitFor(() => busTypesAndBodies(mainBus).includes(`PROGRESS task blocked by dependencies: ${dep}`));
     expect(runInfos(layout.taskDir(PROJECT, main))).toEqual([]);
 
-    const depResult = await runTask({ root: tmp.root, projectId: PROJECT, taskId: dep, prompt: 'dep', agent: 'codex', env: agentEnv({ FAKE_AGENT_DONE: '1' }) });
+    const depResult = await runTask({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: dep, prompt: 'dep', agent: 'codex', env: agentEnv({ FAKE_AGENT_DONE: '1' }) });
     expect(depResult.status).toBe('done');
     const doneAt = statSync(join(layout.taskDir(PROJECT, dep), 'DONE')).mtimeMs;
 

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { runJob, validateTaskSettings, writeTaskSettings } from '@app/runner';
 import { RunsLayout, writeRunInfo } from '@app/storage';
 import { agentEnv, PROJECT, taskId, tempRoot } from './helpers';
+import { loopParts } from '../../utils/loop-parts';
 
 describe('fan-out governor: configurable delegation depth (issue #33)', () => {
   const tmp = tempRoot();
@@ -25,7 +26,7 @@ describe('fan-out governor: configurable delegation depth (issue #33)', () => {
     return { tasks, last: parent! };
   }
   const child = (parentRunId: string, config?: unknown) =>
-    runJob({ root: tmp.root, projectId: PROJECT, taskId: taskId('child'), prompt: 'x', agent: 'claude', parentRunId, config: config as never, env: agentEnv() });
+    runJob({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: taskId('child'), prompt: 'x', agent: 'claude', parentRunId, config: config as never, env: agentEnv() });
 
   it('a root task\'s max_delegation_depth holds for its whole sub-tree, naming where it was set', async () => {
     const { tasks, last } = chain(3, 'tree');

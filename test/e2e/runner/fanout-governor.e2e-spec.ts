@@ -4,6 +4,7 @@ import { runJob, validateTaskSettings, writeTaskSettings } from '@app/runner';
 import { RunInfo, RunsLayout, runState, writeRunInfo, ZERO_TIME } from '@app/storage';
 import { waitFor } from '../../utils/wait';
 import { agentEnv, busTypesAndBodies, PROJECT, runInfos, taskId, tempRoot } from './helpers';
+import { loopParts } from '../../utils/loop-parts';
 
 describe('fan-out governor: children per run and runs per task tree (issue #33)', () => {
   const tmp = tempRoot();
@@ -21,11 +22,12 @@ describe('fan-out governor: children per run and runs per task tree (issue #33)'
     return runId;
   }
   const child = (parentRunId: string, config?: unknown) =>
-    runJob({ root: tmp.root, projectId: PROJECT, taskId: taskId('kid'), prompt: 'x', agent: 'claude', parentRunId, config: config as never, env: agentEnv() });
+    runJob({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: taskId('kid'), prompt: 'x', agent: 'claude', parentRunId, config: config as never, env: agentEnv() });
   const cfg = (extra: Record<string, number>) => ({ agents: {}, defaults: { agent: '', timeout: 0, max_concurrent_runs: 0, max_concurrent_root_tasks: 0, ...extra } });
 
   const kid = (parentRunId: string, kidTask: string, release: string, extra: { noWait?: boolean; config?: unknown } = {}) =>
     runJob({
+      ...loopParts,
       root: tmp.root, projectId: PROJECT, taskId: kidTask, prompt: 'x', agent: 'claude', parentRunId, noWait: extra.noWait,
       config: extra.config as never, env: agentEnv({ FAKE_AGENT_WAIT_FILE: release }), slotPollMs: 20,
     });
@@ -105,6 +107,7 @@ describe('fan-out governor: children per run and runs per task tree (issue #33)'
     let settled = 0;
     const jobs = [1, 2, 3, 4].map(() =>
       runJob({
+        ...loopParts,
         root: tmp.root, projectId: PROJECT, taskId: kidTask, prompt: 'x', agent: 'claude', parentRunId: parent, noWait: true,
         config: cfg({ max_children_per_run: 1 }) as never, env: agentEnv({ FAKE_AGENT_WAIT_FILE: release }),
       }).finally(() => settled++),

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { runJob } from '@app/runner';
 import { RunsLayout } from '@app/storage';
 import { agentEnv, busMessages, PROJECT, readJson, taskId, tempRoot } from './helpers';
+import { loopParts } from '../../utils/loop-parts';
 
 interface EnvDump {
   argv: string[];
@@ -28,6 +29,7 @@ describe('runJob with the fake agent CLIs', () => {
     const taskDir = layout.taskDir(PROJECT, task);
     const dump = join(tmp.root, `${agent}-dump.json`);
     const result = await runJob({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,
@@ -82,6 +84,7 @@ describe('runJob with the fake agent CLIs', () => {
   it('a failing agent: RUN_CRASH with the stderr tail, status failed, exit code and summary', async () => {
     const task = taskId('crash');
     const result = await runJob({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,
@@ -102,8 +105,9 @@ describe('runJob with the fake agent CLIs', () => {
 
   it('a child job records its parent and the preamble names it', async () => {
     const task = taskId('child');
-    const parent = await runJob({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'parent', agent: 'codex', env: agentEnv() });
+    const parent = await runJob({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'parent', agent: 'codex', env: agentEnv() });
     const child = await runJob({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { runJob, runTask } from '@app/runner';
 import { RunsLayout, writeRunInfo } from '@app/storage';
 import { agentEnv, busTypesAndBodies, processAlive, PROJECT, readJson, runInfos, taskId, tempRoot } from './helpers';
+import { loopParts } from '../../utils/loop-parts';
 
 describe('job limits and policies', () => {
   const tmp = tempRoot();
@@ -21,12 +22,12 @@ describe('job limits and policies', () => {
       parent = runId;
     }
     const before = readdirSync(layout.runsDir(PROJECT, task)).length;
-    const refused = await runJob({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', parentRunId: parent, maxDelegationDepth: 4, env: agentEnv() });
+    const refused = await runJob({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', parentRunId: parent, maxDelegationDepth: 4, env: agentEnv() });
     expect(refused.ok).toBe(false);
     expect(refused.fatal).toBe(true);
     expect(refused.error).toBe(`delegation depth limit (4) exceeded: a child of run ${parent} would be at depth 5`);
     expect(readdirSync(layout.runsDir(PROJECT, task))).toHaveLength(before);
-    const allowed = await runJob({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', parentRunId: parent, maxDelegationDepth: 5, env: agentEnv() });
+    const allowed = await runJob({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', parentRunId: parent, maxDelegationDepth: 5, env: agentEnv() });
     expect(allowed.ok).toBe(true);
   });
 
@@ -36,10 +37,10 @@ describe('job limits and policies', () => {
       defaults: { agent: '', timeout: 0, max_concurrent_runs: 0, max_concurrent_root_tasks: 0, diversification: { enabled: true, strategy: 'round-robin', agents: ['a', 'b'], weights: [], fallback_on_failure: false } },
     } as never;
     const task = taskId('rotate');
-    const result = await runTask({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', config, maxRestarts: 2, restartDelayMs: 0, env: agentEnv() });
+    const result = await runTask({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', config, maxRestarts: 2, restartDelayMs: 0, env: agentEnv() });
     expect(result.runIds).toHaveLength(3);
     expect(runInfos(layout.taskDir(PROJECT, task)).map((i) => i.agent)).toEqual(['claude', 'codex', 'claude']);
-    const job = await runJob({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', config, env: agentEnv() });
+    const job = await runJob({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', config, env: agentEnv() });
     expect(job.info?.agent).toBe('codex');
   });
 
@@ -49,7 +50,7 @@ describe('job limits and policies', () => {
       defaults: { agent: '', timeout: 0, max_concurrent_runs: 0, max_concurrent_root_tasks: 0, diversification: { enabled: true, strategy: 'round-robin', agents: ['a', 'b'], weights: [], fallback_on_failure: true } },
     } as never;
     const task = taskId('fallback');
-    const result = await runJob({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', config, env: agentEnv({ FAKE_AGENT_REJECT_STREAM_JSON: '1' }) });
+    const result = await runJob({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', config, env: agentEnv({ FAKE_AGENT_REJECT_STREAM_JSON: '1' }) });
     expect(result.ok).toBe(true);
     expect(runInfos(layout.taskDir(PROJECT, task)).map((i) => [i.agent, i.status])).toEqual([
       ['gemini', 'failed'],
@@ -62,6 +63,7 @@ describe('job limits and policies', () => {
     // The idle timer runs from the spawn: 3 s leaves a loaded machine time to start the agent and
     // its grandchildren (a 300 ms timeout could fire before the agent existed, issue #13 item 8).
     const result = await runJob({
+      ...loopParts,
       root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', idleTimeoutMs: 3000,
       env: agentEnv({ FAKE_AGENT_SLEEP_MS: '30000', FAKE_AGENT_SPAWN_GRANDCHILDREN: '2' }),
     });

@@ -4,6 +4,7 @@ import { runJob } from '@app/runner';
 import { RunsLayout, runState, writeRunInfo, ZERO_TIME } from '@app/storage';
 import { waitFor } from '../../utils/wait';
 import { agentEnv, busTypesAndBodies, PROJECT, runInfos, taskId, tempRoot } from './helpers';
+import { loopParts } from '../../utils/loop-parts';
 
 describe('memory-aware admission: defaults.min_available_memory (issue #33)', () => {
   const tmp = tempRoot();
@@ -19,6 +20,7 @@ describe('memory-aware admission: defaults.min_available_memory (issue #33)', ()
     const task = taskId('mem');
     const bus = join(layout.taskDir(PROJECT, task), 'TASK-MESSAGE-BUS.md');
     const job = runJob({
+      ...loopParts,
       root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', config: config as never,
       env: agentEnv({ CONDUCTOR_MEMINFO_PATH: meminfo }), memoryPollMs: 20,
     });
@@ -50,6 +52,7 @@ describe('memory-aware admission: defaults.min_available_memory (issue #33)', ()
     });
     const task = taskId('memchild');
     const job = runJob({
+      ...loopParts,
       root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', config: config as never, parentRunId: parent,
       env: agentEnv({ CONDUCTOR_MEMINFO_PATH: meminfo }), memoryPollMs: 20,
     });
@@ -70,6 +73,7 @@ describe('memory-aware admission: defaults.min_available_memory (issue #33)', ()
     const bus = join(layout.taskDir(PROJECT, task), 'TASK-MESSAGE-BUS.md');
     const ctl = new AbortController();
     const job = runJob({
+      ...loopParts,
       root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', config: config as never,
       env: agentEnv({ CONDUCTOR_MEMINFO_PATH: meminfo }), memoryPollMs: 20, signal: ctl.signal,
     });

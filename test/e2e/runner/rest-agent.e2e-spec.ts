@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { runJob } from '@app/runner';
 import { RunsLayout } from '@app/storage';
 import { busTypesAndBodies, PROJECT, taskId, tempRoot } from './helpers';
+import { loopParts } from '../../utils/loop-parts';
 
 function chunk(content: string): string {
   return `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`;
@@ -41,7 +42,7 @@ describe('a REST agent (xai) through the same job path', () => {
   it('writes output.md, run-info (pid = the runner) and RUN_START/RUN_STOP; the prompt is prompt.md', async () => {
     const config = { agents: { grok: { name: 'grok', type: 'xai', token: 'test-key', base_url: url } } } as never;
     const task = taskId('xai');
-    const result = await runJob({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'ask grok', config });
+    const result = await runJob({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'ask grok', config });
     expect(result.error).toBeUndefined();
     expect(readFileSync(join(result.runDir, 'output.md'), 'utf8')).toBe('Hello from Grok.');
     expect(result.info).toMatchObject({ agent: 'xai', status: 'completed', exit_code: 0, pid: process.pid, agent_version: '' });
@@ -52,7 +53,7 @@ describe('a REST agent (xai) through the same job path', () => {
   it('an auth failure is a failed run with exit code 1 and is fatal for the loop (D1)', async () => {
     const config = { agents: { grok: { name: 'grok', type: 'xai', token: 'wrong', base_url: url } } } as never;
     const task = taskId('xai401');
-    const result = await runJob({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'ask grok', config });
+    const result = await runJob({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'ask grok', config });
     expect(result.ok).toBe(false);
     expect(result.fatal).toBe(true);
     expect(result.info).toMatchObject({ status: 'failed', exit_code: 1 });

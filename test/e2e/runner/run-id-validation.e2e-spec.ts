@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runJob } from '@app/runner';
 import { agentEnv, cliEnv, PROJECT, RUN_AGENT, taskId } from './helpers';
+import { loopParts } from '../../utils/loop-parts';
 
 /**
  * D18: parent and previous run ids are validated before anything is written (they end up in
@@ -25,15 +26,15 @@ describe('run ids given to job and wrap', () => {
     ['previousRunId', '..'],
   ])('runJob refuses %s %j and writes nothing', async (key, value) => {
     const task = taskId('ids');
-    const result = await runJob({ root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', env: agentEnv(), [key]: value });
+    const result = await runJob({ ...loopParts, root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', env: agentEnv(), [key]: value });
     expect(result).toMatchObject({ ok: false, error: expect.stringContaining(`invalid run ID "${value}"`) });
     expect(existsSync(root)).toBe(false);
   });
 
   it('an unknown agent or a missing --cwd refuses the job before the task folder exists', async () => {
-    const unknown = await runJob({ root, projectId: PROJECT, taskId: taskId('agent'), prompt: 'x', agent: 'nosuch', env: agentEnv() });
+    const unknown = await runJob({ ...loopParts, root, projectId: PROJECT, taskId: taskId('agent'), prompt: 'x', agent: 'nosuch', env: agentEnv() });
     expect(unknown).toMatchObject({ ok: false, error: expect.stringContaining('unknown agent type "nosuch"') });
-    const noCwd = await runJob({ root, projectId: PROJECT, taskId: taskId('cwd'), prompt: 'x', agent: 'claude', cwd: join(dir, 'missing'), env: agentEnv() });
+    const noCwd = await runJob({ ...loopParts, root, projectId: PROJECT, taskId: taskId('cwd'), prompt: 'x', agent: 'claude', cwd: join(dir, 'missing'), env: agentEnv() });
     expect(noCwd).toMatchObject({ ok: false, error: expect.stringContaining('working directory does not exist') });
     expect(existsSync(root)).toBe(false);
   });

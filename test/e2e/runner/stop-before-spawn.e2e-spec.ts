@@ -6,6 +6,7 @@ import { loadConfig, readRunInfo, RunsLayout } from '@app/storage';
 import { listenApiApp } from '../../utils/api-app';
 import { startCli } from '../../utils/cli';
 import { agentEnv, cliEnv, PROJECT, processAlive, RUN_AGENT, runInfos, taskId, tempRoot, waitFor } from './helpers';
+import { loopParts } from '../../utils/loop-parts';
 
 /*
  * Until a runner has spawned its agent, the run's record names the runner (`starting: true`). A
@@ -109,6 +110,7 @@ describe('stop before the agent is spawned', () => {
     const holder = await acquireRunSlot({ root: tmp.root, limit: 1, runId: 'slot-holder' });
     try {
       const job = runJob({
+        ...loopParts,
         root: tmp.root,
         projectId: PROJECT,
         taskId: task,
@@ -139,6 +141,7 @@ describe('stop before the agent is spawned', () => {
     const runDir = layout.allocateRunDir(PROJECT, task);
     writeFileSync(join(runDir.dir, 'STOPPED-BY'), 'an early stop\n');
     const result = await runJob({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { LocalTaskDispatcher, RunnerService, runTask, stopRun, stopTask } from '@app/runner';
 import { RunsLayout } from '@app/storage';
 import { agentEnv, busTypesAndBodies, PROJECT, processAlive, readJson, runInfos, taskId, tempRoot, waitFor } from './helpers';
+import { loopParts } from '../../utils/loop-parts';
 
 interface Pids {
   pid: number;
@@ -18,6 +19,7 @@ describe('D6: stop means stop', () => {
 
   async function startStubbornTask(task: string) {
     const loop = runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,
@@ -74,6 +76,7 @@ describe('D6: stop means stop', () => {
     const task = taskId('abort');
     const controller = new AbortController();
     const loop = runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,
@@ -99,7 +102,7 @@ describe('D6: stop means stop', () => {
 
   it('the local TaskDispatcher and RunnerService shutdown stop what they started', async () => {
     const task = taskId('dispatch');
-    const dispatched = new LocalTaskDispatcher(runTask).dispatch({
+    const dispatched = new LocalTaskDispatcher((o) => runTask({ ...o, ...loopParts })).dispatch({
       root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'gemini', stopGraceMs: GRACE_MS,
       env: agentEnv({ FAKE_AGENT_SLEEP_MS: '60000' }),
     });
@@ -108,7 +111,7 @@ describe('D6: stop means stop', () => {
     await expect(dispatched.result).resolves.toMatchObject({ status: 'stopped', runIds: [info.run_id] });
     expect(processAlive(info.pid)).toBe(false);
 
-    const service = new RunnerService();
+    const service = new RunnerService(loopParts);
     const task2 = taskId('service');
     const running = service.runJob({ root: tmp.root, projectId: PROJECT, taskId: task2, prompt: 'x', agent: 'claude', stopGraceMs: GRACE_MS, env: agentEnv({ FAKE_AGENT_SLEEP_MS: '60000' }) });
     const info2 = await waitFor(() => runInfos(layout.taskDir(PROJECT, task2)).find((i) => i.commandline));

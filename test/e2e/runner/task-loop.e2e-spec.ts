@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { RESTART_PREFIX, runTask } from '@app/runner';
 import { RunsLayout } from '@app/storage';
 import { agentEnv, busMessages, busTypesAndBodies, PROJECT, runInfos, SUITE_AGENTS, taskId, tempRoot } from './helpers';
+import { loopParts } from '../../utils/loop-parts';
 
 describe('runTask: the Ralph loop', () => {
   const tmp = tempRoot();
@@ -12,6 +13,7 @@ describe('runTask: the Ralph loop', () => {
   it('DONE on the third attempt: three runs chained by previous_run_id, restart prefix on attempts 2 and 3', async () => {
     const task = taskId('third');
     const result = await runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,
@@ -43,6 +45,7 @@ describe('runTask: the Ralph loop', () => {
   it('D2: --max-restarts 2 means three attempts, then ERROR; 0 runs the agent once', async () => {
     const task = taskId('budget');
     const result = await runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,
@@ -59,14 +62,14 @@ describe('runTask: the Ralph loop', () => {
     expect(bus[bus.length - 1]).toBe('ERROR task failed: max restarts (2) exceeded');
 
     const once = taskId('once');
-    const single = await runTask({ root: tmp.root, projectId: PROJECT, taskId: once, prompt: 'x', agent: 'codex', maxRestarts: 0, env: agentEnv() });
+    const single = await runTask({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: once, prompt: 'x', agent: 'codex', maxRestarts: 0, env: agentEnv() });
     expect(single.status).toBe('failed');
     expect(single.runIds).toHaveLength(1);
   });
 
   it('a successful attempt without DONE is restarted', async () => {
     const task = taskId('nodone');
-    const result = await runTask({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'gemini', maxRestarts: 1, restartDelayMs: 0, env: agentEnv() });
+    const result = await runTask({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'gemini', maxRestarts: 1, restartDelayMs: 0, env: agentEnv() });
     expect(result.runIds).toHaveLength(2);
     expect(runInfos(layout.taskDir(PROJECT, task)).map((i) => i.status)).toEqual(['completed', 'completed']);
   });
@@ -74,6 +77,7 @@ describe('runTask: the Ralph loop', () => {
   it('D1: a missing agent binary ends the task at once with ERROR, no retries', async () => {
     const task = taskId('nobin');
     const result = await runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,
@@ -95,25 +99,25 @@ describe('runTask: the Ralph loop', () => {
     writeFileSync(join(bin, 'claude'), '#!/bin/sh\necho hi\n');
     chmodSync(join(bin, 'claude'), 0o644);
     const task = taskId('noexec');
-    const denied = await runTask({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', env: { PATH: bin } });
+    const denied = await runTask({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', env: { PATH: bin } });
     expect(denied.status).toBe('failed');
     expect(denied.error).toMatch(/permission denied/);
     expect(busMessages(layout.taskBus(PROJECT, task)).filter((m) => m.type === 'INFO')).toHaveLength(1);
 
     const config = { agents: { weird: { name: 'weird', type: 'foo' } } } as never;
     const task2 = taskId('badtype');
-    const unsupported = await runTask({ root: tmp.root, projectId: PROJECT, taskId: task2, prompt: 'x', config, env: agentEnv() });
+    const unsupported = await runTask({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task2, prompt: 'x', config, env: agentEnv() });
     expect(unsupported.status).toBe('failed');
     expect(unsupported.error).toBe('unsupported agent type "foo"');
   });
 
   it('D4: the completion FACT is posted once; re-running the finished task does not post it again', async () => {
     const task = taskId('fact');
-    const first = await runTask({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', env: agentEnv({ FAKE_AGENT_DONE: '1' }) });
+    const first = await runTask({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', env: agentEnv({ FAKE_AGENT_DONE: '1' }) });
     expect(first.status).toBe('done');
-    const again = await runTask({ root: tmp.root, projectId: PROJECT, taskId: task, agent: 'claude', env: agentEnv() });
+    const again = await runTask({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, agent: 'claude', env: agentEnv() });
     expect(again).toMatchObject({ status: 'done', runIds: [] });
-    await runTask({ root: tmp.root, projectId: PROJECT, taskId: task, agent: 'claude', env: agentEnv() });
+    await runTask({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, agent: 'claude', env: agentEnv() });
     const facts = busMessages(layout.projectBus(PROJECT)).filter((m) => m.meta?.kind === 'task_completion_propagation' && m.task_id === task);
     expect(facts).toHaveLength(1);
     expect(facts[0].meta).toMatchObject({ source_task_id: task, run_count: '1', completed_run_count: '1', source_latest_run_id: first.runIds[0] });
@@ -124,9 +128,9 @@ describe('runTask: the Ralph loop', () => {
   });
 
   it('rejects bad input before writing anything', async () => {
-    await expect(runTask({ root: tmp.root, projectId: '../escape', taskId: taskId(), prompt: 'x' })).rejects.toThrow();
+    await expect(runTask({ ...loopParts, root: tmp.root, projectId: '../escape', taskId: taskId(), prompt: 'x' })).rejects.toThrow();
     const task = taskId('noprompt');
-    await expect(runTask({ root: tmp.root, projectId: PROJECT, taskId: task })).rejects.toThrow('TASK.md not found and no prompt provided');
+    await expect(runTask({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task })).rejects.toThrow('TASK.md not found and no prompt provided');
     expect(existsSync(join(layout.taskDir(PROJECT, task), 'TASK.md'))).toBe(false);
   });
 });

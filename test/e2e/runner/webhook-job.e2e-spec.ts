@@ -3,6 +3,7 @@ import { runJob } from '@app/runner';
 import { RunsLayout } from '@app/storage';
 import { webhookReceiver } from '../../utils/webhook-receiver';
 import { agentEnv, busTypesAndBodies, PROJECT, taskId, tempRoot } from './helpers';
+import { loopParts } from '../../utils/loop-parts';
 
 describe('run_stop webhook of a job (D14)', () => {
   const tmp = tempRoot();
@@ -13,7 +14,7 @@ describe('run_stop webhook of a job (D14)', () => {
     try {
       const config = { agents: {}, webhook: { url: hook.url, events: ['run_stop'], secret: 's3cret', timeout: '2s' } } as never;
       const task = taskId('hook');
-      const result = await runJob({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', config, env: agentEnv(), webhookBackoffMs: [10, 10] });
+      const result = await runJob({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'claude', config, env: agentEnv(), webhookBackoffMs: [10, 10] });
       expect(result.ok).toBe(true);
       await expect(result.webhook).resolves.toBe(true);
       expect(hook.received).toHaveLength(2);
@@ -35,7 +36,7 @@ describe('run_stop webhook of a job (D14)', () => {
     try {
       const config = { agents: {}, webhook: { url: hook.url, events: [], secret: '', timeout: '2s' } } as never;
       const task = taskId('hookfail');
-      const result = await runJob({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'codex', config, env: agentEnv(), webhookBackoffMs: [1, 1] });
+      const result = await runJob({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'x', agent: 'codex', config, env: agentEnv(), webhookBackoffMs: [1, 1] });
       await expect(result.webhook).resolves.toBe(false);
       expect(hook.received).toHaveLength(3);
       expect(hook.received[0].headers['x-conductor-signature']).toBeUndefined();

@@ -7,6 +7,7 @@ import { runJob } from '@app/runner';
 import { CREDENTIAL_PLACEHOLDER } from '@app/sandbox';
 import { loadConfig } from '@app/storage';
 import { agentEnv, PROJECT, taskId } from '../runner/helpers';
+import { loopParts } from '../../utils/loop-parts';
 
 /* Credentials by proxy: the agent holds a placeholder, the provider stand-in receives the real key. */
 
@@ -53,6 +54,7 @@ describe('sandbox credentials by proxy', () => {
   it('the agent prints a placeholder; the provider stand-in receives the real key', async () => {
     const port = (provider.address() as AddressInfo).port;
     const result = await runJob({
+      ...loopParts,
       root: join(dir, 'runs'),
       projectId: PROJECT,
       taskId: taskId('cred'),

@@ -8,6 +8,7 @@ import { renderUsage } from '../../../apps/cli/src/commands/usage/usage.command'
 import { loadConfig, RunsLayout } from '@app/storage';
 import { createApiApp } from '../../utils/api-app';
 import { agentEnv, busMessages, PROJECT, taskId } from '../runner/helpers';
+import { loopParts } from '../../utils/loop-parts';
 
 /* The sandbox's empty network namespace and the egress proxy: real bwrap, real sockets. */
 
@@ -90,6 +91,7 @@ describe('sandbox egress: only the allow-list, only through the proxy', () => {
     const root = join(dir, 'runs');
     const task = taskId('egress');
     const result = await runJob({
+      ...loopParts,
       root,
       projectId: PROJECT,
       taskId: task,
@@ -147,6 +149,7 @@ describe('sandbox egress: only the allow-list, only through the proxy', () => {
     const root = join(dir, 'runs-quick');
     const task = taskId('quick');
     const result = await runJob({
+      ...loopParts,
       root,
       projectId: PROJECT,
       taskId: task,

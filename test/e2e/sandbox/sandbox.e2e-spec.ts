@@ -5,6 +5,7 @@ import { isProcessRunning, runJob, stopRun } from '@app/runner';
 import { checkSandbox } from '@app/sandbox';
 import { loadConfig, readRunInfo, RunsLayout } from '@app/storage';
 import { agentEnv, busMessages, PROJECT, REPO_ROOT, taskId, waitFor } from '../runner/helpers';
+import { loopParts } from '../../utils/loop-parts';
 
 /* Real bwrap, real namespaces: a probe agent tries what a prompt-injected agent would. */
 
@@ -73,7 +74,7 @@ describe('sandbox: bwrap (real bubblewrap)', () => {
 
   it('hides the home, other tasks and the runs root; only the worktree, the task and run folders are writable', async () => {
     const task = taskId('probe');
-    const result = await runJob({ root, projectId: PROJECT, taskId: task, prompt: 'probe', agent: 'probe', cwd: worktree, config: config(), env: probeEnv() });
+    const result = await runJob({ ...loopParts, root, projectId: PROJECT, taskId: task, prompt: 'probe', agent: 'probe', cwd: worktree, config: config(), env: probeEnv() });
     expect(result.error).toBeUndefined();
     const out = readFileSync(join(result.runDir, 'agent-stdout.txt'), 'utf8').trim().split('\n');
     expect(out).toEqual([
@@ -93,7 +94,7 @@ describe('sandbox: bwrap (real bubblewrap)', () => {
   });
 
   it('the same probe without a sandbox reads everything (the probe can tell)', async () => {
-    const result = await runJob({ root, projectId: PROJECT, taskId: taskId('loose'), prompt: 'probe', agent: 'loose', cwd: worktree, config: config(), env: probeEnv() });
+    const result = await runJob({ ...loopParts, root, projectId: PROJECT, taskId: taskId('loose'), prompt: 'probe', agent: 'loose', cwd: worktree, config: config(), env: probeEnv() });
     const out = readFileSync(join(result.runDir, 'agent-stdout.txt'), 'utf8');
     expect(out).toContain('ALLOWED ssh-key');
     expect(out).toContain('ALLOWED runs-root');
@@ -105,7 +106,7 @@ describe('sandbox: bwrap (real bubblewrap)', () => {
     const cfgPath = join(dir, 'config-project.yaml');
     writeFileSync(cfgPath, `${readFileSync(join(dir, 'config.yaml'), 'utf8')}projects:\n  ${PROJECT}:\n    sandbox: bwrap\n`);
     const cfg = loadConfig(cfgPath, { env: { ...process.env, HOME: home } });
-    const result = await runJob({ root, projectId: PROJECT, taskId: taskId('loose-project'), prompt: 'probe', agent: 'loose', cwd: worktree, config: cfg, env: probeEnv() });
+    const result = await runJob({ ...loopParts, root, projectId: PROJECT, taskId: taskId('loose-project'), prompt: 'probe', agent: 'loose', cwd: worktree, config: cfg, env: probeEnv() });
     expect(result.error).toBeUndefined();
     const out = readFileSync(join(result.runDir, 'agent-stdout.txt'), 'utf8');
     expect(out).toContain('DENIED ssh-key');
@@ -116,7 +117,7 @@ describe('sandbox: bwrap (real bubblewrap)', () => {
 
   it('the claude stream fake completes inside the sandbox with its usage recorded', async () => {
     const task = taskId('claude');
-    const result = await runJob({ root, projectId: PROJECT, taskId: task, prompt: 'hello', agent: 'claude', cwd: worktree, config: config(), env: agentEnv({ HOME: home }) });
+    const result = await runJob({ ...loopParts, root, projectId: PROJECT, taskId: task, prompt: 'hello', agent: 'claude', cwd: worktree, config: config(), env: agentEnv({ HOME: home }) });
     expect(result.error).toBeUndefined();
     expect(result.ok).toBe(true);
     expect(result.info?.status).toBe('completed');
@@ -125,7 +126,7 @@ describe('sandbox: bwrap (real bubblewrap)', () => {
 
   it('stop still stops a sandboxed agent: the whole tree, exit 143, who stopped it', async () => {
     const task = taskId('stop');
-    const running = runJob({ root, projectId: PROJECT, taskId: task, prompt: 'wait', agent: 'sleeper', cwd: worktree, config: config(), env: agentEnv({ HOME: home, FAKE_AGENT_SLEEP_MS: '60000' }) });
+    const running = runJob({ ...loopParts, root, projectId: PROJECT, taskId: task, prompt: 'wait', agent: 'sleeper', cwd: worktree, config: config(), env: agentEnv({ HOME: home, FAKE_AGENT_SLEEP_MS: '60000' }) });
     const runsDir = new RunsLayout(root).runsDir(PROJECT, task);
     const runDir = await waitFor(() => {
       try {
@@ -150,6 +151,7 @@ describe('sandbox: bwrap (real bubblewrap)', () => {
     const marker = join(dir, 'unconfined-ran');
     const task = taskId('nobwrap');
     const result = await runJob({
+      ...loopParts,
       root,
       projectId: PROJECT,
       taskId: task,

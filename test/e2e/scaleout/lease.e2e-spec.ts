@@ -2,6 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectNats, DEFAULT_LEASE_MS, TASKS_STREAM, Worker, WORKERS_CONSUMER, type NatsLink } from '@app/scaleout';
+import { createBusWriters } from '@app/messagebus';
+import { createRunnerService } from '@app/runner';
+import { createRunsLayout } from '@app/storage';
+import { loopParts } from '../../utils/loop-parts';
 import { NatsServerProcess, natsServerAvailable } from '../../utils/nats-server';
 
 // The task lease is the ack wait of the workers' shared consumer. The server used to create that
@@ -28,7 +32,7 @@ describeNats('scale-out: the task lease is the workers’ consumer ack wait', ()
   });
   const ackWaitMs = async () => ((await server.jsm.consumers.info(TASKS_STREAM, WORKERS_CONSUMER)).config.ack_wait ?? 0) / 1_000_000;
   const startWorker = async (host: string, leaseMs?: number) => {
-    const w = new Worker({ url: nats.url, root: join(root, host), host, leaseMs, log: (l) => lines.push(l) });
+    const w = new Worker({ url: nats.url, layout: createRunsLayout(join(root, host)), writers: createBusWriters(), host, leaseMs, log: (l) => lines.push(l), runner: createRunnerService(loopParts) });
     workers.push(w);
     await w.start();
     return w;

@@ -5,6 +5,7 @@ import { BUDGET_EXCEEDED_FILE, RATE_LIMITED_FILE, runTask } from '@app/runner';
 import { RunsLayout } from '@app/storage';
 import { agentEnv, busMessages, cliEnv, PROJECT, runInfos, taskId, tempRoot } from '../runner/helpers';
 import { runCli } from '../../utils/cli';
+import { loopParts } from '../../utils/loop-parts';
 
 // progress lines go to stderr before the error line
 const lastLine = (text: string) => text.trimEnd().split('\n').at(-1);
@@ -25,6 +26,7 @@ describe('usage: rate limits of codex/gemini, cost budget, config budget default
     const task = taskId(`rl-${agent}`);
     const taskDir = layout.taskDir(PROJECT, task);
     const result = await runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,

@@ -6,6 +6,7 @@ import { RunsLayout } from '@app/storage';
 import { agentEnv, busMessages, cliEnv, PROJECT, runInfos, taskId, tempRoot, waitFor } from '../runner/helpers';
 import { runCli } from '../../utils/cli';
 import { webhookReceiver } from '../../utils/webhook-receiver';
+import { loopParts } from '../../utils/loop-parts';
 
 /** A task's runs in start order (run ids end in an unpadded sequence number, so names do not sort). */
 const runsInOrder = (taskDir: string) => runInfos(taskDir).sort((a, b) => a.start_time.getTime() - b.start_time.getTime());
@@ -25,6 +26,7 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
     try {
       const config = { agents: {}, webhook: { url: hook.url, events: ['budget_exceeded'], timeout: '2s' } } as never;
       const opts = {
+        ...loopParts,
         root: tmp.root,
         projectId: PROJECT,
         taskId: task,
@@ -80,6 +82,7 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
     const task = taskId('watch');
     const taskDir = layout.taskDir(PROJECT, task);
     const loop = runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,
@@ -106,6 +109,7 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
   it('--max-wall-time stops a long attempt', async () => {
     const task = taskId('wall');
     const result = await runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,
@@ -139,6 +143,7 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
     const a = taskId('limited');
     const b = taskId('other');
     const loopA = runTask({
+      ...loopParts,
       root,
       projectId: PROJECT,
       taskId: a,
@@ -151,7 +156,7 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
       env: agentEnv({ FAKE_AGENT_RATE_LIMIT_RESET_S: '6', FAKE_AGENT_RATE_LIMIT_ATTEMPTS: '1', FAKE_AGENT_SLEEP_MS: '1000', FAKE_AGENT_DONE_ON_ATTEMPT: '2' }),
     });
     await waitFor(() => runInfos(rl.taskDir(PROJECT, a))[0]?.pid > 0 && runInfos(rl.taskDir(PROJECT, a))[0].status === 'running', 20_000);
-    const loopB = runTask({ root, projectId: PROJECT, taskId: b, prompt: 'other work', agent: 'claude', config, maxRestarts: 0, env: agentEnv({ FAKE_AGENT_DONE: '1', FAKE_AGENT_SLEEP_MS: '500' }) });
+    const loopB = runTask({ ...loopParts, root, projectId: PROJECT, taskId: b, prompt: 'other work', agent: 'claude', config, maxRestarts: 0, env: agentEnv({ FAKE_AGENT_DONE: '1', FAKE_AGENT_SLEEP_MS: '500' }) });
     // B waits for the only slot while A's agent runs
     await waitFor(() => existsSync(queueDir(root)) && readdirSync(queueDir(root)).length > 0, 20_000);
 
@@ -190,6 +195,7 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
     const dumps = mkdtempSync(join(tmpdir(), 'usage-dumps-'));
     try {
       const result = await runTask({
+        ...loopParts,
         root: tmp.root,
         projectId: PROJECT,
         taskId: task,
@@ -215,7 +221,7 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
 
   it('resume_mode fresh (default): no resume argument', async () => {
     const task = taskId('fresh');
-    const result = await runTask({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'go', agent: 'claude', restartDelayMs: 10, env: agentEnv({ FAKE_AGENT_DONE_ON_ATTEMPT: '2' }) });
+    const result = await runTask({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'go', agent: 'claude', restartDelayMs: 10, env: agentEnv({ FAKE_AGENT_DONE_ON_ATTEMPT: '2' }) });
     expect(result.status).toBe('done');
     const [first, second] = runsInOrder(layout.taskDir(PROJECT, task));
     expect(second.commandline).not.toContain('--resume');
@@ -232,6 +238,7 @@ describe('budgets, rate limits and session resume in the Ralph loop (#18)', () =
     expect(paused.stderr).toBe('');
     expect(paused.stdout).toBe(`${scope === 'task' ? task : PROJECT}: paused\n`);
     const loop = runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,

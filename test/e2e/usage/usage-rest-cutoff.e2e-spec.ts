@@ -5,6 +5,7 @@ import { Handler, sseEvent } from '../../utils/scripted-http';
 import { cliEnv, PROJECT, runInfos, taskId, waitFor } from '../runner/helpers';
 import { runCli } from '../../utils/cli';
 import { restAgentSandbox } from './rest-sandbox';
+import { loopParts } from '../../utils/loop-parts';
 
 const chunk = (content: string, usage?: object) => sseEvent({ choices: [{ index: 0, delta: { content } }], ...(usage ? { usage } : {}) });
 
@@ -27,7 +28,7 @@ describe('REST agents: usage of a run cut off mid-stream', () => {
     );
     const config = { agents: { pplx: { name: 'pplx', type: 'perplexity', token: 'k', base_url: `${s.url}/chat/completions` } } } as never;
     const task = taskId('cut-drop');
-    const result = await runJob({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'ask', config, agent: 'pplx' });
+    const result = await runJob({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'ask', config, agent: 'pplx' });
     expect(result.ok).toBe(false);
     expect(result.info).toMatchObject({ status: 'failed', exit_code: 1 });
     expect(result.error).toMatch(/perplexity read stream/);
@@ -44,7 +45,7 @@ describe('REST agents: usage of a run cut off mid-stream', () => {
     const config = { agents: { grok: { name: 'grok', type: 'xai', token: 'k', base_url: `${s.url}/v1` } } } as never;
     const task = taskId('cut-stop');
     const controller = new AbortController();
-    const job = runJob({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'ask', config, agent: 'grok', signal: controller.signal });
+    const job = runJob({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'ask', config, agent: 'grok', signal: controller.signal });
     // the chunk carrying the usage has been read once its text is in the run's stdout
     await waitFor(() => {
       const info = runInfos(layout.taskDir(PROJECT, task))[0];
@@ -62,7 +63,7 @@ describe('REST agents: usage of a run cut off mid-stream', () => {
       res.end(chunk('whole answer', { prompt_tokens: 10, completion_tokens: 2 }) + 'data: [DONE]\n\n');
     });
     const config = { agents: { pplx: { name: 'pplx', type: 'perplexity', token: 'k', base_url: `${s.url}/chat/completions` } } } as never;
-    const result = await runJob({ root: tmp.root, projectId: PROJECT, taskId: taskId('whole'), prompt: 'ask', config, agent: 'pplx' });
+    const result = await runJob({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: taskId('whole'), prompt: 'ask', config, agent: 'pplx' });
     expect(result.ok).toBe(true);
     expect(result.info?.usage).toEqual({ input_tokens: 10, output_tokens: 2, cache_read_tokens: 0, cache_write_tokens: 0 });
   });

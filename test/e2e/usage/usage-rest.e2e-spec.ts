@@ -7,6 +7,7 @@ import { Handler, ScriptedServer, sseEvent, sseReply } from '../../utils/scripte
 import { busMessages, cliEnv, PROJECT, runInfos, taskId, waitFor } from '../runner/helpers';
 import { runCli } from '../../utils/cli';
 import { restAgentSandbox } from './rest-sandbox';
+import { loopParts } from '../../utils/loop-parts';
 
 const runsInOrder = (taskDir: string) => runInfos(taskDir).sort((a, b) => a.start_time.getTime() - b.start_time.getTime());
 const delta = (content: string) => sseEvent({ choices: [{ index: 0, delta: { content } }] });
@@ -26,9 +27,9 @@ describe('REST agents: usage accounting and HTTP 429 rate limits (#18)', () => {
       },
     } as never;
     const [a, b] = [taskId('rest-root'), taskId('rest-child')];
-    const root = await runJob({ root: tmp.root, projectId: PROJECT, taskId: a, prompt: 'ask', config, agent: 'grok' });
+    const root = await runJob({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: a, prompt: 'ask', config, agent: 'grok' });
     expect(root.error).toBeUndefined();
-    const child = await runJob({ root: tmp.root, projectId: PROJECT, taskId: b, prompt: 'ask more', config, agent: 'pplx', parentRunId: root.runId });
+    const child = await runJob({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: b, prompt: 'ask more', config, agent: 'pplx', parentRunId: root.runId });
     expect(child.error).toBeUndefined();
     expect(readFileSync(join(root.runDir, 'output.md'), 'utf8')).toBe('grok says');
 
@@ -50,7 +51,7 @@ describe('REST agents: usage accounting and HTTP 429 rate limits (#18)', () => {
     });
     const config = { agents: { pplx: { name: 'pplx', type: 'perplexity', token: 'k', base_url: `${s.url}/chat/completions` } } } as never;
     const task = taskId('rest-429s');
-    const result = await runJob({ root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'ask', config, agent: 'pplx' });
+    const result = await runJob({ ...loopParts, root: tmp.root, projectId: PROJECT, taskId: task, prompt: 'ask', config, agent: 'pplx' });
     expect(result).toMatchObject({ ok: false, info: { status: 'failed', exit_code: 1 } });
     expect(result.fatal).toBeFalsy();
     const resumeAt = result.info!.resume_at!.getTime();
@@ -85,7 +86,7 @@ describe('REST agents: usage accounting and HTTP 429 rate limits (#18)', () => {
       ),
       defaults: { max_concurrent_runs: 1 },
     } as never;
-    const loop = (task: string, agent: string) => runTask({ root, projectId: PROJECT, taskId: task, prompt: `work on ${task}`, agent, config, maxRestarts: 0, restartDelayMs: 10, holdPollMs: 50 });
+    const loop = (task: string, agent: string) => runTask({ ...loopParts, root, projectId: PROJECT, taskId: task, prompt: `work on ${task}`, agent, config, maxRestarts: 0, restartDelayMs: 10, holdPollMs: 50 });
 
     const loopA = loop(a, 'grok-a');
     const taskDirA = rl.taskDir(PROJECT, a);

@@ -7,6 +7,7 @@ import { createApiApp, waitUntil } from '../../utils/api-app';
 import { gitSync, makeRepo } from '../../utils/git-repo';
 import { agentEnv, PROJECT, taskId, tempRoot } from '../runner/helpers';
 import { P, WorktreeSandbox } from './helpers';
+import { loopParts } from '../../utils/loop-parts';
 
 /*
  * A task start resolves its worktree's repository and base once: the door (checkTaskWorktree)
@@ -39,6 +40,7 @@ describe('worktree start: repository and base resolved once', () => {
     writeFileSync(log, '');
     const task = taskId('once');
     const result = await runTask({
+      ...loopParts,
       root: tmp.root,
       projectId: PROJECT,
       taskId: task,

@@ -1,6 +1,7 @@
 import { appendFileSync, mkdirSync, readFileSync, renameSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BusCursor, BusWriter, discoverBus, followBus, parseBus, readMessages, rotateBus, type BusMessage } from '@app/messagebus';
+import { createChangeFeed } from '@app/storage';
 import { referenceRead } from './reference-reader';
 import { tempDir } from './tmp';
 
@@ -185,7 +186,7 @@ describe('followBus', () => {
       await writeBodies(bus, ['a', 'b', 'c']);
       const seen: string[] = [];
       let wake: () => void = () => undefined;
-      const stop = followBus(bus, { last: 2, pollMs: 20 }, (m) => {
+      const stop = followBus(bus, { last: 2, pollMs: 20, feed: createChangeFeed() }, (m) => {
         seen.push(...m.map((x) => x.body));
         wake();
       });
@@ -204,7 +205,7 @@ describe('followBus', () => {
       // the stopped one, polling at the same interval, must have seen neither.
       const control: string[] = [];
       let controlWake: () => void = () => undefined;
-      const stopControl = followBus(bus, { last: 0, pollMs: 20 }, (m) => {
+      const stopControl = followBus(bus, { last: 0, pollMs: 20, feed: createChangeFeed() }, (m) => {
         control.push(...m.map((x) => x.body));
         controlWake();
       });

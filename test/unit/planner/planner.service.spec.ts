@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { RunInfo, writeRunInfo, ZERO_TIME } from '@app/storage';
+import { MessageBusService } from '@app/messagebus';
+import { createChangeFeed, RunInfo, writeRunInfo, ZERO_TIME } from '@app/storage';
 import { PlannerService } from '@app/planner';
 import { plannerStatePath } from '@app/planner';
 import type { LaunchRequest, TaskLauncher } from '@app/planner';
@@ -76,7 +77,7 @@ describe(PlannerService.name, () => {
   }
 
   function planner(limit: number, launcher: TaskLauncher, extra: Partial<ConstructorParameters<typeof PlannerService>[0]> = {}): PlannerService {
-    return new PlannerService({ root, limit, rescheduleIntervalMs: 0, ...extra }, launcher);
+    return new PlannerService({ root, limit, rescheduleIntervalMs: 0, ...extra }, launcher, new MessageBusService(createChangeFeed()));
   }
 
   it('launches at once and writes no state when max_concurrent_root_tasks is 0', async () => {

@@ -63,12 +63,12 @@ describe('needs-input: ask, answer, wait, wake on real files', () => {
     expect(needsInputOf(taskDir, bus).map((x) => x.msg_id)).toEqual([q.msg_id]);
     expect(scanOpenQuestions(new RunsLayout(root))).toEqual([{ project_id: 'proj', task_id: taskId, questions: [expect.objectContaining({ msg_id: q.msg_id, body: 'Which?' })] }]);
     const waiting = waitForAnswer(bus, q.msg_id, { pollMs: 10, timeoutMs: 10_000 });
-    const { answer, questions } = await answerQuestion({ busPath: bus, taskDir, projectId: 'proj', taskId, body: 'That one.' });
+    const { answer, questions } = await answerQuestion({ busPath: bus, writers, taskDir, projectId: 'proj', taskId, body: 'That one.' });
     expect(questions.map((x) => x.msg_id)).toEqual([q.msg_id]);
     await expect(waiting).resolves.toMatchObject({ msg_id: answer.msg_id, body: 'That one.' });
     expect(existsSync(join(taskDir, NEEDS_INPUT_FILE))).toBe(false);
     expect(needsInputOf(taskDir, bus)).toEqual([]);
-    await expect(answerQuestion({ busPath: bus, taskDir, projectId: 'proj', taskId, body: 'again' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(answerQuestion({ busPath: bus, writers, taskDir, projectId: 'proj', taskId, body: 'again' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(askQuestion({ busPath: bus, taskDir, projectId: 'proj', taskId, body: '  ', writers })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 
@@ -80,20 +80,20 @@ describe('needs-input: ask, answer, wait, wake on real files', () => {
   it('waitForAnswer gives up after its timeout', async () => {
     const q = await askQuestion({ busPath: bus, projectId: 'proj', taskId, body: 'still there?', writers });
     await expect(waitForAnswer(bus, q.msg_id, { pollMs: 5, timeoutMs: 50 })).rejects.toMatchObject({ code: 'STOPPED' });
-    await answerQuestion({ busPath: bus, projectId: 'proj', taskId, body: 'yes' });
+    await answerQuestion({ busPath: bus, writers, projectId: 'proj', taskId, body: 'yes' });
   });
 
   it('wakeTask posts the message marked resume and removes DONE; it refuses a task without TASK.md or an empty body', async () => {
-    await expect(wakeTask({ root, projectId: 'proj', taskId, body: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(wakeTask({ layout: new RunsLayout(root), writers, projectId: 'proj', taskId, body: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     writeFileSync(join(taskDir, 'TASK.md'), 'do it\n');
     writeFileSync(join(taskDir, 'DONE'), '');
-    await expect(wakeTask({ root, projectId: 'proj', taskId, body: ' ' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(wakeTask({ layout: new RunsLayout(root), writers, projectId: 'proj', taskId, body: ' ' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     expect(existsSync(join(taskDir, 'DONE'))).toBe(true);
-    const woken = await wakeTask({ root, projectId: 'proj', taskId, body: 'CI failed', type: 'CI' });
+    const woken = await wakeTask({ layout: new RunsLayout(root), writers, projectId: 'proj', taskId, body: 'CI failed', type: 'CI' });
     expect(woken).toMatchObject({ reopened: true, loopRunning: false });
     expect(existsSync(join(taskDir, 'DONE'))).toBe(false);
     const last = readMessages(bus).at(-1)!;
     expect(last).toMatchObject({ msg_id: woken.message.msg_id, type: 'CI', meta: { resume: 'true' }, body: 'CI failed' });
-    await expect(wakeTask({ root, projectId: 'proj', taskId: '../x', body: 'x' })).rejects.toMatchObject({ code: 'INVALID_ID' });
+    await expect(wakeTask({ layout: new RunsLayout(root), writers, projectId: 'proj', taskId: '../x', body: 'x' })).rejects.toMatchObject({ code: 'INVALID_ID' });
   });
 });

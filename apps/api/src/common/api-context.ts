@@ -1,3 +1,4 @@
+import type { BusWriters } from '@app/messagebus';
 import type { AppConfig } from '@app/storage';
 import type { ScaleoutServer } from '@app/scaleout';
 import type { RunsLayout, StorageIndex } from '@app/storage';
@@ -10,6 +11,8 @@ export interface ApiContext {
   layout: RunsLayout;
   /** STORAGE_INDEX of StorageModule (filled in by CoreModule; the settings never construct one). */
   index: StorageIndex;
+  /** MessageBusService.writers (filled in by CoreModule): the bus-writer factory with the server's settings. */
+  writers: BusWriters;
   config?: AppConfig;
   apiKey?: string;
   disableTaskStart: boolean;
@@ -30,7 +33,7 @@ export interface ApiContext {
 export type { SseSettings } from '@app/streams';
 
 /** What the server is started with, before the modules provide the injected parts. */
-export type ApiSettings = Omit<ApiContext, 'index'> & { index?: StorageIndex };
+export type ApiSettings = Omit<ApiContext, 'index' | 'writers'> & { index?: StorageIndex; writers?: BusWriters };
 
 export const API_CONTEXT = Symbol('API_CONTEXT');
 

@@ -1,4 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { MessageBusService } from '@app/messagebus';
 import { STORAGE_INDEX, StorageIndex } from '@app/storage';
 import { AuditLogService } from '../security/audit-log.service';
 import { SseLifecycle } from '@app/streams';
@@ -12,8 +13,12 @@ export class CoreModule {
     return {
       module: CoreModule,
       providers: [
-        // the context carries the injected StorageIndex of StorageModule (never one of its own)
-        { provide: API_CONTEXT, inject: [STORAGE_INDEX], useFactory: (index: StorageIndex): ApiContext => Object.assign(settings, { index }) },
+        // the context carries the injected StorageIndex of StorageModule and MessageBusService's writer factory (never ones of its own)
+        {
+          provide: API_CONTEXT,
+          inject: [STORAGE_INDEX, MessageBusService],
+          useFactory: (index: StorageIndex, bus: MessageBusService): ApiContext => Object.assign(settings, { index, writers: bus.writers }),
+        },
         SseLifecycle,
         AuditLogService,
       ],

@@ -31,6 +31,10 @@ export class ProjectDataService {
     return this.ctx.layout;
   }
 
+  get writers() {
+    return this.ctx.writers;
+  }
+
   get scaleout() {
     return this.ctx.scaleout;
   }

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
-import { newMessageId, type BusMessage, type NewMessage } from '@app/messagebus';
+import { newMessageId, type BusMessage, type BusWriters, type NewMessage } from '@app/messagebus';
 import { threadParentMessage, type RunnerService, type TaskSettings, type ThreadParentRef } from '@app/runner';
 import { newRunId, type RunsLayout } from '@app/storage';
-import { LocalTaskWrites, ScaleoutError, type ScaleoutServer, type TaskWrite, type TaskWriteResult } from '@app/scaleout';
+import { LocalTaskWrites, ScaleoutError, type ScaleoutServer, type TaskWrite, type TaskWriteParts, type TaskWriteResult } from '@app/scaleout';
 import { ApiError, conflict } from '../common/api-error';
 import type { LaunchRequest } from './task-launcher';
 
@@ -28,7 +28,7 @@ export async function submitToQueue(scaleout: ScaleoutServer, req: LaunchRequest
  * first replicated record of the task arrives.
  */
 export async function queueNewTask(
-  ctx: { root: string; layout: RunsLayout; scaleout: ScaleoutServer },
+  ctx: { root: string; layout: RunsLayout; writers: BusWriters; scaleout: ScaleoutServer },
   req: Omit<LaunchRequest, 'runId' | 'runDir'> & { dependsOn?: string[]; settings: TaskSettings; threadParent?: ThreadParentRef; linkedAt: string },
 ): Promise<{ runId: string; held: boolean }> {
   let runId = newRunId();
@@ -63,8 +63,8 @@ export async function queueNewTask(
  * stops): applied to the local runs root, or with --nats by the worker that owns the task (the
  * server never writes into its replica). A worker that does not confirm is a 409.
  */
-export async function applyTaskWrite(ctx: { root: string; scaleout?: ScaleoutServer }, write: TaskWrite): Promise<TaskWriteResult> {
-  if (!ctx.scaleout) return new LocalTaskWrites(ctx.root).apply(write);
+export async function applyTaskWrite(ctx: TaskWriteParts & { scaleout?: ScaleoutServer }, write: TaskWrite): Promise<TaskWriteResult> {
+  if (!ctx.scaleout) return new LocalTaskWrites(ctx).apply(write);
   try {
     return await ctx.scaleout.apply(write);
   } catch (err) {

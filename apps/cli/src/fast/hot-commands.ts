@@ -37,14 +37,14 @@ export const HOT_COMMANDS: Readonly<Record<string, HotCommand>> = {
   },
   stop: {
     specs: STOP_FLAGS,
-    run: (options, seams) => (require('../commands/engine/stop-run') as typeof import('../commands/engine/stop-run')).runStop(options as StopFlags, { runner: seams.runner() }),
+    run: (options, seams) => (require('../commands/engine/stop-run') as typeof import('../commands/engine/stop-run')).runStop(options as StopFlags, { runner: seams.runner(), indexFor: seams.indexFor }),
   },
   task: {
     specs: TASK_FLAGS,
-    run: (options, seams) => (require('../commands/engine/task-run') as typeof import('../commands/engine/task-run')).runTaskCommand(options as TaskFlags, { runner: seams.runner() }),
+    run: (options, seams) => (require('../commands/engine/task-run') as typeof import('../commands/engine/task-run')).runTaskCommand(options as TaskFlags, { runner: seams.runner(), indexFor: seams.indexFor }),
   },
   job: {
     specs: JOB_FLAGS,
-    run: (options, seams) => (require('../commands/engine/job-run') as typeof import('../commands/engine/job-run')).runJobCommand(options as JobFlags, { runner: seams.runner(), feed: seams.feed }),
+    run: (options, seams) => (require('../commands/engine/job-run') as typeof import('../commands/engine/job-run')).runJobCommand(options as JobFlags, { runner: seams.runner(), feed: seams.feed, indexFor: seams.indexFor, writers: seams.writers }),
   },
 };

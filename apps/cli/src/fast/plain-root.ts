@@ -6,6 +6,7 @@
  * `list` never load it.
  */
 import { createAgentRegistry } from '@app/agents';
+import { type BusWriters, createBusWriters } from '@app/messagebus';
 import { type AgentExecutor, createAgentExecutor, createRunnerService, type RunnerService } from '@app/runner';
 import { type WebhookSender } from '@app/webhook';
 import { type ChangeFeed, createChangeFeed, createLivenessProbe, storageIndexFactory, type LivenessProbe, type StorageIndexFactory } from '@app/storage';
@@ -16,6 +17,8 @@ export interface PlainSeams {
   probe: LivenessProbe;
   indexFor: StorageIndexFactory;
   feed: ChangeFeed;
+  /** The bus-writer factory (MessageBusModule.forRoot()'s: no app-wide writer settings in the CLI). */
+  writers: BusWriters;
   /** The runner of this root (built on first call, with its shutdown hooks). */
   runner(): RunnerService;
 }
@@ -60,17 +63,21 @@ function stopOnSignals(runner: RunnerService): () => void {
 export function plainRoot(parts: PlainParts = {}): PlainSeams & { close(): void } {
   const probe = parts.probe ?? createLivenessProbe();
   let runner: RunnerService | undefined;
+  let made: BusWriters | undefined;
+  // made on first write: `status` and `list` never load the bus writer
+  const writers: BusWriters = (path, overrides) => (made ??= createBusWriters())(path, overrides);
   let offSignals: (() => void) | undefined;
   return {
     probe,
     indexFor: storageIndexFactory(probe),
     feed: parts.feed ?? createChangeFeed(),
+    writers,
     runner() {
       if (!runner) {
         // RunnerModule.forRoot({ stopOnShutdown: true }), AgentsModule, WebhookModule.forRoot() of cli-lib-modules.ts
         const executor = parts.executor ?? createAgentExecutor();
         const webhookSender = parts.webhookSender ?? createWebhookService();
-        runner = createRunnerService({ executor, registry: createAgentRegistry(), probe, webhookSender }, { stopOnShutdown: true });
+        runner = createRunnerService({ executor, registry: createAgentRegistry(), probe, writers, webhookSender }, { stopOnShutdown: true });
         offSignals = stopOnSignals(runner);
       }
       return runner;

@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
-import { BusWriter } from '@app/messagebus';
+import type { BusWriters } from '@app/messagebus';
 import { isTaskDone } from '@app/storage';
 import { CriteriaHookContext, criteriaHooks, CriteriaLoopOptions } from './loop-hooks';
 
 /** What a job's criteria check needs: the loop's context minus what the check opens itself (its bus). */
-export type JobCriteriaContext = CriteriaLoopOptions & Omit<CriteriaHookContext, 'bus' | 'post' | 'signal'>;
+export type JobCriteriaContext = CriteriaLoopOptions & Omit<CriteriaHookContext, 'bus' | 'post' | 'signal'> & {
+  /** Opens the task bus the check's verdict is posted to (the composition root's factory). */
+  writers: BusWriters;
+};
 
 /**
  * `run-agent job` (one run, no loop): given criteria are stored for the task once the job has
@@ -19,7 +22,7 @@ export async function withJobCriteria<T extends { runId?: string }>(ctx: JobCrit
   const result = await run();
   const given = ctx.doneCriteria !== undefined || ctx.doneCriteriaTimeoutMs !== undefined;
   if (!existsSync(taskDir) || (!given && (doneBefore || !isTaskDone(taskDir)))) return { result };
-  const bus = new BusWriter(layout.taskBus(ctx.projectId, ctx.taskId));
+  const bus = ctx.writers(layout.taskBus(ctx.projectId, ctx.taskId));
   try {
     const post = async (type: string, body: string): Promise<void> => {
       await bus.append({ type, project_id: ctx.projectId, task_id: ctx.taskId, run_id: result.runId ?? '', body });

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { BusCursor, BusMessage, BusWriter, type BusWriters, readMessages } from '@app/messagebus';
+import { BusCursor, BusMessage, type BusWriters, readMessages } from '@app/messagebus';
 import { writeFileAtomic } from '@app/storage';
 import { RunnerError } from '../runner.errors';
 import { sleep } from '../sleep';
@@ -110,6 +110,8 @@ export async function askQuestion(opts: AskOptions): Promise<BusMessage> {
 
 export interface AnswerOptions {
   busPath: string;
+  /** Opens the task bus (the composition root's factory). */
+  writers: BusWriters;
   taskDir?: string;
   projectId: string;
   taskId: string;
@@ -128,7 +130,7 @@ export async function answerQuestion(opts: AnswerOptions): Promise<{ answer: Bus
   if (questions.length === 0) {
     throw new RunnerError('NOT_FOUND', opts.questionId ? `no open question ${opts.questionId} in task ${opts.taskId}` : `task ${opts.taskId} has no open question`);
   }
-  const writer = new BusWriter(opts.busPath);
+  const writer = opts.writers(opts.busPath);
   try {
     const answer = await writer.append({
       type: ANSWER_TYPE,

@@ -1,13 +1,15 @@
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { BusMessage, BusWriter } from '@app/messagebus';
-import { readRunInfo, removeDone, removeStopRequested, runInfoIn, RunsLayout, tryFlock, unflock, validateProjectId, validateTaskId, taskRunsDir, DONE_FILE, TASK_PROMPT_FILE } from '@app/storage';
+import type { BusMessage, BusWriters } from '@app/messagebus';
+import { readRunInfo, removeDone, removeStopRequested, runInfoIn, type RunsLayout, tryFlock, unflock, validateProjectId, validateTaskId, taskRunsDir, DONE_FILE, TASK_PROMPT_FILE } from '@app/storage';
 import { RunnerError } from '../runner.errors';
 import { RESUME_META_KEY } from './context';
 import { TASK_LOCK_FILE } from '../task-lock';
 
 export interface WakeOptions {
-  root: string;
+  /** The runs root's layout and the bus-writer factory (of the composition root). */
+  layout: RunsLayout;
+  writers: BusWriters;
   projectId: string;
   taskId: string;
   body: string;
@@ -108,12 +110,12 @@ export async function wakeTask(opts: WakeOptions): Promise<WakeResult> {
   validateProjectId(opts.projectId);
   validateTaskId(opts.taskId);
   if (!opts.body.trim()) throw new RunnerError('INVALID_INPUT', 'message body is empty');
-  const layout = new RunsLayout(opts.root);
+  const { layout } = opts;
   const taskDir = layout.taskDir(opts.projectId, opts.taskId);
   if (!existsSync(join(taskDir, TASK_PROMPT_FILE))) throw new RunnerError('NOT_FOUND', `task ${opts.taskId} has no TASK.md; nothing to resume`);
   const busPath = layout.taskBus(opts.projectId, opts.taskId);
   mkdirSync(dirname(busPath), { recursive: true });
-  const writer = new BusWriter(busPath);
+  const writer = opts.writers(busPath);
   let message: BusMessage;
   try {
     message = await writer.append({

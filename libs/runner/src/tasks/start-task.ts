@@ -146,6 +146,6 @@ export const threadParentRef = (m: BusMessage): ThreadParentRef => ({ project_id
 /** TASK-THREAD-LINK.yaml and the two USER_REQUEST messages that tie child and parent (single host). */
 async function writeThreadLink(layout: RunsLayout, writers: BusWriters, child: { projectId: string; taskId: string; runId: string; prompt: string }, parent: BusMessage, linkedAt: string): Promise<void> {
   const ref = threadParentRef(parent);
-  const childMsg = await writeThreadChild(layout.root, child, ref, { linkedAt });
+  const childMsg = await writeThreadChild({ layout, writers }, child, ref, { linkedAt });
   await writers(layout.taskBus(parent.project_id, parent.task_id)).append(threadParentMessage(ref, child, childMsg.msg_id));
 }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { AppConfig, RunsLayout } from '@app/storage';
-import { BusWriter } from '@app/messagebus';
+import type { BusWriters } from '@app/messagebus';
 import { enforceBudget } from './budget';
 import { everyWithoutOverlap } from '../sleep';
 import { DEFAULT_HOLD_POLL_MS } from './loop-hooks';
@@ -9,6 +9,8 @@ import { effectiveSettings, hasSettings, TaskSettings, writeTaskSettings } from 
 
 export interface JobBudgetContext {
   layout: RunsLayout;
+  /** Opens the task bus the budget's verdicts are posted to (the composition root's factory). */
+  writers: BusWriters;
   projectId: string;
   taskId: string;
   config?: AppConfig;
@@ -34,7 +36,7 @@ export async function withJobBudget<T>(ctx: JobBudgetContext, run: () => Promise
     }
     return stored;
   };
-  const bus = new BusWriter(ctx.layout.taskBus(ctx.projectId, ctx.taskId));
+  const bus = ctx.writers(ctx.layout.taskBus(ctx.projectId, ctx.taskId));
   const pending: Promise<boolean>[] = [];
   const enforce = async (): Promise<string | undefined> => {
     if (!store()) return undefined;

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { BusWriter } from '@app/messagebus';
+import type { BusWriters } from '@app/messagebus';
 import { readWorktreeRecord, WorktreeRecord } from './record';
 import { TASK_BUS_FILE } from '@app/storage';
 
@@ -41,13 +41,13 @@ export function overlappingSiblings(projectDir: string, rec: WorktreeRecord): { 
 }
 
 /** Posts a WARNING on the new task's bus and on each overlapping sibling's bus. */
-export async function warnOverlaps(projectDir: string, rec: WorktreeRecord): Promise<number> {
+export async function warnOverlaps(projectDir: string, rec: WorktreeRecord, writers: BusWriters): Promise<number> {
   const siblings = overlappingSiblings(projectDir, rec);
   for (const s of siblings) {
     const body = (other: string): string =>
       `worktree paths overlap with task ${other}: ${s.paths.join(', ')}; expect merge conflicts (merge one, then rebase the other)`;
     for (const [task, other] of [[rec.task_id, s.taskId], [s.taskId, rec.task_id]]) {
-      const bus = new BusWriter(join(projectDir, task, TASK_BUS_FILE));
+      const bus = writers(join(projectDir, task, TASK_BUS_FILE));
       try {
         await bus.append({ type: 'WARNING', project_id: rec.project_id, task_id: task, run_id: '', body: body(other), meta: { kind: 'worktree_overlap' } });
       } finally {

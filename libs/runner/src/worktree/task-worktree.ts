@@ -1,3 +1,4 @@
+import type { BusWriters } from '@app/messagebus';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
@@ -73,6 +74,8 @@ export function prepared(rec: WorktreeRecord): PreparedWorktree {
 
 export interface TaskWorktreeOptions {
   root: string;
+  /** Opens the task buses an overlap warning goes to (the composition root's factory). */
+  writers: BusWriters;
   projectId: string;
   taskId: string;
   taskDir: string;
@@ -123,7 +126,7 @@ export async function prepareTaskWorktree(opts: TaskWorktreeOptions): Promise<Pr
     resolved: opts.resolved,
   });
   registerRepo(opts.root, rec.repo);
-  if (!existing) await warnOverlaps(dirname(opts.taskDir), rec);
+  if (!existing) await warnOverlaps(dirname(opts.taskDir), rec, opts.writers);
   return prepared(rec);
 }
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readMessages } from '@app/messagebus';
+import { createBusWriters, readMessages } from '@app/messagebus';
 import { AppConfig, loadConfig, parseRunInfo, RunsLayout, serializeRunInfo, ZERO_TIME } from '@app/storage';
 import {
   configIsolation,
@@ -19,6 +19,7 @@ import {
 import { gitSync, makeRepo } from '../../../utils/git-repo';
 
 const P = 'proj';
+const writers = createBusWriters();
 const T1 = 'task-20260101-000001-alpha';
 const T2 = 'task-20260101-000002-beta';
 const T3 = 'task-20260101-000003-gamma';
@@ -70,11 +71,11 @@ describe('worktree lifecycle (real git)', () => {
   });
 
   it('warns both tasks on their buses when declared paths overlap', async () => {
-    await prepareTaskWorktree({ root, projectId: P, taskId: T1, taskDir: taskDir(T1), isolation: { worktree: true, repo, paths: ['src'] } });
-    await prepareTaskWorktree({ root, projectId: P, taskId: T2, taskDir: taskDir(T2), isolation: { worktree: true, repo, paths: ['docs'] } });
+    await prepareTaskWorktree({ root, writers, projectId: P, taskId: T1, taskDir: taskDir(T1), isolation: { worktree: true, repo, paths: ['src'] } });
+    await prepareTaskWorktree({ root, writers, projectId: P, taskId: T2, taskDir: taskDir(T2), isolation: { worktree: true, repo, paths: ['docs'] } });
     mkdirSync(taskDir(T3), { recursive: true });
     writeFileSync(join(taskDir(T3), 'TASK-CONFIG.yaml'), 'paths:\n  - src/app.ts\n');
-    await prepareTaskWorktree({ root, projectId: P, taskId: T3, taskDir: taskDir(T3), isolation: { worktree: true, repo } });
+    await prepareTaskWorktree({ root, writers, projectId: P, taskId: T3, taskDir: taskDir(T3), isolation: { worktree: true, repo } });
     const warnings = (t: string) => readMessages(join(taskDir(t), 'TASK-MESSAGE-BUS.md')).filter((m) => m.type === 'WARNING').map((m) => m.body);
     expect(warnings(T3)).toEqual([`worktree paths overlap with task ${T1}: src/app.ts ↔ src; expect merge conflicts (merge one, then rebase the other)`]);
     expect(warnings(T1)).toEqual([`worktree paths overlap with task ${T3}: src/app.ts ↔ src; expect merge conflicts (merge one, then rebase the other)`]);
@@ -84,7 +85,7 @@ describe('worktree lifecycle (real git)', () => {
   it('gc removes merged and deleted-task worktrees past the cutoff, never an unmerged branch without force', async () => {
     const old = new Date(Date.now() - 10 * 86_400_000);
     for (const t of [T1, T2, T3]) {
-      const wt = await prepareTaskWorktree({ root, projectId: P, taskId: t, taskDir: taskDir(t), isolation: { worktree: true, repo } });
+      const wt = await prepareTaskWorktree({ root, writers, projectId: P, taskId: t, taskDir: taskDir(t), isolation: { worktree: true, repo } });
       writeFileSync(join(wt!.cwd, `${t}.txt`), `${t}\n`);
     }
     await mergeTask({ taskDir: taskDir(T1) });

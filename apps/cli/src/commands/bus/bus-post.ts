@@ -1,6 +1,6 @@
 import { fstatSync, readSync } from 'node:fs';
 import { validateProjectId, validateRunId, validateTaskId } from '@app/storage/ids';
-import { BusWriter } from '@app/messagebus/writer';
+import { createBusWriters } from '@app/messagebus/bus-writers';
 import { createProjectBusFolder } from '@app/messagebus/bus-path';
 import { BusError } from '@app/messagebus/errors';
 import { validateHeaderFields } from '@app/messagebus/header-fields';
@@ -147,7 +147,7 @@ export async function runBusPost(opts: BusPostOptions, rawIo: PostIo): Promise<v
   // A project's bus is the first thing a new user posts to: create its folder (a task's bus still
   // needs its task folder).
   if (firstOf(opts.project) && !firstOf(opts.task)) createProjectBusFolder(busPath);
-  const writer = new BusWriter(busPath, { maxBodyBytes });
+  const writer = createBusWriters({ maxBodyBytes })(busPath);
   try {
     const msg = await writer.append({ ...header, body });
     io.stdout.write(`msg_id: ${msg.msg_id}\n`);

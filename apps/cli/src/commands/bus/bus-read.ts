@@ -3,15 +3,19 @@ import { readMessages } from '@app/messagebus/reader';
 import type { BusMessage } from '@app/messagebus/types';
 import { validateProjectId, validateTaskId } from '@app/storage/ids';
 import { existingProjectDir, existingTaskDir } from '@app/storage/known-names';
-import { RunsLayout } from '@app/storage/layout';
+import { createRunsLayout } from '@app/storage/seams.providers';
+import type { ChangeFeed } from '@app/storage/change-feed';
 import { UsageError } from '../../common/cli-errors';
 import { withConfigFlag, type BusReadOptions } from './bus-flags';
 import { busFileFor, busFromWorkingDir, resolveBusRoot, scopeFromRunFolder, scopeFromTaskFolder, type BusEnv } from './bus-scope';
 
 export interface ReadIo extends BusEnv {
   stdout: { write(s: string): unknown };
-  /** Resolves when a --follow should end (SIGINT/SIGTERM in the CLI). */
-  stopSignal?: Promise<void>;
+  /**
+   * What a --follow needs (the Nest path's BusReadCommand): the composition root's change feed, and
+   * a promise that resolves when the follow should end (SIGINT/SIGTERM in the CLI).
+   */
+  follow?: { feed: ChangeFeed; until: Promise<void> };
 }
 
 /** Bus file for `bus read`: --project[/--task] → $JRUN_MESSAGE_BUS → run-info → project home → discovery. */
@@ -27,7 +31,7 @@ export function resolveReadBus(opts: BusReadOptions, e: BusEnv): string {
   }
   if (project) {
     // a project or task named on the command line must exist (did-you-mean otherwise); an empty bus reads as nothing
-    const layout = new RunsLayout(resolveBusRoot(opts.root, e));
+    const layout = createRunsLayout(resolveBusRoot(opts.root, e));
     if (task) existingTaskDir(layout, project, task);
     else existingProjectDir(layout, project);
     return busFileFor(layout.root, project, task);
@@ -69,9 +73,11 @@ export async function runBusRead(opts: BusReadOptions, rawIo: ReadIo): Promise<v
     print(readMessages(busPath, { sinceId, last: tail > 0 ? tail : 0 }));
     return;
   }
-  const stop = followBus(busPath, { sinceId, last: tail > 0 ? tail : 0 }, print);
+  // the fast path leaves --follow to the Nest path, which passes its feed
+  if (!io.follow) throw new Error('bus read --follow needs the change feed of its composition root');
+  const stop = followBus(busPath, { sinceId, last: tail > 0 ? tail : 0, feed: io.follow.feed }, print);
   try {
-    await (io.stopSignal ?? new Promise<void>(() => undefined));
+    await io.follow.until;
   } finally {
     stop();
   }

@@ -6,7 +6,7 @@ import { resolveReadBus, type ReadIo } from './bus-read';
  * `run-agent bus repair`: reports records lacking their terminator (readers skip them) and removes
  * an unfinished final record under the writers' lock (issue #11).
  */
-export async function runBusRepair(opts: BusRepairOptions, io: Omit<ReadIo, 'stopSignal'>): Promise<void> {
+export async function runBusRepair(opts: BusRepairOptions, io: Omit<ReadIo, 'follow'>): Promise<void> {
   const path = resolveReadBus({ ...opts, tail: '0', follow: false, json: false }, io);
   const r = await repairBusFile(path);
   const lines = [`${path}: ${r.tornRecords} record(s) lacking their terminator (skipped by readers)`];

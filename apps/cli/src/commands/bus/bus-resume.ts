@@ -1,4 +1,6 @@
+import type { BusWriters } from '@app/messagebus';
 import { checkTaskStart, isTaskLoopRunning, latestRootRunOf, wakeTask } from '@app/runner';
+import type { StorageIndexFactory } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
 import { agentCallerEnv, loadRunConfig } from '../engine/job-common';
 import { startTaskLoop, taskOfBus } from '../needs-input/task-bus';
@@ -12,7 +14,7 @@ import { PostIo, resolvePostBus, resolvePostScope } from './bus-post';
  * agent: nothing is written when it cannot succeed) and awaited: a loop that still does not start
  * is an error (exit 1) and DONE is put back.
  */
-export async function runBusResume(opts: BusPostOptions, rawIo: PostIo): Promise<void> {
+export async function runBusResume(opts: BusPostOptions, rawIo: PostIo, parts: { indexFor: StorageIndexFactory; writers: BusWriters }): Promise<void> {
   if (opts.link?.length) throw new UsageError('--link cannot be used with --resume');
   const io = withConfigFlag(rawIo, opts.config);
   const busPath = resolvePostBus(opts, io);
@@ -28,7 +30,7 @@ export async function runBusResume(opts: BusPostOptions, rawIo: PostIo): Promise
   if (!body.trim()) throw new UsageError('message body is empty: pass --body <text> or pipe it on stdin');
   // a loop that cannot start (no such agent, no binary) is refused before anything is written
   if (!isTaskLoopRunning(taskDir)) await checkTaskStart({ config: loaded.config, agent: start.agent, taskDir, env: agentCallerEnv(loaded), cwd: start.cwd ?? taskDir });
-  const woken = await wakeTask({ root, projectId: scope.project, taskId: scope.task, body, type: opts.type, runId: opts.run, parents: opts.parent, reversible: true });
+  const woken = await wakeTask({ layout: parts.indexFor(root).layout, writers: parts.writers, projectId: scope.project, taskId: scope.task, body, type: opts.type, runId: opts.run, parents: opts.parent, reversible: true });
   io.stdout.write(`msg_id: ${woken.message.msg_id}\n`);
   if (woken.loopRunning) {
     woken.settle();

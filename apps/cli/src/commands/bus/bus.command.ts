@@ -1,4 +1,7 @@
+import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { MessageBusService } from '@app/messagebus';
+import { CHANGE_FEED, type ChangeFeed, STORAGE_INDEX_FACTORY, type StorageIndexFactory } from '@app/storage';
 import {
   BUS_DISCOVER_FLAGS,
   BUS_POST_FLAGS,
@@ -35,9 +38,17 @@ function untilInterrupted(): Promise<void> {
 // `--help` and keeps the command tree complete.
 @SubCommand({ name: 'post', description: 'Post a message to the message bus (prints msg_id: <id>)' })
 export class BusPostCommand extends CommandRunner {
+  constructor(
+    @Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory,
+    private readonly bus: MessageBusService,
+  ) {
+    super();
+  }
+
   async run(_params: string[], options: BusPostOptions = {}): Promise<void> {
-    if (options.resume) return runBusResume(options, { env: process.env, cwd: process.cwd(), stdout: process.stdout, readStdin: readStdinIfPiped });
-    await runBusPost(options, { env: process.env, cwd: process.cwd(), stdout: process.stdout, readStdin: readStdinIfPiped });
+    const io = { env: process.env, cwd: process.cwd(), stdout: process.stdout, readStdin: readStdinIfPiped };
+    if (options.resume) return runBusResume(options, io, { indexFor: this.indexFor, writers: this.bus.writers });
+    await runBusPost(options, io);
   }
 
   @Option(BUS_POST_FLAGS.root) root(v: string) { return asIs(v); }
@@ -56,12 +67,16 @@ export class BusPostCommand extends CommandRunner {
 
 @SubCommand({ name: 'read', description: 'Print messages of the message bus' })
 export class BusReadCommand extends CommandRunner {
+  constructor(@Inject(CHANGE_FEED) private readonly feed: ChangeFeed) {
+    super();
+  }
+
   async run(_params: string[], options: BusReadOptions = {}): Promise<void> {
     await runBusRead(options, {
       env: process.env,
       cwd: process.cwd(),
       stdout: process.stdout,
-      stopSignal: options.follow ? untilInterrupted() : undefined,
+      follow: options.follow ? { feed: this.feed, until: untilInterrupted() } : undefined,
     });
   }
 

@@ -2,7 +2,8 @@
  * `run-agent job` (plain: no NestJS), run by JobCommand and by the Nest-free hot path
  * (apps/cli/src/fast) with the runner and change feed of their composition root.
  */
-import { type ChangeFeed, followRunStdout, RunsLayout, StorageError, validateRunId } from '@app/storage';
+import type { BusWriters } from '@app/messagebus';
+import { type ChangeFeed, followRunStdout, type RunsLayout, type StorageIndexFactory, StorageError, validateRunId } from '@app/storage';
 import { checkAgentName, hasSettings, JobResult, prepareJobWorktree, type RunnerService, withJobBudget, withJobCriteria } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import { agentCallerEnv, checkDir, loadRunConfig, optionalDuration, promptFromFlags, resolveScope, runRoot } from './job-common';
@@ -13,6 +14,9 @@ import { budgetFlags, criteriaFlags, isolationFromFlags } from '@app/runner';
 export interface JobSeams {
   runner: Pick<RunnerService, 'runJob'>;
   feed: ChangeFeed;
+  /** The runs root's layout comes from its index (STORAGE_INDEX_FACTORY); the criteria and budget checks write the task bus through `writers`. */
+  indexFor: StorageIndexFactory;
+  writers: BusWriters;
 }
 
 /** The run folder named by --run-id (RunsLayout.adoptRunDir); one that already holds a run is a usage error. */
@@ -48,10 +52,11 @@ async function runJob(all: JobFlags, seams: JobSeams): Promise<void> {
   if (parentRunId) validateRunId(parentRunId);
   if (flags.previousRunId?.trim()) validateRunId(flags.previousRunId.trim());
   if (flags.runId !== undefined) validateRunId(flags.runId);
-  const layout = new RunsLayout(root);
+  const { layout } = seams.indexFor(root);
   // sub-agent jobs run in the worktree of their task (or of the task that started them) unless --worktree
   const wt = await prepareJobWorktree({
     root,
+    writers: seams.writers,
     projectId: scope.projectId,
     taskId: scope.taskId,
     taskDir: layout.taskDir(scope.projectId, scope.taskId),
@@ -86,9 +91,9 @@ async function runJob(all: JobFlags, seams: JobSeams): Promise<void> {
     ownTask: true,
   });
   // a DONE written by this job counts only once the task's completion criteria pass (issue #33)
-  const start = () => withJobCriteria({ layout, projectId: scope.projectId, taskId: scope.taskId, cwd: wt?.cwd ?? cwd ?? taskDir, env: env ?? {}, config: loaded.config, ...criteria }, run);
+  const start = () => withJobCriteria({ layout, writers: seams.writers, projectId: scope.projectId, taskId: scope.taskId, cwd: wt?.cwd ?? cwd ?? taskDir, env: env ?? {}, config: loaded.config, ...criteria }, run);
   const pending = hasSettings(budget)
-    ? withJobBudget({ layout, projectId: scope.projectId, taskId: scope.taskId, config: loaded.config, budget }, start)
+    ? withJobBudget({ layout, writers: seams.writers, projectId: scope.projectId, taskId: scope.taskId, config: loaded.config, budget }, start)
     : start().then((result) => ({ result, exceeded: undefined }));
   if (runDir && flags.follow) await followRunStdout(runDir.dir, pending, { feed: seams.feed, write: (text) => void process.stdout.write(text) });
   const { result: checked, exceeded }: { result: { result: JobResult; rejected?: string }; exceeded?: string } = await pending;

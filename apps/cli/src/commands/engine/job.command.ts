@@ -1,6 +1,7 @@
 import { Command, Option } from 'nest-commander';
 import { Inject } from '@nestjs/common';
-import { CHANGE_FEED, ChangeFeed } from '@app/storage';
+import { CHANGE_FEED, ChangeFeed, STORAGE_INDEX_FACTORY, type StorageIndexFactory } from '@app/storage';
+import { MessageBusService } from '@app/messagebus';
 import { RunnerService } from '@app/runner';
 import { collect } from './support/options';
 import { JobBatchCommand } from './job-batch.command';
@@ -22,12 +23,14 @@ export class JobCommand extends WorktreeFlagParsers {
   constructor(
     private readonly runner: RunnerService,
     @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
+    @Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory,
+    private readonly bus: MessageBusService,
   ) {
     super();
   }
 
   async run(_args: string[], flags: JobFlags = {}): Promise<void> {
-    await runJobCommand(flags, { runner: this.runner, feed: this.feed });
+    await runJobCommand(flags, { runner: this.runner, feed: this.feed, indexFor: this.indexFor, writers: this.bus.writers });
   }
 
   @Option(JOB_FLAGS.doneWhen) parseDoneWhen(v: string, prev?: string[]): string[] { return collect(v, prev); }

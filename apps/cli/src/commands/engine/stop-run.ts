@@ -3,7 +3,7 @@
  * (apps/cli/src/fast) with the runner of their composition root.
  */
 import { resolve } from 'node:path';
-import { existingTaskDir, pathExists, runInfoFile, RunsLayout, validateRunId, writeStopRequested } from '@app/storage';
+import { existingTaskDir, pathExists, runInfoFile, type StorageIndexFactory, validateRunId, writeStopRequested } from '@app/storage';
 import { findRunningRun, type RunnerService, type StoppedRun } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
 import type { StopFlags } from './stop-flags';
@@ -14,6 +14,8 @@ import { resolveRoot } from './support/runs-root';
 /** What `stop` takes from its composition root. */
 export interface StopSeams {
   runner: Pick<RunnerService, 'stopRun' | 'stopTask'>;
+  /** The runs root's layout comes from its index (STORAGE_INDEX_FACTORY). */
+  indexFor: StorageIndexFactory;
 }
 
 export async function runStop(flags: StopFlags, seams: StopSeams): Promise<void> {
@@ -31,7 +33,7 @@ async function stop(flags: StopFlags, seams: StopSeams): Promise<void> {
     const root = resolveRoot(flags.root, process.env, flags.config);
     const scope = resolveScope(flags, root, { generate: false });
     if (flags.run) validateRunId(flags.run);
-    const taskDir = existingTaskDir(new RunsLayout(root), scope.projectId, scope.taskId);
+    const taskDir = existingTaskDir(seams.indexFor(root).layout, scope.projectId, scope.taskId);
     const permanent = flags.noRestart === true || flags.restart === false;
     if (!flags.run) return stopTree(seams, taskDir, scope, { graceMs, stoppedBy, permanent });
     // the stop is acknowledged only once its marker is on disk: a failed write fails the stop

@@ -1,5 +1,7 @@
+import { Inject } from '@nestjs/common';
 import { Command, Option } from 'nest-commander';
 import { RunnerService } from '@app/runner';
+import { STORAGE_INDEX_FACTORY, type StorageIndexFactory } from '@app/storage';
 import { TaskScopeParsers } from './task-options';
 import { STOP_FLAGS, type StopFlags } from './stop-flags';
 import { runStop } from './stop-run';
@@ -15,12 +17,15 @@ import { runStop } from './stop-run';
     'run started from them is stopped. --run (within the task) or --run-dir stops that run and its sub-agent runs.',
 })
 export class StopCommand extends TaskScopeParsers {
-  constructor(private readonly runner: RunnerService) {
+  constructor(
+    private readonly runner: RunnerService,
+    @Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory,
+  ) {
     super();
   }
 
   async run(_args: string[], flags: StopFlags = {}): Promise<void> {
-    await runStop(flags, { runner: this.runner });
+    await runStop(flags, { runner: this.runner, indexFor: this.indexFor });
   }
 
   @Option(STOP_FLAGS.runDir) parseRunDir(v: string): string { return v; }

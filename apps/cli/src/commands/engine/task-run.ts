@@ -3,7 +3,7 @@
  * (apps/cli/src/fast) with the runner of their composition root.
  */
 import { loopSettings, type RunnerService } from '@app/runner';
-import { RunsLayout } from '@app/storage';
+import type { StorageIndexFactory } from '@app/storage';
 import { agentCallerEnv, checkDir, loadRunConfig, promptFromFlags, resolveScope, runRoot } from './job-common';
 import { runLoop } from './loop-run';
 import type { TaskFlags } from './task-flags';
@@ -11,6 +11,8 @@ import type { TaskFlags } from './task-flags';
 /** What `task` takes from its composition root. */
 export interface TaskSeams {
   runner: Pick<RunnerService, 'runTask' | 'checkStartTask'>;
+  /** The runs root's layout comes from its index (STORAGE_INDEX_FACTORY). */
+  indexFor: StorageIndexFactory;
 }
 
 export { throwIfNotDone } from './loop-run';
@@ -28,7 +30,7 @@ async function runTask(flags: TaskFlags, seams: TaskSeams): Promise<void> {
   const scope = resolveScope(flags, root, { generate: true, inferTask: false });
   // A start that cannot succeed leaves no task folder behind: the start-a-task use case's checks
   // (the loop seeds the task's files itself, under its lock).
-  const layout = new RunsLayout(root);
+  const { layout } = seams.indexFor(root);
   const { taskDir } = await seams.runner.checkStartTask({ layout, config: loaded.config, projectId: scope.projectId, taskId: scope.taskId, prompt, agent: flags.agent, env: agentCallerEnv(loaded), cwd, dependsOn: flags.dependsOn });
   if (scope.generated) process.stderr.write(`task: ${scope.taskId}\n`);
   await runLoop({ runner: seams.runner, layout, scope, flags, loaded, settings, cwd, prompt, progressOf: taskDir });

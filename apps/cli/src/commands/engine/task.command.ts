@@ -1,5 +1,7 @@
+import { Inject } from '@nestjs/common';
 import { Command, Option } from 'nest-commander';
 import { RunnerService } from '@app/runner';
+import { STORAGE_INDEX_FACTORY, type StorageIndexFactory } from '@app/storage';
 import { collect } from './support/options';
 import { LoopFlagParsers } from './task-options';
 import { TASK_FLAGS, type TaskFlags } from './task-flags';
@@ -21,12 +23,15 @@ export { throwIfNotDone } from './task-run';
     'binary, unknown agent, bad config) end the task at once. Ctrl-C stops the agent process group.',
 })
 export class TaskCommand extends LoopFlagParsers {
-  constructor(private readonly runner: RunnerService) {
+  constructor(
+    private readonly runner: RunnerService,
+    @Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory,
+  ) {
     super();
   }
 
   async run(_args: string[], flags: TaskFlags = {}): Promise<void> {
-    await runTaskCommand(flags, { runner: this.runner });
+    await runTaskCommand(flags, { runner: this.runner, indexFor: this.indexFor });
   }
 
   @Option(TASK_FLAGS.prompt) parsePrompt(v: string): string { return v; }

@@ -1,5 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { Command, Option } from 'nest-commander';
+import { MessageBusService } from '@app/messagebus';
 import { answerQuestion, isTaskLoopRunning } from '@app/runner';
 import { STORAGE_INDEX_FACTORY, type StorageIndexFactory, validateProjectId, validateTaskId } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
@@ -23,7 +24,10 @@ interface AnswerFlags {
     'resumes with the question and the answer in the next prompt, and `ask --wait` returns it.',
 })
 export class AnswerCommand extends TaskScopeParsers {
-  constructor(@Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory) {
+  constructor(
+    @Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory,
+    private readonly bus: MessageBusService,
+  ) {
     super();
   }
 
@@ -43,7 +47,7 @@ export class AnswerCommand extends TaskScopeParsers {
     const layout = this.indexFor(root).layout;
     const taskDir = layout.taskDir(projectId, taskId);
     const questionId = flags.question?.trim() || undefined;
-    const { answer, questions } = await answerQuestion({ busPath: layout.taskBus(projectId, taskId), taskDir, projectId, taskId, body, questionId });
+    const { answer, questions } = await answerQuestion({ busPath: layout.taskBus(projectId, taskId), writers: this.bus.writers, taskDir, projectId, taskId, body, questionId });
     process.stdout.write(`msg_id: ${answer.msg_id}\nanswers: ${questions.map((q) => q.msg_id).join(', ')}\n`);
     if (!isTaskLoopRunning(taskDir)) {
       process.stderr.write(`note: no Ralph loop of ${taskId} is running; start one with run-agent task resume --project ${projectId} --task ${taskId}\n`);

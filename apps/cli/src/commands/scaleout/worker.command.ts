@@ -1,6 +1,9 @@
 import { hostname } from 'node:os';
+import { Inject } from '@nestjs/common';
 import { Command, Option } from 'nest-commander';
+import { MessageBusService } from '@app/messagebus';
 import { RunnerService } from '@app/runner';
+import { STORAGE_INDEX_FACTORY, type StorageIndexFactory } from '@app/storage';
 import { createWorker, resolveNatsAuth, ScaleoutError, validateHostId, validateNatsUrl, type NatsAuthFlags } from '@app/scaleout';
 import { UsageError } from '../../common/cli-errors';
 import { agentCallerEnv, loadRunConfig } from '../engine/job-common';
@@ -38,7 +41,11 @@ function usage<T>(fn: () => T): T {
   description: 'Run root tasks pulled from a conductor --nats work queue (NATS JetStream), replicating their files to the server',
 })
 export class WorkerCommand extends NatsAuthOptionParsers {
-  constructor(private readonly runner: RunnerService) {
+  constructor(
+    private readonly runner: RunnerService,
+    @Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory,
+    private readonly bus: MessageBusService,
+  ) {
     super();
   }
 
@@ -55,7 +62,7 @@ export class WorkerCommand extends NatsAuthOptionParsers {
     const loaded = loadRunConfig(flags.config);
     const root = resolveRoot(flags.root, process.env, flags.config);
     const log = (line: string) => process.stderr.write(`${line}\n`);
-    const worker = createWorker({ url, root, host, capacity, leaseMs, config: loaded.config, task: { restartDelayMs, env: agentCallerEnv(loaded) }, log, runner: this.runner, auth });
+    const worker = createWorker({ url, layout: this.indexFor(root).layout, writers: this.bus.writers, host, capacity, leaseMs, config: loaded.config, task: { restartDelayMs, env: agentCallerEnv(loaded) }, log, runner: this.runner, auth });
 
     let stopRequested: (signal: string) => void = () => undefined;
     const stopped = new Promise<string>((resolve) => (stopRequested = resolve));
