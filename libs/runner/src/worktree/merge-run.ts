@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { BusWriter } from '@app/messagebus';
+import type { BusWriters } from '@app/messagebus';
 import { StorageError, withFileLock, TASK_BUS_FILE } from '@app/storage';
 import { errorText } from '../runner.errors';
 import { checkRefArg, git, gitCommonDir, gitRaw } from './git';
@@ -44,13 +44,13 @@ export async function tryMergeLock(commonDir: string, fn: () => Promise<void>): 
 }
 
 /** Runs queue entries in order until `untilSeq` is finished (every pending one when undefined). Call with the merge lock held. */
-export async function drainQueue(repo: string, commonDir: string, untilSeq?: number): Promise<number> {
+export async function drainQueue(repo: string, commonDir: string, writers: BusWriters, untilSeq?: number): Promise<number> {
   let ran = 0;
   for (;;) {
     if (untilSeq !== undefined && !isPending(queueEntry(repo, untilSeq) ?? ({ state: 'merged' } as MergeQueueEntry))) return ran;
     const head = await claimHead(repo, commonDir);
     if (!head) return ran;
-    await runEntry(repo, commonDir, head);
+    await runEntry(repo, commonDir, head, writers);
     ran++;
   }
 }
@@ -65,7 +65,7 @@ function taskRecordFor(repo: string, entry: MergeQueueEntry): WorktreeRecord {
   return rec;
 }
 
-async function runEntry(repo: string, commonDir: string, entry: MergeQueueEntry): Promise<void> {
+async function runEntry(repo: string, commonDir: string, entry: MergeQueueEntry, writers: BusWriters): Promise<void> {
   let rec: WorktreeRecord | undefined;
   let finish: Finish;
   // an entry claimed more than once: its previous owner died during it (killed, crashed)
@@ -77,10 +77,10 @@ async function runEntry(repo: string, commonDir: string, entry: MergeQueueEntry)
       if (interrupted && rec.merged_commit) {
         // the interrupted attempt merged and recorded it on the task, then died before the queue said so
         finish = { state: 'merged', outcome: 'merged', commit: rec.merged_commit, detail: 'merged by the interrupted attempt, which died before recording it in the queue' };
-        await post(entry.task_dir, rec, 'INFO', `found ${rec.branch} merged into ${rec.base_branch} (${rec.merged_commit}) by the interrupted attempt ${entry.attempts - 1}; recorded, not merged again`);
+        await post(writers, entry.task_dir, rec, 'INFO', `found ${rec.branch} merged into ${rec.base_branch} (${rec.merged_commit}) by the interrupted attempt ${entry.attempts - 1}; recorded, not merged again`);
       }
     } else {
-      if (interrupted) await post(entry.task_dir, rec, 'INFO', `re-verifying the merge of ${rec.branch} into ${rec.base_branch} from a clean scratch worktree (attempt ${entry.attempts}; the previous one was interrupted)`);
+      if (interrupted) await post(writers, entry.task_dir, rec, 'INFO', `re-verifying the merge of ${rec.branch} into ${rec.base_branch} from a clean scratch worktree (attempt ${entry.attempts}; the previous one was interrupted)`);
       const commit = await mergeLocked(rec, entry.verify);
       // nothing to merge after an interrupted attempt: that attempt moved the base and died before recording it
       const found = !commit && interrupted ? await mergeCommitOf(rec) : undefined;
@@ -93,7 +93,7 @@ async function runEntry(repo: string, commonDir: string, entry: MergeQueueEntry)
   }
   if (rec && rec.merge_status !== 'merged') {
     try {
-      await recordOnTask(entry.task_dir, rec, finish);
+      await recordOnTask(writers, entry.task_dir, rec, finish);
     } catch (err) {
       finish.detail = `${finish.detail ? `${finish.detail}; ` : ''}recording the outcome on the task failed: ${errorText(err)}`;
     }
@@ -113,21 +113,21 @@ async function mergeCommitOf(rec: WorktreeRecord): Promise<string | undefined> {
 }
 
 /** WORKTREE.yaml and the task bus say how the merge ended (MERGE_CONFLICT / MERGE_FAILED name the files). */
-async function recordOnTask(taskDir: string, rec: WorktreeRecord, f: Finish): Promise<void> {
+async function recordOnTask(writers: BusWriters, taskDir: string, rec: WorktreeRecord, f: Finish): Promise<void> {
   if (f.state === 'merged') {
     updateWorktreeRecord(taskDir, { merge_status: 'merged', merged_commit: f.commit, merged_at: new Date().toISOString(), merge_detail: undefined, merge_files: undefined });
     const how = f.commit ? `merged ${rec.branch} into ${rec.base_branch} (${f.commit})` : `${rec.branch} had nothing to merge into ${rec.base_branch}`;
-    await post(taskDir, rec, 'INFO', f.detail ? `${how}: ${f.detail}` : how);
+    await post(writers, taskDir, rec, 'INFO', f.detail ? `${how}: ${f.detail}` : how);
     return;
   }
   if (f.outcome !== 'conflict' && f.outcome !== 'failed') return; // an internal error is the queue entry's, not the task's
   updateWorktreeRecord(taskDir, { merge_status: f.outcome, merge_detail: f.detail, merge_files: f.files });
   const files = f.files?.length ? `\nfiles:\n${f.files.map((x) => `- ${x}`).join('\n')}` : '';
-  await post(taskDir, rec, f.outcome === 'conflict' ? 'MERGE_CONFLICT' : 'MERGE_FAILED', `${f.detail ?? ''}${files}`);
+  await post(writers, taskDir, rec, f.outcome === 'conflict' ? 'MERGE_CONFLICT' : 'MERGE_FAILED', `${f.detail ?? ''}${files}`);
 }
 
-async function post(taskDir: string, rec: WorktreeRecord, type: string, body: string): Promise<void> {
-  const bus = new BusWriter(join(taskDir, TASK_BUS_FILE));
+async function post(writers: BusWriters, taskDir: string, rec: WorktreeRecord, type: string, body: string): Promise<void> {
+  const bus = writers(join(taskDir, TASK_BUS_FILE));
   try {
     await bus.append({ type, project_id: rec.project_id, task_id: rec.task_id, run_id: '', body });
   } finally {
@@ -205,7 +205,7 @@ export interface ResumeReport {
  * re-verified). Waits for the merge lock as long as it takes (`lockTimeoutMs`, default 30 min) —
  * a live process that holds it runs the queue itself. `onFound` hears about each queue before it runs.
  */
-export async function resumeMergeQueues(repos: string[], opts: { lockTimeoutMs?: number; onFound?: (r: ResumeReport) => void } = {}): Promise<ResumeReport[]> {
+export async function resumeMergeQueues(repos: string[], opts: { writers: BusWriters; lockTimeoutMs?: number; onFound?: (r: ResumeReport) => void }): Promise<ResumeReport[]> {
   const reports: ResumeReport[] = [];
   for (const repo of repos) {
     const report: ResumeReport = { repo, pending: 0, interrupted: 0, ran: 0 };
@@ -217,7 +217,7 @@ export async function resumeMergeQueues(repos: string[], opts: { lockTimeoutMs?:
       opts.onFound?.(report);
       const commonDir = await gitCommonDir(repo);
       await withFileLock(join(commonDir, 'conductor-merge.lock'), { timeoutMs: opts.lockTimeoutMs ?? 30 * 60_000, pollMs: 200 }, async () => {
-        report.ran = await drainQueue(repo, commonDir);
+        report.ran = await drainQueue(repo, commonDir, opts.writers);
       });
     } catch (err) {
       report.error = errorText(err);

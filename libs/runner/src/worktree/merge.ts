@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { BusWriters } from '@app/messagebus';
 import { AppConfig, StorageError } from '@app/storage';
 import { RunnerError } from '../runner.errors';
 import { gitCommonDir } from './git';
@@ -8,6 +9,8 @@ import { readWorktreeRecord, WorktreeRecord } from './record';
 
 export interface MergeOptions {
   taskDir: string;
+  /** Writes the outcome to the task bus (the composition root's factory). */
+  writers: BusWriters;
   config?: AppConfig;
   /** How long to wait in the repository's merge queue (default 30 min). */
   queueTimeoutMs?: number;
@@ -55,18 +58,18 @@ export async function mergeTask(opts: MergeOptions): Promise<MergeResult> {
     base_branch: rec.base_branch,
     verify: opts.config?.worktree?.verify,
   });
-  const done = await waitForEntry(rec.repo, commonDir, entry.seq, opts.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS, opts.pollMs ?? 100);
+  const done = await waitForEntry(rec.repo, commonDir, opts.writers, entry.seq, opts.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS, opts.pollMs ?? 100);
   return outcomeOf(rec, done);
 }
 
 /** Runs the queue while the lock is free, else watches entry `seq` until someone finished it. */
-async function waitForEntry(repo: string, commonDir: string, seq: number, timeoutMs: number, pollMs: number): Promise<MergeQueueEntry> {
+async function waitForEntry(repo: string, commonDir: string, writers: BusWriters, seq: number, timeoutMs: number, pollMs: number): Promise<MergeQueueEntry> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const e = queueEntry(repo, seq);
     if (!e) throw new RunnerError('MERGE_FAILED', `merge queue entry ${seq} of ${repo} is gone (the queue file was removed or rewritten)`);
     if (!isPending(e)) return e;
-    if (await tryMergeLock(commonDir, async () => void (await drainQueue(repo, commonDir, seq)))) continue;
+    if (await tryMergeLock(commonDir, async () => void (await drainQueue(repo, commonDir, writers, seq)))) continue;
     if (Date.now() >= deadline) {
       // withdrawn only while still queued: one that is verifying now is waited for
       const left = await finishEntry(repo, commonDir, seq, { state: 'failed', outcome: 'timeout', detail: `gave up after ${Math.round(timeoutMs / 1000)} s waiting in the merge queue` }, 'queued');

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { loopParts } from '../../../utils/loop-parts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBusWriters, readMessages } from '@app/messagebus';
@@ -88,9 +89,9 @@ describe('worktree lifecycle (real git)', () => {
       const wt = await prepareTaskWorktree({ root, writers, projectId: P, taskId: t, taskDir: taskDir(t), isolation: { worktree: true, repo } });
       writeFileSync(join(wt!.cwd, `${t}.txt`), `${t}\n`);
     }
-    await mergeTask({ taskDir: taskDir(T1) });
+    await mergeTask({ writers: loopParts.writers, taskDir: taskDir(T1) });
     // T3's task folder is deleted after its branch was merged by hand
-    await mergeTask({ taskDir: taskDir(T3) });
+    await mergeTask({ writers: loopParts.writers, taskDir: taskDir(T3) });
     rmSync(taskDir(T3), { recursive: true });
     for (const t of [T1, T2]) utimesSync(taskDir(t), old, old);
     const wt3 = join(repo, '.conductor', 'worktrees', T3);

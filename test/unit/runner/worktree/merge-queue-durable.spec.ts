@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { loopParts } from '../../../utils/loop-parts';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,7 +68,7 @@ describe('durable merge queue (real git)', () => {
   it('records each merge with its order, state and timestamps; merges run in queue order', async () => {
     const verify = `echo "$JRUN_TASK_ID" >> ${log}`;
     // three callers at once: the queue decides the order, and every step follows it
-    await Promise.all(TASKS.map((t) => mergeTask({ taskDir: taskDir(t), config: config(verify), pollMs: 10 })));
+    await Promise.all(TASKS.map((t) => mergeTask({ writers: loopParts.writers, taskDir: taskDir(t), config: config(verify), pollMs: 10 })));
     const queue = readMergeQueue(repo);
     expect(queue.map((e) => e.task_id).sort()).toEqual(TASKS);
     expect(queue.map((e) => [e.seq, e.state, e.outcome, e.attempts, e.verify])).toEqual([1, 2, 3].map((seq) => [seq, 'merged', 'merged', 1, verify]));
@@ -91,7 +92,7 @@ describe('durable merge queue (real git)', () => {
     expect(taskQueueEntry(repo, taskDir(TASKS[2]))).toMatchObject({ state: 'queued', position: 3 });
 
     const found: unknown[] = [];
-    const [report] = await resumeMergeQueues([repo], { onFound: (r) => found.push({ ...r }) });
+    const [report] = await resumeMergeQueues([repo], { writers: loopParts.writers, onFound: (r) => found.push({ ...r }) });
     expect(found).toEqual([{ repo, pending: 3, interrupted: 1, ran: 0 }]);
     expect(report).toEqual({ repo, pending: 3, interrupted: 1, ran: 3 });
     const queue = readMergeQueue(repo);
@@ -103,17 +104,17 @@ describe('durable merge queue (real git)', () => {
     expect(bus(TASKS[0]).map((m) => m.body)).toEqual([expect.stringContaining('re-verifying the merge of conductor/'), expect.stringContaining('merged conductor/')]);
     for (const t of TASKS) expect(readWorktreeRecord(taskDir(t))?.merge_status).toBe('merged');
     // a client that asks again learns it is merged, and nothing merges twice
-    expect(await mergeTask({ taskDir: taskDir(TASKS[0]), config: config(verify) })).toMatchObject({ already_merged: true });
+    expect(await mergeTask({ writers: loopParts.writers, taskDir: taskDir(TASKS[0]), config: config(verify) })).toMatchObject({ already_merged: true });
     expect(mergesOn('main')).toHaveLength(TASKS.length);
   });
 
   it('a merge that reached the base branch just before the crash is recorded as merged, never merged twice', async () => {
-    await mergeTask({ taskDir: taskDir(TASKS[0]) });
+    await mergeTask({ writers: loopParts.writers, taskDir: taskDir(TASKS[0]) });
     // the crash came after the base moved but before the queue and WORKTREE.yaml said so
     const rec = readWorktreeRecord(taskDir(TASKS[0]))!;
     writeFileSync(join(taskDir(TASKS[0]), 'WORKTREE.yaml'), stringify({ ...rec, merge_status: undefined, merged_commit: undefined, merged_at: undefined }));
     writeQueue(['verifying'], `echo "$JRUN_TASK_ID" >> ${log}`);
-    await resumeMergeQueues([repo]);
+    await resumeMergeQueues([repo], { writers: loopParts.writers });
     // the merge commit the interrupted attempt made is found and named (issue #31: it was recorded as `nothing`, without a commit)
     const commit = gitSync(repo, 'rev-parse', 'main');
     expect(readMergeQueue(repo)[0]).toMatchObject({ state: 'merged', outcome: 'merged', commit, attempts: 2 });
@@ -124,17 +125,17 @@ describe('durable merge queue (real git)', () => {
   });
 
   it('a merge recorded on the task but not yet in the queue when its owner died is finished by the next merge of that task', async () => {
-    await mergeTask({ taskDir: taskDir(TASKS[0]) });
+    await mergeTask({ writers: loopParts.writers, taskDir: taskDir(TASKS[0]) });
     const commit = readWorktreeRecord(taskDir(TASKS[0]))!.merged_commit!;
     // the owner died after WORKTREE.yaml said merged, before the queue did
     writeQueue(['verifying'], `echo "$JRUN_TASK_ID" >> ${log}`);
     // issue #31: this answered "already merged" and left the entry verifying
-    expect(await mergeTask({ taskDir: taskDir(TASKS[0]) })).toMatchObject({ already_merged: false, commit });
+    expect(await mergeTask({ writers: loopParts.writers, taskDir: taskDir(TASKS[0]) })).toMatchObject({ already_merged: false, commit });
     expect(readMergeQueue(repo)[0]).toMatchObject({ state: 'merged', outcome: 'merged', commit, attempts: 2 });
     expect(bus(TASKS[0]).pop()?.body).toBe(`found conductor/${TASKS[0]} merged into main (${commit}) by the interrupted attempt 1; recorded, not merged again`);
     expect(mergesOn('main')).toHaveLength(1);
     expect(existsSync(log)).toBe(false);
-    expect(await mergeTask({ taskDir: taskDir(TASKS[0]) })).toMatchObject({ already_merged: true, commit });
+    expect(await mergeTask({ writers: loopParts.writers, taskDir: taskDir(TASKS[0]) })).toMatchObject({ already_merged: true, commit });
   });
 
   it('asking twice while queued keeps one entry; an entry that no longer matches its task fails alone', async () => {
@@ -142,7 +143,7 @@ describe('durable merge queue (real git)', () => {
     const rec = readWorktreeRecord(taskDir(TASKS[0]))!;
     writeFileSync(join(taskDir(TASKS[0]), 'WORKTREE.yaml'), stringify({ ...rec, branch: 'conductor/someone-else' }));
     // TASKS[1] asks again: it keeps its place behind TASKS[0] (no second entry)
-    await expect(mergeTask({ taskDir: taskDir(TASKS[1]) })).resolves.toMatchObject({ already_merged: false });
+    await expect(mergeTask({ writers: loopParts.writers, taskDir: taskDir(TASKS[1]) })).resolves.toMatchObject({ already_merged: false });
     const queue = readMergeQueue(repo);
     expect(queue.map((e) => [e.seq, e.task_id, e.state, e.outcome])).toEqual([[1, TASKS[0], 'failed', 'error'], [2, TASKS[1], 'merged', 'merged']]);
     expect(queue[0].detail).toContain('does not match the queued merge');
@@ -151,8 +152,8 @@ describe('durable merge queue (real git)', () => {
 
   it('a failing verify is recorded on the entry and reported to the caller; the next merge still runs', async () => {
     const verify = `echo "$JRUN_TASK_ID" >> ${log}; test "$JRUN_TASK_ID" != ${TASKS[0]}`;
-    const first = mergeTask({ taskDir: taskDir(TASKS[0]), config: config(verify) }).catch((e: unknown) => e);
-    const second = mergeTask({ taskDir: taskDir(TASKS[1]), config: config(verify) });
+    const first = mergeTask({ writers: loopParts.writers, taskDir: taskDir(TASKS[0]), config: config(verify) }).catch((e: unknown) => e);
+    const second = mergeTask({ writers: loopParts.writers, taskDir: taskDir(TASKS[1]), config: config(verify) });
     expect(isRunnerError(await first, 'MERGE_FAILED')).toBe(true);
     await second;
     expect(readMergeQueue(repo).map((e) => [e.task_id, e.state, e.outcome]).sort()).toEqual([[TASKS[0], 'failed', 'failed'], [TASKS[1], 'merged', 'merged']]);
@@ -160,7 +161,7 @@ describe('durable merge queue (real git)', () => {
 
   it('a merge still queued when its wait times out is withdrawn (recorded), nothing merged', async () => {
     const err = await withFileLock(join(repo, '.git', 'conductor-merge.lock'), { timeoutMs: 1000 }, () =>
-      mergeTask({ taskDir: taskDir(TASKS[0]), queueTimeoutMs: 200, pollMs: 20 }).catch((e: unknown) => e),
+      mergeTask({ writers: loopParts.writers, taskDir: taskDir(TASKS[0]), queueTimeoutMs: 200, pollMs: 20 }).catch((e: unknown) => e),
     );
     expect(err).toBeInstanceOf(StorageError);
     expect((err as StorageError).code).toBe('LOCK_TIMEOUT');
@@ -168,14 +169,14 @@ describe('durable merge queue (real git)', () => {
     expect(readMergeQueue(repo).map((e) => [e.state, e.outcome])).toEqual([['failed', 'timeout']]);
     expect(mergesOn('main')).toEqual([]);
     // asked again later, it is queued afresh and merges
-    await mergeTask({ taskDir: taskDir(TASKS[0]) });
+    await mergeTask({ writers: loopParts.writers, taskDir: taskDir(TASKS[0]) });
     expect(readMergeQueue(repo).map((e) => [e.seq, e.state])).toEqual([[1, 'failed'], [2, 'merged']]);
   });
 
   it('a verify command runs in its own process group; what it leaves running is killed when it exits', async () => {
     const pidFile = join(dir, 'bg.pid');
     const verify = `sleep 300 & echo $! > ${pidFile}; exit 0`;
-    await mergeTask({ taskDir: taskDir(TASKS[0]), config: config(verify) });
+    await mergeTask({ writers: loopParts.writers, taskDir: taskDir(TASKS[0]), config: config(verify) });
     const pid = Number(readFileSync(pidFile, 'utf8'));
     await waitFor(`background process ${pid} of the verify command to be gone`, () => !processAlive(pid));
     expect(readMergeQueue(repo)[0]).toMatchObject({ state: 'merged' });

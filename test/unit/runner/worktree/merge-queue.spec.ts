@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loopParts } from '../../../utils/loop-parts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readMessages } from '@app/messagebus';
@@ -56,13 +57,13 @@ describe('worktree merge queue (real git)', () => {
     // the diff staged nothing in the worktree's own index
     expect(gitSync(b.path, 'diff', '--cached', '--name-only')).toBe('');
 
-    const merged = await mergeTask({ taskDir: taskDir(T1) });
+    const merged = await mergeTask({ writers: loopParts.writers, taskDir: taskDir(T1) });
     expect(merged.commit).toBe(gitSync(repo, 'rev-parse', 'main'));
     expect(readFileSync(join(repo, 'shared.txt'), 'utf8')).toContain('ALPHA');
     expect(readWorktreeRecord(taskDir(T1))?.merge_status).toBe('merged');
 
     const mainBefore = gitSync(repo, 'rev-parse', 'main');
-    const err = await mergeTask({ taskDir: taskDir(T2) }).catch((e: unknown) => e);
+    const err = await mergeTask({ writers: loopParts.writers, taskDir: taskDir(T2) }).catch((e: unknown) => e);
     expect(isRunnerError(err, 'MERGE_CONFLICT')).toBe(true);
     expect((err as Error).message).toContain('shared.txt');
     expect(gitSync(repo, 'rev-parse', 'main')).toBe(mainBefore);
@@ -79,7 +80,7 @@ describe('worktree merge queue (real git)', () => {
     writeFileSync(join(b.path, 'shared.txt'), 'line one\nALPHA\nBETA\nline three\n');
     gitSync(b.path, 'add', 'shared.txt');
     gitSync(b.path, '-c', 'core.editor=true', 'rebase', '--continue');
-    const ok = await mergeTask({ taskDir: taskDir(T2) });
+    const ok = await mergeTask({ writers: loopParts.writers, taskDir: taskDir(T2) });
     expect(ok.commit).toBe(gitSync(repo, 'rev-parse', 'main'));
     expect(readFileSync(join(repo, 'shared.txt'), 'utf8')).toBe('line one\nALPHA\nBETA\nline three\n');
     expect(readFileSync(join(repo, 'new.txt'), 'utf8')).toBe('beta only\n');
@@ -91,7 +92,7 @@ describe('worktree merge queue (real git)', () => {
     writeFileSync(join(a.path, 'shared.txt'), 'broken\n');
     const before = gitSync(repo, 'rev-parse', 'main');
     const verify = 'grep -q "line one" shared.txt || { echo "verify: shared.txt lost line one" >&2; exit 3; }';
-    const err = await mergeTask({ taskDir: taskDir(T1), config: config(verify) }).catch((e: unknown) => e);
+    const err = await mergeTask({ writers: loopParts.writers, taskDir: taskDir(T1), config: config(verify) }).catch((e: unknown) => e);
     expect(isRunnerError(err, 'MERGE_FAILED')).toBe(true);
     expect((err as Error).message).toContain('exit code 3');
     expect(gitSync(repo, 'rev-parse', 'main')).toBe(before);
@@ -104,7 +105,7 @@ describe('worktree merge queue (real git)', () => {
     expect(gitSync(repo, 'worktree', 'list').split('\n')).toHaveLength(2);
 
     writeFileSync(join(a.path, 'shared.txt'), 'line one\nfixed\n');
-    await mergeTask({ taskDir: taskDir(T1), config: config(verify) });
+    await mergeTask({ writers: loopParts.writers, taskDir: taskDir(T1), config: config(verify) });
     expect(readFileSync(join(repo, 'shared.txt'), 'utf8')).toBe('line one\nfixed\n');
   });
 
@@ -116,7 +117,7 @@ describe('worktree merge queue (real git)', () => {
     const log = join(dir, 'verify.log');
     // each verify records its start and end; overlapping merges would interleave them
     const verify = `echo start >> ${log}; sleep 0.3; echo end >> ${log}`;
-    await Promise.all([mergeTask({ taskDir: taskDir(T1), config: config(verify) }), mergeTask({ taskDir: taskDir(T2), config: config(verify) })]);
+    await Promise.all([mergeTask({ writers: loopParts.writers, taskDir: taskDir(T1), config: config(verify) }), mergeTask({ writers: loopParts.writers, taskDir: taskDir(T2), config: config(verify) })]);
     expect(readFileSync(log, 'utf8')).toBe('start\nend\nstart\nend\n');
     expect(existsSync(join(repo, 'a.txt')) && existsSync(join(repo, 'b.txt'))).toBe(true);
   });
@@ -124,7 +125,7 @@ describe('worktree merge queue (real git)', () => {
   it('refuses a task started from a commit (no base branch) without touching anything', async () => {
     const sha = gitSync(repo, 'rev-parse', 'HEAD');
     await ensureTaskWorktree({ projectId: P, taskId: T1, taskDir: taskDir(T1), request: { repo, base: sha } });
-    const err = await mergeTask({ taskDir: taskDir(T1) }).catch((e: unknown) => e);
+    const err = await mergeTask({ writers: loopParts.writers, taskDir: taskDir(T1) }).catch((e: unknown) => e);
     expect(isRunnerError(err, 'MERGE_FAILED')).toBe(true);
     expect(gitSync(repo, 'rev-parse', 'main')).toBe(sha);
   });

@@ -1,5 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { Command, Option } from 'nest-commander';
+import { MessageBusService } from '@app/messagebus';
 import { mergeTask, taskDiff } from '@app/runner';
 import { existingTaskDir, STORAGE_INDEX_FACTORY, type StorageIndexFactory } from '@app/storage';
 import { loadRunConfig, resolveScope, runRoot } from './job-common';
@@ -65,7 +66,10 @@ export class DiffCommand extends TaskScopeParsers {
     'bus naming the files, and exits 1.',
 })
 export class MergeCommand extends TaskScopeParsers {
-  constructor(@Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory) {
+  constructor(
+    @Inject(STORAGE_INDEX_FACTORY) private readonly indexFor: StorageIndexFactory,
+    private readonly bus: MessageBusService,
+  ) {
     super();
   }
 
@@ -73,7 +77,7 @@ export class MergeCommand extends TaskScopeParsers {
     const queueTimeoutMs = flags.queueTimeout !== undefined ? durationFlag(flags.queueTimeout, '--queue-timeout') : undefined;
     const loaded = loadRunConfig(flags.config);
     const taskDir = taskDirOf(this.indexFor, flags, runRoot(flags.root, loaded));
-    const r = await mergeTask({ taskDir, config: loaded.config, queueTimeoutMs });
+    const r = await mergeTask({ taskDir, config: loaded.config, queueTimeoutMs, writers: this.bus.writers });
     if (r.already_merged) process.stdout.write(`${r.branch} is already merged into ${r.base_branch}\n`);
     else if (!r.commit) process.stdout.write(`${r.branch} has nothing to merge into ${r.base_branch}\n`);
     else process.stdout.write(`merged ${r.branch} into ${r.base_branch} (${r.commit})\n`);
