@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { watchAgentGroup } from './agent-watchdog';
 import { sendSignal } from './process-tree';
 
@@ -32,6 +33,12 @@ export interface AgentHandle {
   wait(): Promise<AgentExit>;
   /** Signals the whole process group. */
   signal(signal: NodeJS.Signals): void;
+  /**
+   * Lets the agent begin: until then it waits at a gate before `exec` (LocalAgentExecutor), so it
+   * runs only once the runner has recorded it. A runner that dies first closes the gate's pipe and
+   * the process exits without ever starting the agent. Absent: the agent runs from the start.
+   */
+  release?(): void;
 }
 
 /** The seam where an agent process is started: today a local process group, later a worker host. */
@@ -41,8 +48,16 @@ export interface AgentExecutor {
 }
 
 /**
+ * The gate the agent waits at (issue #31): `sh` blocks reading fd 3, a pipe whose other end only
+ * the runner holds. A line from the runner (release) → `exec` of the agent, in the same process
+ * (same pid and group, fd 3 closed first); end of file, because the runner died before recording
+ * the agent → exit 125 without running it. A dead runner never leaves an unrecorded agent.
+ */
+const GATE = 'read _ <&3 || exit 125; exec 3<&-; exec "$0" "$@"';
+
+/**
  * Starts the agent in its own session (detached: setsid, so pgid = pid), stdin from prompt.md,
- * stdout/stderr appended straight to the run files as file descriptors.
+ * stdout/stderr appended straight to the run files as file descriptors, behind the gate above.
  */
 export class LocalAgentExecutor implements AgentExecutor {
   readonly hostId = hostname();
@@ -50,6 +65,7 @@ export class LocalAgentExecutor implements AgentExecutor {
   start(launch: AgentLaunch): Promise<AgentHandle> {
     const fds: number[] = [];
     try {
+      checkRunnable(launch.command, launch.cwd, launch.env.PATH);
       fds.push(openSync(launch.stdinPath, 'r'));
       fds.push(openSync(launch.stdoutPath, 'a', 0o644));
       fds.push(openSync(launch.stderrPath, 'a', 0o644));
@@ -57,12 +73,14 @@ export class LocalAgentExecutor implements AgentExecutor {
       fds.forEach((fd) => closeSync(fd));
       return Promise.reject(err);
     }
-    const child = spawn(launch.command, launch.args, {
+    const child = spawn('/bin/sh', ['-c', GATE, launch.command, ...launch.args], {
       cwd: launch.cwd,
       env: launch.env,
       detached: true,
-      stdio: [fds[0], fds[1], fds[2]],
+      stdio: [fds[0], fds[1], fds[2], 'pipe'],
     });
+    const gate = child.stdio[3] as import('node:net').Socket;
+    gate.on('error', () => undefined); // the process ended before its release: nothing to let go
     let watchdog: { release(): void } | undefined;
     const exited = new Promise<AgentExit>((resolve) => {
       child.once('close', (code, signal) => {
@@ -89,8 +107,33 @@ export class LocalAgentExecutor implements AgentExecutor {
           signal: (sig) => {
             if (!sendSignal(-pid, sig)) sendSignal(pid, sig);
           },
+          release: () => gate.end('go\n'),
         });
       });
     });
   }
+}
+
+/**
+ * What spawn would refuse, refused before the gate (whose `sh` always starts): a command that is
+ * not found is ENOENT, one that is not an executable file EACCES, as the spawn errors were.
+ */
+function checkRunnable(command: string, cwd: string, path: string | undefined): void {
+  const candidates = command.includes('/') ? [isAbsolute(command) ? command : resolve(cwd, command)] : (path ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, command));
+  let denied = false;
+  for (const file of candidates) {
+    try {
+      if (!statSync(file).isFile()) continue;
+    } catch {
+      continue;
+    }
+    try {
+      accessSync(file, constants.X_OK);
+      return;
+    } catch {
+      denied = true;
+    }
+  }
+  const code = denied ? 'EACCES' : 'ENOENT';
+  throw Object.assign(new Error(`spawn ${command} ${code}`), { code, errno: code === 'EACCES' ? -13 : -2, syscall: `spawn ${command}`, path: command });
 }

@@ -92,6 +92,8 @@ export async function executeCli(ctx: ExecContext): Promise<JobResult> {
   if (ctx.opts.signal?.aborted || readStoppedBy(ctx.runDir)) onAbort();
   else ctx.opts.signal?.addEventListener('abort', onAbort, { once: true });
   const idle = watchIdle(ctx, handle);
+  // recorded (run-info, RUN_START) and watched: the agent may begin (agent-executor.ts, the gate)
+  handle.release?.();
   const exit = await exitPromise;
   await sandbox?.close();
   idle.stop();

@@ -8,7 +8,7 @@ describe('usage errors of command groups and the conductor help', () => {
 
   it.each([
     [['bus', 'nosuch'], 'run-agent bus', 'post, read, repair, discover'],
-    [['server', 'task', 'nosuch'], 'run-agent server task', 'status, stop, list, delete, resume, logs, runs'],
+    [['server', 'task', 'nosuch'], 'run-agent server task', 'status, stop, list, delete, resume, pull-request, logs, runs'],
     [['task', 'stray-prompt'], 'run-agent task', 'resume, delete, cancel'],
     [['shell-setup', 'bogus'], 'run-agent shell-setup', 'install, uninstall'],
     [['output', 'stray'], 'run-agent output', 'synthesize'],

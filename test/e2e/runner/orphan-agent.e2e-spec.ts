@@ -57,6 +57,8 @@ describe('agents die with their runner, or are adopted (issue #11)', () => {
     const env = { COUNTER_FILE: counter, RELEASE_FILE: release };
     const first = cli(['task', '--task', task, '--prompt', 'count me'], env);
     const orphan = await agentRun(taskDir, first.child.pid!);
+    // the agent runs once its runner released it (the gate, agent-executor.ts): kill the runner after that
+    await waitFor(() => starts(counter).includes(String(orphan.pid)), 20_000);
     first.child.kill('SIGKILL');
     await first.done;
     await waitFor(() => !processAlive(orphan.pid), 20_000);
@@ -78,9 +80,12 @@ describe('agents die with their runner, or are adopted (issue #11)', () => {
     const task = taskId('orphan-grace');
     const taskDir = layout.taskDir(PROJECT, task);
     const release = join(base, `${task}.release`);
-    const env = { COUNTER_FILE: join(base, `${task}.count`), RELEASE_FILE: release, IGNORE_TERM: '1', RUN_AGENT_ORPHAN_GRACE_SECONDS: '1' };
+    const counter = join(base, `${task}.count`);
+    const env = { COUNTER_FILE: counter, RELEASE_FILE: release, IGNORE_TERM: '1', RUN_AGENT_ORPHAN_GRACE_SECONDS: '1' };
     const first = cli(['task', '--task', task, '--prompt', 'count me'], env);
     const orphan = await agentRun(taskDir, first.child.pid!);
+    // the agent runs once its runner released it (the gate, agent-executor.ts): kill the runner after that
+    await waitFor(() => starts(counter).includes(String(orphan.pid)), 20_000);
     first.child.kill('SIGKILL');
     await first.done;
     try {
@@ -98,6 +103,8 @@ describe('agents die with their runner, or are adopted (issue #11)', () => {
     const env = { COUNTER_FILE: counter, RELEASE_FILE: release, IGNORE_TERM: '1', RUN_AGENT_ORPHAN_GRACE_SECONDS: '300' };
     const first = cli(['task', '--task', task, '--prompt', 'count me'], env);
     const orphan = await agentRun(taskDir, first.child.pid!);
+    // the agent runs once its runner released it (the gate, agent-executor.ts): kill the runner after that
+    await waitFor(() => starts(counter).includes(String(orphan.pid)), 20_000);
     first.child.kill('SIGKILL');
     await first.done;
     try {
