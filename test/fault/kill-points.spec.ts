@@ -85,8 +85,7 @@ describe('fault injection: SIGKILL of the root runner at seeded points of start,
         check(n, delay, `${file} reads back as a whole record`, false, () => (err as Error).message);
       }
       // a killed runner's run is healed by the product's reader once its agent is gone (dead
-      // processes: failed, or completed by DONE); an unreaped zombie counts as alive (spec), and the
-      // killed runner's agents are reaped by init, so this waits for that
+      // processes: failed, or completed by DONE; a zombie counts as exited, the one liveness rule)
       const info = await waitFor(`round ${n}: ${file} healed`, () => {
         const r = readRunInfoReconciled(file);
         return r.status !== 'running' && r;

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { createLivenessProbe, isStaleEpoch, isTaskDone, flockHeldByOther, LivenessProbe, type OwnerFence, runInfoFile, updateRunInfo } from '@app/storage';
 import { RunnerError } from './runner.errors';
-import { groupHasLiveMembers } from './process-tree';
 import { isUnfinished, taskRuns } from './run-scan';
 import { sleep } from './sleep';
 import { TASK_LOCK_FILE } from './task-lock';
@@ -16,9 +15,10 @@ export interface LiveRootRun {
 
 const ADOPT_POLL_MS = 200;
 
+/** Zombies count as exited, by the one rule in @app/storage's liveness (the probe applies it). */
 function agentAlive(pid: number, pgid: number, probe: LivenessProbe): boolean {
   if (!(pgid > 1 && pgid === pid)) return probe.isPidAlive(pid);
-  return groupHasLiveMembers(pgid) ?? probe.isGroupAlive(pgid);
+  return probe.isGroupAlive(pgid);
 }
 
 /**

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { isProcessRunning as processRunning } from '@app/storage';
 
 export interface ProcInfo {
   pid: number;
@@ -63,8 +64,7 @@ export function collectProcessTree(pgids: number[], pids: number[] = []): number
 
 /** A process that exists and is not a zombie (zombies hold no resources and only await reaping). */
 export function isProcessRunning(pid: number): boolean {
-  const info = readProcStat(pid);
-  return info !== undefined && info.state !== 'Z' && info.state !== 'X';
+  return processRunning(pid) ?? readProcStat(pid) !== undefined;
 }
 
 /** Sends a signal, ignoring processes that are already gone. */
@@ -75,14 +75,4 @@ export function sendSignal(target: number, signal: NodeJS.Signals): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * A process group with at least one member that is not a zombie. `kill(-pgid, 0)` also succeeds
- * for a group of zombies not yet reaped (an orphan's leader waits for init), which must not count
- * as a live agent. Undefined where /proc is unavailable (the caller falls back to kill(-pgid, 0)).
- */
-export function groupHasLiveMembers(pgid: number): boolean | undefined {
-  if (!existsSync('/proc/self/stat')) return undefined;
-  return listProcesses().some((p) => p.pgid === pgid && p.state !== 'Z' && p.state !== 'X');
 }

@@ -1,4 +1,59 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { RunInfo } from './run-info';
+
+/**
+ * The one zombie rule (issue #31, deviations D21): a zombie (or dying, state Z/X) is an exited
+ * process, not a live one; it only awaits reaping (by its live parent, or by init once the parent
+ * is gone). Upstream counts it alive; here liveness and the runner's adopt/refuse checks share this.
+ * Undefined where /proc is unavailable (the caller keeps kill(…, 0)'s answer).
+ */
+export function processState(pid: number): string | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
+  }
+}
+
+function processGroupOf(pid: number): number | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[2]);
+  } catch {
+    return undefined;
+  }
+}
+
+const exited = (state: string | undefined): boolean => state === undefined || state === 'Z' || state === 'X';
+
+/** A process that exists and has not exited (not a zombie); undefined without /proc. */
+export function isProcessRunning(pid: number): boolean | undefined {
+  if (!existsSync('/proc/self/stat')) return undefined;
+  return !exited(processState(pid));
+}
+
+/** A process group with a member that has not exited (zombies do not count); undefined without /proc. */
+export function groupHasRunningMember(pgid: number): boolean | undefined {
+  if (!existsSync('/proc/self/stat')) return undefined;
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const text = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid && !exited(fields[0])) return true;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return false;
+}
 
 /**
  * "Is this process / run alive?" (runner-agents.md §2.10). The only place that probes processes
@@ -8,26 +63,27 @@ import type { RunInfo } from './run-info';
 export type RunLiveness = Pick<RunInfo, 'pid' | 'pgid'> & Partial<Pick<RunInfo, 'starting' | 'in_process'>>;
 
 export class LivenessProbe {
-  /** kill(pid, 0) succeeds. EPERM counts as dead (upstream semantics); zombies count as alive. */
+  /** kill(pid, 0) succeeds and the process is not a zombie (the one zombie rule above). EPERM counts as dead (upstream semantics). */
   isPidAlive(pid: number): boolean {
     if (!Number.isInteger(pid) || pid <= 0) return false;
     try {
       process.kill(pid, 0);
-      return true;
     } catch {
       return false;
     }
+    return isProcessRunning(pid) ?? true;
   }
 
-  /** kill(-pgid, 0): success or EPERM ⇒ alive, ESRCH ⇒ dead; other errors count as dead. */
+  /** kill(-pgid, 0): success or EPERM ⇒ alive unless every member is a zombie, ESRCH ⇒ dead; other errors count as dead. */
   isGroupAlive(pgid: number): boolean {
     if (!Number.isInteger(pgid) || pgid <= 0) return false;
     try {
       process.kill(-pgid, 0);
-      return true;
     } catch (err) {
-      return (err as NodeJS.ErrnoException).code === 'EPERM';
+      if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
     }
+    if (isProcessRunning(pgid) && processGroupOf(pgid) === pgid) return true; // the leader lives: no scan
+    return groupHasRunningMember(pgid) ?? true;
   }
 
   /**
