@@ -55,6 +55,11 @@ export interface AgentExecutor {
  */
 const GATE = 'read _ <&3 || exit 125; exec 3<&-; exec "$0" "$@"';
 
+/** The argv that starts `command args` behind the gate (fd 3 must be a pipe the runner holds). */
+export function gatedArgv(command: string, args: string[]): { command: string; args: string[] } {
+  return { command: '/bin/sh', args: ['-c', GATE, command, ...args] };
+}
+
 /**
  * Starts the agent in its own session (detached: setsid, so pgid = pid), stdin from prompt.md,
  * stdout/stderr appended straight to the run files as file descriptors, behind the gate above.
@@ -73,7 +78,8 @@ export class LocalAgentExecutor implements AgentExecutor {
       fds.forEach((fd) => closeSync(fd));
       return Promise.reject(err);
     }
-    const child = spawn('/bin/sh', ['-c', GATE, launch.command, ...launch.args], {
+    const gated = gatedArgv(launch.command, launch.args);
+    const child = spawn(gated.command, gated.args, {
       cwd: launch.cwd,
       env: launch.env,
       detached: true,
