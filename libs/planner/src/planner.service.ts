@@ -201,7 +201,7 @@ export class PlannerService implements OnApplicationBootstrap, BeforeApplication
     try {
       const persisted = loadPlannerState(this.statePath, this.limit);
       const state = this.load();
-      const reclaimed = reclaimInterruptedLoops(persisted, state, this.index.layout, this.bus.writers);
+      const reclaimed = reclaimInterruptedLoops(persisted, state, this.index.layout, this.bus.systemWriters);
       const launches = this.schedule(state);
       this.save(state);
       if (reclaimed.length > 0) this.logger.log(`recovered planner state: restarting ${reclaimed.length} interrupted task loop(s)`);

@@ -29,7 +29,7 @@ function providers(options: Provider): Provider[] {
       provide: RunnerService,
       inject: RUNNER_SERVICE_INJECT,
       useFactory: (executor: AgentExecutor | undefined, registry: AgentRegistry | undefined, probe: LivenessProbe, options: RunnerModuleOptions | undefined, webhookSender: WebhookSender | undefined, bus: MessageBusService) =>
-        createRunnerService({ executor, registry, probe, writers: bus.writers, webhookSender }, options),
+        createRunnerService({ executor, registry, probe, writers: bus.systemWriters, webhookSender }, options),
     },
     { provide: TASK_DISPATCHER, inject: [RunnerService], useFactory: (runner: RunnerService) => runner.dispatcher },
   ];

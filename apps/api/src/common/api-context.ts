@@ -13,6 +13,8 @@ export interface ApiContext {
   index: StorageIndex;
   /** MessageBusService.writers (filled in by CoreModule): the bus-writer factory with the server's settings. */
   writers: BusWriters;
+  /** MessageBusService.systemWriters: for the server's own records (merge outcomes, notices), not posts. */
+  systemWriters: BusWriters;
   config?: AppConfig;
   apiKey?: string;
   disableTaskStart: boolean;
@@ -33,7 +35,7 @@ export interface ApiContext {
 export type { SseSettings } from '@app/streams';
 
 /** What the server is started with, before the modules provide the injected parts. */
-export type ApiSettings = Omit<ApiContext, 'index' | 'writers'> & { index?: StorageIndex; writers?: BusWriters };
+export type ApiSettings = Omit<ApiContext, 'index' | 'writers' | 'systemWriters'> & { index?: StorageIndex; writers?: BusWriters; systemWriters?: BusWriters };
 
 export const API_CONTEXT = Symbol('API_CONTEXT');
 

@@ -17,7 +17,7 @@ export class CoreModule {
         {
           provide: API_CONTEXT,
           inject: [STORAGE_INDEX, MessageBusService],
-          useFactory: (index: StorageIndex, bus: MessageBusService): ApiContext => Object.assign(settings, { index, writers: bus.writers }),
+          useFactory: (index: StorageIndex, bus: MessageBusService): ApiContext => Object.assign(settings, { index, writers: bus.writers, systemWriters: bus.systemWriters }),
         },
         SseLifecycle,
         AuditLogService,

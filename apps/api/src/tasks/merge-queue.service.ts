@@ -20,7 +20,7 @@ export class MergeQueueService implements OnApplicationBootstrap {
     const repos = registeredRepos(this.ctx.root);
     if (!repos.length) return;
     this.resumed = resumeMergeQueues(repos, {
-      writers: this.ctx.writers,
+      writers: this.ctx.systemWriters,
       onFound: (r) => this.logger.log(`merge queue of ${r.repo}: resuming ${r.pending} merge(s), ${r.interrupted} interrupted during verify (re-verified from a clean scratch worktree)`),
     }).then((reports) => {
       for (const r of reports) {

@@ -35,7 +35,7 @@ export class WorktreeController {
   private async merge(projectId: string, taskId: string, req: FastifyRequest, endpoint: string) {
     const dir = this.taskDir(projectId, taskId);
     this.audit.record(req, { endpoint, project_id: projectId, task_id: taskId });
-    const r = await mergeTask({ taskDir: dir, config: this.ctx.config, writers: this.ctx.writers });
+    const r = await mergeTask({ taskDir: dir, config: this.ctx.config, writers: this.ctx.systemWriters });
     return { project_id: projectId, ...r, worktree: worktreeView(dir) };
   }
 

@@ -54,7 +54,7 @@ export class ApiForgeTasks implements ForgeTasks {
   }
 
   async note(projectId: string, taskId: string, body: string): Promise<void> {
-    await this.bus.writers(this.ctx.layout.taskBus(projectId, taskId)).append({ type: 'INFO', project_id: projectId, task_id: taskId, run_id: '', body });
+    await this.bus.systemWriters(this.ctx.layout.taskBus(projectId, taskId)).append({ type: 'INFO', project_id: projectId, task_id: taskId, run_id: '', body });
   }
 
   isDone(projectId: string, taskId: string): boolean {
