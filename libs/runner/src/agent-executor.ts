@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { accessSync, closeSync, constants, openSync, statSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { AgentError, findExecutable } from '@app/agents';
 import { watchAgentGroup } from './agent-watchdog';
 import { sendSignal } from './process-tree';
 
@@ -70,7 +70,7 @@ export class LocalAgentExecutor implements AgentExecutor {
   start(launch: AgentLaunch): Promise<AgentHandle> {
     const fds: number[] = [];
     try {
-      checkRunnable(launch.command, launch.cwd, launch.env.PATH);
+      checkRunnable(launch.command, launch.cwd, launch.env);
       fds.push(openSync(launch.stdinPath, 'r'));
       fds.push(openSync(launch.stdoutPath, 'a', 0o644));
       fds.push(openSync(launch.stderrPath, 'a', 0o644));
@@ -124,22 +124,12 @@ export class LocalAgentExecutor implements AgentExecutor {
  * What spawn would refuse, refused before the gate (whose `sh` always starts): a command that is
  * not found is ENOENT, one that is not an executable file EACCES, as the spawn errors were.
  */
-function checkRunnable(command: string, cwd: string, path: string | undefined): void {
-  const candidates = command.includes('/') ? [isAbsolute(command) ? command : resolve(cwd, command)] : (path ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, command));
-  let denied = false;
-  for (const file of candidates) {
-    try {
-      if (!statSync(file).isFile()) continue;
-    } catch {
-      continue;
-    }
-    try {
-      accessSync(file, constants.X_OK);
-      return;
-    } catch {
-      denied = true;
-    }
+function checkRunnable(command: string, cwd: string, env: Record<string, string>): void {
+  try {
+    findExecutable(command, env, cwd);
+  } catch (err) {
+    if (!(err instanceof AgentError)) throw err;
+    const code = err.code === 'NOT_EXECUTABLE' ? 'EACCES' : 'ENOENT';
+    throw Object.assign(new Error(`spawn ${command} ${code}`), { code, errno: code === 'EACCES' ? -13 : -2, syscall: `spawn ${command}`, path: command });
   }
-  const code = denied ? 'EACCES' : 'ENOENT';
-  throw Object.assign(new Error(`spawn ${command} ${code}`), { code, errno: code === 'EACCES' ? -13 : -2, syscall: `spawn ${command}`, path: command });
 }

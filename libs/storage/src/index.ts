@@ -2,6 +2,7 @@ export * from './storage.module';
 export * from './storage.providers';
 export * from './storage.errors';
 export * from './ids';
+export * from './git-args';
 export * from './paging';
 export * from './layout';
 export * from './run-files';

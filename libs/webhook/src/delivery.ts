@@ -1,6 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseGoDuration, standardWebhooksKey } from '@app/storage';
+import { parseDurationOrSeconds, standardWebhooksKey } from '@app/storage';
 
 export interface WebhookSettings {
   url?: string;
@@ -79,22 +79,12 @@ export function webhookWanted(cfg: WebhookSettings | undefined, event = 'run_sto
 
 export function webhookTimeoutMs(cfg: WebhookSettings): number {
   if (typeof cfg.timeout === 'number') return cfg.timeout;
-  if (cfg.timeout) return parseTimeout(cfg.timeout);
-  return 10_000;
-}
-
-/** Go syntax (`30s`, `1m30s`) or a bare number of seconds, as the config allows. */
-function parseTimeout(text: string): number {
-  const value = text.trim();
-  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
-  let ms = NaN;
-  try {
-    ms = parseGoDuration(value);
-  } catch {
-    // reported below
+  if (cfg.timeout) {
+    const ms = parseDurationOrSeconds(cfg.timeout);
+    if (ms === undefined) throw new Error(`invalid webhook timeout "${cfg.timeout}": use a Go duration such as 30s, 1m30s or 500ms`);
+    return ms;
   }
-  if (ms >= 0) return ms;
-  throw new Error(`invalid webhook timeout "${text}": use a Go duration such as 30s, 1m30s or 500ms`);
+  return 10_000;
 }
 
 export function signBody(secret: string, body: string): string {

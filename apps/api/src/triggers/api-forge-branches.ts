@@ -10,8 +10,7 @@ export class ApiForgeBranches implements ForgeBranches {
 
   async readyBranch(projectId: string, taskId: string): Promise<TaskBranch | undefined> {
     const dir = this.ctx.layout.taskDir(projectId, taskId);
-    if (!readWorktreeRecord(dir)) return undefined;
-    await commitTaskLeftovers(dir);
+    await commitTaskLeftovers(dir); // nothing when the task has no worktree
     const rec = readWorktreeRecord(dir);
     if (!rec || rec.removed_at) return undefined;
     const branch = checkRefArg(rec.branch, 'branch', true);

@@ -68,9 +68,8 @@ export class ApiForgeTasks implements ForgeTasks {
   }
 
   recentProgress(projectId: string, taskId: string, max: number): Array<{ type: string; body: string }> {
-    const wanted = (type: string) => PROGRESS_TYPES.has(type);
     return readMessages(this.ctx.layout.taskBus(projectId, taskId), { last: 200 })
-      .filter((m) => wanted(m.type))
+      .filter((m) => PROGRESS_TYPES.has(m.type))
       .slice(-max)
       .map((m) => ({ type: m.type, body: m.body }));
   }

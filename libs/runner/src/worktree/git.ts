@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { isSafeGitRef } from '@app/storage';
 import { RunnerError } from '../runner.errors';
 
 /** The message of the error every git call fails with when no `git` executable is on PATH. */
@@ -49,16 +50,14 @@ export async function git(cwd: string, args: string[], env?: Record<string, stri
 }
 
 /**
- * The one rule for a ref or revision handed to git, wherever it came from (a flag, an API field or
- * a WORKTREE.yaml): not empty, not an option (`-…`), no whitespace or control characters, no
- * `..` range; callers still pass it after `--end-of-options`. Returns the value. A bad value
+ * The one rule for a ref or revision handed to git (@app/storage isSafeGitRef), wherever it came
+ * from (a flag, an API field or a WORKTREE.yaml). Returns the value. A bad value
  * given by the caller is INVALID_INPUT; one read from a WORKTREE.yaml (`fromRecord`) is a broken
  * record (WORKTREE), named as such.
  */
 export function checkRefArg(value: unknown, what: string, fromRecord = false): string {
   const text = typeof value === 'string' ? value : '';
-  // eslint-disable-next-line no-control-regex
-  if (text === '' || text.startsWith('-') || /[\s\u0000-\u001f\u007f]/.test(text) || text.includes('..') || text.length > 256) {
+  if (!isSafeGitRef(text)) {
     const line = `${what} ${JSON.stringify(text).slice(0, 80)} is not a valid git ref`;
     throw fromRecord ? new RunnerError('WORKTREE', `WORKTREE.yaml: ${line}`) : new RunnerError('INVALID_INPUT', line);
   }

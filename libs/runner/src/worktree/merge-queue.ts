@@ -51,7 +51,8 @@ interface MergeQueueDoc {
 const KEEP_FINISHED = 50;
 const LOCK_TIMEOUT_MS = 30_000;
 
-export const isPending = (e: MergeQueueEntry): boolean => e.state === 'queued' || e.state === 'verifying';
+/** Queued or verifying; an absent entry is not pending. */
+export const isPending = (e: MergeQueueEntry | undefined): boolean => e?.state === 'queued' || e?.state === 'verifying';
 
 export function mergeQueuePath(repo: string): string {
   return join(repo, MERGE_QUEUE_FILE);

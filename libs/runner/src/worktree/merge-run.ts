@@ -47,7 +47,7 @@ export async function tryMergeLock(commonDir: string, fn: () => Promise<void>): 
 export async function drainQueue(repo: string, commonDir: string, writers: BusWriters, untilSeq?: number): Promise<number> {
   let ran = 0;
   for (;;) {
-    if (untilSeq !== undefined && !isPending(queueEntry(repo, untilSeq) ?? ({ state: 'merged' } as MergeQueueEntry))) return ran;
+    if (untilSeq !== undefined && !isPending(queueEntry(repo, untilSeq))) return ran;
     const head = await claimHead(repo, commonDir);
     if (!head) return ran;
     await runEntry(repo, commonDir, head, writers);

@@ -43,7 +43,7 @@ export async function mergeTask(opts: MergeOptions): Promise<MergeResult> {
   const rec = readWorktreeRecord(opts.taskDir);
   if (!rec) throw new RunnerError('NOT_FOUND', 'task has no worktree (it was not started with --worktree)');
   // merged, unless the queue still holds its entry (its owner died after recording the merge on the task): that entry is finished first
-  if (rec.merge_status === 'merged' && !isPending(taskQueueEntry(rec.repo, resolve(opts.taskDir)) ?? ({ state: 'merged' } as MergeQueueEntry))) {
+  if (rec.merge_status === 'merged' && !isPending(taskQueueEntry(rec.repo, resolve(opts.taskDir)))) {
     return resultOf(rec, rec.merged_commit ?? '', true);
   }
   if (!rec.base_branch) {

@@ -1,3 +1,4 @@
+import { checkGitRemote } from '@app/storage';
 import { RunnerError } from '../runner.errors';
 import { checkRefArg, git, gitRaw } from './git';
 
@@ -20,7 +21,11 @@ export interface PushResult {
  */
 export async function pushTaskBranch(repo: string, remote: string, branch: string): Promise<PushResult> {
   checkRefArg(branch, 'branch');
-  if (remote.trim() === '' || remote.startsWith('-') || /\s/.test(remote)) throw new RunnerError('INVALID_INPUT', `remote ${JSON.stringify(remote).slice(0, 80)} is not a git remote`);
+  try {
+    checkGitRemote(remote);
+  } catch (err) {
+    throw new RunnerError('INVALID_INPUT', `remote ${(err as Error).message}`);
+  }
   const commit = await git(repo, ['rev-parse', '--verify', '-q', '--end-of-options', `refs/heads/${branch}^{commit}`]).catch(() => {
     throw new RunnerError('INVALID_INPUT', `branch ${JSON.stringify(branch)} does not exist in ${repo}`);
   });

@@ -27,16 +27,8 @@ export function budgetDefaults(r: RawReader): Pick<DefaultsConfig, 'max_tokens' 
   const mode = r.str(['defaults', 'resume_mode']).trim();
   if (mode !== '' && mode !== 'continue' && mode !== 'fresh') r.fail(['defaults', 'resume_mode'], `must be continue or fresh, got ${JSON.stringify(mode)}`);
   if (mode !== '') out.resume_mode = mode;
-  const criteria = r.str(['defaults', 'done_criteria_timeout']).trim();
-  if (criteria !== '') {
-    let ms = NaN;
-    try {
-      ms = parseGoDuration(criteria);
-    } catch {
-      // reported below
-    }
-    if (!(ms >= 1000 && ms <= 24 * 3600 * 1000)) r.fail(['defaults', 'done_criteria_timeout'], `must be a duration between 1s and 24h like 10m, got ${JSON.stringify(criteria)}`);
-    out.done_criteria_timeout = criteria;
+  if (r.durationBetween(['defaults', 'done_criteria_timeout'], 1000, 24 * 3600_000, '1s and 24h', '10m') !== undefined) {
+    out.done_criteria_timeout = r.str(['defaults', 'done_criteria_timeout']).trim();
   }
   const depth = r.int(['defaults', 'max_delegation_depth']);
   if (depth < 0 || depth > 1000) r.fail(['defaults', 'max_delegation_depth'], `must be from 1 to 1000 (0 = the default, 16), got ${depth}`);

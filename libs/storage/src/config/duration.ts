@@ -35,3 +35,18 @@ export function formatGoDuration(ms: number): string {
 function trimFraction(value: number): string {
   return value.toFixed(9).replace(/\.?0+$/, '');
 }
+
+/**
+ * A duration given on the command line or in a setting: Go syntax (`30s`, `1m30s`, `500ms`) or a
+ * bare number of seconds, in milliseconds; undefined when it is neither (or negative).
+ */
+export function parseDurationOrSeconds(text: string): number | undefined {
+  const value = text.trim();
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
+  try {
+    const ms = parseGoDuration(value);
+    return ms >= 0 ? ms : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,4 +1,4 @@
-import { parseGoDuration } from './duration';
+import { checkGitRemote, isSafeGitRef } from '../git-args';
 import { buildTemplate, TaskTemplate, validateTriggerName } from './triggers-config';
 import type { RawReader } from './raw-config';
 
@@ -57,22 +57,17 @@ const REPOSITORY = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 const LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(\[bot\])?$/;
 
 /**
- * The one check of a GitHub repository name, a git remote and a pull request's base branch,
- * wherever they come from (config, API): each returns the value or throws one line.
+ * The one check of a GitHub repository name and a pull request's base branch (the git remote's is
+ * checkGitRemote), wherever they come from (config, API): each returns the value or throws one line.
  */
 export function checkGithubRepository(value: string): string {
   if (!REPOSITORY.test(value) || value.includes('..')) throw new Error(`must be owner/name, got ${JSON.stringify(value).slice(0, 120)}`);
   return value;
 }
 
-export function checkGitRemote(value: string): string {
-  // eslint-disable-next-line no-control-regex
-  if (value === '' || value.startsWith('-') || /[\s\u0000-\u001f\u007f]/.test(value) || value.length > 1024) throw new Error(`must be a git remote name or URL, got ${JSON.stringify(value).slice(0, 120)}`);
-  return value;
-}
-
+/** A pull request's base branch: the git ref rule (git-args.ts), in a branch name's characters. */
 export function checkGithubBranch(value: string): string {
-  if (value === '' || value.startsWith('-') || !/^[A-Za-z0-9._/-]+$/.test(value) || value.includes('..') || value.length > 255) throw new Error(`must be a branch name, got ${JSON.stringify(value).slice(0, 120)}`);
+  if (!isSafeGitRef(value) || !/^[A-Za-z0-9._/-]+$/.test(value)) throw new Error(`must be a branch name, got ${JSON.stringify(value).slice(0, 120)}`);
   return value;
 }
 
@@ -167,14 +162,5 @@ function apiUrl(r: RawReader, path: string[]): string {
 }
 
 function catchUpInterval(r: RawReader, path: string[]): number {
-  const text = r.str(path).trim();
-  if (text === '') return FORGE_DEFAULT_CATCH_UP_MS;
-  let ms = NaN;
-  try {
-    ms = parseGoDuration(text);
-  } catch {
-    /* reported below */
-  }
-  if (!(ms >= 10_000 && ms <= 24 * 3600_000)) r.fail(path, `must be a duration between 10s and 24h like 5m, got ${JSON.stringify(text)}`);
-  return ms;
+  return r.durationBetween(path, 10_000, 24 * 3600_000, '10s and 24h', '5m') ?? FORGE_DEFAULT_CATCH_UP_MS;
 }

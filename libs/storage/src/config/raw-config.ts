@@ -1,5 +1,6 @@
 import { extname } from 'node:path';
 import { Document, isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
+import { parseGoDuration } from './duration';
 import { parseHcl } from './hcl';
 
 export interface ConfigPosition {
@@ -78,6 +79,23 @@ export class RawReader {
     if (v === undefined || v === null) return 0;
     if (typeof v === 'number' && Number.isInteger(v)) return v;
     return this.fail(path, `must be an integer, got ${JSON.stringify(v)}`);
+  }
+
+  /**
+   * A Go duration between `minMs` and `maxMs`, in milliseconds (undefined when the key is empty);
+   * outside or unreadable: `must be a duration between <bounds> like <example>`.
+   */
+  durationBetween(path: (string | number)[], minMs: number, maxMs: number, bounds: string, example: string): number | undefined {
+    const text = this.str(path).trim();
+    if (text === '') return undefined;
+    let ms = NaN;
+    try {
+      ms = parseGoDuration(text);
+    } catch {
+      // reported below
+    }
+    if (!(ms >= minMs && ms <= maxMs)) this.fail(path, `must be a duration between ${bounds} like ${example}, got ${JSON.stringify(text)}`);
+    return ms;
   }
 
   bool(path: (string | number)[]): boolean {

@@ -45,8 +45,6 @@ export class GithubPullRequests implements OnApplicationBootstrap, OnApplication
   /** One sync of a task at a time (attempt ends, loop ends, requests and catch-ups queue behind each other). */
   private readonly chains = new Map<string, Promise<unknown>>();
   private timer?: NodeJS.Timeout;
-  /** The running catch-up (tests and shutdown may await it). */
-  caughtUp?: Promise<void>;
 
   constructor(
     @Inject(TRIGGERS_OPTIONS) private readonly opts: TriggersOptions,
@@ -64,10 +62,9 @@ export class GithubPullRequests implements OnApplicationBootstrap, OnApplication
   onApplicationBootstrap(): void {
     const cfg = this.config;
     if (!cfg || !this.opts.runSchedules) return;
-    this.caughtUp = this.catchUp();
-    this.timer = setInterval(() => {
-      this.caughtUp = this.catchUp();
-    }, cfg.catch_up_interval_ms);
+    const run = () => void this.catchUp().catch((err: Error) => this.logger.warn(`catch-up: ${err.message}`));
+    run();
+    this.timer = setInterval(run, cfg.catch_up_interval_ms);
     this.timer.unref();
   }
 
