@@ -42,4 +42,9 @@ function commandConfig(command) {
   return { agents: { fast: { name: 'fast', type: 'command', command } }, defaults: { agent: 'fast' } };
 }
 
-module.exports = { commandConfig, seedFinishedRuns, writeAgent };
+/** The parts the engine's runTask/runJob take from their caller (as a composition root gives them): `lib(name)` requires a built lib. */
+function engineParts(lib) {
+  return { probe: lib('storage').createLivenessProbe(), writers: lib('messagebus').createBusWriters() };
+}
+
+module.exports = { commandConfig, engineParts, seedFinishedRuns, writeAgent };

@@ -10,10 +10,11 @@ const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { median } = require('./timing');
-const { commandConfig, writeAgent } = require('./run-fixtures');
+const { commandConfig, engineParts, writeAgent } = require('./run-fixtures');
 
 const [libs, dir] = process.argv.slice(2);
 const runner = require(path.join(libs, 'runner', 'src'));
+const parts = engineParts((name) => require(path.join(libs, name, 'src')));
 
 const config = commandConfig(writeAgent(dir, 'fast-agent', 'cat >/dev/null\nsleep 0.01\n: > "$JRUN_TASK_FOLDER/DONE"\necho done'));
 const bareAgent = writeAgent(dir, 'bare-agent', 'cat >/dev/null\nsleep 0.01\necho done');
@@ -23,7 +24,7 @@ async function concurrentTasks() {
   const root = path.join(dir, `runs-${++round}`);
   const t0 = process.hrtime.bigint();
   const results = await Promise.all(
-    Array.from({ length: 50 }, (_, i) => runner.runTask({ root, projectId: 'bench', taskId: `task-20260101-000000-conc-${round}-${i}`, prompt: 'bench', config })),
+    Array.from({ length: 50 }, (_, i) => runner.runTask({ ...parts, root, projectId: 'bench', taskId: `task-20260101-000000-conc-${round}-${i}`, prompt: 'bench', config })),
   );
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   const failed = results.filter((r) => r.status !== 'done').length;

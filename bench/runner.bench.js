@@ -6,7 +6,7 @@ const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { median } = require('./timing');
-const { commandConfig, writeAgent } = require('./run-fixtures');
+const { commandConfig, engineParts, writeAgent } = require('./run-fixtures');
 
 const PROJECT = 'bench';
 let seq = 0;
@@ -51,7 +51,7 @@ async function restartOverhead(ctx, runner) {
   );
   const root = path.join(dir, 'runs');
   const task = taskId('restart');
-  const result = await runner.runTask({ root, projectId: PROJECT, taskId: task, prompt: 'bench', config: commandConfig(agent), restartDelayMs: 0 });
+  const result = await runner.runTask({ ...engineParts(ctx.lib), root, projectId: PROJECT, taskId: task, prompt: 'bench', config: commandConfig(agent), restartDelayMs: 0 });
   if (result.status !== 'done') throw new Error(`restart bench task ended ${result.status}`);
   const spans = result.runIds.map((id) => fs.readFileSync(path.join(stamps, id), 'utf8').trim().split(' ').map(BigInt));
   const gaps = [];

@@ -68,6 +68,8 @@ export async function executeCli(ctx: ExecContext): Promise<JobResult> {
     // `stop` see the agent's pid, not the runner's sentinel record. Durable (issue #31): after a
     // power loss the next start finds the agent's pid, not a sentinel without one.
     writeRunInfo(ctx.infoPath, ctx.info, { fence: ctx.opts.fence });
+    // recorded (and watched since the spawn): the agent may begin (agent-executor.ts, the gate)
+    handle.release?.();
     await post(ctx, 'RUN_START', runStartBody(ctx));
   } catch (err) {
     // the agent this runner just started (a stale owner's too: nobody else knows of it)
@@ -92,8 +94,6 @@ export async function executeCli(ctx: ExecContext): Promise<JobResult> {
   if (ctx.opts.signal?.aborted || readStoppedBy(ctx.runDir)) onAbort();
   else ctx.opts.signal?.addEventListener('abort', onAbort, { once: true });
   const idle = watchIdle(ctx, handle);
-  // recorded (run-info, RUN_START) and watched: the agent may begin (agent-executor.ts, the gate)
-  handle.release?.();
   const exit = await exitPromise;
   await sandbox?.close();
   idle.stop();

@@ -32,7 +32,8 @@ function writeCommittingAgent(dir: string): string {
     'n=$(cat "$JRUN_TASK_FOLDER/attempts" 2>/dev/null || echo 0); n=$((n+1)); echo "$n" > "$JRUN_TASK_FOLDER/attempts"',
     'echo "change $n" > "work-$n.txt"',
     'git add -A && git -c user.email=agent@example.com -c user.name=agent -c commit.gpgsign=false commit -q -m "agent work $n"',
-    'if [ "$n" -ge 2 ]; then while [ ! -f "$JRUN_TASK_FOLDER/GO-$n" ]; do sleep 0.05; done; touch "$JRUN_TASK_FOLDER/DONE"; fi',
+    // waits for GO-<n>; a task folder removed under it (a failed test's clean-up) ends it
+    'if [ "$n" -ge 2 ]; then while [ ! -f "$JRUN_TASK_FOLDER/GO-$n" ]; do [ -d "$JRUN_TASK_FOLDER" ] || exit 1; sleep 0.05; done; touch "$JRUN_TASK_FOLDER/DONE"; fi',
     'exit 0',
     '',
   ];
