@@ -233,7 +233,7 @@ export class GithubPullRequests implements OnApplicationBootstrap, OnApplication
     const now = new Date().toISOString();
     const draft = found.draft ?? !done;
     const pull: PullRecord = { state: 'open', branch, number: found.number, node_id: found.node_id, url: found.html_url, draft, body_sha: sha256Hex(body), ...(draft ? {} : { ready_at: now }) };
-    holder.save({ pull });
+    // the pull link first: once the holder says `open`, feedback already routes to the task
     writeLink(this.opts.root, {
       repository: holder.repository,
       number: found.number,
@@ -247,6 +247,7 @@ export class GithubPullRequests implements OnApplicationBootstrap, OnApplication
       created_at: now,
       updated_at: now,
     });
+    holder.save({ pull });
     return pull;
   }
 }
