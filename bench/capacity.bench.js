@@ -2,29 +2,37 @@
 // Capacity (issue #33): N concurrent root tasks with a fake agent holding 100 MB for 20 s (see
 // capacity.js). CAPACITY_N (default 60), CAPACITY_AGENT_S (20), CAPACITY_AGENT_MB (100),
 // CAPACITY_MIN_AVAILABLE (defaults.min_available_memory, e.g. 2GB; default unset). CAPACITY_N=0 skips.
+// Runs twice: one runner process per task (the baseline), then through the task supervisor.
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
+
+function capacity(ctx, n, seconds, mb, mode) {
+  const args = [path.join(__dirname, 'capacity.js'), ctx.root, ctx.tmpDir('bench-capacity-'), String(n), String(seconds), String(mb), mode];
+  if (process.env.CAPACITY_MIN_AVAILABLE) args.push(process.env.CAPACITY_MIN_AVAILABLE);
+  const out = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: (seconds * 6 + 120) * 1000, env: { ...process.env, RUN_AGENT_SUPERVISOR_IDLE_MS: '1000' } });
+  if (out.status !== 0) throw new Error(`capacity bench (${mode}) failed: ${out.stderr}`);
+  return JSON.parse(out.stdout);
+}
 
 module.exports.run = async (ctx) => {
   const n = Number(process.env.CAPACITY_N ?? 60);
   if (!(n > 0)) return [];
   const seconds = Number(process.env.CAPACITY_AGENT_S ?? 20);
   const mb = Number(process.env.CAPACITY_AGENT_MB ?? 100);
-  const args = [path.join(__dirname, 'capacity.js'), ctx.root, ctx.tmpDir('bench-capacity-'), String(n), String(seconds), String(mb)];
-  if (process.env.CAPACITY_MIN_AVAILABLE) args.push(process.env.CAPACITY_MIN_AVAILABLE);
-  const out = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: (seconds * 6 + 120) * 1000 });
-  if (out.status !== 0) throw new Error(`capacity bench failed: ${out.stderr}`);
-  const r = JSON.parse(out.stdout);
-  const at = `${r.n} concurrent root tasks, ${mb} MB × ${seconds} s agents`;
+  // the baseline: one runner process per task, the loop in each (RUN_AGENT_SUPERVISOR unset)
+  const b = capacity(ctx, n, seconds, mb, 'runners');
+  const r = capacity(ctx, n, seconds, mb, 'supervisor');
+  const at = `${r.n} concurrent root tasks, ${mb} MB × ${seconds} s agents, RUN_AGENT_SUPERVISOR=1`;
+  const perTask = (x, k, digits = 0) => `one runner per task: ${x[k].toFixed(digits)}`;
   return [
-    { name: `capacity: start p50, submission → agent spawn (${at})`, value: r.p50, unit: 'ms', better: 'lower', note: `baseline: bare spawn of the same agent p50 ${r.bare.p50.toFixed(0)} ms` },
-    { name: `capacity: start p99 (${at})`, value: r.p99, unit: 'ms', target: 2000, better: 'lower', note: `baseline: bare spawn p99 ${r.bare.p99.toFixed(0)} ms` },
-    { name: 'capacity: our processes per concurrent agent, PSS (plateau)', value: r.pssPer, unit: 'MB', target: 15, better: 'lower', note: `total ${r.pssTotal.toFixed(0)} MB over ${r.sampled} runners; baseline: an idle node process PSS ${r.node.pss.toFixed(1)} MB` },
-    { name: 'capacity: our processes per concurrent agent, RSS (plateau)', value: r.rssPer, unit: 'MB', better: 'lower', note: `total ${r.rssTotal.toFixed(0)} MB; baseline: an idle node process RSS ${r.node.rss.toFixed(1)} MB` },
-    { name: 'capacity: runner CPU until its agent runs (start-up, per task)', value: r.cpuStartMs, unit: 'ms', better: 'lower', note: `× ${r.n} tasks on ${require('node:os').cpus().length} cores bounds the start latency` },
-    { name: 'capacity: runner CPU while its agent runs', value: r.cpuPctPerRunner, unit: '% of a core', better: 'lower' },
+    { name: `capacity: start p50, submission → agent spawn (${at})`, value: r.p50, unit: 'ms', better: 'lower', note: `baseline: bare spawn of the same agent p50 ${r.bare.p50.toFixed(0)} ms; ${perTask(b, 'p50')} ms` },
+    { name: `capacity: start p99 (${at})`, value: r.p99, unit: 'ms', target: 2000, better: 'lower', note: `baseline: bare spawn p99 ${r.bare.p99.toFixed(0)} ms; ${perTask(b, 'p99')} ms` },
+    { name: 'capacity: our processes per concurrent agent, PSS (plateau; clients and supervisor)', value: r.pssPer, unit: 'MB', target: 15, better: 'lower', note: `total ${r.pssTotal.toFixed(0)} MB over ${r.sampled} processes; ${perTask(b, 'pssPer', 1)} MB; an idle node process PSS ${r.node.pss.toFixed(1)} MB` },
+    { name: 'capacity: our processes per concurrent agent, RSS (plateau)', value: r.rssPer, unit: 'MB', better: 'lower', note: `total ${r.rssTotal.toFixed(0)} MB; ${perTask(b, 'rssPer', 1)} MB; an idle node process RSS ${r.node.rss.toFixed(1)} MB` },
+    { name: 'capacity: our CPU per task until the plateau (clients and supervisor)', value: r.cpuStartMs, unit: 'ms', better: 'lower', note: `${perTask(b, 'cpuStartMs')} ms; × ${r.n} tasks on ${require('node:os').cpus().length} cores bounds the start latency` },
+    { name: 'capacity: our CPU per task while the agents run', value: r.cpuPctPerRunner, unit: '% of a core', better: 'lower', note: `${perTask(b, 'cpuPctPerRunner', 2)} %` },
     { name: 'capacity: queued by memory admission', value: r.queued, unit: 'tasks', better: 'lower', note: r.allStarted ? 'every agent was running at the plateau' : 'not every agent ran at once (admission or a slow start)' },
-    { name: 'capacity: lost tasks', value: r.lost, unit: 'tasks', target: 0, better: 'lower', note: r.errors.join(' | ') || undefined },
-    { name: 'capacity: doubled tasks', value: r.doubled, unit: 'tasks', target: 0, better: 'lower' },
+    { name: 'capacity: lost tasks (both modes)', value: r.lost + b.lost, unit: 'tasks', target: 0, better: 'lower', note: [...r.errors, ...b.errors].join(' | ') || undefined },
+    { name: 'capacity: doubled tasks (both modes)', value: r.doubled + b.doubled, unit: 'tasks', target: 0, better: 'lower' },
   ];
 };

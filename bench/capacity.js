@@ -9,13 +9,16 @@
 // - CPU of the runners during the plateau; queued by admission (bus "waiting for memory");
 // - lost (a task not done, or its agent never started) and doubled (a task with more than one run
 //   or agent start).
-//   node bench/capacity.js <repo root> <temp folder> <n> <agent seconds> <agent MB> [min_available_memory]
+// - mode `runners`: one `run-agent task` runner process per task (the loop in each); mode
+//   `supervisor`: the same clients with RUN_AGENT_SUPERVISOR=1, the loops in one task supervisor
+//   (counted among our processes).
+//   node bench/capacity.js <repo root> <temp folder> <n> <agent seconds> <agent MB> <runners|supervisor> [min_available_memory]
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { pct, rollup } = require('./proc-stats');
 
-const [repo, dir, nArg, secondsArg, mbArg, floorArg] = process.argv.slice(2);
+const [repo, dir, nArg, secondsArg, mbArg, mode, floorArg] = process.argv.slice(2);
 const N = Number(nArg);
 const SECONDS = Number(secondsArg);
 const MB = Number(mbArg);
@@ -58,23 +61,38 @@ const spawnedTimes = (i) => {
   }
 };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** The task supervisors serving sockets in `runtimeDir` (found by their command line). */
+function supervisors(runtimeDir) {
+  return fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+    try {
+      const argv = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
+      return argv.some((a) => a.endsWith('task-supervisor.js')) && argv.some((a) => a.startsWith(runtimeDir));
+    } catch {
+      return false;
+    }
+  }).map(Number);
+}
 
+/** The floor: the same N agents spawned at once by this process, each held until all have started (as in the real run). */
 async function baselineSpawn() {
   const d = path.join(dir, 'bare');
   const lat = [];
-  await Promise.all(Array.from({ length: Math.min(N, 20) }, async (_, i) => {
+  const children = [];
+  await Promise.all(Array.from({ length: N }, async (_, i) => {
     const folder = path.join(d, String(i));
     fs.mkdirSync(folder, { recursive: true });
     const t0 = clock();
     const child = spawn(agent, [], { env: { ...process.env, JRUN_TASK_FOLDER: folder }, stdio: ['pipe', 'ignore', 'ignore'] });
+    children.push(child);
     child.stdin.end('x');
     for (;;) {
       await sleep(20);
       if (fs.existsSync(path.join(folder, 'agent-spawned'))) break;
     }
     lat.push(Number(fs.readFileSync(path.join(folder, 'agent-spawned'), 'utf8')) - t0);
-    child.kill('SIGKILL');
   }));
+  for (const child of children) child.kill('SIGKILL');
+  await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
   return { p50: pct(lat, 50), p99: pct(lat, 99) };
 }
 
@@ -93,7 +111,12 @@ function baselineNode() {
   const runners = [];
   const submitted = [];
   const env = { ...process.env, HOME: dir };
-  for (const k of Object.keys(env)) if (/^(JRUN_|CONDUCTOR_|RUN_AGENT_ROOT)/.test(k)) delete env[k];
+  for (const k of Object.keys(env)) if (/^(JRUN_|CONDUCTOR_|RUN_AGENT_)/.test(k)) delete env[k];
+  const runtimeDir = path.join(dir, 'xdg');
+  if (mode === 'supervisor') {
+    fs.mkdirSync(runtimeDir, { mode: 0o700 });
+    Object.assign(env, { RUN_AGENT_SUPERVISOR: '1', XDG_RUNTIME_DIR: runtimeDir });
+  }
   spawnSync('sync');
   for (let i = 0; i < N; i++) {
     submitted.push(clock());
@@ -107,7 +130,7 @@ function baselineNode() {
   const deadline = clock() + SECONDS * 1000 * 0.8;
   while (clock() < deadline && Array.from({ length: N }, (_, i) => spawnedTimes(i).length).some((n) => n === 0)) await sleep(100);
   const allStarted = Array.from({ length: N }, (_, i) => spawnedTimes(i).length).every((n) => n > 0);
-  const live = runners.map((r) => r.child.pid);
+  const live = [...runners.map((r) => r.child.pid), ...supervisors(runtimeDir)];
   const cpu0 = live.map(cpuTicks);
   const t0 = clock();
   await sleep(Math.min(3000, SECONDS * 200));
@@ -132,8 +155,8 @@ function baselineNode() {
   process.stdout.write(JSON.stringify({
     n: N, allStarted, sampled: mem.length,
     p50: pct(latencies, 50), p99: pct(latencies, 99), bare,
-    rssTotal: sum('rss'), pssTotal: sum('pss'), rssPer: sum('rss') / Math.max(1, mem.length), pssPer: sum('pss') / Math.max(1, mem.length),
-    node, cpuStartMs: (cpu0.reduce((a, b) => a + b, 0) * 10) / Math.max(1, cpu0.length), cpuPctPerRunner: (cpuMs / windowMs / Math.max(1, live.length)) * 100,
+    rssTotal: sum('rss'), pssTotal: sum('pss'), rssPer: sum('rss') / N, pssPer: sum('pss') / N,
+    node, cpuStartMs: (cpu0.reduce((a, b) => a + b, 0) * 10) / N, cpuPctPerRunner: (cpuMs / windowMs / N) * 100,
     queued, lost, doubled, errors: ends.filter((e) => e.code !== 0).slice(0, 3).map((e) => e.err.trim().split('\n').pop()),
   }));
 })().catch((err) => {

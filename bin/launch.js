@@ -86,12 +86,35 @@ module.exports = function launch(programName) {
     process.stderr.write(`${programName}: the CLI is not built (missing ${ENTRY}); run \`npm ci && npm run build\` in ${path.join(__dirname, '..')}\n`);
     process.exit(1);
   }
-  require(cliEntry(entryTime)).main(process.argv.slice(2), programName).catch(reportFailure);
+  const args = process.argv.slice(2);
+  const runHere = () => require(cliEntry(entryTime)).main(args, programName);
+  const wantsHelp = args.includes('--help') || args.includes('-h');
+  if (programName === 'run-agent' && args[0] === 'task' && process.env.RUN_AGENT_SUPERVISOR && !wantsHelp) {
+    // the loop runs in the host's task supervisor; help and usage errors come back here (bin/task-client.js)
+    require('./task-client')
+      .runSupervised(args, cliEntry(entryTime))
+      .then((handled) => handled || runHere())
+      .catch(reportFailure);
+    return;
+  }
+  runHere().catch(reportFailure);
+};
+
+/** The host's task supervisor on `socketPath` (bin/task-supervisor.js, started by bin/task-client.js). */
+module.exports.supervise = function supervise(socketPath) {
+  if (!process.env.NODE_DISABLE_COMPILE_CACHE) {
+    try {
+      nodeModule.enableCompileCache();
+    } catch {
+      // as in launch()
+    }
+  }
+  require(cliEntry(mtime(ENTRY))).superviseTasks(socketPath).catch(reportFailure);
 };
 
 function reportFailure(err) {
   process.stderr.write(`Error: ${err && err.message ? err.message : String(err)}\n`);
-  process.exitCode = 1;
+  process.exitCode = (err && err.exitCode) || 1;
 }
 
 module.exports.BUNDLE = BUNDLE;

@@ -21,6 +21,12 @@ export async function main(argv: string[], programName: ProgramName = 'run-agent
   await runNestCli(argv, programName);
 }
 
+/** The host's task supervisor on `socketPath` (bin/task-supervisor.js; apps/cli/src/supervisor). */
+export function superviseTasks(socketPath: string): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('./supervisor/task-supervisor') as typeof import('./supervisor/task-supervisor')).superviseTasks(socketPath);
+}
+
 if (require.main === module) {
   void main(process.argv.slice(2));
 }

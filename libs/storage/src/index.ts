@@ -15,6 +15,7 @@ export * from './run-state';
 export * from './atomic-write';
 export * from './append';
 export * from './file-lock';
+export * from './socket-claim';
 export * from './task-files';
 export * from './task-deps';
 export * from './liveness';

@@ -76,8 +76,14 @@ function asUsageError(err: unknown): unknown {
  * Commands just throw.
  */
 export function reportError(thrown: unknown): void {
+  const { line, exitCode } = errorReport(thrown);
+  process.stderr.write(line);
+  process.exitCode = exitCode;
+}
+
+/** What reportError prints and the exit code it sets (the task supervisor sends both to its client). */
+export function errorReport(thrown: unknown, json = jsonErrors): { line: string; exitCode: number } {
   const err = asUsageError(thrown);
   const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(errorLine(errorCodeFor(err), message));
-  process.exitCode = exitCodeFor(err);
+  return { line: errorLine(errorCodeFor(err), message, json), exitCode: exitCodeFor(err) };
 }

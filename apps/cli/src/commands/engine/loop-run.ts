@@ -17,6 +17,10 @@ export interface LoopRun {
   resume?: boolean;
   /** Attempt and phase lines on stderr (`task`), given the task's folder. */
   progressOf?: string;
+  /** Where those lines go (default process.stderr; the task supervisor's: its client's). */
+  stderr?: NodeJS.WriteStream;
+  /** Aborting stops the loop and its agent (the task supervisor's client went away). */
+  signal?: AbortSignal;
 }
 
 export function throwIfNotDone(result: TaskResult): void {
@@ -34,7 +38,7 @@ export async function runLoop(r: LoopRun): Promise<void> {
           taskDir: r.progressOf,
           taskId,
           restartDelayMs: r.settings.restartDelayMs ?? DEFAULT_RESTART_DELAY_MS,
-          stream: process.stderr,
+          stream: r.stderr ?? process.stderr,
         });
   const result = await r.runner
     .runTask({
@@ -50,6 +54,7 @@ export async function runLoop(r: LoopRun): Promise<void> {
       isolation: isolationFromFlags(r.flags),
       conductorUrl: r.flags.conductorUrl,
       env: agentCallerEnv(r.loaded),
+      signal: r.signal,
       ...r.settings,
     })
     .finally(() => progress?.stop());

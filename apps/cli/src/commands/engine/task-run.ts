@@ -15,13 +15,15 @@ export interface TaskSeams {
   indexFor: StorageIndexFactory;
 }
 
-export { throwIfNotDone } from './loop-run';
-
-export async function runTaskCommand(flags: TaskFlags, seams: TaskSeams): Promise<void> {
-  await runTask(flags, seams);
+/** Where one `task` speaks and what ends it early (default: this process's stderr; the task supervisor gives its client's). */
+export interface TaskIo {
+  stderr: NodeJS.WriteStream;
+  signal?: AbortSignal;
 }
 
-async function runTask(flags: TaskFlags, seams: TaskSeams): Promise<void> {
+export { throwIfNotDone } from './loop-run';
+
+export async function runTaskCommand(flags: TaskFlags, seams: TaskSeams, io: TaskIo = { stderr: process.stderr }): Promise<void> {
   const settings = loopSettings(flags);
   const prompt = promptFromFlags(flags);
   const cwd = checkDir(flags.cwd, 'working directory');
@@ -32,6 +34,6 @@ async function runTask(flags: TaskFlags, seams: TaskSeams): Promise<void> {
   // (the loop seeds the task's files itself, under its lock).
   const { layout } = seams.indexFor(root);
   const { taskDir } = await seams.runner.checkStartTask({ layout, config: loaded.config, projectId: scope.projectId, taskId: scope.taskId, prompt, agent: flags.agent, env: agentCallerEnv(loaded), cwd, dependsOn: flags.dependsOn });
-  if (scope.generated) process.stderr.write(`task: ${scope.taskId}\n`);
-  await runLoop({ runner: seams.runner, layout, scope, flags, loaded, settings, cwd, prompt, progressOf: taskDir });
+  if (scope.generated) io.stderr.write(`task: ${scope.taskId}\n`);
+  await runLoop({ runner: seams.runner, layout, scope, flags, loaded, settings, cwd, prompt, progressOf: taskDir, stderr: io.stderr, signal: io.signal });
 }

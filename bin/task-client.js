@@ -1,0 +1,165 @@
+'use strict';
+// `run-agent task` through the host's task supervisor (RUN_AGENT_SUPERVISOR=1; docs/operations.md, "the task supervisor"):
+// this process stays in the foreground, prints what the loop prints and exits with the task's code,
+// while the loop itself runs in one shared supervisor (apps/cli/src/supervisor), so a host's sixty
+// tasks cost one runner's memory and start-up, not sixty. Plain Node only: no bundle loads here.
+//
+// One supervisor serves one environment and working directory: the socket's name is a hash of both
+// (and of the CLI build), so the loops see exactly what an in-process `task` would.
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+
+const START_TIMEOUT_MS = 15000;
+const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/** RUN_AGENT_SUPERVISOR: on for 1/true/yes, off when unset or 0/false/no; anything else is a config error. */
+function supervisorWanted(env) {
+  const raw = (env.RUN_AGENT_SUPERVISOR ?? '').trim().toLowerCase();
+  if (raw === '' || raw === '0' || raw === 'false' || raw === 'no') return false;
+  if (raw === '1' || raw === 'true' || raw === 'yes') return true;
+  throw usage(`RUN_AGENT_SUPERVISOR must be 1 or 0 (got "${env.RUN_AGENT_SUPERVISOR}")`);
+}
+
+function usage(message) {
+  return Object.assign(new Error(message), { exitCode: 2 });
+}
+
+/** A private folder for the sockets: ours, a real folder (no symlink), closed to group and others. */
+function socketDir(env) {
+  const uid = process.getuid();
+  const dir = env.XDG_RUNTIME_DIR ? path.join(env.XDG_RUNTIME_DIR, 'run-agent') : path.join(os.tmpdir(), `run-agent-${uid}`);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = fs.lstatSync(dir);
+  if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o077) !== 0) {
+    throw usage(`the task supervisor's folder ${dir} is not a private folder of this user (mode 0700, not a symlink); remove it or unset RUN_AGENT_SUPERVISOR`);
+  }
+  return dir;
+}
+
+/** The socket of the supervisor for this build, working directory and environment. */
+function socketPath(entry) {
+  const env = Object.keys(process.env)
+    .filter((k) => k !== '_')
+    .sort()
+    .map((k) => [k, process.env[k]]);
+  const key = crypto
+    .createHash('sha256')
+    .update(JSON.stringify([process.execPath, entry, fs.statSync(entry).mtimeMs, process.cwd(), env]))
+    .digest('hex')
+    .slice(0, 24);
+  return path.join(socketDir(process.env), `${key}.sock`);
+}
+
+function connect(sock) {
+  return new Promise((resolve, reject) => {
+    const conn = net.connect(sock);
+    conn.once('connect', () => resolve(conn));
+    conn.once('error', reject);
+  });
+}
+
+/**
+ * Claims the start of the supervisor of `sock` (`<sock>.starting`, created exclusively), so sixty
+ * clients arriving at once start one supervisor, not sixty. A claim older than the start timeout
+ * is a starter that died: it is taken over.
+ */
+function claimStart(sock) {
+  const marker = `${sock}.starting`;
+  try {
+    fs.closeSync(fs.openSync(marker, 'wx', 0o600));
+    return true;
+  } catch (err) {
+    if (err.code !== 'EEXIST') throw err;
+  }
+  const since = fs.statSync(marker, { throwIfNoEntry: false });
+  if (!since || Date.now() - since.mtimeMs < START_TIMEOUT_MS) return false;
+  fs.rmSync(marker, { force: true });
+  return claimStart(sock);
+}
+
+function startSupervisor(sock, log) {
+  const out = fs.openSync(log, 'a', 0o600);
+  const child = spawn(process.execPath, [path.join(__dirname, 'task-supervisor.js'), sock], { detached: true, stdio: ['ignore', out, out] });
+  fs.closeSync(out);
+  const state = {};
+  child.once('exit', (code) => {
+    state.exited = code;
+    fs.rmSync(`${sock}.starting`, { force: true });
+  });
+  child.unref();
+  return state;
+}
+
+/** Connects to the supervisor of `sock`, starting it when nobody answers (the supervisor removes `<sock>.starting` once it listens). */
+async function reachSupervisor(sock) {
+  const log = sock.replace(/\.sock$/, '.log');
+  let started;
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (let wait = 5; ; wait = Math.min(wait * 2, 50)) {
+    try {
+      return await connect(sock);
+    } catch (err) {
+      if (err.code !== 'ENOENT' && err.code !== 'ECONNREFUSED') throw err;
+    }
+    if (!started && claimStart(sock)) started = startSupervisor(sock, log);
+    // exit 0: another supervisor owns the socket and is about to listen
+    if (started?.exited) throw new Error(`the task supervisor exited with code ${started.exited} before it listened; see ${log}`);
+    if (Date.now() > deadline) throw new Error(`the task supervisor did not listen within ${START_TIMEOUT_MS / 1000} s; see ${log}, or unset RUN_AGENT_SUPERVISOR to run the task in this process`);
+    await new Promise((r) => setTimeout(r, wait));
+  }
+}
+
+/**
+ * Runs `task <args>` in the supervisor. Resolves true once the task's exit code is set, false when
+ * the supervisor hands the command back (help, usage errors): the caller then runs it itself.
+ */
+async function runSupervised(args, entry) {
+  if (!supervisorWanted(process.env)) return false;
+  const conn = await reachSupervisor(socketPath(entry));
+  conn.setEncoding('utf8');
+  conn.write(`${JSON.stringify({ argv: args, cwd: process.cwd(), tty: !!process.stderr.isTTY, columns: process.stderr.columns })}\n`);
+  let pid;
+  let received;
+  const onSignal = (signal) => {
+    received = signal;
+    conn.write(`${JSON.stringify({ signal })}\n`);
+  };
+  FORWARDED_SIGNALS.forEach((s) => process.on(s, onSignal));
+  const ended = await new Promise((resolve) => {
+    let buffered = '';
+    let result;
+    conn.on('data', (chunk) => {
+      buffered += chunk;
+      for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+        const msg = JSON.parse(buffered.slice(0, nl));
+        buffered = buffered.slice(nl + 1);
+        if (msg.pid) pid = msg.pid;
+        if (typeof msg.err === 'string') process.stderr.write(msg.err);
+        if (msg.fallback !== undefined) result = { fallback: true };
+        if (typeof msg.exit === 'number') result = { exit: msg.exit };
+      }
+    });
+    conn.on('error', () => undefined);
+    conn.on('close', () => resolve(result));
+  });
+  FORWARDED_SIGNALS.forEach((s) => process.removeListener(s, onSignal));
+  if (ended?.fallback) return false;
+  if (received) {
+    // as an in-process `task` does: its agents stopped, it dies of the signal
+    process.kill(process.pid, received);
+    return true;
+  }
+  if (!ended) {
+    process.stderr.write(`Error: the task supervisor${pid ? ` (pid ${pid})` : ''} ended before the task did; its agents were stopped. \`run-agent status\` shows the task; \`run-agent resume\` continues it\n`);
+    process.exitCode = 1;
+    return true;
+  }
+  process.exitCode = ended.exit;
+  return true;
+}
+
+module.exports = { runSupervised, supervisorWanted };
