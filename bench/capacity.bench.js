@@ -2,7 +2,8 @@
 // Capacity (issue #33): N concurrent root tasks with a fake agent holding 100 MB for 20 s (see
 // capacity.js). CAPACITY_N (default 60), CAPACITY_AGENT_S (20), CAPACITY_AGENT_MB (100),
 // CAPACITY_MIN_AVAILABLE (defaults.min_available_memory, e.g. 2GB; default unset). CAPACITY_N=0 skips.
-// Runs twice: one runner process per task (the baseline), then through the task supervisor.
+// Runs three times: one runner process per task (the baseline), through the task supervisor, and
+// POSTed to a conductor (informative).
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 
@@ -22,6 +23,8 @@ module.exports.run = async (ctx) => {
   // the baseline: one runner process per task, the loop in each (RUN_AGENT_SUPERVISOR unset)
   const b = capacity(ctx, n, seconds, mb, 'runners');
   const r = capacity(ctx, n, seconds, mb, 'supervisor');
+  // informative: the same tasks POSTed to a conductor (the loops in the server)
+  const v = capacity(ctx, n, seconds, mb, 'server');
   const at = `${r.n} concurrent root tasks, ${mb} MB × ${seconds} s agents, RUN_AGENT_SUPERVISOR=1`;
   const perTask = (x, k, digits = 0) => `one runner per task: ${x[k].toFixed(digits)}`;
   return [
@@ -31,8 +34,9 @@ module.exports.run = async (ctx) => {
     { name: 'capacity: our processes per concurrent agent, RSS (plateau)', value: r.rssPer, unit: 'MB', better: 'lower', note: `total ${r.rssTotal.toFixed(0)} MB; ${perTask(b, 'rssPer', 1)} MB; an idle node process RSS ${r.node.rss.toFixed(1)} MB` },
     { name: 'capacity: our CPU per task until the plateau (clients and supervisor)', value: r.cpuStartMs, unit: 'ms', better: 'lower', note: `${perTask(b, 'cpuStartMs')} ms; × ${r.n} tasks on ${require('node:os').cpus().length} cores bounds the start latency` },
     { name: 'capacity: our CPU per task while the agents run', value: r.cpuPctPerRunner, unit: '% of a core', better: 'lower', note: `${perTask(b, 'cpuPctPerRunner', 2)} %` },
+    { name: `capacity: through the server (POST /api/v1/tasks), start p99`, value: v.p99, unit: 'ms', better: 'lower', note: `p50 ${v.p50.toFixed(0)} ms; the server's PSS ${v.pssPer.toFixed(1)} MB and CPU ${v.cpuStartMs.toFixed(0)} ms per task; bare floor of this run p99 ${v.bare.p99.toFixed(0)} ms` },
     { name: 'capacity: queued by memory admission', value: r.queued, unit: 'tasks', better: 'lower', note: r.allStarted ? 'every agent was running at the plateau' : 'not every agent ran at once (admission or a slow start)' },
-    { name: 'capacity: lost tasks (both modes)', value: r.lost + b.lost, unit: 'tasks', target: 0, better: 'lower', note: [...r.errors, ...b.errors].join(' | ') || undefined },
-    { name: 'capacity: doubled tasks (both modes)', value: r.doubled + b.doubled, unit: 'tasks', target: 0, better: 'lower' },
+    { name: 'capacity: lost tasks (all three modes)', value: r.lost + b.lost + v.lost, unit: 'tasks', target: 0, better: 'lower', note: [...r.errors, ...b.errors, ...v.errors].join(' | ') || undefined },
+    { name: 'capacity: doubled tasks (all three modes)', value: r.doubled + b.doubled + v.doubled, unit: 'tasks', target: 0, better: 'lower' },
   ];
 };

@@ -1,4 +1,5 @@
 'use strict';
+/* global fetch */
 // Capacity (issue #33): N concurrent root tasks (`run-agent task`, one runner process each) whose
 // fake agent holds 100 MB and lives S seconds. Measured in a process of its own (capacity.bench.js
 // runs it), prints JSON:
@@ -11,12 +12,14 @@
 //   or agent start).
 // - mode `runners`: one `run-agent task` runner process per task (the loop in each); mode
 //   `supervisor`: the same clients with RUN_AGENT_SUPERVISOR=1, the loops in one task supervisor
-//   (counted among our processes).
-//   node bench/capacity.js <repo root> <temp folder> <n> <agent seconds> <agent MB> <runners|supervisor> [min_available_memory]
+//   (counted among our processes); mode `server`: POST /api/v1/tasks to a `conductor`, the loops
+//   in the server (our only process; its start-up is not counted).
+//   node bench/capacity.js <repo root> <temp folder> <n> <agent seconds> <agent MB> <runners|supervisor|server> [min_available_memory]
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
+const net = require('node:net');
 const path = require('node:path');
-const { pct, rollup } = require('./proc-stats');
+const { pct, rollup, supervisors } = require('./proc-stats');
 
 const [repo, dir, nArg, secondsArg, mbArg, mode, floorArg] = process.argv.slice(2);
 const N = Number(nArg);
@@ -31,6 +34,7 @@ const clock = () => Number(process.hrtime.bigint() / 1000n) / 1000; // ms, CLOCK
 const agent = path.join(dir, 'hold-agent');
 fs.writeFileSync(agent, `#!/usr/bin/env node
 const fs = require('node:fs');
+const net = require('node:net');
 const t = Number(process.hrtime.bigint() / 1000n) / 1000;
 fs.appendFileSync(process.env.JRUN_TASK_FOLDER + '/agent-spawned', t + '\\n');
 const hold = Buffer.alloc(${MB} * 1024 * 1024, 1);
@@ -61,17 +65,6 @@ const spawnedTimes = (i) => {
   }
 };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-/** The task supervisors serving sockets in `runtimeDir` (found by their command line). */
-function supervisors(runtimeDir) {
-  return fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
-    try {
-      const argv = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
-      return argv.some((a) => a.endsWith('task-supervisor.js')) && argv.some((a) => a.startsWith(runtimeDir));
-    } catch {
-      return false;
-    }
-  }).map(Number);
-}
 
 /** The floor: the same N agents spawned at once by this process, each held until all have started (as in the real run). */
 async function baselineSpawn() {
@@ -105,6 +98,63 @@ function baselineNode() {
   });
 }
 
+/** Mode `runners`/`supervisor`: one `run-agent task` client per task; its exit is the task's. */
+function runTask(env, i) {
+  const child = spawn(process.execPath, [runAgent, 'task', '--root', root, '--config', config, '--project', 'cap', '--task', `task-20260101-000000-cap-${i}`,
+    '--prompt', 'hold', '--max-restarts', '0', '--child-poll-interval', '200ms'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (b) => (err += b));
+  return { child, exit: new Promise((r) => child.on('exit', (code) => r({ code, err }))) };
+}
+
+/** Mode `server`: `conductor` on a free loopback port, this bench's HOME holding its API key. */
+async function startServer(env) {
+  const port = await new Promise((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address();
+      probe.close(() => resolve(free));
+    });
+  });
+  const child = spawn(process.execPath, [path.join(repo, 'bin', 'conductor'), '--root', root, '--config', config, '--host', '127.0.0.1', '--port', String(port)], { env, stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  const keyFile = path.join(env.HOME, '.run-agent', 'api-key');
+  for (const deadline = clock() + 30000; ; await sleep(50)) {
+    if (clock() > deadline) throw new Error('conductor did not answer within 30 s');
+    if (!fs.existsSync(keyFile)) continue;
+    const key = fs.readFileSync(keyFile, 'utf8').trim();
+    const ok = await fetch(`${url}/api/v1/status`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.ok, () => false);
+    if (ok) return { child, url, key, readyTicks: cpuTicks(child.pid), stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) };
+  }
+}
+
+/** Mode `server`: POST /api/v1/tasks; the task ends when DONE is written (or the run ends without it). */
+function postTask(server, i) {
+  const id = `task-20260101-000000-cap-${i}`;
+  const posted = fetch(`${server.url}/api/v1/tasks`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ project_id: 'cap', task_id: id, agent_type: 'hold', prompt: 'hold' }),
+  }).then(async (r) => (r.status === 201 || r.status === 200 ? undefined : `POST ${r.status}: ${await r.text()}`), (err) => String(err));
+  const exit = posted.then(async (err) => {
+    if (err) return { code: 1, err };
+    const runs = path.join(taskDir(i), 'runs');
+    for (const deadline = clock() + SECONDS * 6000; clock() < deadline; await sleep(200)) {
+      if (fs.existsSync(path.join(taskDir(i), 'DONE'))) return { code: 0, err: '' };
+      const info = (r) => {
+        try {
+          return fs.readFileSync(path.join(runs, r, 'run-info.yaml'), 'utf8');
+        } catch {
+          return ''; // not written yet
+        }
+      };
+      const ended = fs.existsSync(runs) && fs.readdirSync(runs).some((r) => /status: (completed|failed|stopped)/.test(info(r)));
+      if (ended) return { code: 1, err: `${id} ended without DONE` };
+    }
+    return { code: 1, err: `${id} did not end` };
+  });
+  return { exit };
+}
+
 (async () => {
   const bare = await baselineSpawn();
   const node = await baselineNode();
@@ -118,26 +168,25 @@ function baselineNode() {
     Object.assign(env, { RUN_AGENT_SUPERVISOR: '1', XDG_RUNTIME_DIR: runtimeDir });
   }
   spawnSync('sync');
+  const server = mode === 'server' ? await startServer(env) : undefined;
   for (let i = 0; i < N; i++) {
     submitted.push(clock());
-    const child = spawn(process.execPath, [runAgent, 'task', '--root', root, '--config', config, '--project', 'cap', '--task', `task-20260101-000000-cap-${i}`,
-      '--prompt', 'hold', '--max-restarts', '0', '--child-poll-interval', '200ms'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (b) => (err += b));
-    runners.push({ child, exit: new Promise((r) => child.on('exit', (code) => r({ code, err }))) });
+    runners.push(server ? postTask(server, i) : runTask(env, i));
   }
   // plateau: every agent spawned (or the first agents are about to end)
   const deadline = clock() + SECONDS * 1000 * 0.8;
   while (clock() < deadline && Array.from({ length: N }, (_, i) => spawnedTimes(i).length).some((n) => n === 0)) await sleep(100);
   const allStarted = Array.from({ length: N }, (_, i) => spawnedTimes(i).length).every((n) => n > 0);
-  const live = [...runners.map((r) => r.child.pid), ...supervisors(runtimeDir)];
-  const cpu0 = live.map(cpuTicks);
+  const live = server ? [server.child.pid] : [...runners.map((r) => r.child.pid), ...supervisors(runtimeDir)];
+  // the server's own start-up is not a task's: its CPU counts from when it answered
+  const cpu0 = live.map((pid) => cpuTicks(pid) - (server ? server.readyTicks : 0));
   const t0 = clock();
   await sleep(Math.min(3000, SECONDS * 200));
   const mem = live.map(rollup).filter(Boolean);
   const cpuMs = ((live.map(cpuTicks).reduce((a, b, i) => a + b - cpu0[i], 0)) * 10);
   const windowMs = clock() - t0;
   const ends = await Promise.all(runners.map((r) => r.exit));
+  if (server) await server.stop();
   const latencies = [];
   let lost = 0;
   let doubled = 0;

@@ -1,5 +1,5 @@
 'use strict';
-// Shared by the capacity benches: a process's memory from /proc and percentiles.
+// Shared by the capacity and CLI benches: a process's memory from /proc, percentiles, the task supervisors.
 const fs = require('node:fs');
 
 /** Rss and Pss of a process in MB (/proc/<pid>/smaps_rollup), undefined once it ended. */
@@ -18,4 +18,16 @@ const pct = (xs, p) => {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 };
 
-module.exports = { rollup, pct };
+/** The task supervisors (bin/task-supervisor.js) serving sockets under `runtimeDir`, found by their command line. */
+function supervisors(runtimeDir) {
+  return fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+    try {
+      const argv = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
+      return argv.some((a) => a.endsWith('task-supervisor.js')) && argv.some((a) => a.startsWith(runtimeDir));
+    } catch {
+      return false;
+    }
+  }).map(Number);
+}
+
+module.exports = { rollup, pct, supervisors };
