@@ -116,6 +116,7 @@ async function startServer(env) {
     });
   });
   const child = spawn(process.execPath, [path.join(repo, 'bin', 'conductor'), '--root', root, '--config', config, '--host', '127.0.0.1', '--port', String(port)], { env, stdio: 'ignore' });
+  process.on('exit', () => child.kill('SIGKILL')); // a failed bench leaves no server behind
   const url = `http://127.0.0.1:${port}`;
   const keyFile = path.join(env.HOME, '.run-agent', 'api-key');
   for (const deadline = clock() + 30000; ; await sleep(50)) {
