@@ -36,6 +36,7 @@ module.exports.run = async (ctx) => {
     { name: 'capacity: our CPU per task while the agents run', value: r.cpuPctPerRunner, unit: '% of a core', better: 'lower', note: `${perTask(b, 'cpuPctPerRunner', 2)} %` },
     { name: `capacity: through the server (POST /api/v1/tasks), start p99`, value: v.p99, unit: 'ms', better: 'lower', note: `p50 ${v.p50.toFixed(0)} ms; the server's PSS ${v.pssPer.toFixed(1)} MB and CPU ${v.cpuStartMs.toFixed(0)} ms per task; bare floor of this run p99 ${v.bare.p99.toFixed(0)} ms` },
     { name: 'capacity: queued by memory admission', value: r.queued, unit: 'tasks', better: 'lower', note: r.allStarted ? 'every agent was running at the plateau' : 'not every agent ran at once (admission or a slow start)' },
+    { name: 'capacity: pages swapped out during the run (supervisor mode)', value: r.swapOutPages, unit: 'pages', target: 0, better: 'lower', note: `lowest MemAvailable ${r.minAvailableMb.toFixed(0)} MB (one runner per task: ${b.minAvailableMb.toFixed(0)} MB)` },
     { name: 'capacity: lost tasks (all three modes)', value: r.lost + b.lost + v.lost, unit: 'tasks', target: 0, better: 'lower', note: [...r.errors, ...b.errors, ...v.errors].join(' | ') || undefined },
     { name: 'capacity: doubled tasks (all three modes)', value: r.doubled + b.doubled + v.doubled, unit: 'tasks', target: 0, better: 'lower' },
   ];

@@ -65,6 +65,9 @@ const spawnedTimes = (i) => {
   }
 };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** Pages swapped out since boot (/proc/vmstat pswpout) and MB available now (/proc/meminfo MemAvailable). */
+const swappedOut = () => Number(/^pswpout (\d+)$/m.exec(fs.readFileSync('/proc/vmstat', 'utf8'))?.[1] ?? 0);
+const availableMb = () => Number(/^MemAvailable:\s+(\d+) kB$/m.exec(fs.readFileSync('/proc/meminfo', 'utf8'))?.[1] ?? 0) / 1024;
 
 /** The floor: the same N agents spawned at once by this process, each held until all have started (as in the real run). */
 async function baselineSpawn() {
@@ -169,6 +172,9 @@ function postTask(server, i) {
     Object.assign(env, { RUN_AGENT_SUPERVISOR: '1', XDG_RUNTIME_DIR: runtimeDir });
   }
   spawnSync('sync');
+  const swap0 = swappedOut();
+  let minAvailable = availableMb();
+  const memWatch = setInterval(() => (minAvailable = Math.min(minAvailable, availableMb())), 100);
   const server = mode === 'server' ? await startServer(env) : undefined;
   for (let i = 0; i < N; i++) {
     submitted.push(clock());
@@ -187,6 +193,7 @@ function postTask(server, i) {
   const cpuMs = ((live.map(cpuTicks).reduce((a, b, i) => a + b - cpu0[i], 0)) * 10);
   const windowMs = clock() - t0;
   const ends = await Promise.all(runners.map((r) => r.exit));
+  clearInterval(memWatch);
   if (server) await server.stop();
   const latencies = [];
   let lost = 0;
@@ -207,7 +214,7 @@ function postTask(server, i) {
     p50: pct(latencies, 50), p99: pct(latencies, 99), bare,
     rssTotal: sum('rss'), pssTotal: sum('pss'), rssPer: sum('rss') / N, pssPer: sum('pss') / N,
     node, cpuStartMs: (cpu0.reduce((a, b) => a + b, 0) * 10) / N, cpuPctPerRunner: (cpuMs / windowMs / N) * 100,
-    queued, lost, doubled, errors: ends.filter((e) => e.code !== 0).slice(0, 3).map((e) => e.err.trim().split('\n').pop()),
+    queued, lost, doubled, swapOutPages: swappedOut() - swap0, minAvailableMb: minAvailable, errors: ends.filter((e) => e.code !== 0).slice(0, 3).map((e) => e.err.trim().split('\n').pop()),
   }));
 })().catch((err) => {
   process.stderr.write(`${err.stack}\n`);
