@@ -1,4 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { RunsLayout } from '@app/storage';
 import { startCli, type StartedCli } from '../../utils/cli';
@@ -106,6 +107,29 @@ describe('run-agent task through the host task supervisor (RUN_AGENT_SUPERVISOR=
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`the task supervisor (pid ${agent.parent}) ended before the task did`);
     await waitFor('the orphaned agent gone', () => !processAlive(agent.pid));
+  });
+
+  it('drops a connection that sends garbage or an endless line, and serves the next client', async () => {
+    const id = taskId('sup-garbage');
+    const client = task(id);
+    const { parent } = await agentOf(id);
+    const socket = cmdline(parent).filter(Boolean).pop()!;
+    const dropped = (payload: string) =>
+      new Promise<void>((resolve, reject) => {
+        const conn = createConnection(socket, () => conn.write(payload));
+        conn.on('error', () => undefined);
+        conn.on('close', () => resolve());
+        conn.setTimeout(20_000, () => reject(new Error('the supervisor kept the connection')));
+      });
+    await dropped('not json\n');
+    await dropped('x'.repeat(2 << 20));
+    go(id);
+    expect(await client.done).toMatchObject({ code: 0 });
+    const next = taskId('sup-after-garbage');
+    const after = task(next);
+    expect((await agentOf(next)).parent).toBe(parent);
+    go(next);
+    expect(await after.done).toMatchObject({ code: 0 });
   });
 
   it('exits once idle and removes its socket', async () => {

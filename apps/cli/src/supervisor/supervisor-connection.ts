@@ -15,6 +15,9 @@ import type { TaskFlags } from '../commands/engine/task-flags';
 import type { PlainSeams } from '../fast/plain-root';
 import { parseHotCommand } from '../fast/run-hot';
 
+/** A request line longer than this (an argv of megabytes) ends the connection. */
+const MAX_LINE_CHARS = 1 << 20;
+
 interface TaskRequest {
   argv: string[];
   cwd: string;
@@ -45,6 +48,7 @@ export function serveTaskClient(conn: Socket, root: PlainSeams): Promise<void> {
     });
     conn.on('data', (chunk: string) => {
       buffered += chunk;
+      if (buffered.length > MAX_LINE_CHARS) return void conn.destroy(); // not a client of ours
       for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
         const line = buffered.slice(0, nl);
         buffered = buffered.slice(nl + 1);
