@@ -125,6 +125,12 @@ async function runSupervised(args, entry) {
   let pid;
   let received;
   const onSignal = (signal) => {
+    if (received) {
+      // a second signal: leave now; the supervisor stops the task when the socket closes
+      FORWARDED_SIGNALS.forEach((s) => process.removeListener(s, onSignal));
+      process.kill(process.pid, signal);
+      return;
+    }
     received = signal;
     conn.write(`${JSON.stringify({ signal })}\n`);
   };

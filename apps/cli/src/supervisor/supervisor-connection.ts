@@ -73,7 +73,18 @@ export function serveTaskClient(conn: Socket, root: PlainSeams): Promise<void> {
   });
 }
 
+/** Runs one request; whatever it throws is the client's error line and exit code, never the supervisor's crash. */
 async function runRequest(request: TaskRequest, root: PlainSeams, signal: AbortSignal, send: (msg: object) => void): Promise<void> {
+  try {
+    await runTaskRequest(request, root, signal, send);
+  } catch (err) {
+    const report = errorReport(err, false);
+    send({ err: report.line });
+    send({ exit: report.exitCode });
+  }
+}
+
+async function runTaskRequest(request: TaskRequest, root: PlainSeams, signal: AbortSignal, send: (msg: object) => void): Promise<void> {
   const parsed = request.argv[0] === 'task' ? parseHotCommand(request.argv) : undefined;
   if (!parsed) return send({ fallback: 'not a task this supervisor runs (help, a usage error or a subcommand)' });
   // the socket's name binds the working directory; a client elsewhere runs the task itself
