@@ -86,8 +86,8 @@ function startSupervisor(sock, log) {
   const child = spawn(process.execPath, [path.join(__dirname, 'task-supervisor.js'), sock], { detached: true, stdio: ['ignore', out, out] });
   fs.closeSync(out);
   const state = {};
-  child.once('exit', (code) => {
-    state.exited = code;
+  child.once('exit', (code, signal) => {
+    state.exited = code ?? signal;
     fs.rmSync(`${sock}.starting`, { force: true });
   });
   child.unref();
@@ -107,7 +107,7 @@ async function reachSupervisor(sock) {
     }
     if (!started && claimStart(sock)) started = startSupervisor(sock, log);
     // exit 0: another supervisor owns the socket and is about to listen
-    if (started?.exited) throw new Error(`the task supervisor exited with code ${started.exited} before it listened; see ${log}`);
+    if (started?.exited !== undefined && started.exited !== 0) throw new Error(`the task supervisor ended (${started.exited}) before it listened; see ${log}`);
     if (Date.now() > deadline) throw new Error(`the task supervisor did not listen within ${START_TIMEOUT_MS / 1000} s; see ${log}, or unset RUN_AGENT_SUPERVISOR to run the task in this process`);
     await new Promise((r) => setTimeout(r, wait));
   }
