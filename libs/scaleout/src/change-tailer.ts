@@ -71,11 +71,16 @@ export class ChangeTailer {
     this.tasks.delete(`${projectId}/${taskId}`);
   }
 
-  /** Marks the task's current files as published (they came from the change stream). */
-  adopt(projectId: string, taskId: string): void {
+  /**
+   * Marks the task's files that came from the change stream (`fromStream`: their paths relative to
+   * the root) as published. Any other file of the task is this host's own write that never reached
+   * the stream (a previous process of this worker killed before publishing, or its orphan stop):
+   * left unmarked, the next pass publishes it, so the replica gets what this copy holds.
+   */
+  adopt(projectId: string, taskId: string, fromStream: ReadonlySet<string>): void {
     const files: string[] = [];
     walk(join(this.root, projectId, taskId), files);
-    for (const f of files) {
+    for (const f of files.filter((file) => fromStream.has(relative(this.root, file)))) {
       const st = lstatSync(f);
       this.files.set(f, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, offset: st.size });
     }

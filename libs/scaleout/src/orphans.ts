@@ -9,7 +9,8 @@ const dirs = (d: string) => (existsSync(d) ? readdirSync(d, { withFileTypes: tru
  * A worker starting on a runs root that a killed worker process of this host left behind: the
  * runs still `running` there have no runner any more (their tasks went back to the queue and
  * continue from the replicated state, here or on another host), so their agents are stopped and
- * the runs finalised locally. Nothing is published: these files are this host's stale copy.
+ * the runs finalised locally. Nothing is published now (the task is not this worker's); should it
+ * take the task over later, its takeover publishes these files (ChangeTailer.adopt).
  * Returns the `<project>/<task>` keys of the tasks it released.
  */
 export async function reconcileOrphans(root: string, host: string, graceMs = 5000): Promise<string[]> {

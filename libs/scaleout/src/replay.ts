@@ -5,12 +5,18 @@ import { admitRecord, EpochFloors } from './epochs';
 import { nanos, natsClient, type NatsLink } from './nats';
 import { CHANGES_STREAM, parseChangeSubject } from './subjects';
 
+/** What a replay did: records applied, and every file the stream holds (its relative path), whether or not it changed here. */
+export interface Replayed {
+  applied: number;
+  paths: Set<string>;
+}
+
 /**
  * Rebuilds a task's files under `root` from the change stream (every host's records of it, in
  * stream order): how a worker continues a task whose previous host was lost. Records of a host
  * whose claim is older than one already seen are skipped, like on the replica (epochs.ts).
  */
-export async function replayTask(link: NatsLink, root: string, projectId: string, taskId: string): Promise<number> {
+export async function replayTask(link: NatsLink, root: string, projectId: string, taskId: string): Promise<Replayed> {
   // an ephemeral consumer (NATS 2.9 pull consumers need explicit acks; ordered ones need 2.10)
   const info = await link.jsm.consumers.add(CHANGES_STREAM, {
     ack_policy: natsClient().jetstream.AckPolicy.Explicit,
@@ -20,9 +26,10 @@ export async function replayTask(link: NatsLink, root: string, projectId: string
   });
   const consumer = await link.js.consumers.get(CHANGES_STREAM, info.name);
   let applied = 0;
+  const paths = new Set<string>();
   const floors = new EpochFloors();
   try {
-    if (info.num_pending === 0) return 0;
+    if (info.num_pending === 0) return { applied, paths };
     for (;;) {
       const m = await consumer.next({ expires: 5000 });
       if (!m) break;
@@ -33,6 +40,8 @@ export async function replayTask(link: NatsLink, root: string, projectId: string
           if (admitRecord(floors, s.host, s.projectId, s.taskToken, rec) && rec.op !== 'claim') {
             applyRecord(root, rec);
             applied++;
+            if (rec.op === 'delete') paths.delete(rec.path);
+            else paths.add(rec.path);
           }
         } catch {
           // records before this one aged out of the stream (retention): continue with what remains
@@ -44,7 +53,7 @@ export async function replayTask(link: NatsLink, root: string, projectId: string
   } finally {
     await link.jsm.consumers.delete(CHANGES_STREAM, info.name).catch(() => undefined);
   }
-  return applied;
+  return { applied, paths };
 }
 
 /** Runs the lost host left `running` are failed: their processes are not on this host. */

@@ -322,8 +322,8 @@ export class Worker {
       await retryThroughOutage(this.link, () => publishClaimRecord(this.link, this.opts.host, task.projectId, task.taskId, outcome.claimed));
       const takeover = entry.msg.info.deliveryCount > 1 || !existsSync(join(taskDir, 'TASK.md'));
       if (takeover) {
-        const n = await retryThroughOutage(this.link, () => replayTask(this.link, this.opts.layout.root, task.projectId, task.taskId));
-        this.tailer.adopt(task.projectId, task.taskId);
+        const { applied: n, paths } = await retryThroughOutage(this.link, () => replayTask(this.link, this.opts.layout.root, task.projectId, task.taskId));
+        this.tailer.adopt(task.projectId, task.taskId, paths);
         if (n > 0) {
           const failed = await failOrphanRuns(taskDir, this.opts.host);
           this.log(`took over ${task.projectId}/${task.taskId} (${n} records replayed, ${failed} orphan runs failed)`);
