@@ -76,11 +76,12 @@ export function usageHooks(opts: UsageLoopOptions, ctx: UsageHookContext): Usage
   const interrupted = (): string | undefined => (ctx.signal?.aborted ? String(ctx.signal.reason ?? 'interrupted') : ctx.stopReason());
 
   const waitRateLimit = async (until: Date, runId: string): Promise<UsageHold> => {
+    // measured on the monotonic clock from here (issue #31): a wall-clock jump neither ends the
+    // wait early (forward) nor stretches it by the jump (backward). Read before anything is
+    // written: a jump while the announcement below is being written must not move the end.
+    const end = performance.now() + Math.max(0, until.getTime() - Date.now());
     writeRateLimited(taskDir, until, runId);
     await ctx.post('INFO', `rate limited until ${until.toISOString()}: waiting without counting a restart (run slot released)`);
-    // measured on the monotonic clock from here (issue #31): a wall-clock jump neither ends the
-    // wait early (forward) nor stretches it by the jump (backward)
-    const end = performance.now() + Math.max(0, until.getTime() - Date.now());
     for (;;) {
       const reason = interrupted();
       if (reason) return { kind: 'stopped', reason };
