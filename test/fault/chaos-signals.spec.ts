@@ -3,10 +3,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readMessages } from '@app/messagebus';
-import { LivenessProbe, readOwnerEpoch, readRunInfo, readRunInfoReconciled, type RunInfo, RunsLayout } from '@app/storage';
+import { readOwnerEpoch, readRunInfo, readRunInfoReconciled, RunsLayout } from '@app/storage';
 import { RUN_AGENT, runCli } from '../utils/cli';
 import { envWithFakeAgents } from '../utils/fake-agents';
-import { processAlive } from '../utils/processes';
+import { processAlive, ZOMBIE_AWARE_PROBE } from '../utils/processes';
 import { exitOf, waitFor } from '../utils/wait';
 import { rng } from './fiu';
 import { checkInvariant, recordTally } from './tally';
@@ -29,13 +29,6 @@ const CASES = Number(process.env.FAULT_CHAOS_CASES ?? 8);
 const LEASE_MS = 1500;
 const PROJECT = 'chaos';
 
-/** Liveness that counts a zombie (an agent whose runner died, not yet reaped by init) as gone. */
-class ZombieAwareProbe extends LivenessProbe {
-  override isRunAlive(info: Pick<RunInfo, 'pid' | 'pgid'>): boolean {
-    return info.pid > 0 && processAlive(info.pid);
-  }
-}
-const ZOMBIE_AWARE = new ZombieAwareProbe();
 
 type Phase = 'start' | 'restart' | 'adoption' | 'stop-past-lease';
 interface Case {
@@ -162,7 +155,7 @@ describe('chaos: SIGKILL / SIGSTOP at seeded points of task start, restart and a
       check(c, 'the bus only grew', busAfter.startsWith(busBefore.slice(0, busBefore.lastIndexOf('\n') + 1)));
       for (const d of runDirs(taskDir)) {
         // parses, or throws; healed with a probe that counts a zombie as gone (this machine's init reaps late)
-        const info = readRunInfoReconciled(join(d, 'run-info.yaml'), ZOMBIE_AWARE);
+        const info = readRunInfoReconciled(join(d, 'run-info.yaml'), ZOMBIE_AWARE_PROBE);
         check(c, `run ${info.run_id} does not read as running after the recovery`, info.status !== 'running', () => `${readFileSync(join(d, 'run-info.yaml'), 'utf8')}\nbefore: ${infosBefore}\nrecovery: ${result.stdout}${result.stderr}`);
         check(c, `run ${info.run_id} says how it ended`, info.status === 'completed' || (info.error_summary ?? '').trim() !== '', () => readFileSync(join(d, 'run-info.yaml'), 'utf8'));
       }

@@ -2,9 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LivenessProbe, readRunInfo, readRunInfoReconciled, type RunInfo, RunsLayout } from '@app/storage';
+import { readRunInfo, readRunInfoReconciled, RunsLayout } from '@app/storage';
+import { COUNTED_AGENT_PRELUDE } from '../e2e/runner/helpers';
 import { RUN_AGENT, runCli } from '../utils/cli';
-import { processAlive } from '../utils/processes';
+import { processAlive, ZOMBIE_AWARE_PROBE } from '../utils/processes';
 import { exitOf, waitFor } from '../utils/wait';
 import { rng } from './fiu';
 import { checkInvariant, recordTally } from './tally';
@@ -12,8 +13,8 @@ import { checkInvariant, recordTally } from './tally';
 /**
  * Issue #33's task supervisor under SIGKILL at seeded points (issue #31's method): a case starts
  * TASKS `run-agent task` clients with RUN_AGENT_SUPERVISOR=1 (one supervisor), waits a random
- * 0–600 ms after the first client started (the supervisor starting, tasks starting, agents
- * running) and SIGKILLs the supervisor or one client. Recovery is the product's own
+ * 0–600 ms after the supervisor listens (tasks starting, agents running) and SIGKILLs the
+ * supervisor or one client. Recovery is the product's own
  * `run-agent task --adopt` of every task, again through a supervisor. Invariants: no two agents of
  * a task ever run at once (each agent checks at its start); every agent that ran is named by a run
  * record; after the recovery every task is DONE, no run reads as running and no agent is left; a
@@ -25,24 +26,10 @@ const CASES = Number(process.env.FAULT_SUPERVISOR_CASES ?? 6);
 const TASKS = 4;
 const PROJECT = 'sup';
 
-/** Records its pid, notes any other recorded agent of its task still alive (not a zombie), then waits for GO. */
-const AGENT = `#!/bin/sh
-cat > /dev/null
-for p in $(cat "$JRUN_TASK_FOLDER/agents" 2>/dev/null); do
-  st=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f1)
-  [ -n "$st" ] && [ "$st" != Z ] && echo "$p alive ($st) when $$ started" >> "$JRUN_TASK_FOLDER/overlap"
-done
-echo "$$" >> "$JRUN_TASK_FOLDER/agents"
-while [ ! -e "$JRUN_TASK_FOLDER/GO" ]; do sleep 0.05; done
+/** A counted agent (its pid in `agents` of its task folder, overlaps in `agents.overlap`) that waits for GO. */
+const AGENT = `${COUNTED_AGENT_PRELUDE}while [ ! -e "$JRUN_TASK_FOLDER/GO" ]; do sleep 0.05; done
 touch "$JRUN_TASK_FOLDER/DONE"
 `;
-
-class ZombieAwareProbe extends LivenessProbe {
-  override isRunAlive(info: Pick<RunInfo, 'pid' | 'pgid'>): boolean {
-    return info.pid > 0 && processAlive(info.pid);
-  }
-}
-const ZOMBIE_AWARE = new ZombieAwareProbe();
 
 type Target = 'supervisor' | 'client';
 
@@ -157,11 +144,11 @@ describe('task supervisor: SIGKILL of the supervisor or a client at seeded point
       for (const t of tasks) {
         const taskDir = layout.taskDir(PROJECT, t);
         check(`${t} is DONE`, existsSync(join(taskDir, 'DONE')));
-        check(`${t}: no two agents ran at once`, !existsSync(join(taskDir, 'overlap')), () => readFileSync(join(taskDir, 'overlap'), 'utf8'));
+        check(`${t}: no two agents ran at once`, !existsSync(join(taskDir, 'agents.overlap')), () => readFileSync(join(taskDir, 'agents.overlap'), 'utf8'));
         const recorded = new Set(runInfos(taskDir).map((f) => readRunInfo(f).pid));
         check(`${t}: every agent that ran is named by a run record`, agentsOf(taskDir).every((p) => recorded.has(p)), () => `agents ${agentsOf(taskDir)}, records ${[...recorded]}`);
         for (const f of runInfos(taskDir)) {
-          const info = readRunInfoReconciled(f, ZOMBIE_AWARE);
+          const info = readRunInfoReconciled(f, ZOMBIE_AWARE_PROBE);
           check(`${t}: run ${info.run_id} does not read as running`, info.status !== 'running', () => readFileSync(f, 'utf8'));
         }
         check(`${t}: no agent left alive`, agentsOf(taskDir).every((p) => !processAlive(p)));

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { LivenessProbe, type RunInfo } from '@app/storage';
 
 /** True while `pid` is a live process: it exists and is neither a zombie awaiting its reaper nor dead (state Z/X in /proc). */
 export function processAlive(pid: number): boolean {
@@ -10,3 +11,11 @@ export function processAlive(pid: number): boolean {
     return false;
   }
 }
+
+/** A liveness probe that judges a run by its pid alone, a zombie (an agent whose runner died, not yet reaped by init) counting as gone. */
+class ZombieAwareProbe extends LivenessProbe {
+  override isRunAlive(info: Pick<RunInfo, 'pid' | 'pgid'>): boolean {
+    return info.pid > 0 && processAlive(info.pid);
+  }
+}
+export const ZOMBIE_AWARE_PROBE: LivenessProbe = new ZombieAwareProbe();

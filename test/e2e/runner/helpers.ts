@@ -127,11 +127,13 @@ export function commandAgentSandbox(agentName: string, script: string) {
 }
 
 /**
- * The start of a command agent (sh) that records every start (its pid in $COUNTER_FILE) and any
- * other recorded agent still alive (not a zombie) at that moment (an overlap, in $COUNTER_FILE.overlap).
+ * The start of a command agent (sh) that records every start (its pid in $COUNTER_FILE, by default
+ * `agents` in its task's folder) and any other recorded agent still alive (not a zombie) at that
+ * moment (an overlap, in $COUNTER_FILE.overlap).
  */
 export const COUNTED_AGENT_PRELUDE = `#!/bin/sh
 cat > /dev/null
+COUNTER_FILE="\${COUNTER_FILE:-$JRUN_TASK_FOLDER/agents}"
 for p in $(cat "$COUNTER_FILE" 2>/dev/null); do
   st=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f1)
   [ -n "$st" ] && [ "$st" != Z ] && echo "$p alive ($st) when $$ started" >> "$COUNTER_FILE.overlap"
