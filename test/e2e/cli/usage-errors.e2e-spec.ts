@@ -1,3 +1,5 @@
+import { mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { CONDUCTOR, runCli, type CliResult } from '../../utils/cli';
 import { Sandbox } from './inspect-helpers';
 
@@ -25,6 +27,14 @@ describe('usage errors of command groups and the conductor help', () => {
   ])('commander usage errors are one line "Error: …" with exit 2: %j', async (args, message) => {
     const r = await sb.run(args);
     expect([r.code, r.stdout, r.stderr]).toEqual([2, '', `${message}\n`]);
+  });
+
+  it('task resume of a task whose start was cut before TASK.md is a one-line usage error (exit 2) and changes nothing', async () => {
+    const taskDir = join(sb.root, 'proj', 'task-20260101-000000-cut');
+    mkdirSync(taskDir, { recursive: true });
+    const r = await sb.run(['task', 'resume', '--root', sb.root, '--project', 'proj', '--task', 'task-20260101-000000-cut']);
+    expect([r.code, r.stdout, r.stderr]).toEqual([2, '', `Error: task task-20260101-000000-cut never started: TASK.md not found in task directory ${taskDir}; start it with \`run-agent task\`\n`]);
+    expect(readdirSync(taskDir)).toEqual([]);
   });
 
   it('a group without a subcommand still prints its help', async () => {

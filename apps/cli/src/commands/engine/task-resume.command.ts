@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { SubCommand } from 'nest-commander';
 import { clearStopMarkers, existingTaskDir, pathExists, STORAGE_INDEX_FACTORY, type StorageIndexFactory, TASK_PROMPT_FILE } from '@app/storage';
 import { RunnerService } from '@app/runner';
+import { UsageError } from '../../common/cli-errors';
 import { checkDir, loadRunConfig, resolveScope, runRoot, withParentOptions } from './job-common';
 import { runLoop } from './loop-run';
 import { LoopFlagParsers, LoopFlags, loopSettings } from './task-options';
@@ -36,7 +37,8 @@ export class TaskResumeCommand extends LoopFlagParsers {
     const scope = resolveScope(flags, root, { generate: false });
     const layout = this.indexFor(root).layout;
     const taskDir = existingTaskDir(layout, scope.projectId, scope.taskId);
-    if (!pathExists(join(taskDir, TASK_PROMPT_FILE))) throw new Error(`TASK.md not found in task directory ${taskDir}`);
+    // a start cut before TASK.md was written leaves the folder of a task that never started: bad input, like an unknown task
+    if (!pathExists(join(taskDir, TASK_PROMPT_FILE))) throw new UsageError(`task ${scope.taskId} never started: TASK.md not found in task directory ${taskDir}; start it with \`run-agent task\``);
     process.stderr.write(`Resuming task: ${scope.taskId}\n`);
     clearStopMarkers(taskDir);
     await runLoop({ runner: this.runner, layout, scope, flags, loaded, settings, cwd, resume: true });
