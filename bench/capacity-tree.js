@@ -8,13 +8,17 @@
 // - our own processes' memory at the plateau (every agent alive): Pss/Rss of the runner
 //   processes (`run-agent`), not their agents;
 // - lost (an agent that never started, or the root not DONE) and doubled (an agent started twice).
-//   node bench/capacity-tree.js <repo root> <temp folder> <agent seconds> <agent MB>
+// Mode `runners`: one `run-agent` runner process per agent; mode `supervisor`: RUN_AGENT_SUPERVISOR=1,
+// every `run-agent task|job` a thin client of the host's task supervisor (counted among our processes).
+// A child learns its place in the tree from its prompt, as a real sub-agent learns its work, so
+// every agent calls `run-agent job` in the same environment.
+//   node bench/capacity-tree.js <repo root> <temp folder> <agent seconds> <agent MB> <runners|supervisor>
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const { pct, rollup } = require('./proc-stats');
+const { pct, rollup, supervisors } = require('./proc-stats');
 
-const [repo, dir, secondsArg, mbArg] = process.argv.slice(2);
+const [repo, dir, secondsArg, mbArg, mode = 'runners'] = process.argv.slice(2);
 const SECONDS = Number(secondsArg);
 const MB = Number(mbArg);
 const CHILDREN = 200;
@@ -31,18 +35,18 @@ const fs = require('node:fs');
 const { spawn } = require('node:child_process');
 const clock = () => Number(process.hrtime.bigint() / 1000n) / 1000;
 const now = clock();
-const id = process.env.TREE_ID || '0';
+// a child's prompt (stdin) holds "TREE-NODE <id> <ordinal> <submitted ms>"; the root's is "fan out"
+const run = (prompt) => {
+const place = /TREE-NODE (\\S+) (\\d+) ([\\d.]+)/.exec(prompt);
+const id = place ? place[1] : '0';
+const ordinalHere = place ? Number(place[2]) : 0;
 const depth = id.split('.').length - 1;
-fs.appendFileSync(${JSON.stringify(spawned)}, id + ' ' + (process.env.TREE_SUBMITTED ? (now - Number(process.env.TREE_SUBMITTED)).toFixed(1) : '0') + '\\n');
+fs.appendFileSync(${JSON.stringify(spawned)}, id + ' ' + (place ? (now - Number(place[3])).toFixed(1) : '0') + '\\n');
 const hold = Buffer.alloc(${MB} * 1024 * 1024, 1);
-process.stdin.resume();
-const level3 = depth === 3 ? Number(process.env.TREE_ORDINAL) : 0;
-const n = depth === 0 || depth === 1 ? 4 : depth === 2 ? 3 : depth === 3 ? (level3 < 36 ? 3 : 2) : 0;
+const n = depth === 0 || depth === 1 ? 4 : depth === 2 ? 3 : depth === 3 ? (ordinalHere < 36 ? 3 : 2) : 0;
 const children = Array.from({ length: n }, (_, i) => new Promise((resolve) => {
-  const ordinal = Number(process.env.TREE_ORDINAL || 0) * (depth === 0 || depth === 1 ? 4 : 3) + i;
-  const child = spawn(process.execPath, [${JSON.stringify(runAgent)}, 'job', '--agent', 'tree', '--prompt', 'child'], {
-    env: { ...process.env, TREE_ID: id + '.' + i, TREE_ORDINAL: String(ordinal), TREE_SUBMITTED: String(clock()) }, stdio: 'ignore',
-  });
+  const ordinal = ordinalHere * (depth === 0 || depth === 1 ? 4 : 3) + i;
+  const child = spawn(process.execPath, [${JSON.stringify(runAgent)}, 'job', '--agent', 'tree', '--prompt', 'TREE-NODE ' + id + '.' + i + ' ' + ordinal + ' ' + clock()], { stdio: 'ignore' });
   child.on('exit', resolve);
 }));
 const held = new Promise((r) => setTimeout(r, ${SECONDS * 1000}));
@@ -51,6 +55,9 @@ Promise.all([...children, held]).then(() => {
   console.log('held ' + hold.length);
   process.exit(0);
 });
+};
+let prompt = '';
+process.stdin.setEncoding('utf8').on('data', (s) => (prompt += s)).on('end', () => run(prompt));
 `, { mode: 0o755 });
 const config = path.join(dir, 'config.yaml');
 fs.writeFileSync(config, ['agents:', '  tree:', '    type: command', `    command: ${agent}`, 'defaults:', '  agent: tree', ''].join('\n'));
@@ -85,7 +92,12 @@ async function bareSpawn() {
 (async () => {
   const bare = await bareSpawn();
   const env = { ...process.env, HOME: dir };
-  for (const k of Object.keys(env)) if (/^(JRUN_|CONDUCTOR_|RUN_AGENT_ROOT|TREE_)/.test(k)) delete env[k];
+  for (const k of Object.keys(env)) if (/^(JRUN_|CONDUCTOR_|RUN_AGENT_ROOT|RUN_AGENT_SUPERVISOR$)/.test(k)) delete env[k];
+  const runtimeDir = path.join(dir, 'xdg');
+  if (mode === 'supervisor') {
+    fs.mkdirSync(runtimeDir, { mode: 0o700 });
+    Object.assign(env, { RUN_AGENT_SUPERVISOR: '1', XDG_RUNTIME_DIR: runtimeDir });
+  }
   spawnSync('sync');
   const t0 = clock();
   const rootRunner = spawn(process.execPath, [runAgent, 'task', '--root', root, '--config', config, '--project', 'tree', '--task', 'task-20260101-000000-tree',
@@ -97,7 +109,7 @@ async function bareSpawn() {
   const deadline = clock() + SECONDS * 1000 * 0.8;
   while (clock() < deadline && lines().length < CHILDREN + 1) await sleep(100);
   const fillMs = lines().length >= CHILDREN + 1 ? clock() - t0 : undefined;
-  const mem = runnerPids().map(rollup).filter(Boolean);
+  const mem = [...runnerPids(), ...supervisors(runtimeDir)].map(rollup).filter(Boolean);
   const code = await exit;
   const all = lines();
   const ids = all.map((l) => l[0]);

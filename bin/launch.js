@@ -89,8 +89,8 @@ module.exports = function launch(programName) {
   const args = process.argv.slice(2);
   const runHere = () => require(cliEntry(entryTime)).main(args, programName);
   const wantsHelp = args.includes('--help') || args.includes('-h');
-  if (programName === 'run-agent' && args[0] === 'task' && process.env.RUN_AGENT_SUPERVISOR && !wantsHelp) {
-    // the loop runs in the host's task supervisor; help and usage errors come back here (bin/task-client.js)
+  if (programName === 'run-agent' && (args[0] === 'task' || args[0] === 'job') && process.env.RUN_AGENT_SUPERVISOR && !wantsHelp) {
+    // the loop or run goes on in the host's task supervisor; help and usage errors come back here (bin/task-client.js)
     require('./task-client')
       .runSupervised(args, cliEntry(entryTime))
       .then((handled) => handled || runHere())

@@ -1,11 +1,14 @@
 'use strict';
-// `run-agent task` through the host's task supervisor (RUN_AGENT_SUPERVISOR=1; docs/operations.md, "the task supervisor"):
-// this process stays in the foreground, prints what the loop prints and exits with the task's code,
-// while the loop itself runs in one shared supervisor (apps/cli/src/supervisor), so a host's sixty
-// tasks cost one runner's memory and start-up, not sixty. Plain Node only: no bundle loads here.
+// `run-agent task` and `run-agent job` through the host's task supervisor (RUN_AGENT_SUPERVISOR=1;
+// docs/operations.md, "the task supervisor"): this process stays in the foreground, prints what the
+// command prints and exits with its code, while the loop or run itself goes on in one shared
+// supervisor (apps/cli/src/supervisor), so a host's sixty tasks, or a tree's 200 sub-agents, cost one
+// runner's memory and start-up, not one each. Plain Node only: no bundle loads here.
 //
 // One supervisor serves one environment and working directory: the socket's name is a hash of both
-// (and of the CLI build), so the loops see exactly what an in-process `task` would.
+// (and of the CLI build). The per-run variables an agent gets from its runner (JRUN_* and the short
+// names; apps/cli/src/supervisor/per-run-env.ts) are left out of the hash, so a whole tree shares
+// one supervisor; each request carries this process's environment, and the command reads them there.
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const net = require('node:net');
@@ -40,10 +43,17 @@ function socketDir(env) {
   return dir;
 }
 
-/** The socket of the supervisor for this build, working directory and environment. */
+const SHORT_RUN_NAMES = new Set(['MESSAGE_BUS', 'TASK_FOLDER', 'RUN_FOLDER']);
+
+/** A variable a runner sets per run for its agent (the rule of apps/cli/src/supervisor/per-run-env.ts). */
+function isPerRunVariable(name) {
+  return name.startsWith('JRUN_') || SHORT_RUN_NAMES.has(name);
+}
+
+/** The socket of the supervisor for this build, working directory and environment (less the per-run variables). */
 function socketPath(entry) {
   const env = Object.keys(process.env)
-    .filter((k) => k !== '_')
+    .filter((k) => k !== '_' && !isPerRunVariable(k))
     .sort()
     .map((k) => [k, process.env[k]]);
   const key = crypto
@@ -114,14 +124,16 @@ async function reachSupervisor(sock) {
 }
 
 /**
- * Runs `task <args>` in the supervisor. Resolves true once the task's exit code is set, false when
- * the supervisor hands the command back (help, usage errors): the caller then runs it itself.
+ * Runs `task <args>` or `job <args>` in the supervisor. Resolves true once the command's exit code
+ * is set, false when the supervisor hands the command back (help, usage errors, `job --follow`): the
+ * caller then runs it itself.
  */
 async function runSupervised(args, entry) {
   if (!supervisorWanted(process.env)) return false;
   const conn = await reachSupervisor(socketPath(entry));
   conn.setEncoding('utf8');
-  conn.write(`${JSON.stringify({ argv: args, cwd: process.cwd(), tty: !!process.stderr.isTTY, columns: process.stderr.columns })}\n`);
+  const env = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined));
+  conn.write(`${JSON.stringify({ argv: args, cwd: process.cwd(), env, pid: process.pid, tty: !!process.stderr.isTTY, columns: process.stderr.columns })}\n`);
   let pid;
   let received;
   const onSignal = (signal) => {
@@ -168,4 +180,4 @@ async function runSupervised(args, entry) {
   return true;
 }
 
-module.exports = { runSupervised, supervisorWanted };
+module.exports = { runSupervised, supervisorWanted, isPerRunVariable };

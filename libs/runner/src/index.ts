@@ -11,6 +11,7 @@ export { LocalAgentExecutor, type AgentExecutor, type AgentHandle, type AgentLau
 export { selectAgent, resolveSpec } from './agent-resolution';
 export { runJob, runSingleJob, DEFAULT_MAX_DELEGATION_DEPTH, type JobOptions, type JobResult, type JobRun } from './job';
 export { runTask } from './task';
+export { clearPendingChild, writePendingMarker } from './pending-child';
 export * from './tasks';
 export {
   DEFAULT_MAX_RESTARTS,

@@ -30,6 +30,10 @@ export interface JobOptions {
   conductorUrl?: string;
   runDir?: { runId: string; dir: string };
   env?: Record<string, string>;
+  /** The environment the run inherits (default: this process's; the task supervisor passes its client's). */
+  baseEnv?: NodeJS.ProcessEnv;
+  /** The pending-child marker of the `job` that started this run (pending-child.ts), removed once the run's record exists. */
+  pendingMarker?: string;
   /** Aborting stops the agent's process group (SIGTERM, grace, SIGKILL). */
   signal?: AbortSignal;
   /** Prefix the prompt with the restart text (Ralph attempts > 0, resume mode). */

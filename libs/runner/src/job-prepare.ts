@@ -77,7 +77,7 @@ export async function prepare(opts: JobOptions, layout: RunsLayout): Promise<Pre
   let spec: AgentSpec;
   try {
     agent = selectAgent(opts.config, opts.agent);
-    spec = await resolveSpec(agent, { ...process.env, ...opts.env }, cwd, opts.registry);
+    spec = await resolveSpec(agent, { ...(opts.baseEnv ?? process.env), ...opts.env }, cwd, opts.registry);
   } catch (err) {
     throw failure(errorText(err), isFatalAgentError(err));
   }

@@ -128,12 +128,12 @@ async function runCreated(
 ): Promise<JobResult> {
   const { layout, taskDir, prompt, cwd, agent, spec } = prepared;
   const { runId, runDir, paths, base } = admitted.created;
-  if (opts.parentRunId) clearPendingChild();
+  if (opts.parentRunId) clearPendingChild(opts.pendingMarker);
   const infoPath = runInfoFile(runDir);
   const taskBus = join(taskDir, TASK_BUS_FILE);
   const bus = opts.writers(taskBus, { fence: opts.fence });
 
-  const agentVersion = await detectVersion(spec, { ...process.env, ...opts.env }, opts.registry);
+  const agentVersion = await detectVersion(spec, { ...(opts.baseEnv ?? process.env), ...opts.env }, opts.registry);
   let slot: RunSlot;
   const stopWatch = watchStopRequest(runDir, opts.signal);
   const queued = queuedMark(infoPath, { alreadySet: !!admitted.queued, fence: opts.fence, record: opts.parentRunId ? undefined : runnerSentinel(base) });
@@ -144,7 +144,7 @@ async function runCreated(
       floor: opts.config?.defaults?.min_available_memory,
       signal: stopWatch.signal,
       pollMs: opts.memoryPollMs,
-      env: { ...process.env, ...opts.env },
+      env: { ...(opts.baseEnv ?? process.env), ...opts.env },
       post: postInfo(bus, opts, runId),
     });
     slot = await acquireRunSlot({
@@ -197,7 +197,7 @@ async function runCreated(
     );
     const env = buildAgentEnv({
       agentType: spec.type,
-      base: process.env,
+      base: opts.baseEnv ?? process.env,
       jrun: {
         projectId: opts.projectId,
         taskId: opts.taskId,

@@ -27,6 +27,20 @@ function parentRunIdFrom(argv: string[], env: NodeJS.ProcessEnv): string | undef
  * $JRUN_RUN_FOLDER (an agent starting a sub-agent), writes the pending marker. Never throws.
  */
 export function registerPendingChild(argv: string[], env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const path = writePendingMarker(argv, env, process.pid);
+  if (path) {
+    marker = path;
+    process.once('exit', () => clearPendingChild());
+  }
+  return path;
+}
+
+/**
+ * The marker of a `job` (argv, env) running on behalf of process `pid` (the task supervisor writes
+ * its client's: the client lives as long as the job). Returns its path, or undefined when the job
+ * has no parent run or the marker cannot be written. Never throws.
+ */
+export function writePendingMarker(argv: string[], env: NodeJS.ProcessEnv, pid: number): string | undefined {
   if (argv[0] !== 'job' || argv.includes('--help') || argv.includes('-h')) return undefined;
   const folder = env.JRUN_RUN_FOLDER;
   const parent = parentRunIdFrom(argv, env)?.trim();
@@ -34,18 +48,17 @@ export function registerPendingChild(argv: string[], env: NodeJS.ProcessEnv = pr
   try {
     const dir = join(folder, PENDING_CHILDREN_DIR);
     mkdirSync(dir, { recursive: true, mode: 0o755 });
-    const path = join(dir, String(process.pid));
-    writeFileSync(path, `${process.pid}\n`, { mode: 0o644 });
-    marker = path;
-    process.once('exit', clearPendingChild);
+    const path = join(dir, String(pid));
+    writeFileSync(path, `${pid}\n`, { mode: 0o644 });
     return path;
   } catch {
     return undefined;
   }
 }
 
-/** The run now exists (or the process ends): the marker has done its job. */
-export function clearPendingChild(): void {
+/** The run now exists (or the job ends): the marker has done its job. Without a path, this process's own marker. */
+export function clearPendingChild(path?: string): void {
+  if (path) return void rmSync(path, { force: true });
   if (!marker) return;
   rmSync(marker, { force: true });
   marker = undefined;

@@ -40,6 +40,8 @@ export interface TaskOptions extends NeedsInputLoopOptions, UsageLoopOptions, Cr
   resume?: boolean;
   firstRunDir?: { runId: string; dir: string };
   env?: Record<string, string>;
+  /** The environment the runs inherit (default: this process's; the task supervisor passes its client's). */
+  baseEnv?: NodeJS.ProcessEnv;
   signal?: AbortSignal;
   executor?: AgentExecutor;
   registry?: AgentRegistry;

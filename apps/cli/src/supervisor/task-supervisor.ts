@@ -1,9 +1,11 @@
 /**
  * The host's task supervisor (issue #33, docs/operations.md, "the task supervisor"): one long-lived process that runs
  * the Ralph loops of many `run-agent task` clients (bin/task-client.js), so sixty tasks cost one
- * runner, not sixty. Started on demand by a client, it serves one environment and working directory
- * (the socket's name says which, so the loops see exactly what an in-process `task` would), and
- * exits once it has been idle for RUN_AGENT_SUPERVISOR_IDLE_MS (default 15 s).
+ * runner, not sixty; sub-agents' `run-agent job` calls too, so a tree of 200 costs one. Started on
+ * demand by a client, it serves one environment (less the per-run variables, which each request
+ * brings: per-run-env.ts) and working directory (the socket's name says which, so the loops see
+ * exactly what an in-process `task` or `job` would), and exits once it has been idle for
+ * RUN_AGENT_SUPERVISOR_IDLE_MS (default 15 s).
  *
  * The socket's owner holds its claim (`claimSocketPath`): a second supervisor started for the same
  * socket exits at once, and the claim is dropped before the socket is removed, so a client that
@@ -12,6 +14,7 @@
 import { createServer, type Server } from 'node:net';
 import { claimSocketPath } from '@app/storage';
 import { plainRoot } from '../fast/plain-root';
+import { dropPerRunVariables } from './per-run-env';
 import { serveTaskClient } from './supervisor-connection';
 
 export const DEFAULT_IDLE_MS = 15_000;
@@ -25,6 +28,8 @@ function idleMs(env: NodeJS.ProcessEnv): number {
 export async function superviseTasks(socketPath: string): Promise<void> {
   const claim = claimSocketPath(socketPath);
   if (!claim) return log(`another supervisor owns ${socketPath}; exiting`);
+  // the first client's run variables are not the next one's: every command reads its client's
+  dropPerRunVariables(process.env);
   const root = plainRoot();
   let active = 0;
   let idle: NodeJS.Timeout | undefined;

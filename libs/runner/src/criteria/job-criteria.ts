@@ -7,6 +7,8 @@ import { CriteriaHookContext, criteriaHooks, CriteriaLoopOptions } from './loop-
 export type JobCriteriaContext = CriteriaLoopOptions & Omit<CriteriaHookContext, 'bus' | 'post' | 'signal'> & {
   /** Opens the task bus the check's verdict is posted to (the composition root's factory). */
   writers: BusWriters;
+  /** The environment the criteria inherit (default: this process's; the task supervisor passes its client's). */
+  baseEnv?: NodeJS.ProcessEnv;
 };
 
 /**
@@ -27,7 +29,7 @@ export async function withJobCriteria<T extends { runId?: string }>(ctx: JobCrit
     const post = async (type: string, body: string): Promise<void> => {
       await bus.append({ type, project_id: ctx.projectId, task_id: ctx.taskId, run_id: result.runId ?? '', body });
     };
-    const hooks = criteriaHooks(ctx, { ...ctx, bus, post, env: { ...process.env, ...ctx.env, JRUN_PROJECT_ID: ctx.projectId, JRUN_TASK_ID: ctx.taskId, JRUN_TASK_FOLDER: taskDir } });
+    const hooks = criteriaHooks(ctx, { ...ctx, bus, post, env: { ...(ctx.baseEnv ?? process.env), ...ctx.env, JRUN_PROJECT_ID: ctx.projectId, JRUN_TASK_ID: ctx.taskId, JRUN_TASK_FOLDER: taskDir } });
     if (doneBefore || !isTaskDone(taskDir)) return { result };
     if (hooks.problem) {
       await post('ERROR', hooks.problem);

@@ -59,9 +59,9 @@ export interface ResolvedScope {
 export function resolveScope(
   flags: { project?: string; task?: string },
   root: string,
-  opts: { generate: boolean; inferTask?: boolean },
+  opts: { generate: boolean; inferTask?: boolean; env?: NodeJS.ProcessEnv },
 ): ResolvedScope {
-  const inferred = inferScope(flags, { root });
+  const inferred = inferScope(flags, { root, env: opts.env });
   // `task` starts a new loop: only an explicit --task names an existing one (as upstream).
   const scope = opts.inferTask === false ? { project: inferred.project, task: flags.task?.trim() || undefined } : inferred;
   if (!scope.project) throw new UsageError('cannot infer project: pass --project or run from inside a task or project directory');

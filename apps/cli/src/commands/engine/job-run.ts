@@ -8,6 +8,7 @@ import { checkAgentName, hasSettings, JobResult, prepareJobWorktree, type Runner
 import { UsageError } from '../../common/cli-errors';
 import { agentCallerEnv, checkDir, loadRunConfig, optionalDuration, promptFromFlags, resolveScope, runRoot } from './job-common';
 import type { JobFlags } from './job-flags';
+import type { TaskIo } from './task-run';
 import { budgetFlags, criteriaFlags, isolationFromFlags } from '@app/runner';
 
 /** What `job` takes from its composition root. */
@@ -29,25 +30,30 @@ function adoptRunDir(layout: RunsLayout, projectId: string, taskId: string, runI
   }
 }
 
-export async function runJobCommand(flags: JobFlags, seams: JobSeams): Promise<void> {
-  await runJob(flags, seams);
+/** Where one `job` speaks, what ends it and its environment (default: this process's), and its pending-child marker when the task supervisor wrote it. */
+export type JobIo = TaskIo & { pendingMarker?: string };
+
+export async function runJobCommand(flags: JobFlags, seams: JobSeams, io: JobIo = { stderr: process.stderr }): Promise<void> {
+  await runJob(flags, seams, io);
 }
 
-async function runJob(all: JobFlags, seams: JobSeams): Promise<void> {
+async function runJob(all: JobFlags, seams: JobSeams, io: JobIo): Promise<void> {
+  const env = io.env ?? process.env;
   const flags = { ...all, task: all.task, prompt: all.prompt?.at(-1), promptFile: all.promptFile?.at(-1) };
   const prompt = promptFromFlags(flags);
   if (!prompt) throw new UsageError('prompt is empty: pass --prompt or --prompt-file');
   const idleTimeoutMs = optionalDuration(flags.timeout, '--timeout');
   const criteria = criteriaFlags(flags);
   const cwd = checkDir(flags.cwd, 'working directory');
-  const loaded = loadRunConfig(flags.config);
+  const loaded = loadRunConfig(flags.config, env);
   // an agent typo (or no config and no agent) is a usage error before any folder exists; without
   // --agent a configured diversification policy picks the agent when the run starts
   if (flags.agent?.trim() || !loaded.config) checkAgentName(loaded.config, flags.agent);
-  const root = runRoot(flags.root, loaded);
-  const scope = resolveScope(flags, root, { generate: true });
-  if (scope.generated) process.stderr.write(`task: ${scope.taskId}\n`);
-  const parentRunId = flags.parentRunId?.trim() || process.env.JRUN_ID?.trim() || undefined;
+  const root = runRoot(flags.root, loaded, env);
+  const scope = resolveScope(flags, root, { generate: true, env });
+  if (scope.generated) io.stderr.write(`task: ${scope.taskId}\n`);
+  const parentRunId = flags.parentRunId?.trim() || env.JRUN_ID?.trim() || undefined;
+  const parentTaskDir = env.JRUN_TASK_FOLDER?.trim() || undefined;
   // invalid input is a usage error (exit 2) before anything is written, as in wrap
   if (parentRunId) validateRunId(parentRunId);
   if (flags.previousRunId?.trim()) validateRunId(flags.previousRunId.trim());
@@ -64,11 +70,11 @@ async function runJob(all: JobFlags, seams: JobSeams): Promise<void> {
     config: loaded.config,
     agent: flags.agent,
     cwd,
-    parentTaskDir: process.env.JRUN_TASK_FOLDER?.trim() || undefined,
+    parentTaskDir,
   });
   const runDir = flags.runId !== undefined ? adoptRunDir(layout, scope.projectId, scope.taskId, flags.runId) : flags.follow ? layout.allocateRunDir(scope.projectId, scope.taskId) : undefined;
   const budget = budgetFlags(flags);
-  const env = wt ? { ...agentCallerEnv(loaded), ...wt.env } : agentCallerEnv(loaded);
+  const callerEnv = wt ? { ...agentCallerEnv(loaded), ...wt.env } : agentCallerEnv(loaded);
   const taskDir = layout.taskDir(scope.projectId, scope.taskId);
   const run = () => seams.runner.runJob({
     root,
@@ -80,18 +86,21 @@ async function runJob(all: JobFlags, seams: JobSeams): Promise<void> {
     cwd: wt?.cwd ?? cwd,
     worktree: wt?.fields,
     parentRunId,
-    parentTaskDir: process.env.JRUN_TASK_FOLDER?.trim() || undefined,
+    parentTaskDir,
     noWait: flags.noWait === true || flags.wait === false,
     previousRunId: flags.previousRunId?.trim() || undefined,
     idleTimeoutMs,
     conductorUrl: flags.conductorUrl,
-    env,
+    env: callerEnv,
+    baseEnv: io.env,
+    pendingMarker: io.pendingMarker,
+    signal: io.signal,
     runDir,
     // not under a task loop: this job owns the task while it runs, its writes fenced (issue #31)
     ownTask: true,
   });
   // a DONE written by this job counts only once the task's completion criteria pass (issue #33)
-  const start = () => withJobCriteria({ layout, writers: seams.writers, projectId: scope.projectId, taskId: scope.taskId, cwd: wt?.cwd ?? cwd ?? taskDir, env: env ?? {}, config: loaded.config, ...criteria }, run);
+  const start = () => withJobCriteria({ layout, writers: seams.writers, projectId: scope.projectId, taskId: scope.taskId, cwd: wt?.cwd ?? cwd ?? taskDir, env: callerEnv ?? {}, baseEnv: io.env, config: loaded.config, ...criteria }, run);
   const pending = hasSettings(budget)
     ? withJobBudget({ layout, writers: seams.writers, projectId: scope.projectId, taskId: scope.taskId, config: loaded.config, budget }, start)
     : start().then((result) => ({ result, exceeded: undefined }));

@@ -21,6 +21,8 @@ export interface LoopRun {
   stderr?: NodeJS.WriteStream;
   /** Aborting stops the loop and its agent (the task supervisor's client went away). */
   signal?: AbortSignal;
+  /** The environment the runs inherit (default: this process's; the task supervisor's: its client's). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export function throwIfNotDone(result: TaskResult): void {
@@ -54,6 +56,7 @@ export async function runLoop(r: LoopRun): Promise<void> {
       isolation: isolationFromFlags(r.flags),
       conductorUrl: r.flags.conductorUrl,
       env: agentCallerEnv(r.loaded),
+      baseEnv: r.env,
       signal: r.signal,
       ...r.settings,
     })

@@ -1,0 +1,49 @@
+import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jrunVariables } from '@app/agents';
+import { clearPendingChild, writePendingMarker } from '@app/runner';
+import { dropPerRunVariables, isPerRunVariable } from '../../../apps/cli/src/supervisor/per-run-env';
+const client = require('../../../bin/task-client.js') as { isPerRunVariable(name: string): boolean };
+
+describe('the task supervisor’s per-run variables', () => {
+  const perRun = Object.keys(jrunVariables({ projectId: 'p', taskId: 't', runId: 'r', parentRunId: 'q', runsDir: '/r', messageBus: '/b', taskFolder: '/t', runFolder: '/f', conductorUrl: 'http://x' }));
+  const shared = ['PATH', 'HOME', 'CONDUCTOR_CONFIG', 'CONDUCTOR_URL', 'CONDUCTOR_MAX_MESSAGE_BODY_BYTES', 'RUN_AGENT_SUPERVISOR', 'JRUNNER', 'TASK_FOLDERS'];
+
+  it('are every variable a runner sets per run for its agent, but the conductor URL every run shares', () => {
+    expect(perRun.filter((name) => !isPerRunVariable(name))).toEqual(['CONDUCTOR_URL']);
+    expect(shared.filter(isPerRunVariable)).toEqual([]);
+  });
+
+  it('are the same for the client (which names the socket) and the supervisor (which drops them)', () => {
+    for (const name of [...perRun, ...shared]) expect([name, client.isPerRunVariable(name)]).toEqual([name, isPerRunVariable(name)]);
+  });
+
+  it('are dropped from the supervisor’s environment, nothing else', () => {
+    const env: NodeJS.ProcessEnv = { JRUN_ID: 'r', RUN_FOLDER: '/f', PATH: '/bin', CONDUCTOR_URL: 'http://x' };
+    dropPerRunVariables(env);
+    expect(env).toEqual({ PATH: '/bin', CONDUCTOR_URL: 'http://x' });
+  });
+});
+
+describe('a pending-child marker written for another process (the supervisor’s client)', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'pending-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('names that process, and goes when cleared by its path', () => {
+    const runFolder = join(dir, 'run-1');
+    const path = writePendingMarker(['job', '--prompt', 'x'], { JRUN_RUN_FOLDER: runFolder, JRUN_ID: 'run-1' }, 4242);
+    expect(path).toBe(join(runFolder, 'pending-children', '4242'));
+    expect(readFileSync(path!, 'utf8')).toBe('4242\n');
+    clearPendingChild(path);
+    expect(existsSync(path!)).toBe(false);
+  });
+
+  it('is not written for a job whose parent is not the caller’s run, nor for --help', () => {
+    const env = { JRUN_RUN_FOLDER: join(dir, 'run-1'), JRUN_ID: 'run-1' };
+    expect(writePendingMarker(['job', '--parent-run-id', 'run-2'], env, 4242)).toBeUndefined();
+    expect(writePendingMarker(['job', '--help'], env, 4242)).toBeUndefined();
+    expect(writePendingMarker(['task'], env, 4242)).toBeUndefined();
+  });
+});
