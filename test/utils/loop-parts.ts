@@ -1,8 +1,9 @@
 import { createBusWriters } from '@app/messagebus';
-import { createLivenessProbe } from '@app/storage';
+import { createLivenessProbe, storageIndexFactory } from '@app/storage';
 
 /**
  * The parts a spec hands the engine's plain functions (`runTask`, `runJob` of @app/runner) and
  * RunnerService, as a composition root does: the engine has no defaults of its own (issue #32).
  */
-export const loopParts = { probe: createLivenessProbe(), writers: createBusWriters() };
+const probe = createLivenessProbe();
+export const loopParts = { probe, writers: createBusWriters(), indexFor: storageIndexFactory(probe) };

@@ -1,4 +1,4 @@
-import { JobResult, runJob, validateTaskSettings, withJobCriteria, type RunnerService } from '@app/runner';
+import { JobResult, validateTaskSettings, withJobCriteria, type RunnerService } from '@app/runner';
 import type { BusWriters } from '@app/messagebus';
 import type { AppConfig, RunsLayout } from '@app/storage';
 import type { SubTaskRequest, SubTaskStarted, SubTaskStarter } from './mcp.types';
@@ -15,8 +15,8 @@ export interface JobStarterOptions {
   conductorUrl?: string;
   /** Aborting stops every job started here (the CLI aborts on SIGTERM/SIGINT). */
   signal?: AbortSignal;
-  /** The injected RunnerService (its executor, registry, probe, webhook sender); else the plain engine. */
-  runner?: Pick<RunnerService, 'runJob'>;
+  /** The injected RunnerService (its executor, registry, probe, index, webhook sender). */
+  runner: Pick<RunnerService, 'runJob'>;
 }
 
 /**
@@ -35,9 +35,8 @@ export class JobStarter implements SubTaskStarter {
     const { layout, taskId, key, cwd } = await preflightSubTask(req, this.opts, (k) => this.active.has(k));
     const runDir = layout.allocateRunDir(req.projectId, taskId);
     this.failures.delete(key);
-    const run = this.opts.runner ? (o: Parameters<typeof runJob>[0]) => this.opts.runner!.runJob(o) : runJob;
     const criteria = validateTaskSettings({ done_criteria: req.doneCriteria, done_criteria_timeout: req.doneCriteriaTimeout });
-    const start = () => run({
+    const start = () => this.opts.runner.runJob({
       root: layout.root,
       projectId: req.projectId,
       taskId,

@@ -1,13 +1,13 @@
 import type { BusWriters } from '@app/messagebus';
-import type { AppConfig, OwnerFence, RunInfo } from '@app/storage';
+import type { AppConfig, OwnerFence, RunInfo, StorageIndexFactory } from '@app/storage';
 import type { AgentRegistry } from '@app/agents';
 import type { AgentExecutor } from './agent-executor';
 import type { WebhookSender } from '@app/webhook';
 
 export const DEFAULT_MAX_DELEGATION_DEPTH = 16;
 
-/** What one run itself runs with: the request and the bus-writer factory of its composition root (no default). */
-export type JobRun = JobOptions & { writers: BusWriters };
+/** What one run itself runs with: the request, and the bus-writer and index factories of its composition root (no default). */
+export type JobRun = JobOptions & { writers: BusWriters; indexFor: StorageIndexFactory };
 
 export interface JobOptions {
   root: string;
@@ -45,6 +45,8 @@ export interface JobOptions {
   webhookSender?: WebhookSender;
   /** The caller's bus-writer factory; RunnerService passes MessageBusService.writers when this is unset. */
   writers?: BusWriters;
+  /** The runs root's layout comes from its index (STORAGE_INDEX_FACTORY); RunnerService passes the injected one when this is unset. */
+  indexFor?: StorageIndexFactory;
   maxDelegationDepth?: number;
   /** Grace between SIGTERM and SIGKILL when aborted (default 30 s). */
   stopGraceMs?: number;

@@ -36,7 +36,7 @@ export async function runJob(opts: JobRun): Promise<JobResult> {
   let layout: RunsLayout;
   try {
     // the job's one layout, handed down to every step (not rebuilt from the root string)
-    layout = new RunsLayout(opts.root);
+    layout = opts.indexFor(opts.root).layout;
     if (!opts.agent) choice = await chooseAgent(opts.config, layout.taskDir(validateProjectId(opts.projectId), validateTaskId(opts.taskId)));
   } catch (err) {
     return { runId: '', runDir: '', ok: false, error: errorText(err), fatal: true };

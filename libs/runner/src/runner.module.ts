@@ -2,17 +2,18 @@ import { DynamicModule, Module, ModuleMetadata, Provider } from '@nestjs/common'
 import { AGENT_EXECUTOR, createAgentExecutor, RUNNER_OPTIONS, RunnerModuleOptions, TASK_DISPATCHER } from './runner.providers';
 import { AGENT_REGISTRY, type AgentRegistry } from '@app/agents';
 import { MessageBusService } from '@app/messagebus';
-import { LIVENESS_PROBE, type LivenessProbe } from '@app/storage';
+import { LIVENESS_PROBE, type LivenessProbe, STORAGE_INDEX_FACTORY, type StorageIndexFactory } from '@app/storage';
 import type { AgentExecutor } from './agent-executor';
 import { WEBHOOK_SENDER } from '@app/webhook';
 import { createRunnerService } from './runner-service.providers';
 import { RunnerService } from './runner.service';
 import type { WebhookSender } from '@app/webhook';
 
-// RunnerService is a plain class: its parts come from these tokens (LIVENESS_PROBE required: StorageModule of the same app)
-const RUNNER_SERVICE_INJECT = [AGENT_EXECUTOR, AGENT_REGISTRY, LIVENESS_PROBE, RUNNER_OPTIONS, WEBHOOK_SENDER, MessageBusService].map((token) => ({
+// RunnerService is a plain class: its parts come from these tokens (LIVENESS_PROBE and STORAGE_INDEX_FACTORY required: StorageModule of the same app)
+const REQUIRED: unknown[] = [LIVENESS_PROBE, MessageBusService, STORAGE_INDEX_FACTORY];
+const RUNNER_SERVICE_INJECT = [AGENT_EXECUTOR, AGENT_REGISTRY, LIVENESS_PROBE, RUNNER_OPTIONS, WEBHOOK_SENDER, MessageBusService, STORAGE_INDEX_FACTORY].map((token) => ({
   token,
-  optional: token !== LIVENESS_PROBE && token !== MessageBusService,
+  optional: !REQUIRED.includes(token),
 }));
 
 export interface RunnerModuleAsyncOptions {
@@ -28,8 +29,15 @@ function providers(options: Provider): Provider[] {
     {
       provide: RunnerService,
       inject: RUNNER_SERVICE_INJECT,
-      useFactory: (executor: AgentExecutor | undefined, registry: AgentRegistry | undefined, probe: LivenessProbe, options: RunnerModuleOptions | undefined, webhookSender: WebhookSender | undefined, bus: MessageBusService) =>
-        createRunnerService({ executor, registry, probe, writers: bus.systemWriters, webhookSender }, options),
+      useFactory: (
+        executor: AgentExecutor | undefined,
+        registry: AgentRegistry | undefined,
+        probe: LivenessProbe,
+        options: RunnerModuleOptions | undefined,
+        webhookSender: WebhookSender | undefined,
+        bus: MessageBusService,
+        indexFor: StorageIndexFactory,
+      ) => createRunnerService({ executor, registry, probe, writers: bus.systemWriters, indexFor, webhookSender }, options),
     },
     { provide: TASK_DISPATCHER, inject: [RunnerService], useFactory: (runner: RunnerService) => runner.dispatcher },
   ];

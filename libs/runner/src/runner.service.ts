@@ -1,7 +1,7 @@
 import type { OnApplicationShutdown } from '@nestjs/common';
 import type { AgentRegistry } from '@app/agents';
 import type { BusWriters } from '@app/messagebus';
-import type { LivenessProbe } from '@app/storage';
+import type { LivenessProbe, StorageIndexFactory } from '@app/storage';
 import type { AgentExecutor } from './agent-executor';
 import { JobOptions, JobResult, runJob } from './job';
 import { createTaskDispatcher, type RunnerModuleOptions } from './runner.providers';
@@ -20,6 +20,8 @@ export interface RunnerSeams {
   probe: LivenessProbe;
   /** MessageBusService.writers: the loops write the task and project buses through it. */
   writers: BusWriters;
+  /** STORAGE_INDEX_FACTORY: every job and loop takes its runs root's layout from it. */
+  indexFor: StorageIndexFactory;
   /** The injected WebhookService delivers run_stop (D14). */
   webhookSender?: WebhookSender;
 }
@@ -45,11 +47,11 @@ export class RunnerService implements OnApplicationShutdown {
   }
 
   runJob(opts: JobOptions): Promise<JobResult> {
-    return this.track(opts, (signal) => runJob({ ...this.withSeams(opts), writers: opts.writers ?? this.seams.writers, signal }));
+    return this.track(opts, (signal) => runJob({ ...this.withSeams(opts), writers: opts.writers ?? this.seams.writers, indexFor: opts.indexFor ?? this.seams.indexFor, signal }));
   }
 
   runTask(opts: TaskOptions): Promise<TaskResult> {
-    return this.track(opts, (signal) => runTask({ ...this.withSeams(opts), probe: opts.probe ?? this.seams.probe, writers: opts.writers ?? this.seams.writers, signal }));
+    return this.track(opts, (signal) => runTask({ ...this.withSeams(opts), probe: opts.probe ?? this.seams.probe, writers: opts.writers ?? this.seams.writers, indexFor: opts.indexFor ?? this.seams.indexFor, signal }));
   }
 
   /** The start-a-task use case's checks (libs/runner/src/tasks/start-task.ts) with the injected liveness probe; writes nothing. */

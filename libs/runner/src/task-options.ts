@@ -1,6 +1,6 @@
 import type { BusWriters } from '@app/messagebus';
 import type { AgentRegistry } from '@app/agents';
-import type { AppConfig, ClaimKind, LivenessProbe } from '@app/storage';
+import type { AppConfig, ClaimKind, LivenessProbe, StorageIndexFactory } from '@app/storage';
 import type { AgentExecutor } from './agent-executor';
 import type { CriteriaLoopOptions } from './criteria/loop-hooks';
 import type { JobResult } from './job';
@@ -50,6 +50,8 @@ export interface TaskOptions extends NeedsInputLoopOptions, UsageLoopOptions, Cr
   webhookBackoffMs?: number[];
   /** The caller's liveness probe; RunnerService passes its injected one when this is unset. */
   probe?: LivenessProbe;
+  /** The runs root's layout comes from its index (STORAGE_INDEX_FACTORY); RunnerService passes the injected one when this is unset. */
+  indexFor?: StorageIndexFactory;
   /** The caller's bus-writer factory; RunnerService passes MessageBusService.writers when this is unset. */
   writers?: BusWriters;
   /**
@@ -70,7 +72,7 @@ export interface TaskOptions extends NeedsInputLoopOptions, UsageLoopOptions, Cr
 }
 
 /** What the loop itself runs with: the request, the liveness probe and the bus-writer factory of its composition root (no defaults). */
-export type TaskRun = TaskOptions & { probe: LivenessProbe; writers: BusWriters };
+export type TaskRun = TaskOptions & { probe: LivenessProbe; writers: BusWriters; indexFor: StorageIndexFactory };
 
 export interface TaskResult {
   status: 'done' | 'failed' | 'stopped';

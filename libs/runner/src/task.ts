@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import {
   claimOwnerEpoch,
   type OwnerFence,
-  RunsLayout,
   isCancelled,
   isTaskDone,
   normalizeDependsOn,
@@ -39,7 +38,7 @@ export { TASK_LOCK_FILE } from './task-lock';
 export async function runTask(opts: TaskRun): Promise<TaskResult> {
   validateProjectId(opts.projectId);
   validateTaskId(opts.taskId);
-  const layout = new RunsLayout(opts.root);
+  const layout = opts.indexFor(opts.root).layout;
   const taskDir = layout.taskDir(opts.projectId, opts.taskId);
   const limits = taskLimits(opts);
   // the loop's liveness seam (RunnerService passes the injected one), handed down
@@ -243,6 +242,7 @@ export async function runTask(opts: TaskRun): Promise<TaskResult> {
         restart: attempt > 0 || opts.resume === true,
         executor: opts.executor,
         writers: opts.writers,
+        indexFor: opts.indexFor,
         registry: opts.registry,
         webhookSender: opts.webhookSender,
         stopGraceMs: opts.stopGraceMs,

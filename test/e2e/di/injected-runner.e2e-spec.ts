@@ -12,7 +12,7 @@ import { JobStarter } from '@app/mcp';
 import { MessageBusService } from '@app/messagebus';
 import { AGENT_EXECUTOR, RunnerService } from '@app/runner';
 import { createScaleoutServer, createWorker, type ScaleoutServer, type Worker } from '@app/scaleout';
-import { loadConfig, readRunInfo, RunsLayout } from '@app/storage';
+import { createLivenessProbe, loadConfig, readRunInfo, RunsLayout, STORAGE_INDEX_FACTORY, storageIndexFactory, type StorageIndexFactory } from '@app/storage';
 import { WebhookService } from '@app/webhook';
 import { fullCliModule } from '../../../apps/cli/src/cli.module';
 import { makeTempRoot } from '../../utils/api-app';
@@ -27,6 +27,13 @@ describe('CLI parts that start agents use the injected RunnerService', () => {
   const config = loadConfig(tmp.configPath, { strict: false });
   const executor = new RecordingExecutor();
   const webhooks = new RecordingWebhooks();
+  // the runs roots the runner took its layout from (the injected index factory, not a `new` of its own)
+  const indexedRoots: string[] = [];
+  const realIndexFor = storageIndexFactory(createLivenessProbe());
+  const recordingIndexFor: StorageIndexFactory = (root) => {
+    indexedRoots.push(root);
+    return realIndexFor(root);
+  };
   let cli: TestingModule;
 
   beforeAll(async () => {
@@ -35,6 +42,8 @@ describe('CLI parts that start agents use the injected RunnerService', () => {
       .useValue(executor)
       .overrideProvider(WebhookService)
       .useValue(webhooks)
+      .overrideProvider(STORAGE_INDEX_FACTORY)
+      .useValue(recordingIndexFor)
       .compile();
   });
 
@@ -43,12 +52,13 @@ describe('CLI parts that start agents use the injected RunnerService', () => {
     fs.rmSync(tmp.dir, { recursive: true, force: true });
   });
 
-  it('MCP task_start (JobStarter) runs the sub-task through the injected executor and webhook sender', async () => {
+  it('MCP task_start (JobStarter) runs the sub-task through the injected executor, index factory and webhook sender', async () => {
     const starter = new JobStarter({ layout: new RunsLayout(tmp.root), writers: cli.get(MessageBusService).writers, config, runner: cli.get(RunnerService) });
     const task = 'task-20260101-120000-mcpjob';
     const started = await starter.start({ projectId: P, taskId: task, prompt: 'hi', agent: 'fake' });
     await starter.settled();
     expect(executor.launches.map((l) => l.runId)).toContain(started.run_id);
+    expect(indexedRoots).toContain(tmp.root);
     const info = readRunInfo(new RunsLayout(tmp.root).runInfoPath(P, task, started.run_id));
     expect(info).toMatchObject({ status: 'completed', exit_code: 0 });
     expect(webhooks.sent).toContainEqual(expect.objectContaining({ event: 'run_stop', run_id: started.run_id }));

@@ -67,9 +67,10 @@ export function plainRoot(parts: PlainParts = {}): PlainSeams & { close(): void 
   // made on first write: `status` and `list` never load the bus writer
   const writers: BusWriters = (path, overrides) => (made ??= createBusWriters())(path, overrides);
   let offSignals: (() => void) | undefined;
+  const indexFor = storageIndexFactory(probe);
   return {
     probe,
-    indexFor: storageIndexFactory(probe),
+    indexFor,
     feed: parts.feed ?? createChangeFeed(),
     writers,
     runner() {
@@ -77,7 +78,7 @@ export function plainRoot(parts: PlainParts = {}): PlainSeams & { close(): void 
         // RunnerModule.forRoot({ stopOnShutdown: true }), AgentsModule, WebhookModule.forRoot() of cli-lib-modules.ts
         const executor = parts.executor ?? createAgentExecutor();
         const webhookSender = parts.webhookSender ?? createWebhookService();
-        runner = createRunnerService({ executor, registry: createAgentRegistry(), probe, writers, webhookSender }, { stopOnShutdown: true });
+        runner = createRunnerService({ executor, registry: createAgentRegistry(), probe, writers, indexFor, webhookSender }, { stopOnShutdown: true });
         offSignals = stopOnSignals(runner);
       }
       return runner;
