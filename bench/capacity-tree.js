@@ -9,10 +9,11 @@
 //   processes (`run-agent`), not their agents;
 // - lost (an agent that never started, or the root not DONE) and doubled (an agent started twice).
 // Mode `runners`: one `run-agent` runner process per agent; mode `supervisor`: RUN_AGENT_SUPERVISOR=1,
-// every `run-agent task|job` a thin client of the host's task supervisor (counted among our processes).
+// every `run-agent task|job` a thin client of the host's task supervisor (counted among our processes);
+// mode `bare`: the floor, the same agents starting each other directly (node <agent>, no run-agent).
 // A child learns its place in the tree from its prompt, as a real sub-agent learns its work, so
 // every agent calls `run-agent job` in the same environment.
-//   node bench/capacity-tree.js <repo root> <temp folder> <agent seconds> <agent MB> <runners|supervisor>
+//   node bench/capacity-tree.js <repo root> <temp folder> <agent seconds> <agent MB> <runners|supervisor|bare>
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -46,7 +47,11 @@ const hold = Buffer.alloc(${MB} * 1024 * 1024, 1);
 const n = depth === 0 || depth === 1 ? 4 : depth === 2 ? 3 : depth === 3 ? (ordinalHere < 36 ? 3 : 2) : 0;
 const children = Array.from({ length: n }, (_, i) => new Promise((resolve) => {
   const ordinal = ordinalHere * (depth === 0 || depth === 1 ? 4 : 3) + i;
-  const child = spawn(process.execPath, [${JSON.stringify(runAgent)}, 'job', '--agent', 'tree', '--prompt', 'TREE-NODE ' + id + '.' + i + ' ' + ordinal + ' ' + clock()], { stdio: 'ignore' });
+  const childPrompt = 'TREE-NODE ' + id + '.' + i + ' ' + ordinal + ' ' + clock();
+  const child = process.env.TREE_BARE === '1'
+    ? spawn(process.execPath, [process.argv[1]], { stdio: ['pipe', 'ignore', 'ignore'] })
+    : spawn(process.execPath, [${JSON.stringify(runAgent)}, 'job', '--agent', 'tree', '--prompt', childPrompt], { stdio: 'ignore' });
+  if (process.env.TREE_BARE === '1') child.stdin.end(childPrompt);
   child.on('exit', resolve);
 }));
 const held = new Promise((r) => setTimeout(r, ${SECONDS * 1000}));
@@ -100,8 +105,14 @@ async function bareSpawn() {
   }
   spawnSync('sync');
   const t0 = clock();
-  const rootRunner = spawn(process.execPath, [runAgent, 'task', '--root', root, '--config', config, '--project', 'tree', '--task', 'task-20260101-000000-tree',
-    '--prompt', 'fan out', '--max-restarts', '0', '--child-poll-interval', '200ms'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const taskDir = path.join(root, 'tree', 'task-20260101-000000-tree');
+  if (mode === 'bare') fs.mkdirSync(taskDir, { recursive: true });
+  const rootRunner =
+    mode === 'bare'
+      ? spawn(process.execPath, [agent], { env: { ...env, TREE_BARE: '1', JRUN_TASK_FOLDER: taskDir }, stdio: ['pipe', 'ignore', 'pipe'] })
+      : spawn(process.execPath, [runAgent, 'task', '--root', root, '--config', config, '--project', 'tree', '--task', 'task-20260101-000000-tree',
+          '--prompt', 'fan out', '--max-restarts', '0', '--child-poll-interval', '200ms'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  if (mode === 'bare') rootRunner.stdin.end('fan out');
   let err = '';
   rootRunner.stderr.on('data', (b) => (err += b));
   const exit = new Promise((r) => rootRunner.on('exit', (code) => r(code)));
@@ -116,7 +127,7 @@ async function bareSpawn() {
   const distinct = new Set(ids);
   const latencies = all.filter((l) => l[0] !== '0').map((l) => Number(l[1]));
   const sum = (k) => mem.reduce((a, m) => a + m[k], 0);
-  const done = fs.existsSync(path.join(root, 'tree', 'task-20260101-000000-tree', 'DONE'));
+  const done = fs.existsSync(path.join(taskDir, 'DONE'));
   process.stdout.write(JSON.stringify({
     agents: distinct.size, bare, fillMs, p50: pct(latencies, 50), p99: pct(latencies, 99), sampled: mem.length,
     pssTotal: sum('pss'), rssTotal: sum('rss'), pssPer: sum('pss') / Math.max(1, mem.length), rssPer: sum('rss') / Math.max(1, mem.length),

@@ -50,7 +50,7 @@ describe('library boundaries', () => {
  * Lib order (docs/architecture.md): a lib imports only libs below it. mcp, planner and scaleout sit
  * on the runner; nothing imports them but the apps. The runner delivers webhooks through libs/webhook. contracts is types only.
  */
-const LIB_ORDER = ['contracts', 'storage', 'boot', 'messagebus', 'streams', 'agents', 'sandbox', 'webhook', 'runner', 'orchestration', 'planner', 'mcp', 'scaleout', 'triggers', 'client', 'self-update'];
+const LIB_ORDER = ['contracts', 'storage', 'boot', 'messagebus', 'streams', 'agents', 'sandbox', 'webhook', 'worktree', 'runner', 'orchestration', 'planner', 'mcp', 'scaleout', 'triggers', 'client', 'self-update'];
 const ALLOWED_LIB_DEPS: Record<string, string[]> = {
   contracts: [],
   // contracts is types only (`import type`, erased at build): the wire shapes the records share
@@ -64,10 +64,12 @@ const ALLOWED_LIB_DEPS: Record<string, string[]> = {
   // boot: the CLI's UsageError for bad flag values (flag-values.ts, tasks/loop-settings.ts)
   // webhook delivery (signing, retries, run_stop/needs_input payloads) and its Nest module; the runner sends through it
   webhook: ['storage'],
-  runner: ['contracts', 'storage', 'boot', 'messagebus', 'agents', 'sandbox', 'webhook'],
+  // git worktrees of tasks, their merge queue, setup approval, diff and push (split from the runner, issue #32)
+  worktree: ['storage', 'messagebus'],
+  runner: ['contracts', 'storage', 'boot', 'messagebus', 'agents', 'sandbox', 'webhook', 'worktree'],
   // goal graphs, workflows, facts, quorum, iterate and the TODO monitor, on the runner's jobs and tasks
   orchestration: ['storage', 'boot', 'messagebus', 'runner'],
-  planner: ['storage', 'messagebus', 'runner'],
+  planner: ['storage', 'messagebus', 'runner', 'worktree'],
   mcp: ['storage', 'messagebus', 'runner'],
   scaleout: ['storage', 'messagebus', 'runner'],
   triggers: ['contracts', 'storage'],

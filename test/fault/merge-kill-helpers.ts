@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
-import { mergeQueuePath, prepareTaskWorktree, readMergeQueue, readWorktreeRecord, type MergeQueueEntry } from '@app/runner';
+import { mergeQueuePath, prepareTaskWorktree, readMergeQueue, readWorktreeRecord, type MergeQueueEntry } from '@app/worktree';
 import { gitSync } from '../utils/git-repo';
 import { loopParts } from '../utils/loop-parts';
 import { processAlive } from '../utils/processes';

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunsLayout } from '@app/storage';
-import { ensureTaskWorktree, mergeQueuePath, readMergeQueue, readWorktreeRecord } from '@app/runner';
+import { ensureTaskWorktree, mergeQueuePath, readMergeQueue, readWorktreeRecord } from '@app/worktree';
 import { gitSync, makeRepo } from '../utils/git-repo';
 import { recordTally } from './tally';
 import { ERRNOS, type ErrnoName, type FaultPoint, runWithFault } from './fiu';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { RunsLayout } from '@app/storage';
-import { ensureTaskWorktree, mergeQueuePath, readMergeQueue, readWorktreeRecord, type MergeQueueEntry } from '@app/runner';
+import { ensureTaskWorktree, mergeQueuePath, readMergeQueue, readWorktreeRecord, type MergeQueueEntry } from '@app/worktree';
 import { gitSync, makeRepo } from '../utils/git-repo';
 import { runCli } from '../utils/cli';
 import { recordTally } from './tally';

@@ -1,4 +1,4 @@
-import type { IsolationRequest } from '@app/runner';
+import type { IsolationRequest } from '@app/worktree';
 
 /** One root task to run: the pre-allocated first run folder plus what POST /api/v1/tasks received. */
 export interface LaunchRequest {

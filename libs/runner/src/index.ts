@@ -44,7 +44,6 @@ export { findLiveRootRun, refuseLiveRootRun, refuseOrphanedAgent, type LiveRootR
 export { findRunningRun } from './run-scan';
 export { deleteTaskFolder } from './task-delete';
 export * from './needs-input';
-export * from './worktree';
 export * from './usage';
 export { runGc, gcProjects, gcSummary, parseSizeBytes, type GcSettings, type GcReport, type GcDeletedRun } from './gc/gc';
 export { runWrapped, checkWorkingDir, renderCommandLine, wrapProject, WRAP_STDIO_NOTICE, type WrapRunOptions, type WrapRunResult } from './wrap/wrap';

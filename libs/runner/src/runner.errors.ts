@@ -13,9 +13,6 @@ export type RunnerErrorCode =
   | 'EXTERNAL_RUN'
   | 'STOP_TIMEOUT'
   | 'TASK_LOCKED' // another process holds the task's Ralph loop (TASK.lock)
-  | 'WORKTREE' // a git worktree operation failed
-  | 'MERGE_CONFLICT' // the task branch does not merge cleanly into its base branch
-  | 'MERGE_FAILED' // the verify command failed, or the base branch cannot be advanced
   | 'IO';
 
 export class RunnerError extends Error {

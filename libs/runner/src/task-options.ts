@@ -8,7 +8,7 @@ import type { NeedsInputLoopOptions } from './needs-input/loop-hooks';
 import { RunnerError } from './runner.errors';
 import type { UsageLoopOptions } from './usage/loop-hooks';
 import type { WebhookSender } from '@app/webhook';
-import type { IsolationRequest } from './worktree';
+import type { IsolationRequest } from '@app/worktree';
 
 export const DEFAULT_MAX_RESTARTS = 100;
 export const DEFAULT_RESTART_DELAY_MS = 1000;

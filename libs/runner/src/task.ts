@@ -26,7 +26,7 @@ import { readStoppedBy } from './stop';
 import { lockTask, taskLeaseMs } from './task-lock';
 import { taskLimits, type TaskResult, type TaskRun } from './task-options';
 import { resolveTaskPrompt, taskStopReason } from './task-state';
-import { checkTaskWorktree, prepareTaskWorktree } from './worktree';
+import { checkTaskWorktree, prepareTaskWorktree } from '@app/worktree';
 
 export { TASK_LOCK_FILE } from './task-lock';
 

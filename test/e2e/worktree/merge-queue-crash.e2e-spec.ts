@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { mergeQueuePath, readMergeQueue } from '@app/runner';
+import { mergeQueuePath, readMergeQueue } from '@app/worktree';
 import { gitSync } from '../../utils/git-repo';
 import { RUN_AGENT } from '../../utils/cli';
 import { processAlive } from '../../utils/processes';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readWorktreeRecord } from '@app/runner';
+import { readWorktreeRecord } from '@app/worktree';
 import { gitSync } from '../../utils/git-repo';
 import { RUN_AGENT } from '../cli/inspect-helpers';
 import { waitFor } from '../../utils/wait';

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readWorktreeRecord, runTask } from '@app/runner';
+import { runTask } from '@app/runner';
+import { readWorktreeRecord } from '@app/worktree';
 import { loadConfig, RunsLayout } from '@app/storage';
 import { createApiApp, waitUntil } from '../../utils/api-app';
 import { gitSync, makeRepo } from '../../utils/git-repo';

@@ -2,6 +2,7 @@
 // path and nest-commander's serviceErrorHandler) report what a command throws through it.
 import { RunnerError } from '@app/runner';
 import { StorageError } from '@app/storage';
+import { WorktreeError } from '@app/worktree';
 import { reportError, setJsonErrors } from '../../../apps/cli/src/common/cli-errors';
 
 describe('reportError: the one mapping of thrown errors to the error line and exit code', () => {
@@ -30,6 +31,12 @@ describe('reportError: the one mapping of thrown errors to the error line and ex
     expect(report(new RunnerError('INVALID_INPUT', 'bad lease'))).toEqual({ code: 2, error: { code: 'USAGE', message: 'bad lease' } });
     written = [];
     expect(report(new StorageError('INVALID_ID', 'project ID is empty'))).toEqual({ code: 2, error: { code: 'USAGE', message: 'project ID is empty' } });
+  });
+
+  it("reports the worktree lib's INVALID_INPUT as a usage error and keeps its other codes", () => {
+    expect(report(new WorktreeError('INVALID_INPUT', 'bad ref'))).toEqual({ code: 2, error: { code: 'USAGE', message: 'bad ref' } });
+    written = [];
+    expect(report(new WorktreeError('MERGE_CONFLICT', 'a.txt'))).toEqual({ code: 1, error: { code: 'MERGE_CONFLICT', message: 'a.txt' } });
   });
 
   it('keeps other lib codes and reports untyped errors as failures', () => {

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isNoSpace, NO_SPACE_MESSAGE, StorageError, StorageErrorCode } from '@app/storage';
 import { BusError } from '@app/messagebus';
 import { RunnerError, RunnerErrorCode } from '@app/runner';
+import { WorktreeError, type WorktreeErrorCode } from '@app/worktree';
 import { ApiError, ApiErrorCode, codeForStatus, envelope } from './api-error';
 import type { RouteTable } from './route-table';
 
@@ -69,14 +70,30 @@ function runnerCode(code: RunnerErrorCode): ApiErrorCode {
     case 'DEPTH_LIMIT':
     case 'FANOUT_LIMIT':
     case 'TASK_LOCKED':
-    case 'MERGE_CONFLICT':
-    case 'MERGE_FAILED':
       return 'CONFLICT';
     case 'FATAL_AGENT':
     case 'AGENT_FAILED':
     case 'MAX_RESTARTS':
     case 'STOPPED':
     case 'STOP_TIMEOUT':
+    case 'IO':
+      return 'INTERNAL';
+    default: {
+      const never: never = code;
+      return never;
+    }
+  }
+}
+
+function worktreeCode(code: WorktreeErrorCode): ApiErrorCode {
+  switch (code) {
+    case 'INVALID_INPUT':
+      return 'BAD_REQUEST';
+    case 'NOT_FOUND':
+      return 'NOT_FOUND';
+    case 'MERGE_CONFLICT':
+    case 'MERGE_FAILED':
+      return 'CONFLICT';
     case 'WORKTREE':
     case 'IO':
       return 'INTERNAL';
@@ -117,6 +134,9 @@ export function toEnvelope(err: unknown, logger?: Logger, methodNotAllowed?: (er
     message = BUS_MESSAGES[err.code] ?? err.message;
   } else if (err instanceof RunnerError) {
     code = runnerCode(err.code);
+    message = err.message;
+  } else if (err instanceof WorktreeError) {
+    code = worktreeCode(err.code);
     message = err.message;
   } else if (err instanceof HttpException) {
     const status = err.getStatus();

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { registeredRepos, resumeMergeQueues } from '@app/runner';
+import { registeredRepos, resumeMergeQueues } from '@app/worktree';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 
 /**

@@ -1,4 +1,4 @@
-import { assertApproved, checkRefArg, IsolationRequest, isGitMissing, normalizePaths, readWorktreeRecord, repoRoot, resolveBase, scriptsAtCommit } from '@app/runner';
+import { assertApproved, checkRefArg, IsolationRequest, isGitMissing, normalizePaths, readWorktreeRecord, repoRoot, resolveBase, scriptsAtCommit } from '@app/worktree';
 import { badRequest, unprocessable } from '../common/api-error';
 import type { CreateTaskDto } from './dto/create-task.dto';
 

@@ -1,6 +1,7 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { mergeTask, readWorktreeRecord, taskDiff, worktreeView } from '@app/runner';
+import { worktreeView } from '@app/runner';
+import { mergeTask, readWorktreeRecord, taskDiff } from '@app/worktree';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 import { notFound } from '../common/api-error';
 import { checkId } from '../common/ids';

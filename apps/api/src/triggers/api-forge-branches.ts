@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { checkRefArg, commitTaskLeftovers, git, gitRaw, pushTaskBranch, readWorktreeRecord } from '@app/runner';
+import { checkRefArg, commitTaskLeftovers, git, gitRaw, pushTaskBranch, readWorktreeRecord } from '@app/worktree';
 import { type ForgeBranches, type TaskBranch, TriggerError } from '@app/triggers';
 import { API_CONTEXT, ApiContext } from '../common/api-context';
 

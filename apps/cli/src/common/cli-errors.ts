@@ -61,11 +61,13 @@ export function errorLine(code: string, message: string, json = jsonErrors): str
 
 /**
  * Lib errors that are a usage error as the CLI reports them (code USAGE under --json): the
- * runner's INVALID_INPUT and a bad id from any lib. Applied here once, for both roots.
+ * runner's and the worktree lib's INVALID_INPUT and a bad id from any lib. Applied here once, for both roots.
  */
+const INPUT_ERROR_NAMES = new Set(['RunnerError', 'WorktreeError']);
+
 function asUsageError(err: unknown): unknown {
-  // RunnerError by its name: importing @app/runner here would load the runner (and NestJS, unbundled) on every fast command
-  const runnerInput = err instanceof Error && err.name === 'RunnerError' && codeOf(err) === 'INVALID_INPUT';
+  // by name: importing @app/runner here would load the runner (and NestJS, unbundled) on every fast command
+  const runnerInput = err instanceof Error && INPUT_ERROR_NAMES.has(err.name) && codeOf(err) === 'INVALID_INPUT';
   if (runnerInput || codeOf(err) === 'INVALID_ID') return new UsageError((err as Error).message);
   return err;
 }

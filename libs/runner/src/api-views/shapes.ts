@@ -4,8 +4,7 @@ import { formatTime, isZeroWireTime as isZeroTime, runState, type RunInfo, RUN_O
 import type { BusMessage } from '@app/messagebus';
 import type { AddedRunFields, BusMessage as RestMessage, FlatRun, OpenQuestion as RestQuestion, ProjectRun, RunCriteriaView, RunFile, RunV1 } from '@app/contracts';
 import { readEgressBytes } from '../usage/egress-bytes';
-import { readWorktreeRecord } from '../worktree/record';
-import { taskQueueEntry } from '../worktree/merge-queue';
+import { readWorktreeRecord, taskQueueEntry } from '@app/worktree';
 import type { OpenQuestion } from '../needs-input/questions';
 
 /** A run found on disk with its location. */

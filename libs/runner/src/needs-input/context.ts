@@ -6,7 +6,7 @@ import { ANSWER_TYPE } from './questions';
 export const RESUME_META_KEY = 'resume';
 const ATTEMPT_START = /^starting root agent \(restart #\d+\)$/;
 /**
- * Outcomes the merge queue posts on the task bus (worktree/merge.ts): what a task is usually woken
+ * Outcomes the merge queue posts on the task bus (@app/worktree, merge.ts): what a task is usually woken
  * to fix, so they head the next prompt like a waking message does.
  */
 export const MERGE_OUTCOME_TYPES: readonly string[] = ['MERGE_CONFLICT', 'MERGE_FAILED'];

@@ -7,7 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { checkBusPath } from '@app/messagebus';
 import { readDependsOn, readRunInfo, StorageError, TASK_BUS_FILE, TASK_CONFIG_FILE, type StorageIndex } from '@app/storage';
-import { readWorktreeRecord, WORKTREE_RECORD_FILE } from '../worktree/record';
+import { readWorktreeRecord, WORKTREE_RECORD_FILE } from '@app/worktree';
 import { taskSettingsProblem, TASK_SETTINGS_FILE } from '../usage/task-settings';
 
 export type RecordKind = 'run-info' | 'task-config' | 'task-settings' | 'worktree' | 'message-bus';

@@ -1,4 +1,4 @@
-import { readWorktreeRecord } from '../worktree/record';
+import { readWorktreeRecord } from '@app/worktree';
 
 /** status fields of a task in a git worktree (docs/worktrees.md); {} for other tasks. */
 export interface WorktreeStatus {

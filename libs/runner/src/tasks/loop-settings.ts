@@ -6,7 +6,7 @@
 import { countFlag, optionalDuration } from '../flag-values';
 import { validateTaskSettings, type TaskSettings } from '../usage/task-settings';
 import type { DoneCriterion } from '../criteria/criteria-settings';
-import type { IsolationRequest } from '../worktree/task-worktree';
+import type { IsolationRequest } from '@app/worktree';
 
 /** The flag values the loop settings are read from (the CLI's LoopFlags). */
 export interface LoopSettingsFlags {

@@ -1,5 +1,5 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { isApproved, readApprovals, recordApprovals, repoRoot, resolveCommit, scriptsAtCommit } from '@app/runner';
+import { isApproved, readApprovals, recordApprovals, repoRoot, resolveCommit, scriptsAtCommit } from '@app/worktree';
 import { UsageError } from '../../common/cli-errors';
 
 interface ApproveFlags {

@@ -4,7 +4,8 @@
  */
 import type { BusWriters } from '@app/messagebus';
 import { type ChangeFeed, followRunStdout, type RunsLayout, type StorageIndexFactory, StorageError, validateRunId } from '@app/storage';
-import { checkAgentName, hasSettings, JobResult, prepareJobWorktree, type RunnerService, withJobBudget, withJobCriteria } from '@app/runner';
+import { checkAgentName, hasSettings, JobResult, type RunnerService, withJobBudget, withJobCriteria } from '@app/runner';
+import { prepareJobWorktree } from '@app/worktree';
 import { UsageError } from '../../common/cli-errors';
 import { agentCallerEnv, checkDir, loadRunConfig, optionalDuration, promptFromFlags, resolveScope, runRoot } from './job-common';
 import type { JobFlags } from './job-flags';

@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { Command, Option } from 'nest-commander';
 import { MessageBusService } from '@app/messagebus';
-import { mergeTask, taskDiff } from '@app/runner';
+import { mergeTask, taskDiff } from '@app/worktree';
 import { existingTaskDir, STORAGE_INDEX_FACTORY, type StorageIndexFactory } from '@app/storage';
 import { loadRunConfig, resolveScope, runRoot } from './job-common';
 import { durationFlag } from './support/options';

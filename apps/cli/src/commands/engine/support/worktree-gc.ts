@@ -1,4 +1,4 @@
-import { gcWorktrees, type WorktreeGcReport } from '@app/runner';
+import { gcWorktrees, type WorktreeGcReport } from '@app/worktree';
 import type { RunsLayout } from '@app/storage';
 import { loadRunConfig } from '../job-common';
 

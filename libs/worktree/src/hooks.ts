@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { RunnerError } from '../runner.errors';
+import { WorktreeError } from './worktree.errors';
 
 export interface HookResult {
   code: number;
@@ -54,7 +54,7 @@ export function runShell(command: string, cwd: string, env: Record<string, strin
     child.stderr!.on('data', keep);
     child.stdin?.on('error', () => undefined);
     if (opts.ownedGroup && child.pid) opts.onGroup?.(child.pid);
-    child.on('error', (err) => reject(new RunnerError('WORKTREE', `run ${JSON.stringify(command)}: ${err.message}`)));
+    child.on('error', (err) => reject(new WorktreeError('WORKTREE', `run ${JSON.stringify(command)}: ${err.message}`)));
     child.on('exit', () => {
       if (!opts.ownedGroup || !child.pid) return;
       try {
@@ -72,12 +72,12 @@ export function lastLines(text: string, n = 20): string {
   return text.trimEnd().split('\n').slice(-n).join('\n');
 }
 
-/** A setup/teardown hook; a non-zero exit is a RunnerError naming the hook. */
+/** A setup/teardown hook; a non-zero exit is a WorktreeError naming the hook. */
 export async function runHook(kind: 'setup' | 'teardown', command: string | undefined, worktree: string, env: Record<string, string>, name?: string): Promise<void> {
   if (!command) return;
   const r = await runShell(command, worktree, { ...env, JRUN_WORKTREE: worktree });
   if (r.code !== 0) {
     const tail = lastLines(r.output);
-    throw new RunnerError('WORKTREE', `${kind} ${name ? `script ${name}` : `hook ${JSON.stringify(command)}`} failed with exit code ${r.code}${tail ? `: ${tail}` : ''}`);
+    throw new WorktreeError('WORKTREE', `${kind} ${name ? `script ${name}` : `hook ${JSON.stringify(command)}`} failed with exit code ${r.code}${tail ? `: ${tail}` : ''}`);
   }
 }

@@ -12,7 +12,7 @@ import { closeSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { conductorStateDir, openRegularFile, readFdRange, withFileLock, writeFileAtomic } from '@app/storage';
-import { errorText, RunnerError } from '../runner.errors';
+import { errorText, WorktreeError } from './worktree.errors';
 
 export type RepoScriptKind = 'setup' | 'teardown';
 
@@ -42,8 +42,8 @@ export function approvalsFile(env: NodeJS.ProcessEnv = process.env): string {
 
 function toScript(kind: RepoScriptKind, bytes: Buffer, where: string): RepoScript {
   const path = REPO_SCRIPT_FILES[kind];
-  if (bytes.length > MAX_SCRIPT_BYTES) throw new RunnerError('INVALID_INPUT', `repository ${kind} script ${where} is larger than ${MAX_SCRIPT_BYTES} bytes`);
-  if (bytes.includes(0)) throw new RunnerError('INVALID_INPUT', `repository ${kind} script ${where} contains NUL bytes`);
+  if (bytes.length > MAX_SCRIPT_BYTES) throw new WorktreeError('INVALID_INPUT', `repository ${kind} script ${where} is larger than ${MAX_SCRIPT_BYTES} bytes`);
+  if (bytes.includes(0)) throw new WorktreeError('INVALID_INPUT', `repository ${kind} script ${where} contains NUL bytes`);
   return { kind, path, sha256: createHash('sha256').update(bytes).digest('hex'), content: bytes.toString('utf8') };
 }
 
@@ -57,7 +57,7 @@ export function scriptInTree(dir: string, kind: RepoScriptKind): RepoScript | un
   try {
     opened = openRegularFile(file, { noFollow: true });
   } catch (err) {
-    throw new RunnerError('INVALID_INPUT', `repository ${kind} script ${errorText(err)}`);
+    throw new WorktreeError('INVALID_INPUT', `repository ${kind} script ${errorText(err)}`);
   }
   if (!opened) return undefined;
   try {
@@ -71,7 +71,7 @@ export function scriptInTree(dir: string, kind: RepoScriptKind): RepoScript | un
 function gitBytes(repo: string, args: string[]): Promise<{ code: number; out: Buffer }> {
   return new Promise((resolve, reject) => {
     execFile('git', args, { cwd: repo, encoding: 'buffer', maxBuffer: 4 * MAX_SCRIPT_BYTES, env: { ...process.env, LC_ALL: 'C' } }, (err, stdout) => {
-      if (err && typeof (err as NodeJS.ErrnoException).code === 'string') return reject(new RunnerError('WORKTREE', `git ${args[0]}: ${err.message}`));
+      if (err && typeof (err as NodeJS.ErrnoException).code === 'string') return reject(new WorktreeError('WORKTREE', `git ${args[0]}: ${err.message}`));
       resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: stdout });
     });
   });
@@ -83,13 +83,13 @@ export async function scriptsAtCommit(repo: string, commit: string): Promise<Rep
   for (const kind of ['setup', 'teardown'] as const) {
     const path = REPO_SCRIPT_FILES[kind];
     const ls = await gitBytes(repo, ['ls-tree', '-z', '--end-of-options', commit, '--', path]);
-    if (ls.code !== 0) throw new RunnerError('INVALID_INPUT', `${JSON.stringify(commit)} is not a commit in ${repo}`);
+    if (ls.code !== 0) throw new WorktreeError('INVALID_INPUT', `${JSON.stringify(commit)} is not a commit in ${repo}`);
     const entry = ls.out.toString('utf8').split('\0')[0];
     if (!entry) continue;
     const [mode, type, oid] = entry.split('\t')[0].split(' ');
-    if (type !== 'blob' || (mode !== '100644' && mode !== '100755')) throw new RunnerError('INVALID_INPUT', `repository ${kind} script ${path} at ${commit.slice(0, 12)} is not a regular file`);
+    if (type !== 'blob' || (mode !== '100644' && mode !== '100755')) throw new WorktreeError('INVALID_INPUT', `repository ${kind} script ${path} at ${commit.slice(0, 12)} is not a regular file`);
     const blob = await gitBytes(repo, ['cat-file', 'blob', oid]);
-    if (blob.code !== 0) throw new RunnerError('WORKTREE', `git cat-file ${oid} failed in ${repo}`);
+    if (blob.code !== 0) throw new WorktreeError('WORKTREE', `git cat-file ${oid} failed in ${repo}`);
     out.push(toScript(kind, blob.out, `${path} at ${commit.slice(0, 12)}`));
   }
   return out;
@@ -103,7 +103,7 @@ export function readApprovals(env: NodeJS.ProcessEnv = process.env): ApprovalEnt
   try {
     doc = parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new RunnerError('IO', `read ${file}: ${(err as Error).message}`);
+    throw new WorktreeError('IO', `read ${file}: ${(err as Error).message}`);
   }
   const list = (doc as { approvals?: unknown } | null)?.approvals;
   if (!Array.isArray(list)) return [];
@@ -128,7 +128,7 @@ export function assertApproved(repo: string, scripts: RepoScript[], ref: string,
   const missing = scripts.find((s) => !isApproved(repo, s, approvals));
   if (!missing) return;
   const was = approvals.some((a) => a.repo === repo && a.path === missing.path);
-  throw new RunnerError(
+  throw new WorktreeError(
     'INVALID_INPUT',
     `repository ${missing.kind} script ${missing.path} (sha256 ${missing.sha256}) in ${repo} is ${was ? 'changed since its approval' : 'not approved'}; ` +
       `nothing was run; read it, then approve it with: ${approveCommand(repo, ref, missing.sha256)}`,

@@ -95,7 +95,7 @@ function wantsWorktree(opts: TaskWorktreeOptions, existing: WorktreeRecord | und
 /**
  * What {@link prepareTaskWorktree} would refuse for a task without a worktree yet (declared paths
  * outside the repository, no repository, a base that names no commit), checked before anything
- * is written: RunnerError INVALID_INPUT with one line. Reads only (issue #29: a bad --base used
+ * is written: WorktreeError INVALID_INPUT with one line. Reads only (issue #29: a bad --base used
  * to leave the task folder behind). Returns the repository and base it resolved (undefined when
  * there is nothing to make): pass it to prepareTaskWorktree as `resolved` so the start resolves
  * them once.

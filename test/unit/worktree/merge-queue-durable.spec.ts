@@ -1,16 +1,16 @@
 import { spawn } from 'node:child_process';
-import { loopParts } from '../../../utils/loop-parts';
+import { loopParts } from '../../utils/loop-parts';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { readMessages } from '@app/messagebus';
 import { AppConfig, RunsLayout, StorageError, withFileLock } from '@app/storage';
-import { ensureTaskWorktree, isRunnerError, mergeQueuePath, mergeTask, readMergeQueue, readWorktreeRecord, resumeMergeQueues, taskQueueEntry } from '@app/runner';
-import { gitSync, makeRepo } from '../../../utils/git-repo';
-import { processAlive } from '../../../utils/processes';
-import { exitOf, waitFor } from '../../../utils/wait';
-import { OWNER_WATCHDOG } from '../../../../libs/runner/src/worktree/hooks';
+import { ensureTaskWorktree, mergeQueuePath, mergeTask, readMergeQueue, readWorktreeRecord, resumeMergeQueues, taskQueueEntry, isWorktreeError } from '@app/worktree';
+import { gitSync, makeRepo } from '../../utils/git-repo';
+import { processAlive } from '../../utils/processes';
+import { exitOf, waitFor } from '../../utils/wait';
+import { OWNER_WATCHDOG } from '../../../libs/worktree/src/hooks';
 
 const P = 'proj';
 const TASKS = ['task-20260101-000001-one', 'task-20260101-000002-two', 'task-20260101-000003-three'];
@@ -154,7 +154,7 @@ describe('durable merge queue (real git)', () => {
     const verify = `echo "$JRUN_TASK_ID" >> ${log}; test "$JRUN_TASK_ID" != ${TASKS[0]}`;
     const first = mergeTask({ writers: loopParts.writers, taskDir: taskDir(TASKS[0]), config: config(verify) }).catch((e: unknown) => e);
     const second = mergeTask({ writers: loopParts.writers, taskDir: taskDir(TASKS[1]), config: config(verify) });
-    expect(isRunnerError(await first, 'MERGE_FAILED')).toBe(true);
+    expect(isWorktreeError(await first, 'MERGE_FAILED')).toBe(true);
     await second;
     expect(readMergeQueue(repo).map((e) => [e.task_id, e.state, e.outcome]).sort()).toEqual([[TASKS[0], 'failed', 'failed'], [TASKS[1], 'merged', 'merged']]);
   });

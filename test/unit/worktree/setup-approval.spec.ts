@@ -4,8 +4,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunsLayout } from '@app/storage';
-import { approvalsFile, ensureTaskWorktree, isRunnerError, readApprovals, readWorktreeRecord, recordApprovals, removeTaskWorktree, scriptsAtCommit } from '@app/runner';
-import { gitSync, makeRepo } from '../../../utils/git-repo';
+import { approvalsFile, ensureTaskWorktree, readApprovals, readWorktreeRecord, recordApprovals, removeTaskWorktree, scriptsAtCommit, isWorktreeError } from '@app/worktree';
+import { gitSync, makeRepo } from '../../utils/git-repo';
 
 const P = 'proj';
 const T1 = 'task-20260101-000001-alpha';
@@ -44,7 +44,7 @@ describe('approval of repository setup scripts (real git)', () => {
     const text = `echo "setup $JRUN_WORKTREE" >> ${log}\n`;
     commitScript('.conductor-setup.sh', text);
     const err = await start(T1).catch((e: unknown) => e);
-    expect(isRunnerError(err, 'INVALID_INPUT')).toBe(true);
+    expect(isWorktreeError(err, 'INVALID_INPUT')).toBe(true);
     const msg = (err as Error).message;
     expect(msg).toContain(`.conductor-setup.sh (sha256 ${sha(text)})`);
     expect(msg).toContain(`run-agent approve-setup --repo ${repo} --ref ${gitSync(repo, 'rev-parse', 'HEAD')} --sha256 ${sha(text)}`);

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RunnerError } from '../runner.errors';
+import { WorktreeError } from './worktree.errors';
 import { checkRefArg, git } from './git';
 import { readWorktreeRecord, WorktreeRecord } from './record';
 
@@ -52,7 +52,7 @@ async function worktreePatch(rec: WorktreeRecord): Promise<string> {
 
 export async function taskDiff(taskDir: string): Promise<TaskDiff> {
   const rec = readWorktreeRecord(taskDir);
-  if (!rec) throw new RunnerError('NOT_FOUND', 'task has no worktree (it was not started with --worktree)');
+  if (!rec) throw new WorktreeError('NOT_FOUND', 'task has no worktree (it was not started with --worktree)');
   let patch: string;
   if (!rec.removed_at && existsSync(rec.path)) patch = await worktreePatch(rec);
   else {

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { AppConfig, RunsLayout } from '@app/storage';
-import { errorText } from '../runner.errors';
+import { errorText } from './worktree.errors';
 import { removeTaskWorktree, taskBranch, WORKTREES_DIR } from './create';
 import { gitCommonDir, gitRaw } from './git';
 import { listWorktrees, removeWorktreeFolder } from './list';

@@ -34,3 +34,4 @@ export {
   type RepoScript,
   type RepoScriptKind,
 } from './setup-approval';
+export { WorktreeError, isWorktreeError, type WorktreeErrorCode } from './worktree.errors';

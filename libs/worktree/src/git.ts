@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { isSafeGitRef } from '@app/storage';
-import { RunnerError } from '../runner.errors';
+import { WorktreeError } from './worktree.errors';
 
 /** The message of the error every git call fails with when no `git` executable is on PATH. */
 export const GIT_NOT_FOUND = 'git is not installed (not found on PATH)';
 
 /** True for the error of a git call made where no `git` executable is on PATH. */
 export function isGitMissing(err: unknown): boolean {
-  return err instanceof RunnerError && err.message === GIT_NOT_FOUND;
+  return err instanceof WorktreeError && err.message === GIT_NOT_FOUND;
 }
 
 export interface GitResult {
@@ -31,20 +31,20 @@ export async function gitRaw(cwd: string, args: string[], env?: Record<string, s
   if (typeof errno === 'string') {
     // spawn reports a missing working directory as ENOENT too
     const missing = errno === 'ENOENT' ? (existsSync(cwd) ? GIT_NOT_FOUND : `directory does not exist: ${cwd}`) : undefined;
-    throw new RunnerError('WORKTREE', missing ?? `git ${args[0]}: ${(r as { originalMessage?: string }).originalMessage ?? errno}`);
+    throw new WorktreeError('WORKTREE', missing ?? `git ${args[0]}: ${(r as { originalMessage?: string }).originalMessage ?? errno}`);
   }
   // no exit code and no signal: execa stopped reading (the output passed maxBuffer)
-  if (r.failed && r.exitCode === undefined && !r.signal) throw new RunnerError('WORKTREE', `git ${args[0]}: output larger than ${MAX_BUFFER} bytes`);
+  if (r.failed && r.exitCode === undefined && !r.signal) throw new WorktreeError('WORKTREE', `git ${args[0]}: output larger than ${MAX_BUFFER} bytes`);
   // killed by a signal: a failed call like any other
   return { code: r.exitCode ?? 1, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Runs git and returns its trimmed stdout; a non-zero exit is a RunnerError('WORKTREE'). */
+/** Runs git and returns its trimmed stdout; a non-zero exit is a WorktreeError('WORKTREE'). */
 export async function git(cwd: string, args: string[], env?: Record<string, string>): Promise<string> {
   const r = await gitRaw(cwd, args, env);
   if (r.code !== 0) {
     const detail = (r.stderr.trim() || r.stdout.trim()).split('\n')[0];
-    throw new RunnerError('WORKTREE', `git ${args[0]} failed: ${detail}`);
+    throw new WorktreeError('WORKTREE', `git ${args[0]} failed: ${detail}`);
   }
   return r.stdout.replace(/\n$/, '');
 }
@@ -59,7 +59,7 @@ export function checkRefArg(value: unknown, what: string, fromRecord = false): s
   const text = typeof value === 'string' ? value : '';
   if (!isSafeGitRef(text)) {
     const line = `${what} ${JSON.stringify(text).slice(0, 80)} is not a valid git ref`;
-    throw fromRecord ? new RunnerError('WORKTREE', `WORKTREE.yaml: ${line}`) : new RunnerError('INVALID_INPUT', line);
+    throw fromRecord ? new WorktreeError('WORKTREE', `WORKTREE.yaml: ${line}`) : new WorktreeError('INVALID_INPUT', line);
   }
   return text;
 }
@@ -68,17 +68,17 @@ export function checkRefArg(value: unknown, what: string, fromRecord = false): s
 export async function resolveCommit(repo: string, ref: string, what: string): Promise<string> {
   checkRefArg(ref, what);
   const r = await gitRaw(repo, ['rev-parse', '--verify', '-q', '--end-of-options', `${ref}^{commit}`]);
-  if (r.code !== 0) throw new RunnerError('INVALID_INPUT', `${what} ${JSON.stringify(ref)} is not a commit in ${repo}`);
+  if (r.code !== 0) throw new WorktreeError('INVALID_INPUT', `${what} ${JSON.stringify(ref)} is not a commit in ${repo}`);
   return r.stdout.trim();
 }
 
 /** The top level of the repository containing `dir` (its main working tree, even from a linked worktree). */
 export async function repoRoot(dir: string): Promise<string> {
   const r = await gitRaw(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
-  if (r.code !== 0) throw new RunnerError('INVALID_INPUT', `not a git repository: ${dir}`);
+  if (r.code !== 0) throw new WorktreeError('INVALID_INPUT', `not a git repository: ${dir}`);
   const common = r.stdout.trim();
   const top = await gitRaw(common, ['rev-parse', '--is-bare-repository']);
-  if (top.stdout.trim() === 'true') throw new RunnerError('INVALID_INPUT', `bare repositories are not supported: ${dir}`);
+  if (top.stdout.trim() === 'true') throw new WorktreeError('INVALID_INPUT', `bare repositories are not supported: ${dir}`);
   // <main>/.git is the common dir of a normal repository (from a linked worktree too)
   if (/\/\.git\/?$/.test(common)) return common.replace(/\/\.git\/?$/, '');
   return git(dir, ['rev-parse', '--show-toplevel']);

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { withFileLock, writeFileAtomic } from '@app/storage';
-import { RunnerError } from '../runner.errors';
+import { WorktreeError } from './worktree.errors';
 
 /**
  * The durable merge queue of one repository (issue #31): `<repo>/.conductor/merge-queue.yaml`.
@@ -77,9 +77,9 @@ function readDoc(repo: string): MergeQueueDoc {
   try {
     doc = parse(readFileSync(path, 'utf8')) as Partial<MergeQueueDoc> | null;
   } catch (err) {
-    throw new RunnerError('IO', `read ${path}: ${(err as Error).message.split('\n')[0]}`);
+    throw new WorktreeError('IO', `read ${path}: ${(err as Error).message.split('\n')[0]}`);
   }
-  if (!doc || typeof doc !== 'object' || !Array.isArray(doc.entries)) throw new RunnerError('IO', `read ${path}: not a merge queue`);
+  if (!doc || typeof doc !== 'object' || !Array.isArray(doc.entries)) throw new WorktreeError('IO', `read ${path}: not a merge queue`);
   // one unreadable entry is that entry's problem: it is dropped, the others keep their order
   const entries = doc.entries.map(entryOf).filter((e): e is MergeQueueEntry => !!e).sort((a, b) => a.seq - b.seq);
   const maxSeq = entries.reduce((m, e) => Math.max(m, e.seq), 0);

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { writeFileAtomic } from '@app/storage';
-import { RunnerError } from '../runner.errors';
+import { WorktreeError } from './worktree.errors';
 
 /** `<task>/WORKTREE.yaml`: written once the worktree is usable; the task's source of truth for diff, merge and gc. */
 export const WORKTREE_RECORD_FILE = 'WORKTREE.yaml';
@@ -48,11 +48,11 @@ export function readWorktreeRecord(taskDir: string): WorktreeRecord | undefined 
   try {
     doc = parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new RunnerError('IO', `read ${path}: ${(err as Error).message.split('\n')[0]}`);
+    throw new WorktreeError('IO', `read ${path}: ${(err as Error).message.split('\n')[0]}`);
   }
   const r = doc as Partial<WorktreeRecord> | null;
   if (!r || typeof r !== 'object' || typeof r.path !== 'string' || typeof r.repo !== 'string' || typeof r.branch !== 'string') {
-    throw new RunnerError('IO', `read ${path}: not a worktree record`);
+    throw new WorktreeError('IO', `read ${path}: not a worktree record`);
   }
   return {
     ...r,
@@ -72,7 +72,7 @@ export function writeWorktreeRecord(taskDir: string, record: WorktreeRecord): vo
 
 export function updateWorktreeRecord(taskDir: string, patch: Partial<WorktreeRecord>): WorktreeRecord {
   const current = readWorktreeRecord(taskDir);
-  if (!current) throw new RunnerError('NOT_FOUND', `task has no worktree (${recordPath(taskDir)} missing)`);
+  if (!current) throw new WorktreeError('NOT_FOUND', `task has no worktree (${recordPath(taskDir)} missing)`);
   const next = { ...current, ...patch };
   for (const key of Object.keys(next) as (keyof WorktreeRecord)[]) if (next[key] === undefined) delete next[key];
   writeWorktreeRecord(taskDir, next);

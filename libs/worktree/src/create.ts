@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { AppConfig, withFileLock } from '@app/storage';
-import { RunnerError, errorText } from '../runner.errors';
+import { WorktreeError, errorText } from './worktree.errors';
 import { checkRefArg, git, gitCommonDir, gitRaw, repoRoot, resolveCommit } from './git';
 import { runHook } from './hooks';
 import { assertApproved, RepoScriptKind, scriptInTree, scriptsAtCommit } from './setup-approval';
@@ -80,7 +80,7 @@ export async function resolveBase(repo: string, base: string | undefined, label 
 }
 
 /**
- * The repository of `request` (default: the one containing `cwd`) and its base commit; RunnerError
+ * The repository of `request` (default: the one containing `cwd`) and its base commit; WorktreeError
  * INVALID_INPUT with one line when there is no repository or the base names no commit.
  */
 export async function resolveWorktreeBase(request: WorktreeRequest, cwd?: string): Promise<ResolvedWorktreeBase> {
@@ -96,7 +96,7 @@ export function normalizePaths(paths: string[] | undefined): string[] {
       const p = part.trim().replace(/^\.\//, '').replace(/\/+$/, '');
       if (!p) continue;
       if (p.startsWith('/') || p.split('/').includes('..') || /[\0\n\r]/.test(p)) {
-        throw new RunnerError('INVALID_INPUT', `invalid path ${JSON.stringify(part.trim())}: must be relative to the repository, without ".."`);
+        throw new WorktreeError('INVALID_INPUT', `invalid path ${JSON.stringify(part.trim())}: must be relative to the repository, without ".."`);
       }
       if (!out.includes(p)) out.push(p);
     }
@@ -115,7 +115,7 @@ export async function ensureTaskWorktree(opts: EnsureWorktreeOptions): Promise<W
   const requested = async (): Promise<string> => opts.resolved?.repo ?? repoRoot(resolve(opts.request.repo ?? opts.cwd ?? process.cwd()));
   const repo = existing && !existing.removed_at ? existing.repo : await requested();
   if (opts.request.repo && existing && !existing.removed_at && (await requested()) !== existing.repo) {
-    throw new RunnerError('INVALID_INPUT', `task ${opts.taskId} already has a worktree in ${existing.repo}`);
+    throw new WorktreeError('INVALID_INPUT', `task ${opts.taskId} already has a worktree in ${existing.repo}`);
   }
   const commonDir = await gitCommonDir(repo);
   const path = worktreePath(repo, opts.taskId);
@@ -208,7 +208,7 @@ export async function removeTaskWorktree(taskDir: string, opts: { config?: AppCo
       await runHook('teardown', opts.config?.worktree?.teardown, rec.path, worktreeEnv(rec));
       if (script) await runHook('teardown', script.content, rec.path, worktreeEnv(rec), script.path);
     } catch (err) {
-      throw new RunnerError('WORKTREE', `remove worktree ${rec.path}: ${errorText(err)}`);
+      throw new WorktreeError('WORKTREE', `remove worktree ${rec.path}: ${errorText(err)}`);
     }
   }
   await removeWorktreeFolder(rec.repo, rec.path);

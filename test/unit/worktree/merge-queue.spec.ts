@@ -1,11 +1,11 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loopParts } from '../../../utils/loop-parts';
+import { loopParts } from '../../utils/loop-parts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readMessages } from '@app/messagebus';
 import { AppConfig, RunsLayout } from '@app/storage';
-import { ensureTaskWorktree, isRunnerError, mergeTask, readWorktreeRecord, taskDiff } from '@app/runner';
-import { gitSync, makeRepo } from '../../../utils/git-repo';
+import { ensureTaskWorktree, mergeTask, readWorktreeRecord, taskDiff, isWorktreeError } from '@app/worktree';
+import { gitSync, makeRepo } from '../../utils/git-repo';
 
 const P = 'proj';
 const T1 = 'task-20260101-000001-alpha';
@@ -64,7 +64,7 @@ describe('worktree merge queue (real git)', () => {
 
     const mainBefore = gitSync(repo, 'rev-parse', 'main');
     const err = await mergeTask({ writers: loopParts.writers, taskDir: taskDir(T2) }).catch((e: unknown) => e);
-    expect(isRunnerError(err, 'MERGE_CONFLICT')).toBe(true);
+    expect(isWorktreeError(err, 'MERGE_CONFLICT')).toBe(true);
     expect((err as Error).message).toContain('shared.txt');
     expect(gitSync(repo, 'rev-parse', 'main')).toBe(mainBefore);
     expect(gitSync(repo, 'status', '--porcelain')).toBe('');
@@ -93,7 +93,7 @@ describe('worktree merge queue (real git)', () => {
     const before = gitSync(repo, 'rev-parse', 'main');
     const verify = 'grep -q "line one" shared.txt || { echo "verify: shared.txt lost line one" >&2; exit 3; }';
     const err = await mergeTask({ writers: loopParts.writers, taskDir: taskDir(T1), config: config(verify) }).catch((e: unknown) => e);
-    expect(isRunnerError(err, 'MERGE_FAILED')).toBe(true);
+    expect(isWorktreeError(err, 'MERGE_FAILED')).toBe(true);
     expect((err as Error).message).toContain('exit code 3');
     expect(gitSync(repo, 'rev-parse', 'main')).toBe(before);
     expect(readFileSync(join(repo, 'shared.txt'), 'utf8')).toBe('line one\nline two\nline three\n');
@@ -126,7 +126,7 @@ describe('worktree merge queue (real git)', () => {
     const sha = gitSync(repo, 'rev-parse', 'HEAD');
     await ensureTaskWorktree({ projectId: P, taskId: T1, taskDir: taskDir(T1), request: { repo, base: sha } });
     const err = await mergeTask({ writers: loopParts.writers, taskDir: taskDir(T1) }).catch((e: unknown) => e);
-    expect(isRunnerError(err, 'MERGE_FAILED')).toBe(true);
+    expect(isWorktreeError(err, 'MERGE_FAILED')).toBe(true);
     expect(gitSync(repo, 'rev-parse', 'main')).toBe(sha);
   });
 });

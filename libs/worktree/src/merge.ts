@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { BusWriters } from '@app/messagebus';
 import { AppConfig, StorageError } from '@app/storage';
-import { RunnerError } from '../runner.errors';
+import { WorktreeError } from './worktree.errors';
 import { gitCommonDir } from './git';
 import { enqueueMerge, finishEntry, isPending, MergeQueueEntry, queueEntry, taskQueueEntry } from './merge-queue';
 import { drainQueue, tryMergeLock } from './merge-run';
@@ -41,13 +41,13 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  */
 export async function mergeTask(opts: MergeOptions): Promise<MergeResult> {
   const rec = readWorktreeRecord(opts.taskDir);
-  if (!rec) throw new RunnerError('NOT_FOUND', 'task has no worktree (it was not started with --worktree)');
+  if (!rec) throw new WorktreeError('NOT_FOUND', 'task has no worktree (it was not started with --worktree)');
   // merged, unless the queue still holds its entry (its owner died after recording the merge on the task): that entry is finished first
   if (rec.merge_status === 'merged' && !isPending(taskQueueEntry(rec.repo, resolve(opts.taskDir)))) {
     return resultOf(rec, rec.merged_commit ?? '', true);
   }
   if (!rec.base_branch) {
-    throw new RunnerError('MERGE_FAILED', `task ${rec.task_id} started from a commit, not a branch: nothing to merge into (start it with --base <branch>)`);
+    throw new WorktreeError('MERGE_FAILED', `task ${rec.task_id} started from a commit, not a branch: nothing to merge into (start it with --base <branch>)`);
   }
   const commonDir = await gitCommonDir(rec.repo);
   const entry = await enqueueMerge(rec.repo, commonDir, {
@@ -67,7 +67,7 @@ async function waitForEntry(repo: string, commonDir: string, writers: BusWriters
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const e = queueEntry(repo, seq);
-    if (!e) throw new RunnerError('MERGE_FAILED', `merge queue entry ${seq} of ${repo} is gone (the queue file was removed or rewritten)`);
+    if (!e) throw new WorktreeError('MERGE_FAILED', `merge queue entry ${seq} of ${repo} is gone (the queue file was removed or rewritten)`);
     if (!isPending(e)) return e;
     if (await tryMergeLock(commonDir, async () => void (await drainQueue(repo, commonDir, writers, seq)))) continue;
     if (Date.now() >= deadline) {
@@ -87,5 +87,5 @@ function resultOf(rec: WorktreeRecord, commit: string, already: boolean): MergeR
 function outcomeOf(rec: WorktreeRecord, e: MergeQueueEntry): MergeResult {
   if (e.state === 'merged') return resultOf(rec, e.outcome === 'merged' ? (e.commit ?? '') : '', false);
   const files = e.files?.length ? ` (${e.files.join(', ')})` : '';
-  throw new RunnerError(e.outcome === 'conflict' ? 'MERGE_CONFLICT' : 'MERGE_FAILED', `${e.detail ?? 'merge failed'}${files}`);
+  throw new WorktreeError(e.outcome === 'conflict' ? 'MERGE_CONFLICT' : 'MERGE_FAILED', `${e.detail ?? 'merge failed'}${files}`);
 }

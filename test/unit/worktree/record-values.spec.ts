@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { removeTaskWorktree, taskDiff } from '@app/runner';
-import { gitSync, makeRepo } from '../../../utils/git-repo';
+import { removeTaskWorktree, taskDiff } from '@app/worktree';
+import { gitSync, makeRepo } from '../../utils/git-repo';
 
 /** Issue #29: values read from a WORKTREE.yaml are never options to git nor a licence to delete. */
 describe('WORKTREE.yaml values are checked before use (real git)', () => {

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { RunnerError } from '../runner.errors';
+import { WorktreeError } from './worktree.errors';
 import { git, gitRaw } from './git';
 
 export interface ListedWorktree {
@@ -29,7 +29,7 @@ export async function removeWorktreeFolder(repo: string, path: string): Promise<
   // only the runner's own folders (`<repo>/.conductor/…`): a path read from a WORKTREE.yaml is never trusted to name what gets deleted
   const own = resolve(repo, '.conductor');
   const rel = relative(own, resolve(path));
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new RunnerError('WORKTREE', `WORKTREE.yaml: path ${JSON.stringify(path)} is not inside ${own}; nothing removed`);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new WorktreeError('WORKTREE', `WORKTREE.yaml: path ${JSON.stringify(path)} is not inside ${own}; nothing removed`);
   const entry = (await listWorktrees(repo)).find((w) => resolve(w.path) === resolve(path));
   if (entry?.locked) await gitRaw(repo, ['worktree', 'unlock', '--end-of-options', path]);
   if (entry) await gitRaw(repo, ['worktree', 'remove', '--force', '--force', '--end-of-options', path]);

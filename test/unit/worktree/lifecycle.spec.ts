@@ -1,23 +1,11 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { loopParts } from '../../../utils/loop-parts';
+import { loopParts } from '../../utils/loop-parts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBusWriters, readMessages } from '@app/messagebus';
 import { AppConfig, loadConfig, parseRunInfo, RunsLayout, serializeRunInfo, ZERO_TIME } from '@app/storage';
-import {
-  configIsolation,
-  ensureTaskWorktree,
-  gcWorktrees,
-  isRunnerError,
-  mergeTask,
-  normalizePaths,
-  parsePatch,
-  pathsOverlap,
-  prepareTaskWorktree,
-  readWorktreeRecord,
-  removeTaskWorktree,
-} from '@app/runner';
-import { gitSync, makeRepo } from '../../../utils/git-repo';
+import { configIsolation, ensureTaskWorktree, gcWorktrees, mergeTask, normalizePaths, parsePatch, pathsOverlap, prepareTaskWorktree, readWorktreeRecord, removeTaskWorktree, isWorktreeError } from '@app/worktree';
+import { gitSync, makeRepo } from '../../utils/git-repo';
 
 const P = 'proj';
 const writers = createBusWriters();
@@ -64,7 +52,7 @@ describe('worktree lifecycle (real git)', () => {
   it('a failing setup hook fails the task start and is retried next time', async () => {
     const cfg = config({ setup: 'echo "no deps" >&2; exit 7' });
     const err = await ensureTaskWorktree({ projectId: P, taskId: T1, taskDir: taskDir(T1), request: { repo }, config: cfg }).catch((e: unknown) => e);
-    expect(isRunnerError(err, 'WORKTREE')).toBe(true);
+    expect(isWorktreeError(err, 'WORKTREE')).toBe(true);
     expect((err as Error).message).toBe('setup hook "echo \\"no deps\\" >&2; exit 7" failed with exit code 7: no deps');
     expect(readWorktreeRecord(taskDir(T1))?.setup_done).toBe(false);
     const ok = await ensureTaskWorktree({ projectId: P, taskId: T1, taskDir: taskDir(T1), request: { repo }, config: config({ setup: 'true' }) });

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isRunnerError, pushTaskBranch } from '@app/runner';
-import { gitSync, makeRepo } from '../../../utils/git-repo';
+import { pushTaskBranch, isWorktreeError } from '@app/worktree';
+import { gitSync, makeRepo } from '../../utils/git-repo';
 
 describe('pushTaskBranch (real git, a local bare repository as the remote)', () => {
   let dir: string;
@@ -48,7 +48,7 @@ describe('pushTaskBranch (real git, a local bare repository as the remote)', () 
     const theirs = gitSync(remote, 'rev-parse', `refs/heads/${branch}`);
     commitOn(repo, 'b.txt', 'ours\n');
     const err = await pushTaskBranch(repo, remote, branch).catch((e: unknown) => e);
-    expect(isRunnerError(err) && err.code).toBe('WORKTREE');
+    expect(isWorktreeError(err) && err.code).toBe('WORKTREE');
     expect((err as Error).message).toBe(`git push to ${remote} failed: the remote branch ${branch} has commits the task's branch lacks (not overwritten)`);
     expect(gitSync(remote, 'rev-parse', `refs/heads/${branch}`)).toBe(theirs);
   });

@@ -1,5 +1,5 @@
 import { checkGitRemote } from '@app/storage';
-import { RunnerError } from '../runner.errors';
+import { WorktreeError } from './worktree.errors';
 import { checkRefArg, git, gitRaw } from './git';
 
 /** What `pushTaskBranch` did: the commit now at `refs/heads/<branch>` on the remote. */
@@ -24,10 +24,10 @@ export async function pushTaskBranch(repo: string, remote: string, branch: strin
   try {
     checkGitRemote(remote);
   } catch (err) {
-    throw new RunnerError('INVALID_INPUT', `remote ${(err as Error).message}`);
+    throw new WorktreeError('INVALID_INPUT', `remote ${(err as Error).message}`);
   }
   const commit = await git(repo, ['rev-parse', '--verify', '-q', '--end-of-options', `refs/heads/${branch}^{commit}`]).catch(() => {
-    throw new RunnerError('INVALID_INPUT', `branch ${JSON.stringify(branch)} does not exist in ${repo}`);
+    throw new WorktreeError('INVALID_INPUT', `branch ${JSON.stringify(branch)} does not exist in ${repo}`);
   });
   const before = await remoteCommit(repo, remote, branch);
   if (before === commit) return { remote, branch, commit, updated: false };
@@ -35,7 +35,7 @@ export async function pushTaskBranch(repo: string, remote: string, branch: strin
   if (r.code !== 0) {
     const rejected = /\[rejected\]|non-fast-forward|fetch first/.test(r.stdout + r.stderr);
     const detail = rejected ? `the remote branch ${branch} has commits the task's branch lacks (not overwritten)` : (r.stderr.trim() || r.stdout.trim()).split('\n')[0];
-    throw new RunnerError('WORKTREE', `git push to ${remote} failed: ${detail}`);
+    throw new WorktreeError('WORKTREE', `git push to ${remote} failed: ${detail}`);
   }
   return { remote, branch, commit, updated: true };
 }
@@ -43,7 +43,7 @@ export async function pushTaskBranch(repo: string, remote: string, branch: strin
 /** The commit at `refs/heads/<branch>` on the remote (undefined when it has no such branch). */
 async function remoteCommit(repo: string, remote: string, branch: string): Promise<string | undefined> {
   const r = await gitRaw(repo, ['ls-remote', '--heads', '--end-of-options', remote, `refs/heads/${branch}`]);
-  if (r.code !== 0) throw new RunnerError('WORKTREE', `git ls-remote ${remote} failed: ${(r.stderr.trim() || r.stdout.trim()).split('\n')[0]}`);
+  if (r.code !== 0) throw new WorktreeError('WORKTREE', `git ls-remote ${remote} failed: ${(r.stderr.trim() || r.stdout.trim()).split('\n')[0]}`);
   const line = r.stdout.split('\n').find((l) => l.endsWith(`\trefs/heads/${branch}`));
   return line?.split('\t')[0];
 }
