@@ -63,7 +63,8 @@ export function readJson<T>(path: string): T {
 import { waitFor } from '../../utils/wait';
 
 export { waitFor };
-export { processAlive } from '../../utils/processes';
+import { processAlive } from '../../utils/processes';
+export { processAlive };
 
 function processState(pid: number): string | undefined {
   try {
@@ -149,3 +150,19 @@ echo "$$" >> "$COUNTER_FILE"
 export const EPOCH_AGENT = `${COUNTED_AGENT_PRELUDE}if [ "$(wc -l < "$COUNTER_FILE")" -ge 2 ]; then touch "$JRUN_TASK_FOLDER/DONE"; exit 0; fi
 while [ ! -e "$RELEASE_FILE" ]; do sleep 0.05; done
 `;
+
+/**
+ * A private runtime folder for the task supervisor's sockets (XDG_RUNTIME_DIR, 0700) and the env of
+ * a supervised client (RUN_AGENT_SUPERVISOR=1, idle after 2 s); supervisors a spec noted with
+ * `supervisors.add(pid)` are SIGKILLed after it.
+ */
+export function supervisorSandbox(base: string, home: string) {
+  const runtimeDir = join(base, 'xdg');
+  const supervisors = new Set<number>();
+  beforeAll(() => mkdirSync(runtimeDir, { mode: 0o700 }));
+  afterAll(() => {
+    for (const pid of supervisors) if (processAlive(pid)) process.kill(pid, 'SIGKILL');
+  });
+  const env = (extra: Record<string, string> = {}) => cliEnv(home, { RUN_AGENT_SUPERVISOR: '1', XDG_RUNTIME_DIR: runtimeDir, RUN_AGENT_SUPERVISOR_IDLE_MS: '2000', ...extra });
+  return { runtimeDir, supervisors, env };
+}

@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunsLayout } from '@app/storage';
 import { startCli } from '../../utils/cli';
-import { cliEnv, commandAgentSandbox, PROJECT, processAlive, runInfos, taskId, waitFor } from './helpers';
+import { commandAgentSandbox, PROJECT, processAlive, runInfos, supervisorSandbox, taskId, waitFor } from './helpers';
 
 /**
  * ROOT: starts two sub-agents with `run-agent job` (CHILD one, CHILD two), records their exit codes,
@@ -34,15 +34,7 @@ esac
 describe('run-agent job through the host task supervisor (RUN_AGENT_SUPERVISOR=1, issue #33)', () => {
   const { tmp, base, home, configPath, children } = commandAgentSandbox('tree', AGENT);
   const layout = new RunsLayout(tmp.root);
-  const runtimeDir = join(base, 'xdg');
-  const supervisors = new Set<number>();
-
-  beforeAll(() => mkdirSync(runtimeDir, { mode: 0o700 }));
-  afterAll(() => {
-    for (const pid of supervisors) if (processAlive(pid)) process.kill(pid, 'SIGKILL');
-  });
-
-  const env = (extra: Record<string, string> = {}) => cliEnv(home, { RUN_AGENT_SUPERVISOR: '1', XDG_RUNTIME_DIR: runtimeDir, RUN_AGENT_SUPERVISOR_IDLE_MS: '2000', ...extra });
+  const { supervisors, env } = supervisorSandbox(base, home);
   const read = (dir: string, name: string) => readFileSync(join(dir, name), 'utf8').trim();
   const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
 

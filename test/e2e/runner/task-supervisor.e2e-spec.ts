@@ -3,7 +3,7 @@ import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { RunsLayout } from '@app/storage';
 import { startCli, type StartedCli } from '../../utils/cli';
-import { cliEnv, commandAgentSandbox, PROJECT, processAlive, runInfos, taskId, waitFor } from './helpers';
+import { commandAgentSandbox, PROJECT, processAlive, runInfos, supervisorSandbox, taskId, waitFor } from './helpers';
 
 /** Records "<pid> <parent pid>" (its parent is the process that runs the loop), then waits for GO; AGENT_MODE=fail exits 3 at once. */
 const AGENT = `#!/bin/sh
@@ -18,16 +18,8 @@ touch "$JRUN_TASK_FOLDER/DONE"
 describe('run-agent task through the host task supervisor (RUN_AGENT_SUPERVISOR=1, issue #33)', () => {
   const { tmp, base, home, configPath, children } = commandAgentSandbox('held', AGENT);
   const layout = new RunsLayout(tmp.root);
-  const runtimeDir = join(base, 'xdg');
+  const { runtimeDir, supervisors, env } = supervisorSandbox(base, home);
   const socketDir = join(runtimeDir, 'run-agent');
-  const supervisors = new Set<number>();
-
-  beforeAll(() => mkdirSync(runtimeDir, { mode: 0o700 }));
-  afterAll(() => {
-    for (const pid of supervisors) if (processAlive(pid)) process.kill(pid, 'SIGKILL');
-  });
-
-  const env = (extra: Record<string, string> = {}) => cliEnv(home, { RUN_AGENT_SUPERVISOR: '1', XDG_RUNTIME_DIR: runtimeDir, RUN_AGENT_SUPERVISOR_IDLE_MS: '2000', ...extra });
   function task(id: string, extra: Record<string, string> = {}, flags: string[] = []): StartedCli {
     const started = startCli(['task', '--root', tmp.root, '--project', PROJECT, '--task', id, '--agent', 'held', '--config', configPath, '--max-restarts', '0', '--prompt', 'hold', ...flags], { env: env(extra), cwd: home });
     children.push(started.child);
