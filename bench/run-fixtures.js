@@ -44,7 +44,9 @@ function commandConfig(command) {
 
 /** The parts the engine's runTask/runJob take from their caller (as a composition root gives them): `lib(name)` requires a built lib. */
 function engineParts(lib) {
-  return { probe: lib('storage').createLivenessProbe(), writers: lib('messagebus').createBusWriters() };
+  const storage = lib('storage');
+  const probe = storage.createLivenessProbe();
+  return { probe, writers: lib('messagebus').createBusWriters(), indexFor: storage.storageIndexFactory(probe) };
 }
 
 module.exports = { commandConfig, engineParts, seedFinishedRuns, writeAgent };
