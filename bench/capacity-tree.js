@@ -38,28 +38,29 @@ const clock = () => Number(process.hrtime.bigint() / 1000n) / 1000;
 const now = clock();
 // a child's prompt (stdin) holds "TREE-NODE <id> <ordinal> <submitted ms>"; the root's is "fan out"
 const run = (prompt) => {
-const place = /TREE-NODE (\\S+) (\\d+) ([\\d.]+)/.exec(prompt);
-const id = place ? place[1] : '0';
-const ordinalHere = place ? Number(place[2]) : 0;
-const depth = id.split('.').length - 1;
-fs.appendFileSync(${JSON.stringify(spawned)}, id + ' ' + (place ? (now - Number(place[3])).toFixed(1) : '0') + '\\n');
-const hold = Buffer.alloc(${MB} * 1024 * 1024, 1);
-const n = depth === 0 || depth === 1 ? 4 : depth === 2 ? 3 : depth === 3 ? (ordinalHere < 36 ? 3 : 2) : 0;
-const children = Array.from({ length: n }, (_, i) => new Promise((resolve) => {
-  const ordinal = ordinalHere * (depth === 0 || depth === 1 ? 4 : 3) + i;
-  const childPrompt = 'TREE-NODE ' + id + '.' + i + ' ' + ordinal + ' ' + clock();
-  const child = process.env.TREE_BARE === '1'
-    ? spawn(process.execPath, [process.argv[1]], { stdio: ['pipe', 'ignore', 'ignore'] })
-    : spawn(process.execPath, [${JSON.stringify(runAgent)}, 'job', '--agent', 'tree', '--prompt', childPrompt], { stdio: 'ignore' });
-  if (process.env.TREE_BARE === '1') child.stdin.end(childPrompt);
-  child.on('exit', resolve);
-}));
-const held = new Promise((r) => setTimeout(r, ${SECONDS * 1000}));
-Promise.all([...children, held]).then(() => {
-  if (depth === 0) fs.writeFileSync(process.env.JRUN_TASK_FOLDER + '/DONE', '');
-  console.log('held ' + hold.length);
-  process.exit(0);
-});
+  const place = /TREE-NODE (\\S+) (\\d+) ([\\d.]+)/.exec(prompt);
+  const id = place ? place[1] : '0';
+  const ordinalHere = place ? Number(place[2]) : 0;
+  const depth = id.split('.').length - 1;
+  fs.appendFileSync(${JSON.stringify(spawned)}, id + ' ' + (place ? (now - Number(place[3])).toFixed(1) : '0') + '\\n');
+  const hold = Buffer.alloc(${MB} * 1024 * 1024, 1);
+  const n = depth === 0 || depth === 1 ? 4 : depth === 2 ? 3 : depth === 3 ? (ordinalHere < 36 ? 3 : 2) : 0;
+  const children = Array.from({ length: n }, (_, i) => new Promise((resolve) => {
+    const ordinal = ordinalHere * (depth === 0 || depth === 1 ? 4 : 3) + i;
+    const childPrompt = 'TREE-NODE ' + id + '.' + i + ' ' + ordinal + ' ' + clock();
+    const bare = process.env.TREE_BARE === '1';
+    const child = bare
+      ? spawn(process.execPath, [process.argv[1]], { stdio: ['pipe', 'ignore', 'ignore'] })
+      : spawn(process.execPath, [${JSON.stringify(runAgent)}, 'job', '--agent', 'tree', '--prompt', childPrompt], { stdio: 'ignore' });
+    if (bare) child.stdin.end(childPrompt);
+    child.on('exit', resolve);
+  }));
+  const held = new Promise((r) => setTimeout(r, ${SECONDS * 1000}));
+  Promise.all([...children, held]).then(() => {
+    if (depth === 0) fs.writeFileSync(process.env.JRUN_TASK_FOLDER + '/DONE', '');
+    console.log('held ' + hold.length);
+    process.exit(0);
+  });
 };
 let prompt = '';
 process.stdin.setEncoding('utf8').on('data', (s) => (prompt += s)).on('end', () => run(prompt));

@@ -132,8 +132,7 @@ async function runSupervised(args, entry) {
   if (!supervisorWanted(process.env)) return false;
   const conn = await reachSupervisor(socketPath(entry));
   conn.setEncoding('utf8');
-  const env = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined));
-  conn.write(`${JSON.stringify({ argv: args, cwd: process.cwd(), env, pid: process.pid, tty: !!process.stderr.isTTY, columns: process.stderr.columns })}\n`);
+  conn.write(`${JSON.stringify({ argv: args, cwd: process.cwd(), env: process.env, pid: process.pid, tty: !!process.stderr.isTTY, columns: process.stderr.columns })}\n`);
   let pid;
   let received;
   const onSignal = (signal) => {

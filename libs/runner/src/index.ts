@@ -27,6 +27,7 @@ export {
   stopTask,
   terminateProcesses,
   signalExitCode,
+  signalStopReason,
   readStoppedBy,
   DEFAULT_STOP_GRACE_MS,
   STOPPED_BY_FILE,

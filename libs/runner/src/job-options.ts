@@ -6,6 +6,14 @@ import type { WebhookSender } from '@app/webhook';
 
 export const DEFAULT_MAX_DELEGATION_DEPTH = 16;
 
+/**
+ * The environment a run's checks and probes see: the inherited one (`baseEnv`, the task
+ * supervisor's client's; else this process's) under the caller's additions (`env`).
+ */
+export function inheritedEnv(opts: { baseEnv?: NodeJS.ProcessEnv; env?: NodeJS.ProcessEnv }): NodeJS.ProcessEnv {
+  return { ...(opts.baseEnv ?? process.env), ...opts.env };
+}
+
 /** What one run itself runs with: the request, and the bus-writer and index factories of its composition root (no default). */
 export type JobRun = JobOptions & { writers: BusWriters; indexFor: StorageIndexFactory };
 

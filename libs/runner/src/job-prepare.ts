@@ -5,7 +5,7 @@ import { AgentSpec, SelectedAgent, isFatalAgentError, runAgentBinDir, setupAgent
 import { resolveSpec, selectAgent } from './agent-resolution';
 import { RunnerError, errorText } from './runner.errors';
 import { refuseLiveRootRun } from './live-run';
-import { JobOptions } from './job-options';
+import { inheritedEnv, JobOptions } from './job-options';
 import { checkDelegationDepth } from './governor/depth-limit';
 import { checkTreeTotal } from './governor/fanout-limit';
 
@@ -77,7 +77,7 @@ export async function prepare(opts: JobOptions, layout: RunsLayout): Promise<Pre
   let spec: AgentSpec;
   try {
     agent = selectAgent(opts.config, opts.agent);
-    spec = await resolveSpec(agent, { ...(opts.baseEnv ?? process.env), ...opts.env }, cwd, opts.registry);
+    spec = await resolveSpec(agent, inheritedEnv(opts), cwd, opts.registry);
   } catch (err) {
     throw failure(errorText(err), isFatalAgentError(err));
   }

@@ -14,7 +14,7 @@ import { queuedMark } from './governor/queued-mark';
 import { holdRun } from './run-holder';
 import { RunnerError, errorText } from './runner.errors';
 import { clearPendingChild } from './pending-child';
-import type { JobOptions, JobResult, JobRun } from './job-options';
+import { inheritedEnv, type JobOptions, type JobResult, type JobRun } from './job-options';
 import { conductorUrlFrom, maxConcurrentRuns, prepare, Prepared, runnerSentinel, withMcp } from './job-prepare';
 import { ExecContext } from './job-finish';
 import { executeCli } from './job-cli';
@@ -133,7 +133,7 @@ async function runCreated(
   const taskBus = join(taskDir, TASK_BUS_FILE);
   const bus = opts.writers(taskBus, { fence: opts.fence });
 
-  const agentVersion = await detectVersion(spec, { ...(opts.baseEnv ?? process.env), ...opts.env }, opts.registry);
+  const agentVersion = await detectVersion(spec, inheritedEnv(opts), opts.registry);
   let slot: RunSlot;
   const stopWatch = watchStopRequest(runDir, opts.signal);
   const queued = queuedMark(infoPath, { alreadySet: !!admitted.queued, fence: opts.fence, record: opts.parentRunId ? undefined : runnerSentinel(base) });
@@ -144,7 +144,7 @@ async function runCreated(
       floor: opts.config?.defaults?.min_available_memory,
       signal: stopWatch.signal,
       pollMs: opts.memoryPollMs,
-      env: { ...(opts.baseEnv ?? process.env), ...opts.env },
+      env: inheritedEnv(opts),
       post: postInfo(bus, opts, runId),
     });
     slot = await acquireRunSlot({

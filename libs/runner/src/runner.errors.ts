@@ -29,6 +29,4 @@ export function isRunnerError(err: unknown, code?: RunnerErrorCode): err is Runn
   return err instanceof RunnerError && (code === undefined || err.code === code);
 }
 
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+export { errorText } from '@app/storage';

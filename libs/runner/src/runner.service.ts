@@ -5,7 +5,7 @@ import type { LivenessProbe, StorageIndexFactory } from '@app/storage';
 import type { AgentExecutor } from './agent-executor';
 import { JobOptions, JobResult, runJob } from './job';
 import { createTaskDispatcher, type RunnerModuleOptions } from './runner.providers';
-import { stopRun, stopTask, StopOptions, StopRunResult, StopTaskOptions, StopTaskResult } from './stop';
+import { signalStopReason, stopRun, stopTask, StopOptions, StopRunResult, StopTaskOptions, StopTaskResult } from './stop';
 import { runTask } from './task';
 import type { TaskOptions, TaskResult } from './task-options';
 import type { TaskDispatcher } from './task-dispatcher';
@@ -86,7 +86,7 @@ export class RunnerService implements OnApplicationShutdown {
 
   async onApplicationShutdown(signal?: string): Promise<void> {
     if (this.options.stopOnShutdown === false) return;
-    await this.stopAll(signal ? `run-agent (pid ${process.pid}) received ${signal}` : 'runner shutdown');
+    await this.stopAll(signal ? signalStopReason(signal) : 'runner shutdown');
   }
 
   private withSeams<T extends Partial<RunnerSeams>>(opts: T): T {

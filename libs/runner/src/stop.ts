@@ -55,6 +55,11 @@ export function readStoppedBy(runDir: string): string | undefined {
 
 const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
 
+/** Why a runner stops its agents on a signal, as run-info records it: the in-process runner's own pid, or a task supervisor's client's. */
+export function signalStopReason(signal: string, pid: number = process.pid): string {
+  return `run-agent (pid ${pid}) received ${signal}`;
+}
+
 export function signalExitCode(signal: NodeJS.Signals): number {
   return 128 + (SIGNAL_NUMBERS[signal] ?? 15);
 }

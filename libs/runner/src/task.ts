@@ -25,6 +25,7 @@ import { sleep } from './sleep';
 import { readStoppedBy } from './stop';
 import { lockTask, taskLeaseMs } from './task-lock';
 import { taskLimits, type TaskResult, type TaskRun } from './task-options';
+import { inheritedEnv } from './job-options';
 import { resolveTaskPrompt, taskStopReason } from './task-state';
 import { checkTaskWorktree, prepareTaskWorktree } from '@app/worktree';
 
@@ -178,7 +179,7 @@ export async function runTask(opts: TaskRun): Promise<TaskResult> {
       projectId: opts.projectId,
       taskId: opts.taskId,
       cwd: wt?.cwd ?? opts.cwd ?? taskDir,
-      env: { ...(opts.baseEnv ?? process.env), ...opts.env, ...wt?.env, JRUN_PROJECT_ID: opts.projectId, JRUN_TASK_ID: opts.taskId, JRUN_TASK_FOLDER: taskDir },
+      env: { ...inheritedEnv(opts), ...wt?.env, JRUN_PROJECT_ID: opts.projectId, JRUN_TASK_ID: opts.taskId, JRUN_TASK_FOLDER: taskDir },
       config: opts.config,
       bus,
       signal: opts.signal,

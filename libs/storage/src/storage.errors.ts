@@ -15,6 +15,11 @@ export function isNoSpace(err: unknown): boolean {
 /** The one line a full disk is reported with, by every transport (HTTP 507, CLI exit 1). */
 export const NO_SPACE_MESSAGE = 'no space left on the device that holds the runs root (disk full or quota exceeded)';
 
+/** The message of a thrown value (an Error's message, anything else as a string): the one form every lib reports a cause in. */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 /** Every failure of @app/storage: a stable `code` for callers plus a one-line message. */
 export class StorageError extends Error {
   override readonly name = 'StorageError';

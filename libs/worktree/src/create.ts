@@ -1,7 +1,8 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { AppConfig, withFileLock } from '@app/storage';
-import { WorktreeError, errorText } from './worktree.errors';
+import { errorText } from '@app/storage';
+import { WorktreeError } from './worktree.errors';
 import { checkRefArg, git, gitCommonDir, gitRaw, repoRoot, resolveCommit } from './git';
 import { runHook } from './hooks';
 import { assertApproved, RepoScriptKind, scriptInTree, scriptsAtCommit } from './setup-approval';

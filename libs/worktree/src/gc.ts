@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { AppConfig, RunsLayout } from '@app/storage';
-import { errorText } from './worktree.errors';
+import { errorText } from '@app/storage';
 import { removeTaskWorktree, taskBranch, WORKTREES_DIR } from './create';
 import { gitCommonDir, gitRaw } from './git';
 import { listWorktrees, removeWorktreeFolder } from './list';

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import type { BusWriters } from '@app/messagebus';
 import { StorageError, withFileLock, TASK_BUS_FILE } from '@app/storage';
-import { errorText } from './worktree.errors';
+import { errorText } from '@app/storage';
 import { checkRefArg, git, gitCommonDir, gitRaw } from './git';
 import { lastLines, runShell } from './hooks';
 import { commitLeftovers, identityEnv } from './leftovers';

@@ -12,7 +12,8 @@ import { closeSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { conductorStateDir, openRegularFile, readFdRange, withFileLock, writeFileAtomic } from '@app/storage';
-import { errorText, WorktreeError } from './worktree.errors';
+import { errorText } from '@app/storage';
+import { WorktreeError } from './worktree.errors';
 
 export type RepoScriptKind = 'setup' | 'teardown';
 

@@ -20,7 +20,3 @@ export class WorktreeError extends Error {
 export function isWorktreeError(err: unknown, code?: WorktreeErrorCode): err is WorktreeError {
   return err instanceof WorktreeError && (code === undefined || err.code === code);
 }
-
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

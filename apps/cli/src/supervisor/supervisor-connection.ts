@@ -12,7 +12,7 @@
  */
 import type { Socket } from 'node:net';
 import { Writable } from 'node:stream';
-import { clearPendingChild, writePendingMarker } from '@app/runner';
+import { clearPendingChild, signalStopReason, writePendingMarker } from '@app/runner';
 import { errorReport } from '../common/cli-errors';
 import type { JobFlags } from '../commands/engine/job-flags';
 import type { TaskFlags } from '../commands/engine/task-flags';
@@ -49,12 +49,12 @@ export function serveTaskClient(conn: Socket, root: PlainSeams): Promise<void> {
   };
   let buffered = '';
   let started: Promise<void> | undefined;
-  let client = 'its client';
+  let clientPid: number | undefined;
   return new Promise<void>((resolve) => {
     conn.setEncoding('utf8');
     conn.on('error', () => undefined);
     conn.on('close', () => {
-      abort.abort(`${client} went away`);
+      abort.abort(`run-agent (pid ${clientPid ?? '?'}) went away`);
       void (started ?? Promise.resolve()).then(resolve);
     });
     conn.on('data', (chunk: string) => {
@@ -72,13 +72,13 @@ export function serveTaskClient(conn: Socket, root: PlainSeams): Promise<void> {
         }
         if (started) {
           const signal = (msg as { signal?: unknown }).signal;
-          // worded as an in-process runner's stop reason (RunnerService.onApplicationShutdown)
-          if (typeof signal === 'string' && /^SIG[A-Z]{2,6}$/.test(signal)) abort.abort(`${client} received ${signal}`);
+          // the stop reason an in-process runner records, with the client's pid
+          if (typeof signal === 'string' && /^SIG[A-Z]{2,6}$/.test(signal)) abort.abort(signalStopReason(signal, clientPid));
           continue;
         }
         const request = asRequest(msg);
         if (!request) return void conn.destroy();
-        client = `run-agent (pid ${request.pid})`;
+        clientPid = request.pid;
         send({ pid: process.pid });
         started = runRequest(request, root, abort.signal, send).then(() => void conn.end(() => conn.destroy()));
       }

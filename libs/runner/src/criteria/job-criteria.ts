@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { BusWriters } from '@app/messagebus';
 import { isTaskDone } from '@app/storage';
+import { inheritedEnv } from '../job-options';
 import { CriteriaHookContext, criteriaHooks, CriteriaLoopOptions } from './loop-hooks';
 
 /** What a job's criteria check needs: the loop's context minus what the check opens itself (its bus). */
@@ -29,7 +30,7 @@ export async function withJobCriteria<T extends { runId?: string }>(ctx: JobCrit
     const post = async (type: string, body: string): Promise<void> => {
       await bus.append({ type, project_id: ctx.projectId, task_id: ctx.taskId, run_id: result.runId ?? '', body });
     };
-    const hooks = criteriaHooks(ctx, { ...ctx, bus, post, env: { ...(ctx.baseEnv ?? process.env), ...ctx.env, JRUN_PROJECT_ID: ctx.projectId, JRUN_TASK_ID: ctx.taskId, JRUN_TASK_FOLDER: taskDir } });
+    const hooks = criteriaHooks(ctx, { ...ctx, bus, post, env: { ...inheritedEnv(ctx), JRUN_PROJECT_ID: ctx.projectId, JRUN_TASK_ID: ctx.taskId, JRUN_TASK_FOLDER: taskDir } });
     if (doneBefore || !isTaskDone(taskDir)) return { result };
     if (hooks.problem) {
       await post('ERROR', hooks.problem);
