@@ -65,7 +65,7 @@ const ALLOWED_LIB_DEPS: Record<string, string[]> = {
   // webhook delivery (signing, retries, run_stop/needs_input payloads) and its Nest module; the runner sends through it
   webhook: ['storage'],
   // git worktrees of tasks, their merge queue, setup approval, diff and push (split from the runner, issue #32)
-  worktree: ['storage', 'messagebus'],
+  worktree: ['contracts', 'storage', 'messagebus'],
   runner: ['contracts', 'storage', 'boot', 'messagebus', 'agents', 'sandbox', 'webhook', 'worktree'],
   // goal graphs, workflows, facts, quorum, iterate and the TODO monitor, on the runner's jobs and tasks
   orchestration: ['storage', 'boot', 'messagebus', 'runner'],

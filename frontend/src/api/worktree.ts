@@ -1,4 +1,7 @@
+import type { DiffFile } from '@app/contracts';
 import { api, ApiClient, ApiError } from './client';
+
+export type { DiffFile } from '@app/contracts';
 
 /** `worktree` of a task (GET /api/projects/{p}/tasks/{t}); absent for tasks without one. */
 export interface WorktreeInfo {
@@ -15,21 +18,6 @@ export interface WorktreeInfo {
   /** The approved repository setup script that ran in the worktree (run-agent approve-setup). */
   setup_script?: { path: string; sha256: string };
   removed?: boolean;
-}
-
-export interface DiffHunk {
-  header: string;
-  lines: string[];
-}
-
-export interface DiffFile {
-  path: string;
-  old_path?: string;
-  status: 'added' | 'modified' | 'deleted' | 'renamed';
-  additions: number;
-  deletions: number;
-  binary: boolean;
-  hunks: DiffHunk[];
 }
 
 export interface TaskDiff {

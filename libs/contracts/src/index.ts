@@ -10,3 +10,4 @@ export type * from './tasks';
 export type * from './usage';
 export type * from './server';
 export type * from './schedules';
+export type * from './worktrees';

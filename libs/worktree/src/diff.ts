@@ -1,24 +1,10 @@
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DiffFile, DiffHunk } from '@app/contracts';
 import { WorktreeError } from './worktree.errors';
 import { checkRefArg, git } from './git';
 import { readWorktreeRecord, WorktreeRecord } from './record';
-
-export interface DiffHunk {
-  header: string;
-  lines: string[];
-}
-
-export interface DiffFile {
-  path: string;
-  old_path?: string;
-  status: 'added' | 'modified' | 'deleted' | 'renamed';
-  additions: number;
-  deletions: number;
-  binary: boolean;
-  hunks: DiffHunk[];
-}
 
 export interface TaskDiff {
   task_id: string;

@@ -1,7 +1,7 @@
 export { checkRefArg, git, gitRaw, isGitMissing, repoRoot, resolveCommit } from './git';
 export { ensureTaskWorktree, removeTaskWorktree, worktreePath, taskBranch, worktreeEnv, normalizePaths, WORKTREES_DIR, BRANCH_PREFIX, type WorktreeRequest, type EnsureWorktreeOptions, type ResolvedWorktreeBase, resolveWorktreeBase, resolveBase } from './create';
 export { readWorktreeRecord, WORKTREE_RECORD_FILE, type WorktreeRecord, type MergeStatus } from './record';
-export { taskDiff, parsePatch, type TaskDiff, type DiffFile, type DiffHunk } from './diff';
+export { taskDiff, parsePatch, type TaskDiff } from './diff';
 export { mergeTask, type MergeOptions, type MergeResult } from './merge';
 export { pushTaskBranch, type PushResult } from './push-branch';
 export { commitTaskLeftovers } from './leftovers';
