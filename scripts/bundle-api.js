@@ -3,7 +3,6 @@
 // `conductor` (bin/launch.js) and `run-agent serve` (apps/cli/.../api-loader.ts) load through Node's
 // compile cache (docs/decisions.md, "Server start-up: one bundle"). `npm run build` runs it after bundle-cli.js.
 const path = require('node:path');
-const TerserPlugin = require('terser-webpack-plugin');
 const webpack = require('webpack');
 const { config: cliConfig, assertSameCopy, externalsOf, lazyBarrels, lazyRequire, runWebpack } = require('./bundle-cli');
 
@@ -53,24 +52,9 @@ const config = {
   ...cliConfig,
   entry: path.join(shims, 'entry.js'),
   output: { ...cliConfig.output, path: path.dirname(BUNDLE), filename: path.basename(BUNDLE) },
-  // Minified (the CLI's bundle strips only whitespace and comments): a server keeps its bundle's
-  // source resident, and 3.1 → 2.1 MB of it idles 1.3 MB lower (docs/decisions.md). Class and
-  // function names stay (NestJS keys providers by class name), and properties are never renamed.
-  optimization: {
-    ...cliConfig.optimization,
-    minimizer: [
-      new TerserPlugin({
-        extractComments: false,
-        terserOptions: {
-          compress: { keep_classnames: true, keep_fnames: true },
-          mangle: { keep_classnames: true, keep_fnames: true, properties: false },
-          keep_classnames: true,
-          keep_fnames: true,
-          format: { comments: false, ascii_only: true },
-        },
-      }),
-    ],
-  },
+  // minified as the CLI's bundle: a server keeps its bundle's source resident, and 3.1 → 2.1 MB
+  // of it idles 1.3 MB lower (docs/decisions/startup-server-history.md)
+  optimization: cliConfig.optimization,
   externals: externalsOf(EXTERNAL, path.dirname(BUNDLE)),
   module: {
     ...cliConfig.module,

@@ -97,6 +97,27 @@ export function unlistedDeepImports(sources: Sources, allowed = DEEP_IMPORTS): s
   return bad;
 }
 
+/**
+ * Packages that cost the hot commands milliseconds to load, and the only files that may load them
+ * at run time: the lazy door the rest goes through, loading the package on first use
+ * (docs/decisions/startup-and-memory.md), and for `yaml` the config loader, which needs the
+ * document API. Type-only imports are free.
+ */
+export const LAZY_PACKAGES: Record<string, string[]> = {
+  yaml: ['libs/storage/src/lazy-yaml.ts', 'libs/storage/src/config/raw-config.ts'],
+  'fs-ext': ['libs/storage/src/flock.ts'],
+};
+
+/** `file → package` for each import or require of a LAZY_PACKAGES package outside its listed files. */
+export function eagerPackageLoads(sources: Sources, lazy = LAZY_PACKAGES): string[] {
+  const bad: string[] = [];
+  for (const [file, text] of sources) {
+    const runtime = specifiersOf(text.replace(/^\s*import\s+type\s[^;]*;/gm, ''));
+    for (const [pkg, doors] of Object.entries(lazy)) if (!doors.includes(file) && runtime.includes(pkg)) bad.push(`${file} → ${pkg}`);
+  }
+  return bad;
+}
+
 /** Lib → libs it imports (`@app/x` or `@app/x/…`, type-only imports included). */
 export function libGraph(sources: Sources): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
@@ -159,6 +180,11 @@ describe('import rules', () => {
     expect(cyclesOf(libGraph(sources))).toEqual([]);
   });
 
+  it('yaml and fs-ext load only through their lazy doors', () => {
+    expect(eagerPackageLoads(sources)).toEqual([]);
+    expect(Object.values(LAZY_PACKAGES).flat().filter((f) => !sources.has(f))).toEqual([]);
+  });
+
   describe('each rule sees a violation', () => {
     it('a relative import into the other app, and an apps/ specifier', () => {
       const planted: Sources = new Map([
@@ -174,6 +200,16 @@ describe('import rules', () => {
         ['apps/cli/src/commands/bus/bus-post.ts', "import { w } from '@app/messagebus/writer';\n"],
       ]);
       expect(unlistedDeepImports(planted)).toEqual(['apps/api/src/z.ts → @app/runner/job', 'apps/api/src/z.ts → @app/storage/layout']);
+    });
+
+    it('a lazy package loaded outside its door, but not a type-only import', () => {
+      const planted: Sources = new Map([
+        ['libs/runner/src/a.ts', "import { parse } from 'yaml';\n"],
+        ['apps/cli/src/b.ts', "const f = require('fs-ext');\n"],
+        ['libs/worktree/src/c.ts', "import type { ToStringOptions } from 'yaml';\nimport { parseYaml } from '@app/storage';\n"],
+        ['libs/storage/src/lazy-yaml.ts', "const yaml = () => require('yaml');\n"],
+      ]);
+      expect(eagerPackageLoads(planted)).toEqual(['libs/runner/src/a.ts → yaml', 'apps/cli/src/b.ts → fs-ext']);
     });
 
     it('a cycle through a type-only import', () => {

@@ -11,7 +11,7 @@
  * bodies, loaded when named, use the lib barrels; the bundle makes those lazy, so no hot command
  * evaluates a NestJS module (the runner, agent registry and webhook service are plain classes).
  */
-import { attachFlagValues, parseFlagArgs } from '@app/boot';
+import { attachFlagValues, fdStdout, parseFlagArgs } from '@app/boot';
 import { reportError, setJsonErrors } from './common/cli-errors';
 import { BUS_POST_FLAGS, BUS_READ_FLAGS, type BusPostOptions, type BusReadOptions, type FlagSpec } from './commands/bus/bus-flags';
 import { versionText } from './version';
@@ -34,7 +34,7 @@ async function busPost(args: string[]): Promise<boolean> {
   if (!options || options.resume) return false;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { runBusPost, readStdinIfPiped } = require('./commands/bus/bus-post') as typeof import('./commands/bus/bus-post');
-  await runBusPost(options, { env: process.env, cwd: process.cwd(), stdout: process.stdout, readStdin: readStdinIfPiped });
+  await runBusPost(options, { env: process.env, cwd: process.cwd(), stdout: fdStdout(), readStdin: readStdinIfPiped });
   return true;
 }
 
@@ -45,7 +45,7 @@ async function busRead(args: string[]): Promise<boolean> {
   setJsonErrors(options.json === true);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { runBusRead } = require('./commands/bus/bus-read') as typeof import('./commands/bus/bus-read');
-  await runBusRead(options, { env: process.env, cwd: process.cwd(), stdout: process.stdout });
+  await runBusRead(options, { env: process.env, cwd: process.cwd(), stdout: fdStdout() });
   return true;
 }
 
@@ -61,7 +61,7 @@ const wantsHelp = (args: string[]) => args.some((a) => a === '--help' || a === '
 export async function runFastPath(argv: string[], programName: ProgramName): Promise<boolean> {
   const isVersion = (a: string) => a === '--version' || a === '-v';
   if (argv.some(isVersion) && argv.every((a) => isVersion(a) || a === '--json')) {
-    process.stdout.write(versionText(programName, argv.includes('--json')));
+    fdStdout().write(versionText(programName, argv.includes('--json')));
     return true;
   }
   // A bare `conductor` (settings from CONDUCTOR_* and the config) starts the server without booting the

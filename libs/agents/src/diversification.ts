@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse, stringify } from 'yaml';
-import { withFileLock, writeFileAtomic } from '@app/storage';
+import { parseYaml, stringifyYaml, withFileLock, writeFileAtomic } from '@app/storage';
 import { AgentError } from './agents.errors';
 import { isRecord } from './parsers/lines';
 
@@ -137,7 +136,7 @@ export function weightedPick(weights: readonly number[], rngState: number): { in
 function readState(path: string): PersistedState {
   let doc: unknown;
   try {
-    doc = parse(readFileSync(path, 'utf8'));
+    doc = parseYaml(readFileSync(path, 'utf8'));
   } catch {
     return { picks: 0 }; // missing or unreadable: start the rotation afresh
   }
@@ -159,5 +158,5 @@ function writeState(
     updated_at: new Date().toISOString(),
   };
   if (s.rngState !== undefined) doc.rng_state = s.rngState;
-  writeFileAtomic(path, `# conductor-loop diversification state (D3); safe to delete\n${stringify(doc)}`);
+  writeFileAtomic(path, `# conductor-loop diversification state (D3); safe to delete\n${stringifyYaml(doc)}`);
 }

@@ -4,6 +4,7 @@
  * by hand or by other tools) fall back to the `yaml` package, loaded only when needed so that the
  * CLI's `bus post` never pays for it.
  */
+import { parseYaml } from '@app/storage/lazy-yaml';
 import { BusError } from './errors';
 import type { BusLink, BusMessage, BusParent } from './types';
 
@@ -283,10 +284,8 @@ function strMap(v: unknown, what: string): Record<string, string> | undefined {
 
 /** The YAML parser's reading of a header (exported for the tests that compare it with the fast path). */
 export function parseGeneric(text: string): ParsedHeader {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const YAML = require('yaml') as typeof import('yaml');
   // Failsafe schema: every scalar stays the exact string written, as Go decodes into string fields.
-  const doc = YAML.parse(text, { schema: 'failsafe', uniqueKeys: false }) as unknown;
+  const doc = parseYaml(text, { schema: 'failsafe', uniqueKeys: false });
   const h = emptyHeader();
   if (doc === null || doc === undefined || doc === '') return h;
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new BusError('INVALID_MESSAGE', 'header is not a map');

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
-import { parse, stringify } from 'yaml';
-import { type RunsLayout, normalizeDependsOn, validateProjectId, validateTaskId, writeDependsOn, writeTaskPromptIfAbsent } from '@app/storage';
+import { type RunsLayout, normalizeDependsOn, parseYaml, stringifyYaml, validateProjectId, validateTaskId, writeDependsOn, writeTaskPromptIfAbsent } from '@app/storage';
 import { RunnerError } from '@app/runner';
 
 export const GOAL_SCHEMA_VERSION = 'goal-workflow/v1';
@@ -195,14 +194,14 @@ export function goalFormatForPath(path: string): GoalSpecFormat {
 export function encodeGoalSpec(spec: GoalWorkflowSpec, format: GoalSpecFormat): string {
   if (format === 'json') return `${JSON.stringify(spec, null, 2)}\n`;
   // lineWidth 0: never fold long strings, so the bytes depend on the content only.
-  return stringify(spec, { lineWidth: 0, minContentWidth: 0 });
+  return stringifyYaml(spec, { lineWidth: 0, minContentWidth: 0 });
 }
 
 /** Reads a spec written by encodeGoalSpec (YAML or JSON) and checks what `goal run` relies on. */
 export function parseGoalSpec(text: string, path = 'spec'): GoalWorkflowSpec {
   let doc: unknown;
   try {
-    doc = text.trimStart().startsWith('{') ? JSON.parse(text) : parse(text);
+    doc = text.trimStart().startsWith('{') ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
     throw invalid(`${path}: not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
   }

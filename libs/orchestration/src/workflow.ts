@@ -1,8 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { parse, stringify } from 'yaml';
 import type { BusWriters } from '@app/messagebus';
-import { type RunsLayout, rfc3339, validateProjectId, validateTaskId, writeFileAtomic } from '@app/storage';
+import { parseYaml, rfc3339, type RunsLayout, stringifyYaml, validateProjectId, validateTaskId, writeFileAtomic } from '@app/storage';
 import { RunnerError } from '@app/runner';
 import type { AgentRunSettings } from './agent-runs';
 
@@ -148,14 +147,14 @@ export function serializeWorkflowState(state: WorkflowState): string {
     ...(state.completed_at ? { completed_at: state.completed_at } : {}),
     stages,
   };
-  return stringify(doc, { lineWidth: 0 });
+  return stringifyYaml(doc, { lineWidth: 0 });
 }
 
 export function readWorkflowState(path: string): WorkflowState | undefined {
   if (!existsSync(path)) return undefined;
   let doc: unknown;
   try {
-    doc = parse(readFileSync(path, 'utf8'), { schema: 'core' });
+    doc = parseYaml(readFileSync(path, 'utf8'), { schema: 'core' });
   } catch (err) {
     throw invalid(`workflow state ${path}: ${(err as Error).message.split('\n')[0]}`);
   }

@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { parse, stringify } from 'yaml';
-import { writeFileAtomic } from '@app/storage';
+import { parseYaml, stringifyYaml, writeFileAtomic } from '@app/storage';
 
 /** The task-create request as the API receives it (snake_case JSON fields). */
 export interface PlannerTaskRequest {
@@ -153,12 +152,12 @@ export function serializePlannerState(state: PlannerState): string {
     if (e.startedAt) entry.started_at = formatGoTime(e.startedAt);
     return entry;
   });
-  return stringify(doc, { indent: 4, lineWidth: 0 });
+  return stringifyYaml(doc, { indent: 4, lineWidth: 0 });
 }
 
 export function parsePlannerState(text: string, limit: number): PlannerState {
   if (text.trim() === '') return emptyPlannerState(limit);
-  const doc = parse(text) as Record<string, unknown> | null;
+  const doc = parseYaml(text) as Record<string, unknown> | null;
   if (!doc || typeof doc !== 'object') return emptyPlannerState(limit);
   const rawEntries = Array.isArray(doc.entries) ? (doc.entries as Record<string, unknown>[]) : [];
   return {

@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, openSync, writeSync } from 'node:fs';
-import { flockSync } from 'fs-ext';
+import { flockSync } from './flock';
 
 /**
  * All-or-nothing append for append-only files (issue #11): the caller holds the file's lock and

@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync, rmSync, statSync } from 'node:fs';
-import { flockSync } from 'fs-ext';
+import { flockSync } from './flock';
 import { ioError, StorageError } from './storage.errors';
 
 /** Non-blocking flock(2): true when acquired, false when another holder has it. */

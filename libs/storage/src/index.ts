@@ -42,3 +42,4 @@ export * from './config/api-key-file';
 export * from './config/triggers-config';
 export * from './config/forge-config';
 export * from './go-format';
+export * from './lazy-yaml';

@@ -1,8 +1,8 @@
 import type { UsageTotals } from '@app/contracts';
 import { basename, dirname } from 'node:path';
-import { parse } from 'yaml';
 import { writeFileAtomic, writeFileAtomicAsync } from './atomic-write';
 import { withFileLock } from './file-lock';
+import { parseYaml } from './lazy-yaml';
 import type { OwnerFence } from './owner-epoch';
 import { readRecordText } from './safe-read';
 import { parseRunCriteria, RunCriteria, serializeRunCriteria } from './run-criteria';
@@ -270,7 +270,7 @@ export function parseRunInfo(text: string, path?: string): RunInfo {
   if (doc === undefined) {
     try {
       // Core schema: timestamps stay strings (parsed below, keeping Go's year-1 zero time intact).
-      doc = parse(text, { schema: 'core', prettyErrors: false, uniqueKeys: false });
+      doc = parseYaml(text, { schema: 'core', prettyErrors: false, uniqueKeys: false });
     } catch (err) {
       throw new StorageError('CORRUPT', `unmarshal run-info${path ? ` ${path}` : ''}: ${(err as Error).message.split('\n')[0]}`);
     }

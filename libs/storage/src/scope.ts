@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { parse, stringify } from 'yaml';
 import { generateTaskId, TASK_ID_PATTERN, validateProjectId, validateTaskId } from './ids';
 import { PROJECT_BUS_FILE, RUN_INFO_FILE, RUNS_DIR_NAME } from './layout-names';
 import { readRunInfo } from './run-info';
+import { parseYaml, stringifyYaml } from './lazy-yaml';
 import { readRecordText } from './safe-read';
 
 /** Project/task/run scope derived from env vars or folders (cli-storage.md §0.1). */
@@ -86,7 +86,7 @@ export function findProjectByHomeFolder(root: string, sourceRoot: string): strin
   for (const name of names) {
     try {
       validateProjectId(name);
-      const doc = parse(readRecordText(join(root, name, 'home-folders.md'))) as { project_root?: unknown } | null;
+      const doc = parseYaml(readRecordText(join(root, name, 'home-folders.md'))) as { project_root?: unknown } | null;
       if (doc && doc.project_root === sourceRoot) return name;
     } catch {
       // invalid id, missing or unreadable file: not this one
@@ -147,7 +147,7 @@ export function suggestProjectId(dir: string): string {
 
 export function readHomeFolders(root: string, projectId: string): HomeFolders | undefined {
   try {
-    const doc = parse(readRecordText(join(root, validateProjectId(projectId), HOME_FOLDERS_FILE))) as HomeFolders | null;
+    const doc = parseYaml(readRecordText(join(root, validateProjectId(projectId), HOME_FOLDERS_FILE))) as HomeFolders | null;
     return doc && typeof doc.project_root === 'string' ? doc : undefined;
   } catch {
     return undefined;
@@ -165,7 +165,7 @@ export function initProjectHome(root: string, projectId: string, projectRoot: st
   mkdirSync(projectDir, { recursive: true });
   const previous = readHomeFolders(root, projectId);
   const doc: HomeFolders = { ...(previous ?? {}), project_root: resolve(projectRoot) };
-  writeFileSync(join(projectDir, HOME_FOLDERS_FILE), stringify(doc, { lineWidth: 0 }), { mode: 0o644 });
+  writeFileSync(join(projectDir, HOME_FOLDERS_FILE), stringifyYaml(doc, { lineWidth: 0 }), { mode: 0o644 });
   const bus = join(projectDir, PROJECT_BUS_FILE);
   if (!existsSync(bus)) writeFileSync(bus, '', { mode: 0o644 });
   return projectDir;

@@ -1,9 +1,9 @@
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { writeFileAtomic, writeFileDurable } from './atomic-write';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import { readRecordText } from './safe-read';
 import { ioError, StorageError } from './storage.errors';
+import { parseYaml } from './lazy-yaml';
 import { yamlString } from './yaml-scalar';
 
 export const TASK_PROMPT_FILE = 'TASK.md';
@@ -107,7 +107,7 @@ export function readDependsOn(taskDir: string): string[] {
   if (text === undefined) return [];
   let doc: unknown;
   try {
-    doc = parse(text, { schema: 'core' });
+    doc = parseYaml(text, { schema: 'core' });
   } catch (err) {
     throw new StorageError('IO', `unmarshal task config ${path}: ${(err as Error).message.split('\n')[0]}`);
   }

@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse, stringify } from 'yaml';
-import { withFileLock, writeFileAtomic } from '@app/storage';
+import { parseYaml, stringifyYaml, withFileLock, writeFileAtomic } from '@app/storage';
 import { WorktreeError } from './worktree.errors';
 
 /**
@@ -75,7 +74,7 @@ function readDoc(repo: string): MergeQueueDoc {
   if (!existsSync(path)) return { next_seq: 1, entries: [] };
   let doc: Partial<MergeQueueDoc> | null;
   try {
-    doc = parse(readFileSync(path, 'utf8')) as Partial<MergeQueueDoc> | null;
+    doc = parseYaml(readFileSync(path, 'utf8')) as Partial<MergeQueueDoc> | null;
   } catch (err) {
     throw new WorktreeError('IO', `read ${path}: ${(err as Error).message.split('\n')[0]}`);
   }
@@ -91,7 +90,7 @@ function writeDoc(repo: string, doc: MergeQueueDoc): void {
   const drop = new Set(finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED)).map((e) => e.seq));
   const entries = doc.entries.filter((e) => !drop.has(e.seq));
   mkdirSync(join(repo, '.conductor'), { recursive: true, mode: 0o755 });
-  writeFileAtomic(mergeQueuePath(repo), stringify({ next_seq: doc.next_seq, entries }), 'merge-queue.*.yaml.tmp');
+  writeFileAtomic(mergeQueuePath(repo), stringifyYaml({ next_seq: doc.next_seq, entries }), 'merge-queue.*.yaml.tmp');
 }
 
 /** Read-modify-write of the queue under its lock; `fn` returns what the caller gets and whether to write. */

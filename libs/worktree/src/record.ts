@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse, stringify } from 'yaml';
-import { writeFileAtomic } from '@app/storage';
+import { parseYaml, stringifyYaml, writeFileAtomic } from '@app/storage';
 import { WorktreeError } from './worktree.errors';
 
 /** `<task>/WORKTREE.yaml`: written once the worktree is usable; the task's source of truth for diff, merge and gc. */
@@ -46,7 +45,7 @@ export function readWorktreeRecord(taskDir: string): WorktreeRecord | undefined 
   if (!existsSync(path)) return undefined;
   let doc: unknown;
   try {
-    doc = parse(readFileSync(path, 'utf8'));
+    doc = parseYaml(readFileSync(path, 'utf8'));
   } catch (err) {
     throw new WorktreeError('IO', `read ${path}: ${(err as Error).message.split('\n')[0]}`);
   }
@@ -67,7 +66,7 @@ export function readWorktreeRecord(taskDir: string): WorktreeRecord | undefined 
 /** Atomic (temp + fsync + rename): a crash leaves the old record or the new one. */
 export function writeWorktreeRecord(taskDir: string, record: WorktreeRecord): void {
   mkdirSync(taskDir, { recursive: true, mode: 0o755 });
-  writeFileAtomic(recordPath(taskDir), stringify(record), 'WORKTREE.*.yaml.tmp');
+  writeFileAtomic(recordPath(taskDir), stringifyYaml(record), 'WORKTREE.*.yaml.tmp');
 }
 
 export function updateWorktreeRecord(taskDir: string, patch: Partial<WorktreeRecord>): WorktreeRecord {

@@ -10,8 +10,7 @@ import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse, stringify } from 'yaml';
-import { conductorStateDir, openRegularFile, readFdRange, withFileLock, writeFileAtomic } from '@app/storage';
+import { conductorStateDir, openRegularFile, parseYaml, readFdRange, stringifyYaml, withFileLock, writeFileAtomic } from '@app/storage';
 import { errorText } from '@app/storage';
 import { WorktreeError } from './worktree.errors';
 
@@ -102,7 +101,7 @@ export function readApprovals(env: NodeJS.ProcessEnv = process.env): ApprovalEnt
   if (!existsSync(file)) return [];
   let doc: unknown;
   try {
-    doc = parse(readFileSync(file, 'utf8'));
+    doc = parseYaml(readFileSync(file, 'utf8'));
   } catch (err) {
     throw new WorktreeError('IO', `read ${file}: ${(err as Error).message}`);
   }
@@ -149,7 +148,7 @@ export async function recordApprovals(repo: string, scripts: RepoScript[], env: 
       current.push(entry);
       added.push(entry);
     }
-    if (added.length) writeFileAtomic(file, stringify({ approvals: current }));
+    if (added.length) writeFileAtomic(file, stringifyYaml({ approvals: current }));
     return added;
   });
 }

@@ -1,8 +1,7 @@
 import type { BusWriters } from '@app/messagebus';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { parse } from 'yaml';
-import { AppConfig, TASK_CONFIG_FILE } from '@app/storage';
+import { AppConfig, parseYaml, TASK_CONFIG_FILE } from '@app/storage';
 import { ensureTaskWorktree, normalizePaths, ResolvedWorktreeBase, resolveWorktreeBase, worktreeEnv, WorktreeRequest } from './create';
 import { warnOverlaps } from './overlap';
 import { readWorktreeRecord, WorktreeRecord } from './record';
@@ -41,7 +40,7 @@ function declaredPaths(taskDir: string): string[] {
   const path = join(taskDir, TASK_CONFIG_FILE);
   if (!existsSync(path)) return [];
   try {
-    const doc = parse(readFileSync(path, 'utf8')) as { paths?: unknown } | null;
+    const doc = parseYaml(readFileSync(path, 'utf8')) as { paths?: unknown } | null;
     return Array.isArray(doc?.paths) ? doc.paths.map(String) : [];
   } catch {
     return [];

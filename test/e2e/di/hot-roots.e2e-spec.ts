@@ -36,7 +36,8 @@ describe.each(['nest', 'plain'] as const)('hot commands on the %s composition ro
       const cli = await swappedCliModule({ probe, executor, webhooks });
       root = { name: kind, probe, executor, webhooks, run: (argv) => CommandTestFactory.run(cli, argv), close: () => cli.close() };
     } else {
-      const seams = plainRoot({ probe, executor, webhookSender: webhooks });
+      // process.stdout, which captureStdout watches, instead of the root's own write(2) on descriptor 1
+      const seams = plainRoot({ probe, executor, webhookSender: webhooks, stdout: process.stdout });
       root = {
         name: kind,
         probe,

@@ -37,7 +37,7 @@ export const HOT_COMMANDS: Readonly<Record<string, HotCommand>> = {
   },
   stop: {
     specs: STOP_FLAGS,
-    run: (options, seams) => (require('../commands/engine/stop-run') as typeof import('../commands/engine/stop-run')).runStop(options as StopFlags, { runner: seams.runner(), indexFor: seams.indexFor }),
+    run: (options, seams) => (require('../commands/engine/stop-run') as typeof import('../commands/engine/stop-run')).runStop(options as StopFlags, { runner: seams.runner(), indexFor: seams.indexFor, stdout: seams.stdout }),
   },
   task: {
     specs: TASK_FLAGS,

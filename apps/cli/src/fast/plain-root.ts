@@ -11,6 +11,7 @@ import { type AgentExecutor, createAgentExecutor, createRunnerService, type Runn
 import { type WebhookSender } from '@app/webhook';
 import { type ChangeFeed, createChangeFeed, createLivenessProbe, storageIndexFactory, type LivenessProbe, type StorageIndexFactory } from '@app/storage';
 import { createWebhookService } from '@app/webhook';
+import { fdStdout, type TextOut } from '@app/boot';
 
 /** The parts a hot command may take (StatusSeams, ListSeams, OutputSeams, StopSeams, TaskSeams, JobSeams are subsets). */
 export interface PlainSeams {
@@ -21,6 +22,8 @@ export interface PlainSeams {
   writers: BusWriters;
   /** The runner of this root (built on first call, with its shutdown hooks). */
   runner(): RunnerService;
+  /** Standard output without process.stdout's stream (fdStdout). */
+  stdout: TextOut;
 }
 
 /** Parts to swap, as overrideProvider does in a Nest testing module (test/e2e/di runs both roots). */
@@ -29,6 +32,7 @@ export interface PlainParts {
   feed?: ChangeFeed;
   executor?: AgentExecutor;
   webhookSender?: WebhookSender;
+  stdout?: TextOut;
 }
 
 // the signals NestJS's enableShutdownHooks() listens to (its ShutdownSignal enum)
@@ -73,6 +77,7 @@ export function plainRoot(parts: PlainParts = {}): PlainSeams & { close(): void 
     indexFor,
     feed: parts.feed ?? createChangeFeed(),
     writers,
+    stdout: parts.stdout ?? fdStdout(),
     runner() {
       if (!runner) {
         // RunnerModule.forRoot({ stopOnShutdown: true }), AgentsModule, WebhookModule.forRoot() of cli-lib-modules.ts

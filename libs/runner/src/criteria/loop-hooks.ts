@@ -1,8 +1,7 @@
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parse } from 'yaml';
 import { BusWriter } from '@app/messagebus';
-import { AppConfig, DONE_FILE, parseGoDuration, RunCriteria, type RunsLayout, updateRunInfo } from '@app/storage';
+import { AppConfig, DONE_FILE, parseGoDuration, parseYaml, RunCriteria, type RunsLayout, updateRunInfo } from '@app/storage';
 import { errorText, RunnerError } from '../runner.errors';
 import { readTaskSettings, TASK_SETTINGS_FILE, taskSettingsProblem, writeTaskSettings } from '../usage/task-settings';
 import { DEFAULT_DONE_CRITERION_TIMEOUT_MS, DoneCriterion } from './criteria-settings';
@@ -65,7 +64,7 @@ function resolveCriteria(taskDir: string, config?: AppConfig): { criteria?: Done
   if (!existsSync(path)) return { timeoutMs };
   let requested = false;
   try {
-    const doc = parse(readFileSync(path, 'utf8')) as unknown;
+    const doc = parseYaml(readFileSync(path, 'utf8')) as unknown;
     requested = typeof doc === 'object' && doc !== null && 'done_criteria' in doc;
   } catch {
     requested = /^done_criteria\s*:/m.test(readFileSync(path, 'utf8'));

@@ -1,7 +1,6 @@
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
-import { AppConfig, writeFileAtomic } from '@app/storage';
+import { AppConfig, parseYaml, writeFileAtomic } from '@app/storage';
 import { formatGoDuration, parseDurationFlag } from '../go-duration';
 import { RunnerError } from '../runner.errors';
 import { DoneCriterion, serializeDoneCriteria, validateCriterionTimeout, validateDoneCriteria } from '../criteria/criteria-settings';
@@ -102,7 +101,7 @@ export function readTaskSettings(taskDir: string): TaskSettings {
   const path = join(taskDir, TASK_SETTINGS_FILE);
   if (!existsSync(path)) return {};
   try {
-    const doc = parse(readFileSync(path, 'utf8')) as Record<string, unknown> | null;
+    const doc = parseYaml(readFileSync(path, 'utf8')) as Record<string, unknown> | null;
     return doc && typeof doc === 'object' ? validateTaskSettings(doc) : {};
   } catch {
     return {};
@@ -114,7 +113,7 @@ export function taskSettingsProblem(taskDir: string): string | undefined {
   const path = join(taskDir, TASK_SETTINGS_FILE);
   if (!existsSync(path)) return undefined;
   try {
-    const doc = parse(readFileSync(path, 'utf8')) as unknown;
+    const doc = parseYaml(readFileSync(path, 'utf8')) as unknown;
     if (doc === null || doc === undefined) return undefined;
     if (typeof doc !== 'object' || Array.isArray(doc)) return `read ${path}: not a mapping`;
     validateTaskSettings(doc as Record<string, unknown>);

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { type ChangeFeed, checkRunDir, existingTaskDir, followRunOutput, type LivenessProbe, readRunOutput, RunOutputFile, type StorageIndexFactory, unknownName } from '@app/storage';
 import { UsageError } from '../../common/cli-errors';
+import type { TextOut } from '@app/boot';
 import type { OutputOptions } from './output-flags';
 import { countFlag } from './support/options';
 import { resolveRoot } from './support/runs-root';
@@ -40,16 +41,16 @@ export function resolveRunDir(options: OutputOptions, indexFor: StorageIndexFact
 }
 
 /** `--follow`: the lib's follow through the shared tailer; Ctrl-C ends it with a newline. */
-async function followOutput(runDir: string, file: OutputFile, probe: LivenessProbe, feed: ChangeFeed): Promise<void> {
+async function followOutput(runDir: string, file: OutputFile, seams: OutputSeams): Promise<void> {
   const interrupt = new AbortController();
   const onSignal = (): void => interrupt.abort();
   // The signal listeners stay: Nest's shutdown hook re-raises the signal after closing the app,
   // and a remaining listener keeps that from turning a clean stop into a signal death.
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const write = (text: string): void => void process.stdout.write(text);
-  const end = await followRunOutput(runDir, file, { feed, probe, write, signal: interrupt.signal });
-  if (end === 'interrupted') process.stdout.write('\n');
+  const write = (text: string): void => void seams.stdout.write(text);
+  const end = await followRunOutput(runDir, file, { feed: seams.feed, probe: seams.probe, write, signal: interrupt.signal });
+  if (end === 'interrupted') seams.stdout.write('\n');
 }
 
 /** What `output` takes from its composition root. */
@@ -57,6 +58,8 @@ export interface OutputSeams {
   probe: LivenessProbe;
   feed: ChangeFeed;
   indexFor: StorageIndexFactory;
+  /** Where the command prints: process.stdout, or fdStdout() on the hot path. */
+  stdout: TextOut;
 }
 
 export async function runOutput(options: OutputOptions, seams: OutputSeams): Promise<void> {
@@ -64,8 +67,8 @@ export async function runOutput(options: OutputOptions, seams: OutputSeams): Pro
   const tail = options.tail !== undefined ? countFlag(options.tail, '--tail') : 0;
   const runDir = resolveRunDir(options, seams.indexFor);
   if (options.follow) {
-    await followOutput(runDir, file, seams.probe, seams.feed);
+    await followOutput(runDir, file, seams);
     return;
   }
-  process.stdout.write(readRunOutput(runDir, file, tail));
+  seams.stdout.write(readRunOutput(runDir, file, tail));
 }

@@ -27,7 +27,7 @@ export class OutputCommand extends ScopeOptionParsers {
 
   async run(params: string[], options: OutputOptions = {}): Promise<void> {
     if (params.length) throw new UsageError(`unknown argument ${JSON.stringify(params[0])} (did you mean "output synthesize"?)`);
-    await runOutput(options, { probe: this.probe, feed: this.feed, indexFor: this.indexFor });
+    await runOutput(options, { probe: this.probe, feed: this.feed, indexFor: this.indexFor, stdout: process.stdout });
   }
 
   @Option(OUTPUT_FLAGS.runDir) parseRunDir(v: string): string { return v; }

@@ -14,6 +14,7 @@ import {
 } from '@app/storage';
 import type { StatusOptions } from './status-flags';
 import { UsageError } from '../../common/cli-errors';
+import type { TextOut } from '@app/boot';
 import {
   DEFAULT_DRIFT_AFTER_MS,
   formatAge,
@@ -39,6 +40,8 @@ const show = (v: number | boolean | null | string | undefined): string => (v ===
 export interface StatusSeams {
   probe: LivenessProbe;
   indexFor: StorageIndexFactory;
+  /** Where the command prints: process.stdout, or fdStdout() on the hot path. */
+  stdout: TextOut;
 }
 
 export async function runStatus(options: StatusOptions, seams: StatusSeams): Promise<void> {
@@ -72,10 +75,10 @@ export async function runStatus(options: StatusOptions, seams: StatusSeams): Pro
   const rows = tasks.map((t) => buildStatusRow(layout, project, t, probe, activity)).filter((r) => !keep || keep(r));
   if (options.tree) {
     const forest = buildRunForest(index, project);
-    process.stdout.write(renderStatusTree(rows.map((row) => ({ row, tree: latestRunTree(forest, row.task_id) })), !!options.json));
+    seams.stdout.write(renderStatusTree(rows.map((row) => ({ row, tree: latestRunTree(forest, row.task_id) })), !!options.json));
     return;
   }
-  process.stdout.write(renderStatus(rows, { ...options, project, task, filter: filterText }));
+  seams.stdout.write(renderStatus(rows, { ...options, project, task, filter: filterText }));
 }
 
 /** `status --tree`: every task row with the tree of its latest root run (JSON: the row plus `tree`). */

@@ -22,7 +22,7 @@ export class StatusCommand extends ScopeOptionParsers {
   }
 
   async run(_params: string[], options: StatusOptions = {}): Promise<void> {
-    await runStatus(options, { probe: this.probe, indexFor: this.indexFor });
+    await runStatus(options, { probe: this.probe, indexFor: this.indexFor, stdout: process.stdout });
   }
 
   @Option(STATUS_FLAGS.tree) parseTree(): boolean { return true; }

@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { existingTaskDir, pathExists, runInfoFile, type StorageIndexFactory, validateRunId, writeStopRequested } from '@app/storage';
 import { findRunningRun, type RunnerService, type StoppedRun } from '@app/runner';
 import { UsageError } from '../../common/cli-errors';
+import type { TextOut } from '@app/boot';
 import type { StopFlags } from './stop-flags';
 import { resolveScope } from './job-common';
 import { durationFlag } from './support/options';
@@ -16,6 +17,8 @@ export interface StopSeams {
   runner: Pick<RunnerService, 'stopRun' | 'stopTask'>;
   /** The runs root's layout comes from its index (STORAGE_INDEX_FACTORY). */
   indexFor: StorageIndexFactory;
+  /** Where the command prints: process.stdout, or fdStdout() on the hot path. */
+  stdout: TextOut;
 }
 
 export async function runStop(flags: StopFlags, seams: StopSeams): Promise<void> {
@@ -51,16 +54,16 @@ async function stop(flags: StopFlags, seams: StopSeams): Promise<void> {
     process.stderr.write(`run ${result.runId} is not running (status: ${result.status})\n`);
     return;
   }
-  printStopped([{ runId: result.runId!, pid: result.pid!, beforeStart: result.beforeStart }, ...(result.descendants ?? [])]);
+  printStopped(seams.stdout, [{ runId: result.runId!, pid: result.pid!, beforeStart: result.beforeStart }, ...(result.descendants ?? [])]);
 }
 
 /** The whole task: its loop (STOP-REQUESTED), every running run and their sub-agent runs (D6). */
 async function stopTree(seams: StopSeams, taskDir: string, scope: { projectId: string; taskId: string }, opts: { graceMs?: number; stoppedBy: string; permanent: boolean }): Promise<void> {
   const { runs } = await seams.runner.stopTask(taskDir, opts);
   if (runs.length === 0) throw new Error(`no running runs found for project ${scope.projectId} task ${scope.taskId}`);
-  printStopped(runs);
+  printStopped(seams.stdout, runs);
 }
 
-function printStopped(runs: StoppedRun[]): void {
-  for (const r of runs) process.stdout.write(r.beforeStart ? `Stopped run ${r.runId} before its agent started\n` : `Stopped run ${r.runId} (PID ${r.pid})\n`);
+function printStopped(out: TextOut, runs: StoppedRun[]): void {
+  for (const r of runs) out.write(r.beforeStart ? `Stopped run ${r.runId} before its agent started\n` : `Stopped run ${r.runId} (PID ${r.pid})\n`);
 }

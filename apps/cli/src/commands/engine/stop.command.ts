@@ -25,7 +25,7 @@ export class StopCommand extends TaskScopeParsers {
   }
 
   async run(_args: string[], flags: StopFlags = {}): Promise<void> {
-    await runStop(flags, { runner: this.runner, indexFor: this.indexFor });
+    await runStop(flags, { runner: this.runner, indexFor: this.indexFor, stdout: process.stdout });
   }
 
   @Option(STOP_FLAGS.runDir) parseRunDir(v: string): string { return v; }

@@ -5,6 +5,7 @@
 import { existingProjectDir, existingTaskDir, invalidChoice, isDirectory, type StorageIndexFactory, validateProjectId, validateSegment } from '@app/storage';
 import type { ListOptions } from './list-flags';
 import { UsageError } from '../../common/cli-errors';
+import type { TextOut } from '@app/boot';
 import { DEFAULT_DRIFT_AFTER_MS, formatAge, formatBusSummary, formatLocalTimestamp, safeField } from '../engine/support/activity';
 import { durationFlag } from '../engine/support/options';
 import { resolveRoot } from '../engine/support/runs-root';
@@ -46,6 +47,8 @@ function renderRuns(rows: RunRow[]): string {
 /** What `list` takes from its composition root. */
 export interface ListSeams {
   indexFor: StorageIndexFactory;
+  /** Where the command prints: process.stdout, or fdStdout() on the hot path. */
+  stdout: TextOut;
 }
 
 export async function runList(options: ListOptions, seams: ListSeams): Promise<void> {
@@ -72,7 +75,7 @@ export async function runList(options: ListOptions, seams: ListSeams): Promise<v
       process.stderr.write(`no runs yet in ${root} (start one with \`run-agent task\`)\n`);
       return;
     }
-    process.stdout.write(options.json ? goJson({ projects: projects.length ? projects : null }) : projects.map((p) => `${p}\n`).join(''));
+    seams.stdout.write(options.json ? goJson({ projects: projects.length ? projects : null }) : projects.map((p) => `${p}\n`).join(''));
     return;
   }
 
@@ -82,11 +85,11 @@ export async function runList(options: ListOptions, seams: ListSeams): Promise<v
     if (options.tree) {
       const tree = buildRunForest(index, project).get(task) ?? [];
       const status = buildTaskRow(index, project, task).latest_status;
-      process.stdout.write(options.json ? goJson({ runs: tree.length ? tree : null }) : renderRunTree([{ cells: [task, status], task_id: task, tree }]));
+      seams.stdout.write(options.json ? goJson({ runs: tree.length ? tree : null }) : renderRunTree([{ cells: [task, status], task_id: task, tree }]));
       return;
     }
     const rows = index.listRuns(project, task).map((run) => buildRunRow(index, project, task, run));
-    process.stdout.write(options.json ? goJson({ runs: rows.length ? rows : null }) : renderRuns(rows));
+    seams.stdout.write(options.json ? goJson({ runs: rows.length ? rows : null }) : renderRuns(rows));
     return;
   }
 
@@ -97,9 +100,9 @@ export async function runList(options: ListOptions, seams: ListSeams): Promise<v
   if (options.tree) {
     const forest = buildRunForest(index, project);
     const trees = rows.map((r) => ({ row: r, tree: forest.get(r.task_id) ?? [] }));
-    if (options.json) process.stdout.write(goJson({ tasks: trees.length ? trees.map(({ row, tree }) => ({ ...row, tree })) : null }));
-    else process.stdout.write(renderRunTree(trees.map(({ row, tree }) => ({ cells: [row.task_id, row.latest_status], task_id: row.task_id, tree }))));
+    if (options.json) seams.stdout.write(goJson({ tasks: trees.length ? trees.map(({ row, tree }) => ({ ...row, tree })) : null }));
+    else seams.stdout.write(renderRunTree(trees.map(({ row, tree }) => ({ cells: [row.task_id, row.latest_status], task_id: row.task_id, tree }))));
     return;
   }
-  process.stdout.write(options.json ? goJson({ tasks: rows.length ? rows : null }) : renderTasks(rows, !!options.activity, !!options.usage));
+  seams.stdout.write(options.json ? goJson({ tasks: rows.length ? rows : null }) : renderTasks(rows, !!options.activity, !!options.usage));
 }

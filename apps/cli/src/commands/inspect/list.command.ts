@@ -18,7 +18,7 @@ export class ListCommand extends ScopeOptionParsers {
   }
 
   async run(_params: string[], options: ListOptions = {}): Promise<void> {
-    await runList(options, { indexFor: this.indexFor });
+    await runList(options, { indexFor: this.indexFor, stdout: process.stdout });
   }
 
   @Option(LIST_FLAGS.status) parseStatus(v: string): string { return v; }
