@@ -10,6 +10,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { median } = require('./timing');
 const { supervisors } = require('./proc-stats');
+const { fsExtFor } = require('./fs-ext-for-node');
 
 const PROJECT = 'bench';
 let seq = 0;
@@ -57,10 +58,10 @@ function cpu(cmd, args, env) {
 const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
 
 /** Spawn → the agent's first instruction, in ms (the CLI keeps running until the task ends). */
-function untilAgentStarts(bin, args, s, node = process.execPath) {
+function untilAgentStarts(bin, args, s, node = process.execPath, nodeArgs = []) {
   fs.rmSync(s.stamp, { force: true });
   const t0 = wallNs();
-  const r = spawnSync(node, [bin, ...args], { env: s.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const r = spawnSync(node, [...nodeArgs, bin, ...args], { env: s.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return Number(BigInt(fs.readFileSync(s.stamp, 'utf8').trim()) - t0) / 1e6;
 }
@@ -88,13 +89,16 @@ function nodeOfLine(major) {
 }
 
 /** Why `args` cannot run under `node` here (one line), or undefined: e.g. fs-ext built for another Node's ABI. */
-function cannotRun(node, bin, args, env) {
-  const r = spawnSync(node, [bin, ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+function cannotRun(node, cli, args, env) {
+  const r = spawnSync(node, [...cli, ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   return r.status === 0 ? undefined : (r.stderr.split('\n').find((l) => l.trim()) ?? `exit ${r.status}`).slice(0, 140);
 }
 
-/** The same CLI figures (wall ÷ that Node's own `node -e 0`, interleaved) on the other supported Node line. */
-function otherNodeLines(bin, s, commands, rounds) {
+/**
+ * The same CLI figures (wall ÷ that Node's own `node -e 0`, interleaved) on the other supported Node
+ * line, with fs-ext built for it (bench/fs-ext-for-node.js): node_modules has it for this Node only.
+ */
+function otherNodeLines(ctx, bin, s, commands, rounds) {
   const own = process.versions.node.split('.')[0];
   const figures = [];
   for (const major of LINES.filter((l) => l !== own)) {
@@ -104,27 +108,37 @@ function otherNodeLines(bin, s, commands, rounds) {
       continue;
     }
     const version = spawnSync(node, ['-v'], { encoding: 'utf8' }).stdout.trim();
+    // the preload goes on the baseline's command line too, so the ratio does not count it
+    let nodeArgs = [];
+    let built = 'fs-ext built for it in a temp copy, loaded by a --require preload (on node -e 0 too)';
+    try {
+      nodeArgs = fsExtFor(ctx, node);
+    } catch (err) {
+      built = err.message;
+    }
     const runnable = {};
     const taskArgs = () => ['task', '--project', PROJECT, '--task', taskId('n' + major), '--config', s.config, '--prompt', 'x', '--restart-delay', '0s'];
     for (const [name, args] of Object.entries({ ...commands, task: taskArgs() })) {
-      const why = cannotRun(node, bin, args, s.env);
-      if (why) figures.push({ name: `Node ${major}: run-agent ${name}`, value: 0, unit: '', better: 'lower', note: `not measured: ${why}` });
+      const why = cannotRun(node, [...nodeArgs, bin], args, s.env);
+      const note = `not measured: ${why}${nodeArgs.length ? '' : ` (${built})`}`;
+      if (why) figures.push({ name: `Node ${major}: run-agent ${name}`, value: 0, unit: '', better: 'lower', note });
       else runnable[name] = args;
     }
     const base = [];
     const times = Object.fromEntries(Object.keys(runnable).map((k) => [k, []]));
     for (let i = 0; i < rounds; i++) {
       for (const [name, args] of Object.entries(runnable)) {
-        base.push(run(node, ['-e', '0'], s.env));
-        if (name === 'task') times[name].push(untilAgentStarts(bin, taskArgs(), s, node));
-        else times[name].push(run(node, [bin, ...args], s.env));
+        base.push(run(node, [...nodeArgs, '-e', '0'], s.env));
+        if (name === 'task') times[name].push(untilAgentStarts(bin, taskArgs(), s, node, nodeArgs));
+        else times[name].push(run(node, [...nodeArgs, bin, ...args], s.env));
       }
     }
     const b = median(base);
-    figures.push({ name: `Node ${major}: baseline node -e 0 (median, same run)`, value: b, unit: 'ms', better: 'lower', note: version });
+    figures.push({ name: `Node ${major}: baseline node -e 0 (median, same run)`, value: b, unit: 'ms', better: 'lower', note: `${version}; ${built}` });
     for (const [name, t] of Object.entries(times)) {
       const what = name === 'task' ? 'task: start-up to agent spawn' : name;
-      figures.push({ name: `Node ${major}: run-agent ${what} ÷ node -e 0`, value: median(t) / b, unit: '×', better: 'lower', note: `${median(t).toFixed(0)} ms; informative` });
+      const fsExt = nodeArgs.length ? '; fs-ext built for it (temp copy, preload)' : '';
+      figures.push({ name: `Node ${major}: run-agent ${what} ÷ node -e 0`, value: median(t) / b, unit: '×', better: 'lower', note: `${median(t).toFixed(0)} ms; informative${fsExt}` });
     }
   }
   return figures;
@@ -208,7 +222,7 @@ module.exports.run = async function runBench(ctx) {
   figures.push({ name: `run-agent task, ${viaSup}: start-up to agent spawn ÷ node -e 0`, value: ratio(median(startSup)), unit: '×', target: 2, better: 'lower', note: `${median(startSup).toFixed(0)} ms; in-process loop above` });
   figures.push({ name: `run-agent job, ${viaSup}: start-up to agent spawn ÷ node -e 0`, value: ratio(median(startJobSup)), unit: '×', target: 2, better: 'lower', note: `${median(startJobSup).toFixed(0)} ms; in-process job above` });
   figures.push({ name: `run-agent task, ${viaSup}, 10 ms agent, end to end ÷ node -e 0`, value: ratio(median(endToEndSup)), unit: '×', target: 2.5, better: 'lower', note: `${median(endToEndSup).toFixed(0)} ms; in-process loop above` });
-  figures.push(...otherNodeLines(bin, s, commands, rounds));
+  figures.push(...otherNodeLines(ctx, bin, s, commands, rounds));
   const conc = await concurrentTasks(bin, s, 50);
   figures.push({ name: '50 concurrent run-agent task processes (10 ms agent)', value: conc, unit: 'ms', target: 7000, better: 'lower',
     note: `${(conc / b).toFixed(0)}× node -e 0; target = 2× upstream's 3.4 s (#15)` });
