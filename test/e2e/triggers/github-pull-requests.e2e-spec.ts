@@ -115,8 +115,9 @@ describe('GitHub forge adapter (pull requests out)', () => {
     expect(pull).toMatchObject({ title: 'Fix the flaky login', base: 'main', draft: true, state: 'open' });
     expect(pull.body).toContain('Closes #7.');
     expect(pull.body).toContain('- agent work 1');
-    // the branch on the remote is the task's branch, pushed by the real git
-    expect(remoteHead(branch)).toBe(gitSync(repo, 'rev-parse', `refs/heads/${branch}`).trim());
+    // the branch on the remote is the task's first attempt, pushed by the real git (the second
+    // attempt may have committed locally since: it commits before it waits for GO-2)
+    expect(gitSync(remote, 'log', '-1', '--format=%s', remoteHead(branch)).trim()).toBe('agent work 1');
     // recorded once GitHub's answer is in: the pull link that routes feedback, and the issue's pull request
     await waitFor('the pull request recorded', () => readLink(root, REPO, 7)?.pull?.state === 'open');
     expect(readLink(root, REPO, number)).toMatchObject({ kind: 'pull', task_id: task, branch, state: 'started' });
@@ -161,7 +162,9 @@ describe('GitHub forge adapter (pull requests out)', () => {
     });
     expect(created.status).toBe(201);
     expect((await getJson(`${server.url}/api/projects/gh/tasks/${manual}/pull-request`)).status).toBe(404);
-    await waitFor('the first attempt to commit', () => existsSync(join(root, 'gh', manual, 'attempts')));
+    // the agent counts its attempt before it commits: wait for the commit itself
+    const firstCommit = () => gitSync(repo, 'log', '-1', '--format=%s', `refs/heads/conductor/${manual}`, '--') === 'agent work 1';
+    await waitFor('the first attempt to commit', () => existsSync(join(root, 'gh', manual, 'attempts')) && firstCommit());
     const ask = (body: unknown) => getJson(`${server.url}/api/projects/gh/tasks/${manual}/pull-request`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
     // the remote is a local bare repository: its URL names no GitHub repository
     const unnamed = await ask({});
@@ -206,7 +209,7 @@ describe('GitHub forge adapter (pull requests out)', () => {
     gh.issueStates.set(7, 'closed');
     server = await start();
     await waitFor('the link of the closed issue stopped', () => readLink(root, REPO, 7)?.state === 'stopped');
-    expect(readLink(root, REPO, number)?.state).toBe('stopped');
+    await waitFor('the link of its pull request stopped', () => readLink(root, REPO, number)?.state === 'stopped');
     await waitFor('the task stopped', async () => (await detail(task)).done === true);
     expect(existsSync(join(root, 'gh', task))).toBe(true);
     expect(readFileSync(join(root, 'gh', task, 'TASK.md'), 'utf8')).toContain('Fix the flaky login');
