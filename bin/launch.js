@@ -29,6 +29,11 @@ function cliEntry(entryTime) {
   return bundleTime !== undefined && bundleTime >= entryTime ? BUNDLE : ENTRY;
 }
 
+/** The CLI's exports from `entry`: the bundle with its code cache for `command` (bin/bundle-loader.js), the tsc build as it is. */
+function loadCli(entry, command) {
+  return entry === BUNDLE ? require('./bundle-loader')(BUNDLE, command) : require(entry);
+}
+
 /** The API bundle when a bare `conductor` may run it directly: current (as api-loader.ts decides) and not declined. */
 function apiBundleForServe() {
   if (process.env.CONDUCTOR_API_UNBUNDLED) return undefined;
@@ -87,7 +92,7 @@ module.exports = function launch(programName) {
     process.exit(1);
   }
   const args = process.argv.slice(2);
-  const runHere = () => require(cliEntry(entryTime)).main(args, programName);
+  const runHere = () => loadCli(cliEntry(entryTime), args[0]).main(args, programName);
   const wantsHelp = args.includes('--help') || args.includes('-h');
   if (programName === 'run-agent' && (args[0] === 'task' || args[0] === 'job') && process.env.RUN_AGENT_SUPERVISOR && !wantsHelp) {
     // the loop or run goes on in the host's task supervisor; help and usage errors come back here (bin/task-client.js)
@@ -109,7 +114,7 @@ module.exports.supervise = function supervise(socketPath) {
       // as in launch()
     }
   }
-  require(cliEntry(mtime(ENTRY))).superviseTasks(socketPath).catch(reportFailure);
+  loadCli(cliEntry(mtime(ENTRY)), 'supervisor').superviseTasks(socketPath).catch(reportFailure);
 };
 
 function reportFailure(err) {

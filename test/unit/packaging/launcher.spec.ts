@@ -2,7 +2,7 @@
 // (docs/decisions.md, "CLI start-up: one bundle"). Real processes on a copy of bin/ with stand-in
 // builds in a temp folder.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -20,7 +20,7 @@ describe('bin/launch.js', () => {
   beforeEach(() => {
     pkg = mkdtempSync(join(tmpdir(), 'launcher-'));
     mkdirSync(join(pkg, 'bin'));
-    for (const f of ['run-agent', 'conductor', 'node-check.js', 'launch.js']) copyFileSync(join(REPO, 'bin', f), join(pkg, 'bin', f));
+    for (const f of ['run-agent', 'conductor', 'node-check.js', 'launch.js', 'bundle-loader.js']) copyFileSync(join(REPO, 'bin', f), join(pkg, 'bin', f));
     main = join(pkg, 'dist', 'apps', 'cli', 'apps', 'cli', 'src', 'main.js');
     bundle = join(pkg, 'dist', 'apps', 'cli', 'bundle', 'run-agent.js');
     mkdirSync(join(main, '..'), { recursive: true });
@@ -147,6 +147,36 @@ describe('bin/launch.js', () => {
     writeFileSync(bundle, `'use strict';\nexports.main = async () => { process.stdout.write(typeof require('node:module').getCompileCacheDir()); };\n`);
     expect(launch().stdout).toBe('string');
     expect(launch({ NODE_DISABLE_COMPILE_CACHE: '1' }).stdout).toBe('undefined');
+  });
+
+  describe("the bundle's code cache (bin/bundle-loader.js)", () => {
+    const caches = () => readdirSync(join(pkg, 'node-compile-cache'), { recursive: true }).map(String).filter((f) => f.endsWith('.v8cache'));
+    const probe =
+      `'use strict';\nexports.main = async () => { const line = new Error('here').stack.split('\\n')[1];\n` +
+      `  process.stdout.write([__filename === require('node:path').join(__dirname, 'run-agent.js'), typeof module.exports.main, typeof require('node:fs').statSync, /run-agent\\.js:2:/.test(line)].join(' ') + '\\n'); };\n`;
+
+    it('evaluates the bundle as Node would (require, module, __filename, __dirname, line numbers) and writes one cache per command after its first run', () => {
+      writeFileSync(bundle, probe);
+      expect(launch().stdout).toBe('true function function true\n');
+      expect(caches()).toEqual([expect.stringMatching(/run-agent-bundle-.*-cli\.v8cache$/)]);
+      const task = spawnSync(process.execPath, [join(pkg, 'bin', 'run-agent'), 'task'], { env: env(), encoding: 'utf8' });
+      expect(task.stdout).toBe('true function function true\n');
+      expect(caches().sort()).toEqual([expect.stringMatching(/-cli\.v8cache$/), expect.stringMatching(/-task\.v8cache$/)]);
+      // a second run reads its cache and writes nothing
+      expect(launch().stdout).toBe('true function function true\n');
+      expect(caches()).toHaveLength(2);
+    });
+
+    it('never meets the cache of an earlier bundle, and keeps none with the compile cache off', () => {
+      writeFileSync(bundle, program('first'));
+      expect(launch().stdout).toBe('first a,b\n');
+      writeFileSync(bundle, program('again')); // same length, new content
+      setTime(bundle, 1_000_150);
+      expect(launch().stdout).toBe('again a,b\n');
+      rmSync(join(pkg, 'node-compile-cache'), { recursive: true, force: true });
+      expect(launch({ NODE_DISABLE_COMPILE_CACHE: '1' }).stdout).toBe('again a,b\n');
+      expect(existsSync(join(pkg, 'node-compile-cache'))).toBe(false);
+    });
   });
 
   it('says how to build when nothing is built', () => {
