@@ -10,8 +10,14 @@ const path = require('node:path');
 const vm = require('node:vm');
 const nodeModule = require('node:module');
 
-// the commands whose code caches are kept apart: the first run of each writes its own
-const OWN_CACHE = new Set(['task', 'job', 'status', 'list', 'output', 'stop', 'bus', 'supervisor']);
+// The start of a task or job (the hot path of fan-out and capacity) and the task supervisor: the
+// first run of each writes its own cache. Other commands keep Node's compile cache alone: a cache
+// holds what its first run compiled, and V8 deserialises all of it on every start, so one shared by
+// commands that run different code (a `--help` on the Nest path, then `--version`) costs more than it saves.
+const CACHED_COMMANDS = new Set(['task', 'job', 'supervisor']);
+
+/** Whether `command`'s runs load the bundle here (else through require, with Node's compile cache). */
+module.exports.cachesRunsOf = (command) => CACHED_COMMANDS.has(command);
 
 /**
  * The cache file of `bundle` for runs of `command`: in Node's compile cache folder, which is
@@ -23,13 +29,16 @@ function cacheFileFor(bundle, command) {
   const dir = nodeModule.getCompileCacheDir?.();
   if (!dir) return undefined;
   const st = fs.statSync(bundle, { bigint: true });
-  const kind = OWN_CACHE.has(command) ? command : 'cli';
-  return path.join(dir, `run-agent-bundle-${st.size}-${st.mtimeNs}-${st.ino}-${kind}.v8cache`);
+  return path.join(dir, `run-agent-bundle-${st.size}-${st.mtimeNs}-${st.ino}-${command}.v8cache`);
 }
 
-/** Writes the cache at exit; a crash or a signal leaves none (the next run writes it). */
+/**
+ * Writes the cache at exit, after a run that succeeded (a usage error's run, on the Nest path,
+ * compiled other code); a failure, crash or signal leaves none and the next run writes it.
+ */
 function writeAtExit(script, cacheFile) {
-  process.once('exit', () => {
+  process.once('exit', (code) => {
+    if (code !== 0) return;
     const temp = `${cacheFile}.${process.pid}.tmp`;
     try {
       fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600 }); // as Node's own cache files
@@ -45,7 +54,7 @@ function writeAtExit(script, cacheFile) {
  * __filename, __dirname and line numbers), with the code cache of `command`'s runs when Node's
  * compile cache is on; otherwise Node's own require.
  */
-module.exports = function loadBundle(bundle, command) {
+module.exports.loadBundle = function loadBundle(bundle, command) {
   const cacheFile = cacheFileFor(bundle, command);
   if (!cacheFile) return require(bundle);
   let cachedData;

@@ -29,9 +29,11 @@ function cliEntry(entryTime) {
   return bundleTime !== undefined && bundleTime >= entryTime ? BUNDLE : ENTRY;
 }
 
-/** The CLI's exports from `entry`: the bundle with its code cache for `command` (bin/bundle-loader.js), the tsc build as it is. */
+/** The CLI's exports from `entry`: a task's, job's or the supervisor's bundle with its own code cache (bin/bundle-loader.js), else as it is. */
 function loadCli(entry, command) {
-  return entry === BUNDLE ? require('./bundle-loader')(BUNDLE, command) : require(entry);
+  if (entry !== BUNDLE) return require(entry);
+  const loader = require('./bundle-loader');
+  return loader.cachesRunsOf(command) ? loader.loadBundle(BUNDLE, command) : require(BUNDLE);
 }
 
 /** The API bundle when a bare `conductor` may run it directly: current (as api-loader.ts decides) and not declined. */
@@ -92,8 +94,8 @@ module.exports = function launch(programName) {
     process.exit(1);
   }
   const args = process.argv.slice(2);
-  const runHere = () => loadCli(cliEntry(entryTime), args[0]).main(args, programName);
   const wantsHelp = args.includes('--help') || args.includes('-h');
+  const runHere = () => loadCli(cliEntry(entryTime), wantsHelp ? 'help' : args[0]).main(args, programName);
   if (programName === 'run-agent' && (args[0] === 'task' || args[0] === 'job') && process.env.RUN_AGENT_SUPERVISOR && !wantsHelp) {
     // the loop or run goes on in the host's task supervisor; help and usage errors come back here (bin/task-client.js)
     require('./task-client')

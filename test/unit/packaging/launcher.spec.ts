@@ -155,26 +155,33 @@ describe('bin/launch.js', () => {
       `'use strict';\nexports.main = async () => { const line = new Error('here').stack.split('\\n')[1];\n` +
       `  process.stdout.write([__filename === require('node:path').join(__dirname, 'run-agent.js'), typeof module.exports.main, typeof require('node:fs').statSync, /run-agent\\.js:2:/.test(line)].join(' ') + '\\n'); };\n`;
 
-    it('evaluates the bundle as Node would (require, module, __filename, __dirname, line numbers) and writes one cache per command after its first run', () => {
+    it('evaluates the bundle of a task or job as Node would (require, module, __filename, __dirname, line numbers) and writes one cache per command after its first successful run', () => {
+      const run = (args: string[]) => spawnSync(process.execPath, [join(pkg, 'bin', 'run-agent'), ...args], { env: env(), encoding: 'utf8' });
       writeFileSync(bundle, probe);
-      expect(launch().stdout).toBe('true function function true\n');
-      expect(caches()).toEqual([expect.stringMatching(/run-agent-bundle-.*-cli\.v8cache$/)]);
-      const task = spawnSync(process.execPath, [join(pkg, 'bin', 'run-agent'), 'task'], { env: env(), encoding: 'utf8' });
-      expect(task.stdout).toBe('true function function true\n');
-      expect(caches().sort()).toEqual([expect.stringMatching(/-cli\.v8cache$/), expect.stringMatching(/-task\.v8cache$/)]);
-      // a second run reads its cache and writes nothing
-      expect(launch().stdout).toBe('true function function true\n');
+      expect(run(['task']).stdout).toBe('true function function true\n');
+      expect(caches()).toEqual([expect.stringMatching(/run-agent-bundle-.*-task\.v8cache$/)]);
+      expect(run(['job']).stdout).toBe('true function function true\n');
+      expect(caches().sort()).toEqual([expect.stringMatching(/-job\.v8cache$/), expect.stringMatching(/-task\.v8cache$/)]);
+      // other commands, help and failed runs keep Node's compile cache alone
+      expect(run(['status']).stdout).toBe('true function function true\n');
+      expect(run(['task', '--help']).stdout).toBe('true function function true\n');
       expect(caches()).toHaveLength(2);
+      rmSync(join(pkg, 'node-compile-cache'), { recursive: true, force: true });
+      writeFileSync(bundle, `'use strict';\nexports.main = async () => { process.exitCode = 1; };\n`);
+      expect(run(['task']).status).toBe(1);
+      expect(caches()).toEqual([]);
     });
 
     it('never meets the cache of an earlier bundle, and keeps none with the compile cache off', () => {
+      const task = (extra: Record<string, string> = {}) => spawnSync(process.execPath, [join(pkg, 'bin', 'run-agent'), 'task'], { env: env(extra), encoding: 'utf8' }).stdout;
       writeFileSync(bundle, program('first'));
-      expect(launch().stdout).toBe('first a,b\n');
+      expect(task()).toBe('first task\n');
+      expect(caches()).toHaveLength(1);
       writeFileSync(bundle, program('again')); // same length, new content
       setTime(bundle, 1_000_150);
-      expect(launch().stdout).toBe('again a,b\n');
+      expect(task()).toBe('again task\n');
       rmSync(join(pkg, 'node-compile-cache'), { recursive: true, force: true });
-      expect(launch({ NODE_DISABLE_COMPILE_CACHE: '1' }).stdout).toBe('again a,b\n');
+      expect(task({ NODE_DISABLE_COMPILE_CACHE: '1' })).toBe('again task\n');
       expect(existsSync(join(pkg, 'node-compile-cache'))).toBe(false);
     });
   });
