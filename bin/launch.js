@@ -95,7 +95,9 @@ module.exports = function launch(programName) {
   }
   const args = process.argv.slice(2);
   const wantsHelp = args.includes('--help') || args.includes('-h');
-  const runHere = () => loadCli(cliEntry(entryTime), wantsHelp ? 'help' : args[0]).main(args, programName);
+  // `conductor task …` is the API client: not the code a `run-agent task` runs
+  const command = programName === 'run-agent' && !wantsHelp ? args[0] : undefined;
+  const runHere = () => loadCli(cliEntry(entryTime), command).main(args, programName);
   if (programName === 'run-agent' && (args[0] === 'task' || args[0] === 'job') && process.env.RUN_AGENT_SUPERVISOR && !wantsHelp) {
     // the loop or run goes on in the host's task supervisor; help and usage errors come back here (bin/task-client.js)
     require('./task-client')
