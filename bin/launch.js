@@ -29,6 +29,13 @@ function cliEntry(entryTime) {
   return bundleTime !== undefined && bundleTime >= entryTime ? BUNDLE : ENTRY;
 }
 
+/** The CLI's exports from `entry`: a task's, job's or the supervisor's bundle with its own code cache (bin/bundle-loader.js), else as it is. */
+function loadCli(entry, command) {
+  if (entry !== BUNDLE) return require(entry);
+  const loader = require('./bundle-loader');
+  return loader.cachesRunsOf(command) ? loader.loadBundle(BUNDLE, command) : require(BUNDLE);
+}
+
 /** The API bundle when a bare `conductor` may run it directly: current (as api-loader.ts decides) and not declined. */
 function apiBundleForServe() {
   if (process.env.CONDUCTOR_API_UNBUNDLED) return undefined;
@@ -87,8 +94,10 @@ module.exports = function launch(programName) {
     process.exit(1);
   }
   const args = process.argv.slice(2);
-  const runHere = () => require(cliEntry(entryTime)).main(args, programName);
   const wantsHelp = args.includes('--help') || args.includes('-h');
+  // `conductor task …` is the API client: not the code a `run-agent task` runs
+  const command = programName === 'run-agent' && !wantsHelp ? args[0] : undefined;
+  const runHere = () => loadCli(cliEntry(entryTime), command).main(args, programName);
   if (programName === 'run-agent' && (args[0] === 'task' || args[0] === 'job') && process.env.RUN_AGENT_SUPERVISOR && !wantsHelp) {
     // the loop or run goes on in the host's task supervisor; help and usage errors come back here (bin/task-client.js)
     require('./task-client')
@@ -109,7 +118,7 @@ module.exports.supervise = function supervise(socketPath) {
       // as in launch()
     }
   }
-  require(cliEntry(mtime(ENTRY))).superviseTasks(socketPath).catch(reportFailure);
+  loadCli(cliEntry(mtime(ENTRY)), 'supervisor').superviseTasks(socketPath).catch(reportFailure);
 };
 
 function reportFailure(err) {

@@ -2,7 +2,7 @@
 // (docs/decisions.md, "CLI start-up: one bundle"). Real processes on a copy of bin/ with stand-in
 // builds in a temp folder.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -20,7 +20,7 @@ describe('bin/launch.js', () => {
   beforeEach(() => {
     pkg = mkdtempSync(join(tmpdir(), 'launcher-'));
     mkdirSync(join(pkg, 'bin'));
-    for (const f of ['run-agent', 'conductor', 'node-check.js', 'launch.js']) copyFileSync(join(REPO, 'bin', f), join(pkg, 'bin', f));
+    for (const f of ['run-agent', 'conductor', 'node-check.js', 'launch.js', 'bundle-loader.js']) copyFileSync(join(REPO, 'bin', f), join(pkg, 'bin', f));
     main = join(pkg, 'dist', 'apps', 'cli', 'apps', 'cli', 'src', 'main.js');
     bundle = join(pkg, 'dist', 'apps', 'cli', 'bundle', 'run-agent.js');
     mkdirSync(join(main, '..'), { recursive: true });
@@ -147,6 +147,43 @@ describe('bin/launch.js', () => {
     writeFileSync(bundle, `'use strict';\nexports.main = async () => { process.stdout.write(typeof require('node:module').getCompileCacheDir()); };\n`);
     expect(launch().stdout).toBe('string');
     expect(launch({ NODE_DISABLE_COMPILE_CACHE: '1' }).stdout).toBe('undefined');
+  });
+
+  describe("the bundle's code cache (bin/bundle-loader.js)", () => {
+    const caches = () => readdirSync(join(pkg, 'node-compile-cache'), { recursive: true }).map(String).filter((f) => f.endsWith('.v8cache'));
+    const probe =
+      `'use strict';\nexports.main = async () => { const line = new Error('here').stack.split('\\n')[1];\n` +
+      `  process.stdout.write([__filename === require('node:path').join(__dirname, 'run-agent.js'), typeof module.exports.main, typeof require('node:fs').statSync, /run-agent\\.js:2:/.test(line)].join(' ') + '\\n'); };\n`;
+
+    it('evaluates the bundle of a task or job as Node would (require, module, __filename, __dirname, line numbers) and writes one cache per command after its first successful run', () => {
+      const run = (args: string[]) => spawnSync(process.execPath, [join(pkg, 'bin', 'run-agent'), ...args], { env: env(), encoding: 'utf8' });
+      writeFileSync(bundle, probe);
+      expect(run(['task']).stdout).toBe('true function function true\n');
+      expect(caches()).toEqual([expect.stringMatching(/run-agent-bundle-.*-task\.v8cache$/)]);
+      expect(run(['job']).stdout).toBe('true function function true\n');
+      expect(caches().sort()).toEqual([expect.stringMatching(/-job\.v8cache$/), expect.stringMatching(/-task\.v8cache$/)]);
+      // other commands, help and failed runs keep Node's compile cache alone
+      expect(run(['status']).stdout).toBe('true function function true\n');
+      expect(run(['task', '--help']).stdout).toBe('true function function true\n');
+      expect(caches()).toHaveLength(2);
+      rmSync(join(pkg, 'node-compile-cache'), { recursive: true, force: true });
+      writeFileSync(bundle, `'use strict';\nexports.main = async () => { process.exitCode = 1; };\n`);
+      expect(run(['task']).status).toBe(1);
+      expect(caches()).toEqual([]);
+    });
+
+    it('never meets the cache of an earlier bundle, and keeps none with the compile cache off', () => {
+      const task = (extra: Record<string, string> = {}) => spawnSync(process.execPath, [join(pkg, 'bin', 'run-agent'), 'task'], { env: env(extra), encoding: 'utf8' }).stdout;
+      writeFileSync(bundle, program('first'));
+      expect(task()).toBe('first task\n');
+      expect(caches()).toHaveLength(1);
+      writeFileSync(bundle, program('again')); // same length, new content
+      setTime(bundle, 1_000_150);
+      expect(task()).toBe('again task\n');
+      rmSync(join(pkg, 'node-compile-cache'), { recursive: true, force: true });
+      expect(task({ NODE_DISABLE_COMPILE_CACHE: '1' })).toBe('again task\n');
+      expect(existsSync(join(pkg, 'node-compile-cache'))).toBe(false);
+    });
   });
 
   it('says how to build when nothing is built', () => {

@@ -1,0 +1,79 @@
+'use strict';
+// Loads the CLI bundle with a V8 code cache that holds the functions a command ran, not only the
+// ones compiled up front (docs/decisions/startup-and-memory.md, "The bundle's code cache after the
+// run"). Node's compile cache is made right after compiling the bundle, before any of its lazily
+// compiled functions (the webpack modules and everything in them) exist, so every run compiled
+// those again: ~30 ms of a `run-agent task`'s CPU. vm.Script's createCachedData() after the run
+// includes them (a documented property of the API).
+const fs = require('node:fs');
+const path = require('node:path');
+const vm = require('node:vm');
+const nodeModule = require('node:module');
+
+// The start of a task or job (the hot path of fan-out and capacity) and the task supervisor: the
+// first run of each writes its own cache. Other commands keep Node's compile cache alone: a cache
+// holds what its first run compiled, and V8 deserialises all of it on every start, so one shared by
+// commands that run different code (a `--help` on the Nest path, then `--version`) costs more than it saves.
+const CACHED_COMMANDS = new Set(['task', 'job', 'supervisor']);
+
+/** Whether `command`'s runs load the bundle here (else through require, with Node's compile cache). */
+module.exports.cachesRunsOf = (command) => CACHED_COMMANDS.has(command);
+
+/**
+ * The cache file of `bundle` for runs of `command`: in Node's compile cache folder, which is
+ * already per Node version, architecture and V8 flags (V8 refuses a cache made under others).
+ * V8 checks only the source's length, so the name carries the bundle's size, mtime and inode:
+ * a rebuilt bundle never meets a cache of its predecessor.
+ */
+function cacheFileFor(bundle, command) {
+  const dir = nodeModule.getCompileCacheDir?.();
+  if (!dir) return undefined;
+  const st = fs.statSync(bundle, { bigint: true });
+  return path.join(dir, `run-agent-bundle-${st.size}-${st.mtimeNs}-${st.ino}-${command}.v8cache`);
+}
+
+/**
+ * Writes the cache at exit, after a run that succeeded (a usage error's run, on the Nest path,
+ * compiled other code); a failure, crash or signal leaves none and the next run writes it.
+ */
+function writeAtExit(script, cacheFile) {
+  process.once('exit', (code) => {
+    if (code !== 0) return;
+    const temp = `${cacheFile}.${process.pid}.tmp`;
+    try {
+      fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600 }); // as Node's own cache files
+      fs.renameSync(temp, cacheFile); // atomic: concurrent first runs each write a whole file
+    } catch {
+      fs.rmSync(temp, { force: true });
+    }
+  });
+}
+
+/**
+ * The exports of the CommonJS `bundle`, evaluated as Node's loader would (same require, module,
+ * __filename, __dirname and line numbers), with the code cache of `command`'s runs when Node's
+ * compile cache is on; otherwise Node's own require.
+ */
+module.exports.loadBundle = function loadBundle(bundle, command) {
+  const cacheFile = cacheFileFor(bundle, command);
+  if (!cacheFile) return require(bundle);
+  let cachedData;
+  try {
+    cachedData = fs.readFileSync(cacheFile);
+  } catch {
+    // first run of this command on this bundle
+  }
+  // one read and decode (a Buffer's toString) is faster than Node's readFileUtf8 of 2.6 MB here
+  const source = fs.readFileSync(bundle).toString();
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {\n${source}\n})`, {
+    filename: bundle,
+    lineOffset: -1,
+    cachedData,
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  if (!cachedData || script.cachedDataRejected) writeAtExit(script, cacheFile);
+  const mod = { exports: {}, filename: bundle, id: bundle, loaded: false };
+  script.runInThisContext()(mod.exports, nodeModule.createRequire(bundle), mod, bundle, path.dirname(bundle));
+  mod.loaded = true;
+  return mod.exports;
+};
