@@ -33,6 +33,26 @@ function cacheFileFor(bundle, command) {
 }
 
 /**
+ * The cache's bytes when the file is ours and only we may change it, else undefined: Node's
+ * compile cache folder is under the shared temporary folder by default, and V8 must never
+ * deserialise code another user could have written.
+ */
+function readOwnCache(cacheFile) {
+  let fd;
+  try {
+    fd = fs.openSync(cacheFile, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  } catch {
+    return undefined; // first run of this command on this bundle
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    return st.isFile() && st.uid === process.getuid() && (st.mode & 0o022) === 0 ? fs.readFileSync(fd) : undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
  * Writes the cache at exit, after a run that succeeded (a usage error's run, on the Nest path,
  * compiled other code); a failure, crash or signal leaves none and the next run writes it.
  */
@@ -57,12 +77,7 @@ function writeAtExit(script, cacheFile) {
 module.exports.loadBundle = function loadBundle(bundle, command) {
   const cacheFile = cacheFileFor(bundle, command);
   if (!cacheFile) return require(bundle);
-  let cachedData;
-  try {
-    cachedData = fs.readFileSync(cacheFile);
-  } catch {
-    // first run of this command on this bundle
-  }
+  const cachedData = readOwnCache(cacheFile);
   // one read and decode (a Buffer's toString) is faster than Node's readFileUtf8 of 2.6 MB here
   const source = fs.readFileSync(bundle).toString();
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {\n${source}\n})`, {

@@ -2,7 +2,7 @@
 // (docs/decisions.md, "CLI start-up: one bundle"). Real processes on a copy of bin/ with stand-in
 // builds in a temp folder.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -170,6 +170,18 @@ describe('bin/launch.js', () => {
       writeFileSync(bundle, `'use strict';\nexports.main = async () => { process.exitCode = 1; };\n`);
       expect(run(['task']).status).toBe(1);
       expect(caches()).toEqual([]);
+    });
+
+    it('ignores a cache that others may write (the compile cache folder may be a shared temporary one) and writes its own', () => {
+      const task = () => spawnSync(process.execPath, [join(pkg, 'bin', 'run-agent'), 'task'], { env: env(), encoding: 'utf8' }).stdout;
+      writeFileSync(bundle, program('first'));
+      expect(task()).toBe('first task\n');
+      const [name] = caches();
+      const file = join(pkg, 'node-compile-cache', name);
+      // a cache V8 would accept, but writable by others: not read, so the run writes its own (0600)
+      chmodSync(file, 0o666);
+      expect(task()).toBe('first task\n');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
     });
 
     it('never meets the cache of an earlier bundle, and keeps none with the compile cache off', () => {
