@@ -9,12 +9,10 @@
 // (and of the CLI build). The per-run variables an agent gets from its runner (JRUN_* and the short
 // names; apps/cli/src/supervisor/per-run-env.ts) are left out of the hash, so a whole tree shares
 // one supervisor; each request carries this process's environment, and the command reads them there.
-const crypto = require('node:crypto');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 
 const START_TIMEOUT_MS = 15000;
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -50,17 +48,28 @@ function isPerRunVariable(name) {
   return name.startsWith('JRUN_') || SHORT_RUN_NAMES.has(name);
 }
 
+const FNV_OFFSET = 0xcbf29ce484222325n;
+const FNV_PRIME = 0x100000001b3n;
+const MASK_64 = (1n << 64n) - 1n;
+
+/**
+ * FNV-1a, 64 bits, as hex: it tells environments apart in a folder only this user can use, so
+ * it needs no cryptographic strength, and loading node:crypto for a SHA-256 cost each client
+ * ~6 ms of CPU, a fifth of it (docs/decisions/fanout-and-capacity.md).
+ */
+function fnv1a64(text) {
+  let h = FNV_OFFSET;
+  for (const byte of Buffer.from(text)) h = ((h ^ BigInt(byte)) * FNV_PRIME) & MASK_64;
+  return h.toString(16).padStart(16, '0');
+}
+
 /** The socket of the supervisor for this build, working directory and environment (less the per-run variables). */
 function socketPath(entry) {
   const env = Object.keys(process.env)
     .filter((k) => k !== '_' && !isPerRunVariable(k))
     .sort()
     .map((k) => [k, process.env[k]]);
-  const key = crypto
-    .createHash('sha256')
-    .update(JSON.stringify([process.execPath, entry, fs.statSync(entry).mtimeMs, process.cwd(), env]))
-    .digest('hex')
-    .slice(0, 24);
+  const key = fnv1a64(JSON.stringify([process.execPath, entry, fs.statSync(entry).mtimeMs, process.cwd(), env]));
   return path.join(socketDir(process.env), `${key}.sock`);
 }
 
@@ -93,6 +102,8 @@ function claimStart(sock) {
 
 function startSupervisor(sock, log) {
   const out = fs.openSync(log, 'a', 0o600);
+  // node:child_process only here: most clients find the supervisor listening
+  const { spawn } = require('node:child_process');
   const child = spawn(process.execPath, [path.join(__dirname, 'task-supervisor.js'), sock], { detached: true, stdio: ['ignore', out, out] });
   fs.closeSync(out);
   const state = {};
@@ -179,4 +190,4 @@ async function runSupervised(args, entry) {
   return true;
 }
 
-module.exports = { runSupervised, supervisorWanted, isPerRunVariable };
+module.exports = { runSupervised, supervisorWanted, isPerRunVariable, fnv1a64 };

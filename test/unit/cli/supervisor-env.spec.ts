@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { jrunVariables } from '@app/agents';
 import { clearPendingChild, writePendingMarker } from '@app/runner';
 import { dropPerRunVariables, isPerRunVariable } from '../../../apps/cli/src/supervisor/per-run-env';
-const client = require('../../../bin/task-client.js') as { isPerRunVariable(name: string): boolean };
+const client = require('../../../bin/task-client.js') as { isPerRunVariable(name: string): boolean; fnv1a64(text: string): string };
 
 describe('the task supervisor’s per-run variables', () => {
   const perRun = Object.keys(jrunVariables({ projectId: 'p', taskId: 't', runId: 'r', parentRunId: 'q', runsDir: '/r', messageBus: '/b', taskFolder: '/t', runFolder: '/f', conductorUrl: 'http://x' }));
@@ -23,6 +23,15 @@ describe('the task supervisor’s per-run variables', () => {
     const env: NodeJS.ProcessEnv = { JRUN_ID: 'r', RUN_FOLDER: '/f', PATH: '/bin', CONDUCTOR_URL: 'http://x' };
     dropPerRunVariables(env);
     expect(env).toEqual({ PATH: '/bin', CONDUCTOR_URL: 'http://x' });
+  });
+});
+
+describe('the name of a supervisor’s socket', () => {
+  it('is FNV-1a with 64 bits (the published test vectors), over the UTF-8 bytes', () => {
+    expect(client.fnv1a64('')).toBe('cbf29ce484222325');
+    expect(client.fnv1a64('a')).toBe('af63dc4c8601ec8c');
+    expect(client.fnv1a64('foobar')).toBe('85944171f73967e8');
+    expect(client.fnv1a64('é')).not.toBe(client.fnv1a64('\u00e9'.normalize('NFD')));
   });
 });
 
