@@ -175,7 +175,8 @@ module.exports.run = async function runBench(ctx) {
   // the same `task` through a warm task supervisor (RUN_AGENT_SUPERVISOR=1, docs/operations.md)
   const runtimeDir = path.join(s.dir, 'xdg');
   fs.mkdirSync(runtimeDir, { mode: 0o700 });
-  const sup = { ...s, env: { ...s.env, RUN_AGENT_SUPERVISOR: '1', XDG_RUNTIME_DIR: runtimeDir, RUN_AGENT_SUPERVISOR_IDLE_MS: '600000' } };
+  // one shard: every round meets the supervisor warmed here (the default spreads clients over one per core)
+  const sup = { ...s, env: { ...s.env, RUN_AGENT_SUPERVISOR: '1', RUN_AGENT_SUPERVISOR_SHARDS: '1', XDG_RUNTIME_DIR: runtimeDir, RUN_AGENT_SUPERVISOR_IDLE_MS: '600000' } };
   const supTaskArgs = () => ['task', '--project', PROJECT, '--task', taskId('sup'), '--config', s.config, '--prompt', 'x', '--restart-delay', '0s'];
   untilAgentStarts(bin, supTaskArgs(), sup); // starts it
   const startSup = [];

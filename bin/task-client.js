@@ -1,14 +1,15 @@
 'use strict';
 // `run-agent task` and `run-agent job` through the host's task supervisor (RUN_AGENT_SUPERVISOR=1;
 // docs/operations.md, "the task supervisor"): this process stays in the foreground, prints what the
-// command prints and exits with its code, while the loop or run itself goes on in one shared
-// supervisor (apps/cli/src/supervisor), so a host's sixty tasks, or a tree's 200 sub-agents, cost one
-// runner's memory and start-up, not one each. Plain Node only: no bundle loads here.
+// command prints and exits with its code, while the loop or run itself goes on in a shared
+// supervisor (apps/cli/src/supervisor), so a host's sixty tasks, or a tree's 200 sub-agents, cost a
+// few runners' memory and start-up (one per core), not one each. Plain Node only: no bundle loads here.
 //
-// One supervisor serves one environment and working directory: the socket's name is a hash of both
-// (and of the CLI build). The per-run variables an agent gets from its runner (JRUN_* and the short
-// names; apps/cli/src/supervisor/per-run-env.ts) are left out of the hash, so a whole tree shares
-// one supervisor; each request carries this process's environment, and the command reads them there.
+// The supervisors of one environment and working directory: the socket's name is a hash of both
+// (and of the CLI build) and the client's shard. The per-run variables an agent gets from its runner
+// (JRUN_* and the short names; apps/cli/src/supervisor/per-run-env.ts) are left out of the hash, so
+// a whole tree shares them; each request carries this process's environment, and the command reads
+// them there.
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
@@ -63,14 +64,31 @@ function fnv1a64(text) {
   return h.toString(16).padStart(16, '0');
 }
 
-/** The socket of the supervisor for this build, working directory and environment (less the per-run variables). */
+/**
+ * RUN_AGENT_SUPERVISOR_SHARDS: how many supervisors share the requests of one environment (default:
+ * one per core). Each serves its requests one at a time between its blocking durable writes and
+ * spawns, so a burst of sixty starts waits on one supervisor's queue (docs/decisions/fanout-and-capacity.md).
+ */
+function shardCount(env) {
+  const raw = (env.RUN_AGENT_SUPERVISOR_SHARDS ?? '').trim();
+  if (raw === '') return os.availableParallelism();
+  if (!/^[1-9]\d*$/.test(raw) || Number(raw) > 64) throw usage(`RUN_AGENT_SUPERVISOR_SHARDS must be a whole number from 1 to 64 (got "${env.RUN_AGENT_SUPERVISOR_SHARDS}")`);
+  return Number(raw);
+}
+
+/** The supervisor of process `pid` among `shards`: Fibonacci hashing, so a burst of consecutive (or all even) pids spreads evenly. */
+function shardOf(pid, shards) {
+  return Math.floor(((Math.imul(pid, 0x9e3779b1) >>> 0) / 2 ** 32) * shards);
+}
+
+/** The socket of this client's supervisor for this build, working directory and environment (less the per-run variables). */
 function socketPath(entry) {
   const env = Object.keys(process.env)
     .filter((k) => k !== '_' && !isPerRunVariable(k))
     .sort()
     .map((k) => [k, process.env[k]]);
   const key = fnv1a64(JSON.stringify([process.execPath, entry, fs.statSync(entry).mtimeMs, process.cwd(), env]));
-  return path.join(socketDir(process.env), `${key}.sock`);
+  return path.join(socketDir(process.env), `${key}-${shardOf(process.pid, shardCount(process.env))}.sock`);
 }
 
 function connect(sock) {
@@ -190,4 +208,4 @@ async function runSupervised(args, entry) {
   return true;
 }
 
-module.exports = { runSupervised, supervisorWanted, isPerRunVariable, fnv1a64 };
+module.exports = { runSupervised, supervisorWanted, isPerRunVariable, fnv1a64, shardCount, shardOf };

@@ -60,7 +60,7 @@ describe('task supervisor: SIGKILL of the supervisor or a client at seeded point
   const envOf = (runtime: string): NodeJS.ProcessEnv => {
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(JRUN_|CONDUCTOR_|RUN_AGENT_)/.test(k)) env[k] = v;
-    return { ...env, HOME: home, XDG_RUNTIME_DIR: runtime, RUN_AGENT_SUPERVISOR: '1', RUN_AGENT_SUPERVISOR_IDLE_MS: '300', RUN_AGENT_ORPHAN_GRACE_SECONDS: '1' };
+    return { ...env, HOME: home, XDG_RUNTIME_DIR: runtime, RUN_AGENT_SUPERVISOR: '1', RUN_AGENT_SUPERVISOR_IDLE_MS: '300', RUN_AGENT_SUPERVISOR_SHARDS: '1', RUN_AGENT_ORPHAN_GRACE_SECONDS: '1' };
   };
   const taskArgs = (task: string) => ['task', '--root', root, '--project', PROJECT, '--task', task, '--agent', 'held', '--config', config, '--prompt', 'hold', '--max-restarts', '0'];
   const agentsOf = (taskDir: string): number[] => (existsSync(join(taskDir, 'agents')) ? readFileSync(join(taskDir, 'agents'), 'utf8').trim().split('\n').filter(Boolean).map(Number) : []);

@@ -153,7 +153,8 @@ while [ ! -e "$RELEASE_FILE" ]; do sleep 0.05; done
 
 /**
  * A private runtime folder for the task supervisor's sockets (XDG_RUNTIME_DIR, 0700) and the env of
- * a supervised client (RUN_AGENT_SUPERVISOR=1, idle after 2 s); supervisors a spec noted with
+ * a supervised client (RUN_AGENT_SUPERVISOR=1, idle after 2 s, one shard: the specs follow the
+ * requests of one supervisor; the spread over shards is the unit test's); supervisors a spec noted with
  * `supervisors.add(pid)` are SIGKILLed after it.
  */
 export function supervisorSandbox(base: string, home: string) {
@@ -163,6 +164,6 @@ export function supervisorSandbox(base: string, home: string) {
   afterAll(() => {
     for (const pid of supervisors) if (processAlive(pid)) process.kill(pid, 'SIGKILL');
   });
-  const env = (extra: Record<string, string> = {}) => cliEnv(home, { RUN_AGENT_SUPERVISOR: '1', XDG_RUNTIME_DIR: runtimeDir, RUN_AGENT_SUPERVISOR_IDLE_MS: '2000', ...extra });
+  const env = (extra: Record<string, string> = {}) => cliEnv(home, { RUN_AGENT_SUPERVISOR: '1', XDG_RUNTIME_DIR: runtimeDir, RUN_AGENT_SUPERVISOR_IDLE_MS: '2000', RUN_AGENT_SUPERVISOR_SHARDS: '1', ...extra });
   return { runtimeDir, supervisors, env };
 }

@@ -137,10 +137,12 @@ describe('run-agent task through the host task supervisor (RUN_AGENT_SUPERVISOR=
     expect(existsSync(socket)).toBe(false);
   });
 
-  it('fails closed: a bad RUN_AGENT_SUPERVISOR or a socket folder others can enter is exit 2, and no task starts', async () => {
+  it('fails closed: a bad RUN_AGENT_SUPERVISOR or RUN_AGENT_SUPERVISOR_SHARDS, or a socket folder others can enter, is exit 2, and no task starts', async () => {
     const bad = taskId('sup-bad');
     const res = await task(bad, { RUN_AGENT_SUPERVISOR: 'maybe' }).done;
     expect(res).toMatchObject({ code: 2, stderr: 'Error: RUN_AGENT_SUPERVISOR must be 1 or 0 (got "maybe")\n' });
+    const shards = await task(bad, { RUN_AGENT_SUPERVISOR_SHARDS: '0' }).done;
+    expect(shards).toMatchObject({ code: 2, stderr: 'Error: RUN_AGENT_SUPERVISOR_SHARDS must be a whole number from 1 to 64 (got "0")\n' });
     const open = join(base, 'open-runtime');
     mkdirSync(join(open, 'run-agent'), { recursive: true });
     chmodSync(join(open, 'run-agent'), 0o755);

@@ -1,10 +1,15 @@
 import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jrunVariables } from '@app/agents';
 import { clearPendingChild, writePendingMarker } from '@app/runner';
 import { dropPerRunVariables, isPerRunVariable } from '../../../apps/cli/src/supervisor/per-run-env';
-const client = require('../../../bin/task-client.js') as { isPerRunVariable(name: string): boolean; fnv1a64(text: string): string };
+const client = require('../../../bin/task-client.js') as {
+  isPerRunVariable(name: string): boolean;
+  fnv1a64(text: string): string;
+  shardCount(env: NodeJS.ProcessEnv): number;
+  shardOf(pid: number, shards: number): number;
+};
 
 describe('the task supervisor’s per-run variables', () => {
   const perRun = Object.keys(jrunVariables({ projectId: 'p', taskId: 't', runId: 'r', parentRunId: 'q', runsDir: '/r', messageBus: '/b', taskFolder: '/t', runFolder: '/f', conductorUrl: 'http://x' }));
@@ -32,6 +37,21 @@ describe('the name of a supervisor’s socket', () => {
     expect(client.fnv1a64('a')).toBe('af63dc4c8601ec8c');
     expect(client.fnv1a64('foobar')).toBe('85944171f73967e8');
     expect(client.fnv1a64('é')).not.toBe(client.fnv1a64('\u00e9'.normalize('NFD')));
+  });
+
+  it('names one of RUN_AGENT_SUPERVISOR_SHARDS supervisors (default one per core), a burst of clients spread evenly', () => {
+    expect(client.shardCount({})).toBe(availableParallelism());
+    expect(client.shardCount({ RUN_AGENT_SUPERVISOR_SHARDS: ' 3 ' })).toBe(3);
+    for (const bad of ['0', '-1', '1.5', 'two', '65']) expect(() => client.shardCount({ RUN_AGENT_SUPERVISOR_SHARDS: bad })).toThrow(/^RUN_AGENT_SUPERVISOR_SHARDS must be a whole number from 1 to 64/);
+    // sixty clients started one after another: consecutive pids, or every other one
+    for (const step of [1, 2]) {
+      for (const shards of [2, 4]) {
+        const counts = new Array<number>(shards).fill(0);
+        for (let i = 0; i < 60; i++) counts[client.shardOf(31_000 + i * step, shards)]++;
+        for (const n of counts) expect(Math.abs(n - 60 / shards)).toBeLessThanOrEqual(2);
+      }
+    }
+    expect(client.shardOf(12345, 1)).toBe(0);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * The variables a runner sets per run for its agent (libs/agents env.ts, jrunVariables): JRUN_*
  * and the seeds' short names. They differ between the sub-agents that call `run-agent task|job`,
- * so they are left out of the supervisor's socket name (one supervisor serves a whole tree) and out
+ * so they are left out of the supervisor's socket name (a whole tree shares the supervisors) and out
  * of its own environment: each command reads them from its client's environment, never from the
  * supervisor's. bin/task-client.js applies the same rule (a test keeps the two equal).
  */
