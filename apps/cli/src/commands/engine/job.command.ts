@@ -18,8 +18,9 @@ import { WorktreeFlagParsers } from './task-options';
     'Run one agent once (no restart loop) in a task: creates a run folder with prompt.md, run-info.yaml, ' +
     'agent-stdout.txt/agent-stderr.txt and output.md, and posts RUN_START/RUN_STOP to the task bus. ' +
     'Inside an agent, project/task/parent run come from the JRUN_* variables. ' +
-    'With RUN_AGENT_SUPERVISOR=1 the run goes on in the host\'s shared task supervisor (one process for a whole ' +
-    'tree of sub-agents; docs/operations.md) and this command stays in the foreground as its client (not with --follow).',
+    'With RUN_AGENT_SUPERVISOR=1 the run goes on in one of the host\'s shared task supervisors (one process per core, ' +
+    'RUN_AGENT_SUPERVISOR_SHARDS, for a whole tree of sub-agents; docs/operations.md) and this command stays in the ' +
+    'foreground as its client (not with --follow).',
 })
 export class JobCommand extends WorktreeFlagParsers {
   constructor(

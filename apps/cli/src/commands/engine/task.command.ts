@@ -21,8 +21,8 @@ export { throwIfNotDone } from './task-run';
     'Run a task under the Ralph loop: run the agent, restart it until <task>/DONE exists (or the restart budget ' +
     'is spent), wait for child runs, then post the completion FACT to the project bus. Fatal errors (missing ' +
     'binary, unknown agent, bad config) end the task at once. Ctrl-C stops the agent process group. ' +
-    'With RUN_AGENT_SUPERVISOR=1 the loop runs in the host\'s shared task supervisor (one process for many ' +
-    'tasks; docs/operations.md) and this command stays in the foreground as its client.',
+    'With RUN_AGENT_SUPERVISOR=1 the loop runs in one of the host\'s shared task supervisors (one process per ' +
+    'core, RUN_AGENT_SUPERVISOR_SHARDS, for many tasks; docs/operations.md) and this command stays in the foreground as its client.',
 })
 export class TaskCommand extends LoopFlagParsers {
   constructor(
