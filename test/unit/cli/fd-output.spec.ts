@@ -24,7 +24,8 @@ describe('fdOutput', () => {
   });
 
   /** Everything the pipe holds now. */
-  const drain = (): string => {
+  const drain = (): string => drainBytes().toString();
+  const drainBytes = (): Buffer => {
     const chunks: Buffer[] = [];
     const buf = Buffer.alloc(65536);
     for (;;) {
@@ -37,14 +38,14 @@ describe('fdOutput', () => {
         throw err;
       }
     }
-    return Buffer.concat(chunks).toString();
+    return Buffer.concat(chunks);
   };
 
   const recording = () => {
-    const written: string[] = [];
+    const chunks: Buffer[] = [];
     let opened = 0;
-    const stream: TextOut = { write: (text: string) => written.push(text) };
-    return { written, opened: () => opened, fallback: () => (opened++, stream) };
+    const stream: TextOut = { write: (chunk: string | Uint8Array) => chunks.push(Buffer.from(chunk)) };
+    return { bytes: () => Buffer.concat(chunks), opened: () => opened, fallback: () => (opened++, stream) };
   };
 
   it('writes to the descriptor while it takes the bytes, without opening the stream', () => {
@@ -59,14 +60,30 @@ describe('fdOutput', () => {
   it('on a full pipe hands the rest, and every later write, to the stream in order', () => {
     const r = recording();
     const out = fdOutput(fd, r.fallback);
-    const big = Array.from({ length: 40000 }, (_, i) => `${i}\n`).join(''); // ~230 KB, past a pipe's 64 KB
+    // ~300 KB, past a pipe's 64 KB: one byte, then two-byte characters, so a cut at an even
+    // offset (a pipe takes whole pages) falls inside one
+    const big = `a${'é'.repeat(150_000)}`;
     out.write(big);
     out.write('after\n');
-    const inPipe = drain();
+    const inPipe = drainBytes();
     expect(inPipe.length).toBeGreaterThan(0);
-    expect(inPipe.length).toBeLessThan(big.length);
+    expect(inPipe.length).toBeLessThan(Buffer.byteLength(big));
     expect(r.opened()).toBe(1);
-    expect(inPipe + r.written.join('')).toBe(`${big}after\n`);
+    expect(Buffer.concat([inPipe, r.bytes()]).toString()).toBe(`${big}after\n`);
+  });
+
+  it('ends quietly once the reader has gone (EPIPE), and writes nothing more', () => {
+    const fifo = join(dir, 'gone');
+    execFileSync('mkfifo', [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, constants.O_WRONLY);
+    closeSync(reader);
+    const r = recording();
+    const out = fdOutput(writer, r.fallback);
+    expect(() => out.write('nobody reads this\n')).not.toThrow();
+    expect(() => out.write('nor this\n')).not.toThrow();
+    expect(r.opened()).toBe(0);
+    closeSync(writer);
   });
 
   it('reports any other write error, without the stream', () => {
