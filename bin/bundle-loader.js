@@ -9,27 +9,42 @@ const fs = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');
 const nodeModule = require('node:module');
+const fnv1a64 = require('./fnv1a64');
 
-// The start of a task or job (the hot path of fan-out and capacity) and the task supervisor: the
-// first run of each writes its own cache. Other commands keep Node's compile cache alone: a cache
-// holds what its first run compiled, and V8 deserialises all of it on every start, so one shared by
-// commands that run different code (a `--help` on the Nest path, then `--version`) costs more than it saves.
-const CACHED_COMMANDS = new Set(['task', 'job', 'supervisor']);
+// The start of a task or job (the hot path of fan-out and capacity), the task supervisor, and the
+// hot read commands: the first run of each writes its own cache. Other commands keep Node's compile
+// cache alone: a cache holds what its first run compiled, and V8 deserialises all of it on every
+// start, so one shared by commands that run different code (a `--help` on the Nest path, then
+// `--version`) costs more than it saves; `bus` and `--version` gained nothing measurable.
+const CACHED_COMMANDS = new Set(['task', 'job', 'supervisor', 'status', 'list', 'output']);
 
 /** Whether `command`'s runs load the bundle here (else through require, with Node's compile cache). */
 module.exports.cachesRunsOf = (command) => CACHED_COMMANDS.has(command);
+
+/** The names of the caches of `bundle`'s install for `command`: `<prefix><build>-<command>.v8cache`. */
+const cacheNames = (bundle, command) => ({ prefix: `run-agent-bundle-${fnv1a64(bundle)}-`, suffix: `-${command}.v8cache` });
 
 /**
  * The cache file of `bundle` for runs of `command`: in Node's compile cache folder, which is
  * already per Node version, architecture and V8 flags (V8 refuses a cache made under others).
  * V8 checks only the source's length, so the name carries the bundle's size, mtime and inode:
- * a rebuilt bundle never meets a cache of its predecessor.
+ * a rebuilt bundle never meets a cache of its predecessor. The bundle's path tells installs apart.
  */
 function cacheFileFor(bundle, command) {
   const dir = nodeModule.getCompileCacheDir?.();
   if (!dir) return undefined;
   const st = fs.statSync(bundle, { bigint: true });
-  return path.join(dir, `run-agent-bundle-${st.size}-${st.mtimeNs}-${st.ino}-${command}.v8cache`);
+  const { prefix, suffix } = cacheNames(bundle, command);
+  return path.join(dir, `${prefix}${st.size}-${st.mtimeNs}-${st.ino}${suffix}`);
+}
+
+/** Removes this install's caches of `command` made for earlier builds: nothing reads them again. */
+function removeEarlierBuilds(cacheFile, bundle, command) {
+  const { prefix, suffix } = cacheNames(bundle, command);
+  const dir = path.dirname(cacheFile);
+  for (const name of fs.readdirSync(dir)) {
+    if (name.startsWith(prefix) && name.endsWith(suffix) && name !== path.basename(cacheFile)) fs.rmSync(path.join(dir, name), { force: true });
+  }
 }
 
 /**
@@ -56,13 +71,14 @@ function readOwnCache(cacheFile) {
  * Writes the cache at exit, after a run that succeeded (a usage error's run, on the Nest path,
  * compiled other code); a failure, crash or signal leaves none and the next run writes it.
  */
-function writeAtExit(script, cacheFile) {
+function writeAtExit(script, cacheFile, bundle, command) {
   process.once('exit', (code) => {
     if (code !== 0) return;
     const temp = `${cacheFile}.${process.pid}.tmp`;
     try {
       fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600 }); // as Node's own cache files
       fs.renameSync(temp, cacheFile); // atomic: concurrent first runs each write a whole file
+      removeEarlierBuilds(cacheFile, bundle, command);
     } catch {
       fs.rmSync(temp, { force: true });
     }
@@ -86,7 +102,7 @@ module.exports.loadBundle = function loadBundle(bundle, command) {
     cachedData,
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
-  if (!cachedData || script.cachedDataRejected) writeAtExit(script, cacheFile);
+  if (!cachedData || script.cachedDataRejected) writeAtExit(script, cacheFile, bundle, command);
   const mod = { exports: {}, filename: bundle, id: bundle, loaded: false };
   script.runInThisContext()(mod.exports, nodeModule.createRequire(bundle), mod, bundle, path.dirname(bundle));
   mod.loaded = true;

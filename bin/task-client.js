@@ -14,6 +14,8 @@ const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+// not node:crypto's SHA-256: loading it was a fifth of this client's CPU
+const fnv1a64 = require('./fnv1a64');
 
 const START_TIMEOUT_MS = 15000;
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -47,21 +49,6 @@ const SHORT_RUN_NAMES = new Set(['MESSAGE_BUS', 'TASK_FOLDER', 'RUN_FOLDER']);
 /** A variable a runner sets per run for its agent (the rule of apps/cli/src/supervisor/per-run-env.ts). */
 function isPerRunVariable(name) {
   return name.startsWith('JRUN_') || SHORT_RUN_NAMES.has(name);
-}
-
-const FNV_OFFSET = 0xcbf29ce484222325n;
-const FNV_PRIME = 0x100000001b3n;
-const MASK_64 = (1n << 64n) - 1n;
-
-/**
- * FNV-1a, 64 bits, as hex: it tells environments apart in a folder only this user can use, so
- * it needs no cryptographic strength, and loading node:crypto for a SHA-256 cost each client
- * ~6 ms of CPU, a fifth of it (docs/decisions/fanout-and-capacity.md).
- */
-function fnv1a64(text) {
-  let h = FNV_OFFSET;
-  for (const byte of Buffer.from(text)) h = ((h ^ BigInt(byte)) * FNV_PRIME) & MASK_64;
-  return h.toString(16).padStart(16, '0');
 }
 
 /**
@@ -208,4 +195,4 @@ async function runSupervised(args, entry) {
   return true;
 }
 
-module.exports = { runSupervised, supervisorWanted, isPerRunVariable, fnv1a64, shardCount, shardOf };
+module.exports = { runSupervised, supervisorWanted, isPerRunVariable, shardCount, shardOf };

@@ -56,7 +56,9 @@ describe('CLI bundle', () => {
     const probe = join(dir, 'probe.js');
     writeFileSync(probe, PROBE);
     const out = join(dir, 'probe.json');
-    const r = spawnSync(process.execPath, ['-r', probe, runAgentBin, 'list', '--root', root], { env: cleanEnv(dir, { PROBE_OUT: out }), cwd: dir, encoding: 'utf8' });
+    // Node's require loads the bundle (no code cache: bin/bundle-loader.js would evaluate it through vm, unseen by require.cache)
+    const env = cleanEnv(dir, { PROBE_OUT: out, NODE_DISABLE_COMPILE_CACHE: '1' });
+    const r = spawnSync(process.execPath, ['-r', probe, runAgentBin, 'list', '--root', root], { env, cwd: dir, encoding: 'utf8' });
     expect([r.status, r.stderr]).toEqual([0, `no runs yet in ${root} (start one with \`run-agent task\`)\n`]);
     const seen = JSON.parse(readFileSync(out, 'utf8')) as { files: string[]; formats: number; asked: string[] };
     const ours = seen.files.filter((f) => f.startsWith(join(repoRoot, 'dist')));

@@ -20,7 +20,7 @@ describe('bin/launch.js', () => {
   beforeEach(() => {
     pkg = mkdtempSync(join(tmpdir(), 'launcher-'));
     mkdirSync(join(pkg, 'bin'));
-    for (const f of ['run-agent', 'conductor', 'node-check.js', 'launch.js', 'bundle-loader.js']) copyFileSync(join(REPO, 'bin', f), join(pkg, 'bin', f));
+    for (const f of ['run-agent', 'conductor', 'node-check.js', 'launch.js', 'bundle-loader.js', 'fnv1a64.js']) copyFileSync(join(REPO, 'bin', f), join(pkg, 'bin', f));
     main = join(pkg, 'dist', 'apps', 'cli', 'apps', 'cli', 'src', 'main.js');
     bundle = join(pkg, 'dist', 'apps', 'cli', 'bundle', 'run-agent.js');
     mkdirSync(join(main, '..'), { recursive: true });
@@ -163,9 +163,12 @@ describe('bin/launch.js', () => {
       expect(run(['job']).stdout).toBe('true function function true\n');
       expect(caches().sort()).toEqual([expect.stringMatching(/-job\.v8cache$/), expect.stringMatching(/-task\.v8cache$/)]);
       // other commands, help and failed runs keep Node's compile cache alone
-      expect(run(['status']).stdout).toBe('true function function true\n');
+      expect(run(['watch']).stdout).toBe('true function function true\n');
       expect(run(['task', '--help']).stdout).toBe('true function function true\n');
       expect(caches()).toHaveLength(2);
+      // the hot read commands have theirs
+      expect(run(['status']).stdout).toBe('true function function true\n');
+      expect(caches()).toHaveLength(3);
       rmSync(join(pkg, 'node-compile-cache'), { recursive: true, force: true });
       writeFileSync(bundle, `'use strict';\nexports.main = async () => { process.exitCode = 1; };\n`);
       expect(run(['task']).status).toBe(1);
@@ -189,9 +192,13 @@ describe('bin/launch.js', () => {
       writeFileSync(bundle, program('first'));
       expect(task()).toBe('first task\n');
       expect(caches()).toHaveLength(1);
+      const [first] = caches();
       writeFileSync(bundle, program('again')); // same length, new content
       setTime(bundle, 1_000_150);
       expect(task()).toBe('again task\n');
+      // the new build's cache replaced the earlier one
+      expect(caches()).toEqual([expect.stringMatching(/-task\.v8cache$/)]);
+      expect(caches()).not.toContain(first);
       rmSync(join(pkg, 'node-compile-cache'), { recursive: true, force: true });
       expect(task({ NODE_DISABLE_COMPILE_CACHE: '1' })).toBe('again task\n');
       expect(existsSync(join(pkg, 'node-compile-cache'))).toBe(false);
