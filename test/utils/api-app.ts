@@ -55,8 +55,12 @@ export async function createApiApp(options: Partial<ServerOptions> & { extraYaml
     dir: tmp.dir,
     close: async () => {
       await app.close();
-      // a runner the test stopped may still be writing its last record as it exits: retry on ENOTEMPTY
-      fs.rmSync(tmp.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+      // a runner the test stopped may still be writing its last records as it exits (ENOTEMPTY):
+      // removed once it has (waitFor retries what throws; 10 × 50 ms was too short under load)
+      await waitFor('the test root removed', () => {
+        fs.rmSync(tmp.dir, { recursive: true, force: true });
+        return true;
+      }, 15_000);
     },
   };
 }
