@@ -133,7 +133,7 @@ async function reachSupervisor(sock) {
     }
     if (!started && claimStart(sock)) started = startSupervisor(sock, log);
     // exit 0: another supervisor owns the socket and is about to listen
-    if (started?.exited !== undefined && started.exited !== 0) throw new Error(`the task supervisor ended (${started.exited}) before it listened; see ${log}`);
+    if (started?.exited !== undefined && started.exited !== 0) throw new Error(`the task supervisor ended (${started.exited}) before this client reached it, so no task started; see ${log}`);
     if (Date.now() > deadline) throw new Error(`the task supervisor did not listen within ${START_TIMEOUT_MS / 1000} s; see ${log}, or unset RUN_AGENT_SUPERVISOR to run the task in this process`);
     await new Promise((r) => setTimeout(r, wait));
   }

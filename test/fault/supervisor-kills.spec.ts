@@ -121,7 +121,8 @@ describe('task supervisor: SIGKILL of the supervisor or a client at seeded point
         cut.add(i);
         const r = await c.exit;
         check('a client ends only when its task was cut, never with 0', r.code !== 0, () => `exit ${r.code} ${r.stderr()}`);
-        if (i !== victim || target === 'supervisor') check('a client cut by the supervisor\'s death says why', /ended before the task did/.test(r.stderr()), r.stderr);
+        // (the client that started the supervisor may see it die before it reached it: then no task started)
+        if (i !== victim || target === 'supervisor') check('a client cut by the supervisor\'s death says why', /ended before the task did|ended \(SIGKILL\) before this client reached it, so no task started/.test(r.stderr()), r.stderr);
       }
       check('the killed client is among the cut', target === 'supervisor' || cut.has(victim));
       // nothing of the cut tasks runs any more

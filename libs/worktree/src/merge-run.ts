@@ -9,6 +9,7 @@ import { claimHead, Finish, isPending, MergeQueueEntry, queueEntry, finishEntry,
 import { readWorktreeRecord, updateWorktreeRecord, WorktreeRecord } from './record';
 import { worktreeEnv } from './create';
 import { listWorktrees, removeWorktreeFolder } from './list';
+import { removeStaleGitLocks } from './stale-git-locks';
 
 /**
  * Runs the queued merges of one repository, in queue order, while holding its merge lock
@@ -80,7 +81,11 @@ async function runEntry(repo: string, commonDir: string, entry: MergeQueueEntry,
         await post(writers, entry.task_dir, rec, 'INFO', `found ${rec.branch} merged into ${rec.base_branch} (${rec.merged_commit}) by the interrupted attempt ${entry.attempts - 1}; recorded, not merged again`);
       }
     } else {
-      if (interrupted) await post(writers, entry.task_dir, rec, 'INFO', `re-verifying the merge of ${rec.branch} into ${rec.base_branch} from a clean scratch worktree (attempt ${entry.attempts}; the previous one was interrupted)`);
+      if (interrupted) {
+        await post(writers, entry.task_dir, rec, 'INFO', `re-verifying the merge of ${rec.branch} into ${rec.base_branch} from a clean scratch worktree (attempt ${entry.attempts}; the previous one was interrupted)`);
+        const locks = await removeStaleGitLocks(rec.repo, rec.path, [`refs/heads/${rec.base_branch}`, `refs/heads/${rec.branch}`]);
+        if (locks.length) await post(writers, entry.task_dir, rec, 'INFO', `removed the lock file(s) the interrupted attempt's git left behind (no process held them): ${locks.join(', ')}`);
+      }
       const commit = await mergeLocked(rec, entry.verify);
       // nothing to merge after an interrupted attempt: that attempt moved the base and died before recording it
       const found = !commit && interrupted ? await mergeCommitOf(rec) : undefined;
