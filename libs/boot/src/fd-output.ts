@@ -38,8 +38,12 @@ export function fdOutput(fd: number, fallback: () => TextOut): TextOut {
   };
 }
 
+let stdout: TextOut | undefined;
+
 /**
  * Standard output for the hot commands (apps/cli/src/fast): the first use of process.stdout loads
  * node:stream and node:net, ~5 ms of every command that prints (docs/decisions/startup-and-memory.md).
+ * One writer per process: whether descriptor 1 fell back to the stream, or lost its reader, is the
+ * descriptor's state, not a caller's.
  */
-export const fdStdout = (): TextOut => fdOutput(1, () => process.stdout);
+export const fdStdout = (): TextOut => (stdout ??= fdOutput(1, () => process.stdout));

@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { isProcessRunning as processRunning } from '@app/storage';
+import { readFileSync } from 'node:fs';
+import { isProcessRunning as processRunning, procPids } from '@app/storage';
 
 export interface ProcInfo {
   pid: number;
@@ -23,16 +23,9 @@ export function readProcStat(pid: number): ProcInfo | undefined {
 }
 
 export function listProcesses(): ProcInfo[] {
-  let names: string[];
-  try {
-    names = readdirSync('/proc');
-  } catch {
-    return [];
-  }
   const out: ProcInfo[] = [];
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue;
-    const info = readProcStat(Number(name));
+  for (const pid of procPids() ?? []) {
+    const info = readProcStat(pid);
     if (info) out.push(info);
   }
   return out;

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { RunInfo } from './run-info';
 
 /**
@@ -27,6 +28,39 @@ function processGroupOf(pid: number): number | undefined {
 
 const exited = (state: string | undefined): boolean => state === undefined || state === 'Z' || state === 'X';
 
+/** The pids /proc lists now; undefined without /proc. */
+export function procPids(): number[] | undefined {
+  try {
+    return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a process this user can see has `file` open (its /proc/<pid>/fd links); false without
+ * /proc. A git process holds its lock file open from creating it to renaming it into place.
+ */
+export function fileHeldOpen(file: string): boolean {
+  const target = resolve(file);
+  for (const pid of procPids() ?? []) {
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue; // gone, or another user's
+    }
+    for (const fd of fds) {
+      try {
+        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === target) return true;
+      } catch {
+        // closed meanwhile
+      }
+    }
+  }
+  return false;
+}
+
 /** A process that exists and has not exited (not a zombie); undefined without /proc. */
 export function isProcessRunning(pid: number): boolean | undefined {
   if (!existsSync('/proc/self/stat')) return undefined;
@@ -36,16 +70,11 @@ export function isProcessRunning(pid: number): boolean | undefined {
 /** A process group with a member that has not exited (zombies do not count); undefined without /proc. */
 export function groupHasRunningMember(pgid: number): boolean | undefined {
   if (!existsSync('/proc/self/stat')) return undefined;
-  let names: string[];
-  try {
-    names = readdirSync('/proc');
-  } catch {
-    return undefined;
-  }
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue;
+  const pids = procPids();
+  if (!pids) return undefined;
+  for (const pid of pids) {
     try {
-      const text = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
       if (Number(fields[2]) === pgid && !exited(fields[0])) return true;
     } catch {

@@ -1,32 +1,8 @@
-import { existsSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { fileHeldOpen } from '@app/storage';
 import { isAbsolute, join, resolve } from 'node:path';
 import { git } from './git';
 import { listWorktrees } from './list';
-
-/**
- * Whether a process this user can see has `file` open (/proc/<pid>/fd). A git process holds its
- * lock file open from creating it to renaming it into place.
- */
-export function heldOpen(file: string): boolean {
-  const target = resolve(file);
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    let fds: string[];
-    try {
-      fds = readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue; // gone, or another user's
-    }
-    for (const fd of fds) {
-      try {
-        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === target) return true;
-      } catch {
-        // closed meanwhile
-      }
-    }
-  }
-  return false;
-}
 
 /** `git rev-parse --git-path <name>` of the worktree at `dir`, absolute. */
 async function gitPath(dir: string, name: string): Promise<string> {
@@ -47,7 +23,7 @@ export async function removeStaleGitLocks(repo: string, taskWorktree: string, re
   const candidates = [...(await Promise.all(dirs.map((d) => gitPath(d, 'index.lock')))), ...(await Promise.all(refs.map((r) => gitPath(repo, `${r}.lock`))))];
   const removed: string[] = [];
   for (const lock of new Set(candidates)) {
-    if (!existsSync(lock) || heldOpen(lock)) continue;
+    if (!existsSync(lock) || fileHeldOpen(lock)) continue;
     rmSync(lock, { force: true });
     removed.push(lock);
   }

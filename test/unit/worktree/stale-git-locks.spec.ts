@@ -7,7 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { heldOpen, removeStaleGitLocks } from '../../../libs/worktree/src/stale-git-locks';
+import { fileHeldOpen } from '@app/storage';
+import { removeStaleGitLocks } from '../../../libs/worktree/src/stale-git-locks';
 import { gitSync, makeRepo } from '../../utils/git-repo';
 import { waitFor } from '../../utils/wait';
 
@@ -36,8 +37,8 @@ describe('stale git locks of an interrupted merge', () => {
     // a live git's lock: some process has it open
     holder = spawn('sh', ['-c', 'exec 3<"$0"; echo ready; exec sleep 30', taskRef], { stdio: ['ignore', 'pipe', 'ignore'] });
     await new Promise((r) => holder!.stdout!.once('data', r));
-    await waitFor('the holder has the lock open', () => heldOpen(taskRef));
-    expect(heldOpen(baseRef)).toBe(false);
+    await waitFor('the holder has the lock open', () => fileHeldOpen(taskRef));
+    expect(fileHeldOpen(baseRef)).toBe(false);
 
     const removed = await removeStaleGitLocks(repo, task, ['refs/heads/main', 'refs/heads/conductor/t1']);
     expect(removed.sort()).toEqual([checkoutIndex, taskIndex, baseRef].sort());
